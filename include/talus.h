@@ -1,0 +1,127 @@
+/*
+ * talus: distributed rigid-body dynamics with frictional contact posed as a cone
+ * complementarity problem (CCP) and solved by accelerated projected gradient descent.
+ *
+ * This is the one public header. The pieces it declares:
+ *   - TalusInitialize / TalusFinalize: PETSc start-up plus registration of what talus adds.
+ *   - The Tao type "apgd" (TAOAPGD) and its TaoAPGD* setters.
+ *   - Friction-cone projection of (n, u, w) triplets.
+ *   - TalusCCP: one cone complementarity problem u = N g + r over friction cones, solved by apgd.
+ *   - FCLib local problems read and written with parallel HDF5.
+ */
+#ifndef TALUS_H
+#define TALUS_H
+
+#include <petsctao.h>
+
+PETSC_EXTERN PetscErrorCode TalusInitialize(int *argc, char ***argv, const char help[]);
+PETSC_EXTERN PetscErrorCode TalusFinalize(void);
+PETSC_EXTERN PetscErrorCode TalusRegisterAll(void);
+
+/* ---------------------------------------------------------------- the Tao type "apgd" */
+
+#define TAOAPGD "apgd"
+
+/* Projection onto the feasible set: out = Pi_C(in). in and out are never the same Vec. */
+typedef PetscErrorCode (*TaoAPGDProjectionFn)(Tao tao, Vec in, Vec out, void *ctx);
+
+/*
+ * Change of the linear term between iterations (the anti-relaxation of seed 001, lines 33-37).
+ * Called after each accepted iterate x with its gradient g = N x + r. The callback changes the
+ * linear term r of its own objective and writes the change (r_new - r_old) into dr, so that the
+ * solver can keep its cached gradients consistent without another product with N.
+ */
+typedef PetscErrorCode (*TaoAPGDLinearTermUpdateFn)(Tao tao, Vec x, Vec g, Vec dr, void *ctx);
+
+PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao);
+PETSC_EXTERN PetscErrorCode TaoAPGDSetProjection(Tao, TaoAPGDProjectionFn, void *);
+PETSC_EXTERN PetscErrorCode TaoAPGDSetLinearTermUpdate(Tao, TaoAPGDLinearTermUpdateFn, void *);
+PETSC_EXTERN PetscErrorCode TaoAPGDSetResidualStep(Tao, PetscReal);
+PETSC_EXTERN PetscErrorCode TaoAPGDGetStatistics(Tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz);
+
+/* ---------------------------------------------------------------- friction cones */
+
+/*
+ * Layout of a vector of contact impulses on each rank: ncontacts triplets (normal, tangent u,
+ * tangent w), then nfree scalar rows that are left unconstrained (bilateral joints).
+ * mu is a Vec with one entry per contact, distributed like the triplets.
+ */
+typedef struct {
+  Vec      mu;
+  PetscInt nfree_local;
+} TalusFrictionCones;
+
+/* Euclidean projection of each triplet onto {||(u,w)|| <= mu n} (seed 000 eq. 10a). */
+PETSC_EXTERN PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, Vec out);
+PETSC_EXTERN void           TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3]);
+/* Tao callback: ctx is a TalusFrictionCones*. */
+PETSC_EXTERN PetscErrorCode TalusFrictionConesProjectTao(Tao, Vec, Vec, void *);
+
+/* ---------------------------------------------------------------- one CCP */
+
+typedef enum {
+  TALUS_CCP_RELAXED, /* seed 000 eq. 14: r in K, u = N r + q in K*, r.u = 0 */
+  TALUS_CCP_COULOMB  /* FCLib/De Saxce: u + mu||u_t|| e_n in K*, by anti-relaxation (seed 001 eq. 28) */
+} TalusCCPType;
+PETSC_EXTERN const char *const TalusCCPTypes[];
+
+typedef struct _p_TalusCCP *TalusCCP;
+
+/* Complementarity measures of a solution (all global maxima over contacts). */
+typedef struct {
+  PetscReal primal;          /* max distance of r_i from K_i */
+  PetscReal dual;            /* max distance of u_i (Coulomb: u_i + mu||u_t|| e_n) from K*_i */
+  PetscReal complementarity; /* max |r_i . u_i| (Coulomb: with the De Saxce term) */
+  PetscReal objective;       /* 1/2 r.N r + q.r */
+} TalusCCPChecks;
+
+PETSC_EXTERN PetscErrorCode TalusCCPCreate(MPI_Comm, TalusCCP *);
+PETSC_EXTERN PetscErrorCode TalusCCPSetOperator(TalusCCP, Mat N);
+PETSC_EXTERN PetscErrorCode TalusCCPSetLinearTerm(TalusCCP, Vec q);
+PETSC_EXTERN PetscErrorCode TalusCCPSetFriction(TalusCCP, Vec mu, PetscInt nfree_local);
+PETSC_EXTERN PetscErrorCode TalusCCPSetType(TalusCCP, TalusCCPType);
+PETSC_EXTERN PetscErrorCode TalusCCPGetType(TalusCCP, TalusCCPType *);
+PETSC_EXTERN PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP, const char[]);
+PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
+PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
+PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);
+PETSC_EXTERN PetscErrorCode TalusCCPComputeVelocity(TalusCCP, Vec r, Vec u);
+PETSC_EXTERN PetscErrorCode TalusCCPCheck(TalusCCP, Vec r, TalusCCPChecks *);
+PETSC_EXTERN PetscErrorCode TalusCCPGetTao(TalusCCP, Tao *);
+PETSC_EXTERN PetscErrorCode TalusCCPView(TalusCCP, PetscViewer);
+PETSC_EXTERN PetscErrorCode TalusCCPDestroy(TalusCCP *);
+
+/* ---------------------------------------------------------------- FCLib local problems */
+
+/*
+ * A 3D frictional contact problem in FCLib's "local" form: u = W r + q, with per-contact
+ * unknowns ordered (normal, tangent, tangent). W is distributed by whole contacts.
+ */
+typedef struct {
+  Mat      W;
+  Vec      q;
+  Vec      mu;
+  PetscInt ncontacts; /* global */
+} TalusFCLibProblem;
+
+PETSC_EXTERN PetscErrorCode TalusFCLibRead(MPI_Comm, const char filename[], TalusFCLibProblem *);
+/* How W is stored in a file: FCLib's nz = -2 (compressed rows), -1 (compressed columns), >= 0 (triplets). */
+typedef enum {
+  TALUS_FCLIB_CSR,
+  TALUS_FCLIB_CSC,
+  TALUS_FCLIB_TRIPLET
+} TalusFCLibStorage;
+
+PETSC_EXTERN PetscErrorCode TalusFCLibWrite(const char filename[], const TalusFCLibProblem *, TalusFCLibStorage);
+PETSC_EXTERN PetscErrorCode TalusFCLibWriteSolution(const char filename[], Vec r, Vec u);
+PETSC_EXTERN PetscErrorCode TalusFCLibProblemDestroy(TalusFCLibProblem *);
+
+/* Log events of the solver phases (registered by TalusInitialize). */
+/* Prints only the first line of an error: what went wrong, for users rather than developers. */
+PETSC_EXTERN PetscErrorCode TalusErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
+
+PETSC_EXTERN PetscBool      TalusErrorWasCollective(void);
+
+PETSC_EXTERN PetscLogEvent TALUS_EventProject, TALUS_EventResidual, TALUS_EventAntiRelax, TALUS_EventRead;
+
+#endif

@@ -1,0 +1,462 @@
+/*
+ * The Tao type "apgd": accelerated projected gradient descent with adaptive step, gradient-based
+ * restart and best-iterate fallback, as stated in seed 001 section 2.3 (the algorithm box, lines
+ * 1-39). It minimises the quadratic f(x) = 1/2 x^T N x + r^T x over a closed convex set C.
+ *
+ * The solver never sees N: it calls the objective-and-gradient callback (one product with N per
+ * call) and the projection. Every operation is a PETSc Vec operation, so it runs unchanged on
+ * distributed Vecs on any number of ranks.
+ *
+ * The feasible set is, in order of precedence:
+ *   - the projection given with TaoAPGDSetProjection() (e.g. products of friction cones), or
+ *   - the box of TaoSetVariableBounds(), projected with VecMedian(), or
+ *   - the whole space (plain accelerated gradient descent).
+ */
+#include <petsc/private/taoimpl.h>
+#include <talus.h>
+
+typedef struct {
+  /* the feasible set and the linear-term hook */
+  TaoAPGDProjectionFn       project;
+  void                     *project_ctx;
+  TaoAPGDLinearTermUpdateFn linear_update;
+  void                     *linear_update_ctx;
+
+  /* options */
+  PetscReal residual_step;   /* g_d of seed 001 eq. 39 */
+  PetscReal step_growth;     /* factor applied to L after every iteration (line 31: 0.9) */
+  PetscReal backtrack;       /* factor applied to L when the upper bound fails (line 12: 2) */
+  PetscInt  max_backtracks;  /* per iteration, before giving up with a line-search failure */
+  PetscBool restart;         /* gradient-based restart (lines 27-30) */
+  PetscBool reuse_gradients; /* gradient at the extrapolated point from those at the iterates */
+  PetscReal lipschitz0;      /* user-given initial L; <= 0 means estimate it (line 6) */
+
+  /* work vectors: x = tao->solution (gamma_{k+1}), g_x = tao->gradient */
+  Vec x_prev, g_prev; /* gamma_k and its gradient */
+  Vec y, g_y;         /* extrapolated point and its gradient */
+  Vec best;           /* best iterate so far (line 22) */
+  Vec work, work2;    /* scratch */
+  Vec dr;             /* change of the linear term returned by the hook */
+
+  /* statistics of the last solve */
+  PetscReal lipschitz;
+  PetscReal best_residual;
+  PetscInt  best_iteration;
+  PetscInt  restarts;
+  PetscInt  backtracks;
+} TAO_APGD;
+
+static PetscErrorCode APGDProject(Tao tao, Vec in, Vec out)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  if (apgd->project) PetscCall((*apgd->project)(tao, in, out, apgd->project_ctx));
+  else if (tao->bounded) PetscCall(VecMedian(tao->XL, in, tao->XU, out));
+  else PetscCall(VecCopy(in, out));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * Residual of seed 001 eq. 39: || (x - Pi_C(x - g_d g)) / g_d ||_2, the projected gradient with a
+ * step g_d. It is zero exactly at a solution and, for small g_d, measures the part of the gradient
+ * tangent to the feasible set.
+ */
+static PetscErrorCode APGDResidual(Tao tao, Vec x, Vec g, PetscReal *residual)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(TALUS_EventResidual, 0, 0, 0, 0));
+  PetscCall(VecWAXPY(apgd->work, -apgd->residual_step, g, x));
+  PetscCall(APGDProject(tao, apgd->work, apgd->work2));
+  PetscCall(VecAYPX(apgd->work2, -1.0, x)); /* x - Pi(x - g_d g) */
+  PetscCall(VecNorm(apgd->work2, NORM_2, residual));
+  *residual /= apgd->residual_step;
+  PetscCall(PetscLogEventEnd(TALUS_EventResidual, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * Line 6: L_0 = ||N (x_0 - xhat_0)|| / ||x_0 - xhat_0|| with xhat_0 = x_0 + 1 (the paper's gamma_0 = 0,
+ * gammahat_0 = 1, shifted to the warm start). N (x_0 - xhat_0) = g(x_0) - g(xhat_0) needs one
+ * extra gradient and no access to N.
+ */
+static PetscErrorCode APGDEstimateLipschitz(Tao tao, Vec x, Vec g_x, PetscReal *L)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+  PetscReal f_hat, num;
+  PetscInt  n;
+
+  PetscFunctionBegin;
+  if (apgd->lipschitz0 > 0.0) {
+    *L = apgd->lipschitz0;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGetSize(x, &n));
+  PetscCall(VecCopy(x, apgd->work));
+  PetscCall(VecShift(apgd->work, 1.0));
+  PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->work, &f_hat, apgd->work2));
+  PetscCall(VecAYPX(apgd->work2, -1.0, g_x));
+  PetscCall(VecNorm(apgd->work2, NORM_2, &num));
+  *L = num / PetscSqrtReal((PetscReal)n);
+  /* N = 0 (no coupling) or a non-finite estimate: any positive L is a valid start, backtracking fixes it */
+  if (!(*L > 0.0) || PetscIsInfOrNanReal(*L)) *L = 1.0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoSolve_APGD(Tao tao)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+  Vec       x = tao->solution, g_x = tao->gradient;
+  PetscReal f_x, L = 1.0, step, theta = 1.0, residual;
+  PetscInt  n;
+
+  PetscFunctionBegin;
+  apgd->restarts = apgd->backtracks = 0;
+  apgd->best_iteration              = 0;
+  tao->reason                       = TAO_CONTINUE_ITERATING;
+  if (tao->bounded && !apgd->project) PetscCall(TaoComputeVariableBounds(tao));
+
+  PetscCall(VecGetSize(x, &n));
+  if (n == 0) { /* no contacts: nothing to solve, and line 6 would divide by zero */
+    apgd->best_residual = 0.0;
+    tao->reason         = TAO_CONVERGED_GATOL;
+    PetscCall(TaoMonitor(tao, 0, 0.0, 0.0, 0.0, 0.0));
+    PetscFunctionReturn(0);
+  }
+
+  /* Lines 1-5, with the caller's initial vector as a warm start made feasible */
+  PetscCall(APGDProject(tao, x, apgd->work));
+  PetscCall(VecCopy(apgd->work, x));
+  PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
+  PetscCall(APGDEstimateLipschitz(tao, x, g_x, &L)); /* line 6 */
+  step = 1.0 / L;                                      /* line 7 */
+  PetscCall(VecCopy(x, apgd->y));
+  PetscCall(VecCopy(g_x, apgd->g_y));
+  PetscCall(VecCopy(x, apgd->x_prev));
+  PetscCall(VecCopy(g_x, apgd->g_prev));
+
+  PetscCall(APGDResidual(tao, x, g_x, &residual));
+  PetscCall(VecCopy(x, apgd->best));
+  apgd->best_residual = residual;
+
+  tao->niter = 0;
+  PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
+  PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
+  PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
+
+  while (tao->reason == TAO_CONTINUE_ITERATING) {
+    PetscReal curvature, dd, g_dot_step, theta_next, beta;
+    PetscInt  tries = 0;
+
+    PetscTryTypeMethod(tao, update, tao->niter, tao->user_update);
+
+    /* Lines 9-15: x = Pi(y - t g(y)); double L until the quadratic upper bound of f at y holds.
+       For the quadratic f the bound f(x) <= f(y) + g(y).(x - y) + L/2 ||x - y||^2 reads
+       (x - y)^T N (x - y) <= L ||x - y||^2; it is tested as (x - y).(g(x) - g(y)) <= L ||x - y||^2,
+       which avoids the cancellation of subtracting nearly equal objective values near convergence. */
+    while (PETSC_TRUE) {
+      PetscCall(VecWAXPY(apgd->work, -step, apgd->g_y, apgd->y));
+      PetscCall(APGDProject(tao, apgd->work, x));
+      PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
+      PetscCall(VecWAXPY(apgd->work, -1.0, apgd->y, x));     /* d = x - y */
+      PetscCall(VecWAXPY(apgd->work2, -1.0, apgd->g_y, g_x)); /* N d */
+      PetscCall(VecDotRealPart(apgd->work, apgd->work2, &curvature));
+      PetscCall(VecDotRealPart(apgd->work, apgd->work, &dd));
+      if (curvature <= L * dd) break;
+      if (++tries > apgd->max_backtracks) break;
+      L *= apgd->backtrack; /* line 12 */
+      step = 1.0 / L;       /* line 13 */
+      apgd->backtracks++;
+    }
+    if (tries > apgd->max_backtracks) { /* x is a rejected trial: the best iterate is restored below */
+      tao->reason = TAO_DIVERGED_LS_FAILURE;
+      residual    = PETSC_INFINITY;
+      break;
+    }
+
+    /* Lines 16-17 */
+    theta_next = 0.5 * (-theta * theta + theta * PetscSqrtReal(theta * theta + 4.0));
+    beta       = theta * (1.0 - theta) / (theta * theta + theta_next);
+
+    /* Lines 19-23: residual of eq. 39 at the new iterate; remember the best one */
+    PetscCall(APGDResidual(tao, x, g_x, &residual));
+    if (residual < apgd->best_residual) {
+      apgd->best_residual  = residual;
+      apgd->best_iteration = tao->niter + 1;
+      PetscCall(VecCopy(x, apgd->best));
+    }
+
+    /* Lines 27-30: restart when the step goes uphill for the gradient at y: g(y).(x_{k+1} - x_k) > 0 */
+    PetscCall(VecWAXPY(apgd->work, -1.0, apgd->x_prev, x));
+    PetscCall(VecDotRealPart(apgd->g_y, apgd->work, &g_dot_step));
+    if (apgd->restart && g_dot_step > 0.0) {
+      theta_next = 1.0;
+      beta       = 0.0;
+      apgd->restarts++;
+    }
+    theta = theta_next;
+
+    /* Line 31: let the step grow again */
+    L *= apgd->step_growth;
+    step = 1.0 / L;
+
+    /* Lines 33-37: the caller may move the linear term (anti-relaxation). Gradients shift by dr. */
+    if (apgd->linear_update) {
+      PetscReal shift;
+      PetscCall(PetscLogEventBegin(TALUS_EventAntiRelax, 0, 0, 0, 0));
+      PetscCall(VecSet(apgd->dr, 0.0));
+      PetscCall((*apgd->linear_update)(tao, x, g_x, apgd->dr, apgd->linear_update_ctx));
+      PetscCall(VecDotRealPart(apgd->dr, x, &shift));
+      f_x += shift;
+      PetscCall(VecAXPY(g_x, 1.0, apgd->dr));
+      PetscCall(VecAXPY(apgd->g_prev, 1.0, apgd->dr));
+      PetscCall(PetscLogEventEnd(TALUS_EventAntiRelax, 0, 0, 0, 0));
+    }
+
+    /* Line 18: y = x + beta (x - x_prev). g is affine, so g(y) = (1 + beta) g(x) - beta g(x_prev). */
+    PetscCall(VecAXPBYPCZ(apgd->y, 1.0 + beta, -beta, 0.0, x, apgd->x_prev));
+    if (beta == 0.0) PetscCall(VecCopy(g_x, apgd->g_y));
+    else if (apgd->reuse_gradients) PetscCall(VecAXPBYPCZ(apgd->g_y, 1.0 + beta, -beta, 0.0, g_x, apgd->g_prev));
+    else {
+      PetscReal f_y;
+      PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_y, apgd->g_y));
+    }
+    PetscCall(VecCopy(x, apgd->x_prev));
+    PetscCall(VecCopy(g_x, apgd->g_prev));
+
+    tao->niter++;
+    PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
+    PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
+    PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
+  }
+  apgd->lipschitz = L;
+
+  /* Line 39: return the best iterate. If it is not the last one, refresh f and g there. */
+  if (apgd->best_residual < residual) {
+    PetscCall(VecCopy(apgd->best, x));
+    PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
+    tao->fc       = f_x;
+    tao->residual = apgd->best_residual;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoSetUp_APGD(Tao tao)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  if (!tao->gradient) PetscCall(VecDuplicate(tao->solution, &tao->gradient));
+  if (!apgd->y) {
+    PetscCall(VecDuplicate(tao->solution, &apgd->x_prev));
+    PetscCall(VecDuplicate(tao->solution, &apgd->g_prev));
+    PetscCall(VecDuplicate(tao->solution, &apgd->y));
+    PetscCall(VecDuplicate(tao->solution, &apgd->g_y));
+    PetscCall(VecDuplicate(tao->solution, &apgd->best));
+    PetscCall(VecDuplicate(tao->solution, &apgd->work));
+    PetscCall(VecDuplicate(tao->solution, &apgd->work2));
+    PetscCall(VecDuplicate(tao->solution, &apgd->dr));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoDestroy_APGD(Tao tao)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&apgd->x_prev));
+  PetscCall(VecDestroy(&apgd->g_prev));
+  PetscCall(VecDestroy(&apgd->y));
+  PetscCall(VecDestroy(&apgd->g_y));
+  PetscCall(VecDestroy(&apgd->best));
+  PetscCall(VecDestroy(&apgd->work));
+  PetscCall(VecDestroy(&apgd->work2));
+  PetscCall(VecDestroy(&apgd->dr));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetProjection_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetLinearTermUpdate_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", NULL));
+  PetscCall(PetscFree(tao->data));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOptionsObject)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Accelerated projected gradient descent (APGD, seed 001 section 2.3)");
+  PetscCall(PetscOptionsReal("-tao_apgd_residual_step", "Step g_d of the projected-gradient residual (seed 001 eq. 39)", "TaoAPGDSetResidualStep", apgd->residual_step, &apgd->residual_step, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_lipschitz", "Initial Lipschitz estimate L_0; <= 0 estimates it from N (x0 - (x0 + 1)) (line 6)", "", apgd->lipschitz0, &apgd->lipschitz0, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_step_growth", "Factor applied to L after each iteration so the step can grow (line 31)", "", apgd->step_growth, &apgd->step_growth, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_backtrack", "Factor applied to L when the quadratic upper bound fails (line 12)", "", apgd->backtrack, &apgd->backtrack, NULL));
+  PetscCall(PetscOptionsInt("-tao_apgd_max_backtracks", "Backtracking steps allowed per iteration before a line-search failure", "", apgd->max_backtracks, &apgd->max_backtracks, NULL));
+  PetscCall(PetscOptionsBool("-tao_apgd_restart", "Gradient-based adaptive restart (lines 27-30)", "", apgd->restart, &apgd->restart, NULL));
+  PetscCall(PetscOptionsBool("-tao_apgd_reuse_gradients", "Get the gradient at the extrapolated point from those at the iterates (saves one product with N per iteration; exact for quadratics)", "", apgd->reuse_gradients, &apgd->reuse_gradients, NULL));
+  PetscOptionsHeadEnd();
+  PetscCheck(apgd->residual_step > 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_residual_step must be positive, got %g", (double)apgd->residual_step);
+  PetscCheck(apgd->step_growth > 0.0 && apgd->step_growth <= 1.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_step_growth must be in (0, 1], got %g", (double)apgd->step_growth);
+  PetscCheck(apgd->backtrack > 1.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_backtrack must be > 1, got %g", (double)apgd->backtrack);
+  PetscCheck(apgd->max_backtracks >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_max_backtracks must be >= 1, got %" PetscInt_FMT, apgd->max_backtracks);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoView_APGD(Tao tao, PetscViewer viewer)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+  PetscBool isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(0);
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: %s\n", apgd->project ? "user projection" : (tao->bounded ? "variable bounds" : "unconstrained")));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g\n", (double)apgd->residual_step));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "step growth %g, backtrack factor %g (max %" PetscInt_FMT " per iteration), restart %s, reuse gradients %s\n", (double)apgd->step_growth, (double)apgd->backtrack, apgd->max_backtracks, PetscBools[apgd->restart], PetscBools[apgd->reuse_gradients]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "linear-term update: %s\n", apgd->linear_update ? "yes" : "no"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "last solve: %" PetscInt_FMT " restarts, %" PetscInt_FMT " backtracks, best residual %g at iteration %" PetscInt_FMT ", final L %g\n", apgd->restarts, apgd->backtracks, (double)apgd->best_residual, apgd->best_iteration, (double)apgd->lipschitz));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoAPGDSetProjection_APGD(Tao tao, TaoAPGDProjectionFn fn, void *ctx)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  apgd->project     = fn;
+  apgd->project_ctx = ctx;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoAPGDSetLinearTermUpdate_APGD(Tao tao, TaoAPGDLinearTermUpdateFn fn, void *ctx)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  apgd->linear_update     = fn;
+  apgd->linear_update_ctx = ctx;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoAPGDSetResidualStep_APGD(Tao tao, PetscReal g_d)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  PetscCheck(g_d > 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "Residual step must be positive, got %g", (double)g_d);
+  apgd->residual_step = g_d;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoAPGDGetStatistics_APGD(Tao tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  if (restarts) *restarts = apgd->restarts;
+  if (backtracks) *backtracks = apgd->backtracks;
+  if (best_iteration) *best_iteration = apgd->best_iteration;
+  if (lipschitz) *lipschitz = apgd->lipschitz;
+  PetscFunctionReturn(0);
+}
+
+/*MC
+  TAOAPGD - "apgd": accelerated projected gradient descent for convex quadratics over a closed
+  convex set (seed 001 section 2.3), with adaptive step, gradient restart and best-iterate fallback.
+
+  Options Database Keys:
++ -tao_apgd_residual_step <1e-6> - g_d of the residual (seed 001 eq. 39)
+. -tao_apgd_lipschitz <0> - initial Lipschitz estimate (0: estimate, line 6)
+. -tao_apgd_step_growth <0.9> - step growth factor (line 31)
+. -tao_apgd_backtrack <2> - backtracking factor (line 12)
+. -tao_apgd_max_backtracks <60> - backtracking steps per iteration
+. -tao_apgd_restart <true> - gradient-based restart (lines 27-30)
+- -tao_apgd_reuse_gradients <true> - gradient at the extrapolated point by linearity
+
+  The reported gradient norm (TaoMonitor, -tao_gatol) is the residual of eq. 39.
+M*/
+PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
+{
+  TAO_APGD *apgd;
+
+  PetscFunctionBegin;
+  tao->ops->setup          = TaoSetUp_APGD;
+  tao->ops->solve          = TaoSolve_APGD;
+  tao->ops->view           = TaoView_APGD;
+  tao->ops->setfromoptions = TaoSetFromOptions_APGD;
+  tao->ops->destroy        = TaoDestroy_APGD;
+
+  PetscCall(PetscNew(&apgd));
+  tao->data            = (void *)apgd;
+  apgd->residual_step  = 1.0e-6;
+  apgd->step_growth    = 0.9;
+  apgd->backtrack      = 2.0;
+  apgd->max_backtracks = 60;
+  apgd->restart        = PETSC_TRUE;
+  apgd->reuse_gradients = PETSC_TRUE;
+  apgd->best_residual  = PETSC_INFINITY;
+
+  /* Stop on the absolute residual of eq. 39 only (seed 001's tolerance tau), after at most 1000
+     iterations; the relative tests of TAO's default convergence test do not suit a residual
+     that is not a gradient norm. */
+  if (!tao->max_it_changed) tao->max_it = 1000;
+  if (!tao->max_funcs_changed) tao->max_funcs = -1;
+  if (!tao->gatol_changed) tao->gatol = 1.0e-8;
+  if (!tao->grtol_changed) tao->grtol = 0.0;
+  if (!tao->gttol_changed) tao->gttol = 0.0;
+
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetProjection_C", TaoAPGDSetProjection_APGD));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetLinearTermUpdate_C", TaoAPGDSetLinearTermUpdate_APGD));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", TaoAPGDSetResidualStep_APGD));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", TaoAPGDGetStatistics_APGD));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  TaoAPGDSetProjection - sets the projection onto the feasible set used by TAOAPGD
+@*/
+PetscErrorCode TaoAPGDSetProjection(Tao tao, TaoAPGDProjectionFn fn, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscTryMethod(tao, "TaoAPGDSetProjection_C", (Tao, TaoAPGDProjectionFn, void *), (tao, fn, ctx));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  TaoAPGDSetLinearTermUpdate - sets the hook that changes the linear term between iterations
+@*/
+PetscErrorCode TaoAPGDSetLinearTermUpdate(Tao tao, TaoAPGDLinearTermUpdateFn fn, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscTryMethod(tao, "TaoAPGDSetLinearTermUpdate_C", (Tao, TaoAPGDLinearTermUpdateFn, void *), (tao, fn, ctx));
+  PetscFunctionReturn(0);
+}
+
+/*@
+  TaoAPGDSetResidualStep - sets g_d of the residual of seed 001 eq. 39
+@*/
+PetscErrorCode TaoAPGDSetResidualStep(Tao tao, PetscReal g_d)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscTryMethod(tao, "TaoAPGDSetResidualStep_C", (Tao, PetscReal), (tao, g_d));
+  PetscFunctionReturn(0);
+}
+
+/*@
+  TaoAPGDGetStatistics - restarts, backtracking steps, iteration of the returned (best) iterate and
+  final Lipschitz estimate of the last TaoSolve(); any output may be NULL
+@*/
+PetscErrorCode TaoAPGDGetStatistics(Tao tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscUseMethod(tao, "TaoAPGDGetStatistics_C", (Tao, PetscInt *, PetscInt *, PetscInt *, PetscReal *), (tao, restarts, backtracks, best_iteration, lipschitz));
+  PetscFunctionReturn(0);
+}

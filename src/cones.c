@@ -1,0 +1,72 @@
+/*
+ * Euclidean projection onto products of friction cones (seed 000 eq. 10a):
+ *   K_i = { (n, u, w) : n >= 0, ||(u, w)|| <= mu_i n }.
+ * Each contact's three rows live on one rank, so the projection is purely local.
+ */
+#include <talus.h>
+
+/*
+ * Closed-form projection of one triplet. With t = ||(u, w)||:
+ *   t <= mu n                 the point is in K: it stays;
+ *   mu t <= -n                the point is in the polar cone K° (seed 000 eq. 10b): it goes to 0;
+ *   otherwise                 it goes to the nearest point of the cone's surface, found by projecting
+ *                             (n, t) onto the generator (1, mu)/sqrt(1 + mu^2) in the (n, t) plane.
+ * mu = 0 degenerates to the half-line n >= 0 with zero tangential part.
+ */
+void TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3])
+{
+  const PetscReal n = in[0], u = in[1], w = in[2];
+  const PetscReal t = PetscSqrtReal(u * u + w * w);
+
+  if (mu <= 0.0) {
+    out[0] = n > 0.0 ? n : 0.0;
+    out[1] = out[2] = 0.0;
+  } else if (t <= mu * n) {
+    out[0] = n;
+    out[1] = u;
+    out[2] = w;
+  } else if (mu * t <= -n) {
+    out[0] = out[1] = out[2] = 0.0;
+  } else {
+    const PetscReal n_new = (n + mu * t) / (1.0 + mu * mu);
+    const PetscReal scale = mu * n_new / t; /* t > 0 here: t = 0 falls in one of the cases above */
+    out[0]                = n_new;
+    out[1]                = u * scale;
+    out[2]                = w * scale;
+  }
+}
+
+PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, Vec out)
+{
+  PetscInt           nlocal, ncontacts;
+  const PetscScalar *x, *m;
+  PetscScalar       *y;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(TALUS_EventProject, in, out, 0, 0));
+  PetscCall(VecGetLocalSize(in, &nlocal));
+  PetscCall(VecGetLocalSize(mu, &ncontacts));
+  PetscCheck(nlocal == 3 * ncontacts + nfree_local, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "Impulse vector has %" PetscInt_FMT " local rows but %" PetscInt_FMT " contacts and %" PetscInt_FMT " free rows need %" PetscInt_FMT, nlocal, ncontacts, nfree_local, 3 * ncontacts + nfree_local);
+  PetscCall(VecGetArrayRead(in, &x));
+  PetscCall(VecGetArrayRead(mu, &m));
+  PetscCall(VecGetArray(out, &y));
+  for (PetscInt c = 0; c < ncontacts; c++) TalusProjectTriplet(PetscRealPart(m[c]), &x[3 * c], &y[3 * c]);
+  /* bilateral rows: the cone is R, the projection the identity (seed 000 eq. 12) */
+  for (PetscInt j = 3 * ncontacts; j < nlocal; j++) y[j] = x[j];
+  PetscCall(VecRestoreArray(out, &y));
+  PetscCall(VecRestoreArrayRead(mu, &m));
+  PetscCall(VecRestoreArrayRead(in, &x));
+  PetscCall(PetscLogFlops(12.0 * ncontacts));
+  PetscCall(PetscLogEventEnd(TALUS_EventProject, in, out, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusFrictionConesProjectTao(Tao tao, Vec in, Vec out, void *ctx)
+{
+  TalusFrictionCones *cones = (TalusFrictionCones *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(TalusProjectFrictionCones(in, cones->mu, cones->nfree_local, out));
+  PetscFunctionReturn(0);
+}

@@ -38,6 +38,7 @@ PETSC_EXTERN PetscErrorCode TaoAPGDSetProjection(Tao, TaoAPGDProjectionFn, void 
 PETSC_EXTERN PetscErrorCode TaoAPGDSetLinearTermUpdate(Tao, TaoAPGDLinearTermUpdateFn, void *);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetResidualStep(Tao, PetscReal);
 PETSC_EXTERN PetscErrorCode TaoAPGDGetStatistics(Tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz);
+PETSC_EXTERN PetscErrorCode TaoAPGDGetResidualStep(Tao, PetscReal *);
 
 /* ---------------------------------------------------------------- friction cones */
 
@@ -90,6 +91,12 @@ PETSC_EXTERN PetscErrorCode TalusCCPCheck(TalusCCP, Vec r, TalusCCPChecks *);
 PETSC_EXTERN PetscErrorCode TalusCCPGetTao(TalusCCP, Tao *);
 PETSC_EXTERN PetscErrorCode TalusCCPView(TalusCCP, PetscViewer);
 PETSC_EXTERN PetscErrorCode TalusCCPDestroy(TalusCCP *);
+
+/* ---------------------------------------------------------------- the Delassus operator */
+
+/* N = B M^-1 B^T as a MATSHELL (never formed) or assembled; inverse_mass is diag(M^-1), 6 per body. */
+PETSC_EXTERN PetscErrorCode TalusDelassusCreateShell(Mat B, Vec inverse_mass, Mat *N);
+PETSC_EXTERN PetscErrorCode TalusDelassusAssemble(Mat B, Vec inverse_mass, Mat *N);
 
 /* ---------------------------------------------------------------- FCLib local problems */
 

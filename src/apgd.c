@@ -23,7 +23,9 @@ typedef struct {
   void                     *linear_update_ctx;
 
   /* options */
-  PetscReal residual_step;   /* g_d of seed 001 eq. 39 */
+  PetscReal residual_step;   /* g_d of seed 001 eq. 39 in use */
+  PetscReal residual_step_option; /* as given; <= 0 means residual_scale / L_0 */
+  PetscReal residual_scale;
   PetscReal step_growth;     /* factor applied to L after every iteration (line 31: 0.9) */
   PetscReal backtrack;       /* factor applied to L when the upper bound fails (line 12: 2) */
   PetscInt  max_backtracks;  /* per iteration, before giving up with a line-search failure */
@@ -132,6 +134,10 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
   PetscCall(APGDEstimateLipschitz(tao, x, g_x, &L)); /* line 6 */
   step = 1.0 / L;                                      /* line 7 */
+  /* g_d has the units of 1/N. A fixed number (seed 001 only says "small") is not scale-free, and
+     forming x - g_d g loses about eps ||x|| / g_d to rounding, which floors the residual; a fixed
+     fraction of the first step 1/L_0 is scale-free and keeps that floor near eps ||g|| / scale. */
+  apgd->residual_step = apgd->residual_step_option > 0.0 ? apgd->residual_step_option : apgd->residual_scale / L;
   PetscCall(VecCopy(x, apgd->y));
   PetscCall(VecCopy(g_x, apgd->g_y));
   PetscCall(VecCopy(x, apgd->x_prev));
@@ -279,6 +285,7 @@ static PetscErrorCode TaoDestroy_APGD(Tao tao)
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetLinearTermUpdate_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetResidualStep_C", NULL));
   PetscCall(PetscFree(tao->data));
   PetscFunctionReturn(0);
 }
@@ -289,7 +296,8 @@ static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOpt
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Accelerated projected gradient descent (APGD, seed 001 section 2.3)");
-  PetscCall(PetscOptionsReal("-tao_apgd_residual_step", "Step g_d of the projected-gradient residual (seed 001 eq. 39)", "TaoAPGDSetResidualStep", apgd->residual_step, &apgd->residual_step, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_residual_step", "Step g_d of the projected-gradient residual (seed 001 eq. 39); 0: residual_scale / L_0", "TaoAPGDSetResidualStep", apgd->residual_step_option, &apgd->residual_step_option, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_residual_scale", "g_d as a fraction of the first step 1/L_0 when -tao_apgd_residual_step is 0", "", apgd->residual_scale, &apgd->residual_scale, NULL));
   PetscCall(PetscOptionsReal("-tao_apgd_lipschitz", "Initial Lipschitz estimate L_0; <= 0 estimates it from N (x0 - (x0 + 1)) (line 6)", "", apgd->lipschitz0, &apgd->lipschitz0, NULL));
   PetscCall(PetscOptionsReal("-tao_apgd_step_growth", "Factor applied to L after each iteration so the step can grow (line 31)", "", apgd->step_growth, &apgd->step_growth, NULL));
   PetscCall(PetscOptionsReal("-tao_apgd_backtrack", "Factor applied to L when the quadratic upper bound fails (line 12)", "", apgd->backtrack, &apgd->backtrack, NULL));
@@ -297,7 +305,8 @@ static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOpt
   PetscCall(PetscOptionsBool("-tao_apgd_restart", "Gradient-based adaptive restart (lines 27-30)", "", apgd->restart, &apgd->restart, NULL));
   PetscCall(PetscOptionsBool("-tao_apgd_reuse_gradients", "Get the gradient at the extrapolated point from those at the iterates (saves one product with N per iteration; exact for quadratics)", "", apgd->reuse_gradients, &apgd->reuse_gradients, NULL));
   PetscOptionsHeadEnd();
-  PetscCheck(apgd->residual_step > 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_residual_step must be positive, got %g", (double)apgd->residual_step);
+  PetscCheck(apgd->residual_step_option >= 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_residual_step must be >= 0 (0: automatic), got %g", (double)apgd->residual_step_option);
+  PetscCheck(apgd->residual_scale > 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_residual_scale must be positive, got %g", (double)apgd->residual_scale);
   PetscCheck(apgd->step_growth > 0.0 && apgd->step_growth <= 1.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_step_growth must be in (0, 1], got %g", (double)apgd->step_growth);
   PetscCheck(apgd->backtrack > 1.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_backtrack must be > 1, got %g", (double)apgd->backtrack);
   PetscCheck(apgd->max_backtracks >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_max_backtracks must be >= 1, got %" PetscInt_FMT, apgd->max_backtracks);
@@ -314,7 +323,8 @@ static PetscErrorCode TaoView_APGD(Tao tao, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: %s\n", apgd->project ? "user projection" : (tao->bounded ? "variable bounds" : "unconstrained")));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g\n", (double)apgd->residual_step));
+  if (apgd->residual_step_option > 0.0) PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g\n", (double)apgd->residual_step_option));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g / L_0 (last solve: %g)\n", (double)apgd->residual_scale, (double)apgd->residual_step));
   PetscCall(PetscViewerASCIIPrintf(viewer, "step growth %g, backtrack factor %g (max %" PetscInt_FMT " per iteration), restart %s, reuse gradients %s\n", (double)apgd->step_growth, (double)apgd->backtrack, apgd->max_backtracks, PetscBools[apgd->restart], PetscBools[apgd->reuse_gradients]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "linear-term update: %s\n", apgd->linear_update ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "last solve: %" PetscInt_FMT " restarts, %" PetscInt_FMT " backtracks, best residual %g at iteration %" PetscInt_FMT ", final L %g\n", apgd->restarts, apgd->backtracks, (double)apgd->best_residual, apgd->best_iteration, (double)apgd->lipschitz));
@@ -347,8 +357,15 @@ static PetscErrorCode TaoAPGDSetResidualStep_APGD(Tao tao, PetscReal g_d)
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
 
   PetscFunctionBegin;
-  PetscCheck(g_d > 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "Residual step must be positive, got %g", (double)g_d);
-  apgd->residual_step = g_d;
+  PetscCheck(g_d >= 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "Residual step must be >= 0 (0: automatic), got %g", (double)g_d);
+  apgd->residual_step_option = g_d;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoAPGDGetResidualStep_APGD(Tao tao, PetscReal *g_d)
+{
+  PetscFunctionBegin;
+  *g_d = ((TAO_APGD *)tao->data)->residual_step;
   PetscFunctionReturn(0);
 }
 
@@ -369,7 +386,8 @@ static PetscErrorCode TaoAPGDGetStatistics_APGD(Tao tao, PetscInt *restarts, Pet
   convex set (seed 001 section 2.3), with adaptive step, gradient restart and best-iterate fallback.
 
   Options Database Keys:
-+ -tao_apgd_residual_step <1e-6> - g_d of the residual (seed 001 eq. 39)
++ -tao_apgd_residual_step <0> - g_d of the residual (seed 001 eq. 39); 0: residual_scale / L_0
+. -tao_apgd_residual_scale <1e-3> - g_d as a fraction of the first step
 . -tao_apgd_lipschitz <0> - initial Lipschitz estimate (0: estimate, line 6)
 . -tao_apgd_step_growth <0.9> - step growth factor (line 31)
 . -tao_apgd_backtrack <2> - backtracking factor (line 12)
@@ -392,7 +410,8 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
 
   PetscCall(PetscNew(&apgd));
   tao->data            = (void *)apgd;
-  apgd->residual_step  = 1.0e-6;
+  apgd->residual_step_option = 0.0;
+  apgd->residual_scale = 1.0e-3;
   apgd->step_growth    = 0.9;
   apgd->backtrack      = 2.0;
   apgd->max_backtracks = 60;
@@ -413,6 +432,7 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetLinearTermUpdate_C", TaoAPGDSetLinearTermUpdate_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", TaoAPGDSetResidualStep_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", TaoAPGDGetStatistics_APGD));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetResidualStep_C", TaoAPGDGetResidualStep_APGD));
   PetscFunctionReturn(0);
 }
 
@@ -458,5 +478,16 @@ PetscErrorCode TaoAPGDGetStatistics(Tao tao, PetscInt *restarts, PetscInt *backt
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
   PetscUseMethod(tao, "TaoAPGDGetStatistics_C", (Tao, PetscInt *, PetscInt *, PetscInt *, PetscReal *), (tao, restarts, backtracks, best_iteration, lipschitz));
+  PetscFunctionReturn(0);
+}
+
+/*@
+  TaoAPGDGetResidualStep - the g_d of seed 001 eq. 39 used by the last TaoSolve()
+@*/
+PetscErrorCode TaoAPGDGetResidualStep(Tao tao, PetscReal *g_d)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscUseMethod(tao, "TaoAPGDGetResidualStep_C", (Tao, PetscReal *), (tao, g_d));
   PetscFunctionReturn(0);
 }

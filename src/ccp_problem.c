@@ -142,13 +142,23 @@ PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP ccp, const char prefix[])
 
 PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
 {
-  PetscEnum type = (PetscEnum)ccp->type;
+  char      name[64];
+  PetscBool set;
 
   PetscFunctionBegin;
+  /* Read as a string and matched here: PETSc 3.18's enum parsing overruns a buffer on an unknown
+     value (seen under AddressSanitizer), and this way the error names the valid choices. */
+  PetscCall(PetscStrncpy(name, TalusCCPTypes[ccp->type], sizeof(name)));
   PetscOptionsBegin(ccp->comm, ccp->prefix, "Cone complementarity problem", "TalusCCP");
-  PetscCall(PetscOptionsEnum("-ccp_problem", "relaxed: the CCP of seed 000 eq. 14; coulomb: De Saxce's Coulomb problem by anti-relaxation (seed 001 eq. 28)", "TalusCCPSetType", TalusCCPTypes, type, &type, NULL));
+  PetscCall(PetscOptionsString("-ccp_problem", "relaxed: the CCP of seed 000 eq. 14; coulomb: De Saxce's Coulomb problem by anti-relaxation (seed 001 eq. 28)", "TalusCCPSetType", name, name, sizeof(name), &set));
   PetscOptionsEnd();
-  PetscCall(TalusCCPSetType(ccp, (TalusCCPType)type));
+  if (set) {
+    PetscBool relaxed, coulomb;
+    PetscCall(PetscStrcasecmp(name, TalusCCPTypes[TALUS_CCP_RELAXED], &relaxed));
+    PetscCall(PetscStrcasecmp(name, TalusCCPTypes[TALUS_CCP_COULOMB], &coulomb));
+    PetscCheck(relaxed || coulomb, ccp->comm, PETSC_ERR_USER_INPUT, "-ccp_problem %s is not known: use relaxed or coulomb", name);
+    PetscCall(TalusCCPSetType(ccp, coulomb ? TALUS_CCP_COULOMB : TALUS_CCP_RELAXED));
+  }
   PetscCall(TaoSetFromOptions(ccp->tao));
   PetscFunctionReturn(0);
 }

@@ -37,20 +37,21 @@ PetscErrorCode TalusFinalize(void)
 }
 
 /*
- * Error handler for the talus command: one line saying what went wrong. Errors a user can cause
- * (bad input, files) print only PETSc's message; internal errors also say where they arose.
- * Only the originating call prints (PETSC_ERROR_INITIAL), and only rank 0 of the communicator the
- * error was raised on, so a collective error on P ranks prints one line, not P.
+ * Error handler for the talus command: one line saying what went wrong.
+ * Errors a user can cause (bad input, files, options) print PETSc's message alone, from rank 0 of
+ * PETSC_COMM_WORLD only: talus checks its input collectively, so every rank raises the same error
+ * and one line is enough. Internal errors also say where they arose, from every rank that hit one
+ * (prefixed by the rank when there are several). Only the originating call prints.
  */
 static PetscBool talus_error_collective = PETSC_FALSE;
 
 static PetscBool IsUserError(PetscErrorCode n)
 {
-  return (PetscBool)(n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_FILE_OPEN || n == PETSC_ERR_FILE_READ || n == PETSC_ERR_FILE_UNEXPECTED || n == PETSC_ERR_FILE_WRITE || n == PETSC_ERR_ARG_OUTOFRANGE || n == PETSC_ERR_SUP || n == PETSC_ERR_ARG_WRONG);
+  return (PetscBool)(n == PETSC_ERR_USER || n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_FILE_OPEN || n == PETSC_ERR_FILE_READ || n == PETSC_ERR_FILE_UNEXPECTED || n == PETSC_ERR_FILE_WRITE || n == PETSC_ERR_ARG_OUTOFRANGE || n == PETSC_ERR_SUP || n == PETSC_ERR_ARG_WRONG);
 }
 
-/* True when the last error was a user error raised on every rank of PETSC_COMM_WORLD together,
-   so all ranks are unwinding and can finalize cleanly. */
+/* True when the last error was a user error raised on all of PETSC_COMM_WORLD together, so every
+   rank is unwinding and they can finalize cleanly instead of aborting. */
 PetscBool TalusErrorWasCollective(void)
 {
   return talus_error_collective;
@@ -58,20 +59,19 @@ PetscBool TalusErrorWasCollective(void)
 
 PetscErrorCode TalusErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
 {
-  PetscMPIInt rank = 0, size = 1, world = 1;
+  PetscMPIInt size = 1, world_rank = 0, world = 1;
   const char *text = NULL;
 
   if (p != PETSC_ERROR_INITIAL) return n;
-  if (comm != MPI_COMM_NULL) {
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-  }
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &size);
   MPI_Comm_size(PETSC_COMM_WORLD, &world);
+  MPI_Comm_rank(PETSC_COMM_WORLD, &world_rank);
   talus_error_collective = (PetscBool)(IsUserError(n) && size == world);
-  if (rank != 0) return n;
   if (!mess || !mess[0]) PetscErrorMessage(n, &text, NULL);
   else text = mess;
-  if (IsUserError(n)) fprintf(stderr, "talus: error: %s\n", text);
+  if (IsUserError(n)) {
+    if (world_rank == 0) fprintf(stderr, "talus: error: %s\n", text);
+  } else if (world > 1) fprintf(stderr, "talus: error on rank %d: %s (in %s at %s:%d)\n", world_rank, text, fun, file, line);
   else fprintf(stderr, "talus: error: %s (in %s at %s:%d)\n", text, fun, file, line);
   fflush(stderr);
   return n;

@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""The `talus ccp` command end to end.
+
+Usage: test_ccp_cli.py TALUS SOURCE_ROOT WORK_DIR
+
+- problems written here in the FCLib local layout (W by rows, by columns, as triplets) solve to the
+  closed-form rolling-ball answer of seed 001 section 3.1, and -ccp_solution writes /solution/{r,u};
+- the two real local problems shipped in ../shared/fclib (or inputs/fclib) converge, and the written
+  solution satisfies u = W r + q, r in K, u + mu||u_t|| e_n in K*;
+- every bad input gives one error line naming the problem and a non-zero exit, never a crash;
+- -help lists the solver's options.
+"""
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL", what)
+
+
+def run(args, ranks=None):
+    cmd = [TALUS] + args
+    if ranks:
+        cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
+    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def path(name):
+    return os.path.join(WORK, "cli-" + name)
+
+
+# ---------------------------------------------------------------- writing FCLib files
+def csr(W):
+    p, i, x = [0], [], []
+    for row in W:
+        for j, v in enumerate(row):
+            if v != 0.0:
+                i.append(j)
+                x.append(v)
+        p.append(len(i))
+    return np.array(p, np.int32), np.array(i, np.int32), np.array(x, float)
+
+
+def write_fclib(name, W, q, mu, storage="csr", spacedim=3, skip=(), override=None):
+    override = override or {}
+    m, n = W.shape
+    if storage == "csr":
+        p, i, x = csr(W)
+        nz = -2
+    elif storage == "csc":
+        p, i, x = csr(W.T)
+        nz = -1
+    else:  # triplets: i rows, p columns
+        rows, cols = np.nonzero(W)
+        i, p, x = rows.astype(np.int32), cols.astype(np.int32), W[rows, cols]
+        nz = len(x)
+    data = {
+        "/fclib_local/W/m": np.array([m], np.int32),
+        "/fclib_local/W/n": np.array([n], np.int32),
+        "/fclib_local/W/nz": np.array([nz], np.int32),
+        "/fclib_local/W/nzmax": np.array([len(x)], np.int32),
+        "/fclib_local/W/p": p,
+        "/fclib_local/W/i": i,
+        "/fclib_local/W/x": x,
+        "/fclib_local/vectors/q": np.asarray(q, float),
+        "/fclib_local/vectors/mu": np.asarray(mu, float),
+        "/fclib_local/spacedim": np.array([spacedim], np.int32),
+    }
+    data.update(override)
+    fn = path(name)
+    with h5py.File(fn, "w") as f:
+        for key, value in data.items():
+            if key not in skip:
+                f[key] = value
+    return fn
+
+
+BALL_W = np.diag([1.0, 3.5, 3.5])
+BALL_Q = [-0.0981, 2.0, 0.0]
+BALL_MU = [0.2]
+
+# ---------------------------------------------------------------- good problems
+for storage in ("csr", "csc", "triplet"):
+    fn = write_fclib("ball-%s.h5" % storage, BALL_W, BALL_Q, BALL_MU, storage)
+    out = path("ball-%s-solution.h5" % storage)
+    rc, so, se = run(["ccp", fn, "-ccp_problem", "coulomb", "-tao_gatol", "1e-10", "-ccp_solution", out])
+    check(rc == 0, "ball (%s): exit %d, stderr %s" % (storage, rc, se))
+    check("CONVERGED_GATOL" in so, "ball (%s): not converged:\n%s" % (storage, so))
+    if rc == 0:
+        with h5py.File(out, "r") as f:
+            r, u = f["/solution/r"][()], f["/solution/u"][()]
+        check(np.allclose(r, [0.0981, -0.01962, 0.0], atol=1e-6), "ball (%s): r = %s" % (storage, r))
+        check(np.allclose(u, BALL_W @ r + BALL_Q, atol=1e-12), "ball (%s): u != W r + q" % storage)
+
+# the same on 3 ranks with a problem of several contacts (one rank may own none)
+W5 = np.kron(np.eye(5), BALL_W) + 0.01 * np.ones((15, 15))
+fn = write_fclib("five.h5", W5, BALL_Q * 5, BALL_MU * 5, "csc")
+rc1, so1, _ = run(["ccp", fn, "-ccp_problem", "coulomb", "-tao_gatol", "1e-10", "-ccp_solution", path("five-1.h5")])
+rc3, so3, se3 = run(["ccp", fn, "-ccp_problem", "coulomb", "-tao_gatol", "1e-10", "-ccp_solution", path("five-3.h5")], ranks=3)
+check(rc1 == 0 and rc3 == 0, "five contacts: exits %d, %d (%s)" % (rc1, rc3, se3))
+if rc1 == 0 and rc3 == 0:
+    with h5py.File(path("five-1.h5"), "r") as a, h5py.File(path("five-3.h5"), "r") as b:
+        diff = np.max(np.abs(a["/solution/r"][()] - b["/solution/r"][()]))
+    check(diff < 1e-8, "five contacts: 1 and 3 ranks differ by %g" % diff)
+
+
+def fclib_dir():
+    for d in (os.path.join(ROOT, "..", "shared", "fclib"), os.path.join(ROOT, "inputs", "fclib")):
+        if os.path.exists(os.path.join(d, "Capsules-i125-1213.hdf5")):
+            return d
+    return None
+
+
+def read_csr_problem(fn):
+    with h5py.File(fn, "r") as f:
+        g = f["/fclib_local"]
+        m = int(g["W/m"][()].ravel()[0])
+        p, i, x = g["W/p"][()], g["W/i"][()], g["W/x"][()]
+        W = np.zeros((m, m))
+        for row in range(m):
+            W[row, i[p[row]:p[row + 1]]] += x[p[row]:p[row + 1]]
+        return W, g["vectors/q"][()], g["vectors/mu"][()]
+
+
+shipped = fclib_dir()
+check(shipped is not None, "the real FCLib problems are missing")
+for name in ("LMGC_100_PR_PerioBox-i00361-60-03000.hdf5", "Capsules-i125-1213.hdf5"):
+    if shipped is None:
+        break
+    fn = os.path.join(shipped, name)
+    W, q, mu = read_csr_problem(fn)
+    for problem in ("relaxed", "coulomb"):
+        out = path("%s-%s.h5" % (name, problem))
+        rc, so, se = run(["ccp", fn, "-ccp_problem", problem, "-tao_max_it", "20000", "-ccp_solution", out], ranks=2)
+        check(rc == 0 and "CONVERGED_GATOL" in so, "%s %s: exit %d\n%s%s" % (name, problem, rc, so, se))
+        if rc != 0:
+            continue
+        with h5py.File(out, "r") as f:
+            r, u = f["/solution/r"][()], f["/solution/u"][()]
+        scale = max(1.0, np.abs(r).max())
+        check(np.allclose(u, W @ r + q, rtol=1e-12, atol=1e-12 * np.abs(q).max()), "%s: u != W r + q" % name)
+        rn, rt = r[0::3], np.hypot(r[1::3], r[2::3])
+        un, ut = u[0::3], np.hypot(u[1::3], u[2::3])
+        if problem == "coulomb":
+            un = un + mu * ut
+        check(np.all(rt <= mu * rn + 1e-12 * scale) and np.all(rn >= -1e-12 * scale), "%s %s: r outside K" % (name, problem))
+        check(np.all(mu * ut <= un + 1e-6), "%s %s: u outside K* by %g" % (name, problem, np.max(mu * ut - un)))
+        compl = np.abs(rn * un + r[1::3] * u[1::3] + r[2::3] * u[2::3]).max()
+        check(compl <= 1e-6 * scale, "%s %s: max |r.u| = %g" % (name, problem, compl))
+
+# ---------------------------------------------------------------- bad input
+bad = []
+bad.append(([path("does-not-exist.h5")], "cannot open"))
+with open(path("text.h5"), "w") as f:
+    f.write("this is not HDF5\n")
+bad.append(([path("text.h5")], "not an HDF5 file"))
+with h5py.File(path("empty.h5"), "w") as f:
+    f["/something"] = np.zeros(3)
+bad.append(([path("empty.h5")], "not an FCLib problem"))
+if shipped:
+    bad.append(([os.path.join(shipped, "Spheres-i099-356-679.hdf5")], "global problem"))
+bad.append(([write_fclib("no-q.h5", BALL_W, BALL_Q, BALL_MU, skip=("/fclib_local/vectors/q",))], "missing dataset /fclib_local/vectors/q"))
+bad.append(([write_fclib("no-W.h5", BALL_W, BALL_Q, BALL_MU, skip=("/fclib_local/W/x",))], "missing dataset /fclib_local/W/x"))
+bad.append(([write_fclib("2d.h5", BALL_W, BALL_Q, BALL_MU, spacedim=2)], "spacedim is 2"))
+bad.append(([write_fclib("rect.h5", np.ones((3, 6)), BALL_Q, BALL_MU)], "must be square"))
+bad.append(([write_fclib("wrongsize.h5", np.eye(6), BALL_Q * 2, BALL_MU)], "mu has 1 contacts"))
+bad.append(([write_fclib("negmu.h5", BALL_W, BALL_Q, [-0.1])], "negative friction coefficient"))
+bad.append(([write_fclib("nanmu.h5", BALL_W, BALL_Q, [float("nan")])], "mu holds NaN"))
+bad.append(([write_fclib("nanq.h5", BALL_W, [0.0, float("nan"), 0.0], BALL_MU)], "q holds NaN"))
+bad.append(([write_fclib("nanW.h5", np.diag([1.0, float("nan"), 1.0]), BALL_Q, BALL_MU)], "NaN/Inf value"))
+bad.append(([write_fclib("badindex.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/i": np.array([0, 7, 2], np.int32)})], "index outside"))
+bad.append(([write_fclib("badptr.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/p": np.array([0, 2, 1, 3], np.int32)})], "not a valid list"))
+bad.append(([write_fclib("badnz.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/nz": np.array([-3], np.int32)})], "not a known storage"))
+bad.append(([write_fclib("shortq.h5", BALL_W, [1.0, 2.0], BALL_MU)], "expected 3"))
+good = write_fclib("good.h5", W5, BALL_Q * 5, BALL_MU * 5)
+with open(good, "rb") as f:
+    blob = f.read()
+with open(path("truncated.h5"), "wb") as f:
+    f.write(blob[: len(blob) // 2])
+bad.append(([path("truncated.h5")], ""))
+bad.append(([], "usage: talus ccp FILE"))
+bad.append(([good, "-ccp_problem", "frictionless"], "-ccp_problem"))
+bad.append(([good, "-tao_apgd_step_growth", "3"], "step_growth"))
+bad.append(([good, "-tao_type", "blmvm"], "apgd"))
+
+for args, expected in bad:
+    for ranks in (None, 2):
+        if ranks and not args:
+            continue
+        rc, so, se = run(["ccp"] + args, ranks=ranks)
+        what = "talus ccp %s%s" % (" ".join(args), " on %d ranks" % ranks if ranks else "")
+        check(rc != 0, "%s: exit code 0" % what)
+        check(rc < 128 or ranks, "%s: killed by a signal (%d)" % (what, rc))
+        lines = [l for l in se.splitlines() if l.startswith("talus: error:")]
+        check(len(lines) == 1, "%s: expected one error line, got:\n%s" % (what, se))
+        check(expected in se, "%s: error does not say '%s':\n%s" % (what, expected, se))
+        check("PETSC ERROR" not in se and "Traceback" not in se, "%s: raw PETSc trace:\n%s" % (what, se))
+
+# ---------------------------------------------------------------- help
+rc, so, se = run(["ccp", good, "-help"])
+for option in ("-tao_apgd_residual_step", "-tao_apgd_restart", "-tao_apgd_reuse_gradients", "-ccp_problem", "-ccp_solution", "-tao_gatol"):
+    check(option in so, "-help does not list %s" % option)
+rc, so, se = run([])
+check(rc == 0 and "talus ccp FILE" in so, "talus without arguments does not print its usage")
+
+print("talus_ccp_cli: %d checks, %d failed" % (checks, len(failures)))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,202 @@
+/*
+ * Frictional random problems: at convergence r is in K, u = N r + q in K* and r.u = 0 within the
+ * tolerance, for the relaxed and the Coulomb problem; the residual falls; the best iterate is
+ * returned when the iteration limit stops the solver; the gradient reuse changes nothing; bad
+ * options are refused; an empty problem is solved at once.
+ */
+#include "../common/check.h"
+#include "../common/random_problem.h"
+
+/* Eq. 39 computed here, independently of the solver: ||(x - Pi(x - g_d (N x + q))) / g_d||. */
+static PetscErrorCode Residual39(RandomProblem *prob, Vec x, PetscReal g_d, PetscReal *res)
+{
+  Vec g, p;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(x, &g));
+  PetscCall(VecDuplicate(x, &p));
+  PetscCall(MatMult(prob->N, x, g));
+  PetscCall(VecAXPY(g, 1.0, prob->q));
+  PetscCall(VecAYPX(g, -g_d, x));
+  PetscCall(TalusProjectFrictionCones(g, prob->mu, 0, p));
+  PetscCall(VecAYPX(p, -1.0, x));
+  PetscCall(VecNorm(p, NORM_2, res));
+  *res /= g_d;
+  PetscCall(VecDestroy(&g));
+  PetscCall(VecDestroy(&p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MakeCCP(RandomProblem *prob, TalusCCPType type, PetscReal gatol, PetscInt max_it, TalusCCP *ccp)
+{
+  Tao tao;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCCPCreate(PETSC_COMM_WORLD, ccp));
+  PetscCall(TalusCCPSetOperator(*ccp, prob->N));
+  PetscCall(TalusCCPSetLinearTerm(*ccp, prob->q));
+  PetscCall(TalusCCPSetFriction(*ccp, prob->mu, 0));
+  PetscCall(TalusCCPSetType(*ccp, type));
+  PetscCall(TalusCCPGetTao(*ccp, &tao));
+  PetscCall(TaoSetTolerances(tao, gatol, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(TaoSetMaximumIterations(tao, max_it));
+  PetscCall(TaoSetConvergenceHistory(tao, NULL, NULL, NULL, NULL, PETSC_DECIDE, PETSC_TRUE));
+  PetscCall(TalusCCPSetFromOptions(*ccp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckConverged(TalusCCPType type)
+{
+  RandomProblemSpec  spec = {.ncontacts = 300, .nbodies = 250, .mu_max = 0.6, .ground = 0.05, .velocity = 1.0, .gap = 0.1, .seed = 11};
+  RandomProblem      prob;
+  TalusCCP           ccp;
+  Tao                tao;
+  Vec                r;
+  TalusCCPChecks     checks;
+  TaoConvergedReason reason;
+  PetscReal         *hist, rnorm;
+  PetscInt           nhist, its;
+
+  PetscFunctionBegin;
+  PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
+  PetscCall(MakeCCP(&prob, type, 1e-10, 5000, &ccp));
+  PetscCall(VecDuplicate(prob.q, &r));
+  PetscCall(VecSet(r, 0.0));
+  PetscCall(TalusCCPSolve(ccp, r));
+  PetscCall(TalusCCPGetTao(ccp, &tao));
+  PetscCall(TaoGetSolutionStatus(tao, &its, NULL, NULL, NULL, NULL, &reason));
+  PetscCall(TalusCCPCheck(ccp, r, &checks));
+  PetscCall(VecNorm(r, NORM_INFINITY, &rnorm));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %s in %" PetscInt_FMT " its; r in K %.1e, u in K* %.1e, |r.u| %.1e (|r| %.2g)\n", TalusCCPTypes[type], TaoConvergedReasons[reason], its, (double)checks.primal, (double)checks.dual, (double)checks.complementarity, (double)rnorm));
+  CHECK(reason == TAO_CONVERGED_GATOL, "%s problem did not converge: %s", TalusCCPTypes[type], TaoConvergedReasons[reason]);
+  CHECK(checks.primal <= 1e-14 * (1 + rnorm), "r outside K by %g", (double)checks.primal);
+  CHECK(checks.dual <= 1e-9, "u outside K* by %g", (double)checks.dual);
+  CHECK(checks.complementarity <= 1e-9 * (1 + rnorm), "|r.u| = %g", (double)checks.complementarity);
+  PetscCall(TaoGetConvergenceHistory(tao, NULL, &hist, NULL, NULL, &nhist));
+  CHECK(nhist > 2 && hist[nhist - 1] < 1e-6 * hist[0], "residual did not fall: %g -> %g", nhist ? (double)hist[0] : 0.0, nhist ? (double)hist[nhist - 1] : 0.0);
+  PetscCall(VecDestroy(&r));
+  PetscCall(TalusCCPDestroy(&ccp));
+  PetscCall(RandomProblemDestroy(&prob));
+  PetscFunctionReturn(0);
+}
+
+/* Seed 001 lines 20-23 and 39: when the limit stops the solver, the best iterate comes back. */
+static PetscErrorCode CheckBestIterate(void)
+{
+  RandomProblemSpec  spec = {.ncontacts = 400, .nbodies = 150, .mu_max = 0.5, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 21};
+  RandomProblem      prob;
+  TalusCCP           ccp;
+  Tao                tao;
+  Vec                r;
+  TaoConvergedReason reason;
+  PetscReal         *hist, best = PETSC_INFINITY, reported, recomputed, g_d;
+  PetscInt           nhist, best_it;
+
+  PetscFunctionBegin;
+  PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
+  PetscCall(MakeCCP(&prob, TALUS_CCP_RELAXED, 1e-14, 25, &ccp));
+  PetscCall(VecDuplicate(prob.q, &r));
+  PetscCall(VecSet(r, 0.0));
+  PetscCall(TalusCCPSolve(ccp, r));
+  PetscCall(TalusCCPGetTao(ccp, &tao));
+  PetscCall(TaoGetSolutionStatus(tao, NULL, NULL, &reported, NULL, NULL, &reason));
+  PetscCall(TaoAPGDGetStatistics(tao, NULL, NULL, &best_it, NULL));
+  PetscCall(TaoGetConvergenceHistory(tao, NULL, &hist, NULL, NULL, &nhist));
+  for (PetscInt k = 0; k < nhist; k++) best = PetscMin(best, hist[k]);
+  PetscCall(TaoAPGDGetResidualStep(tao, &g_d));
+  PetscCall(Residual39(&prob, r, g_d, &recomputed));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  limit: %s; best residual %.6e at iteration %" PetscInt_FMT " (last %.6e); returned %.6e, recomputed %.6e\n", TaoConvergedReasons[reason], (double)best, best_it, (double)hist[nhist - 1], (double)reported, (double)recomputed));
+  CHECK(reason == TAO_DIVERGED_MAXITS, "expected the iteration limit, got %s", TaoConvergedReasons[reason]);
+  CHECK(reported == best, "reported residual %g is not the best %g", (double)reported, (double)best);
+  CHECK(PetscAbsReal(recomputed - best) <= 1e-6 * best, "returned iterate has residual %g, the best was %g", (double)recomputed, (double)best);
+  PetscCall(VecDestroy(&r));
+  PetscCall(TalusCCPDestroy(&ccp));
+  PetscCall(RandomProblemDestroy(&prob));
+  PetscFunctionReturn(0);
+}
+
+/* The gradient at the extrapolated point by linearity is an exact shortcut: same answer both ways. */
+static PetscErrorCode CheckReuseGradients(void)
+{
+  RandomProblemSpec spec = {.ncontacts = 200, .nbodies = 200, .mu_max = 0.5, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 31};
+  RandomProblem     prob;
+  TalusCCP          ccp;
+  Vec               r1, r2;
+  PetscReal         rel;
+  PetscInt          its1, its2;
+  Tao               tao;
+
+  PetscFunctionBegin;
+  PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
+  PetscCall(VecDuplicate(prob.q, &r1));
+  PetscCall(VecDuplicate(prob.q, &r2));
+  for (int reuse = 0; reuse < 2; reuse++) {
+    PetscCall(PetscOptionsSetValue(NULL, "-tao_apgd_reuse_gradients", reuse ? "true" : "false"));
+    PetscCall(MakeCCP(&prob, TALUS_CCP_RELAXED, 1e-10, 5000, &ccp)); /* convex and W definite: one solution */
+    PetscCall(VecSet(reuse ? r2 : r1, 0.0));
+    PetscCall(TalusCCPSolve(ccp, reuse ? r2 : r1));
+    PetscCall(TalusCCPGetTao(ccp, &tao));
+    PetscCall(TaoGetSolutionStatus(tao, reuse ? &its2 : &its1, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(TalusCCPDestroy(&ccp));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-tao_apgd_reuse_gradients"));
+  PetscCall(VecRelativeDifference(r1, r2, &rel));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  reuse gradients: %" PetscInt_FMT " vs %" PetscInt_FMT " iterations, solutions differ by %.1e\n", its1, its2, (double)rel));
+  CHECK(rel < 1e-8, "reusing gradients changed the solution by %g", (double)rel);
+  PetscCall(VecDestroy(&r1));
+  PetscCall(VecDestroy(&r2));
+  PetscCall(RandomProblemDestroy(&prob));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckBadOptionsAndEmpty(void)
+{
+  Tao                tao;
+  Vec                x;
+  PetscErrorCode     ierr;
+  const char        *bad[][2] = {
+    {"-tao_apgd_step_growth",    "1.5"},
+    {"-tao_apgd_backtrack",      "0.5"},
+    {"-tao_apgd_residual_step",  "-1" },
+    {"-tao_apgd_residual_scale", "0"  },
+    {"-tao_apgd_max_backtracks", "0"  }
+  };
+  TaoConvergedReason reason;
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+    PetscCall(TaoCreate(PETSC_COMM_WORLD, &tao));
+    PetscCall(TaoSetType(tao, TAOAPGD));
+    PetscCall(PetscOptionsSetValue(NULL, bad[k][0], bad[k][1]));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = TaoSetFromOptions(tao);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(PetscOptionsClearValue(NULL, bad[k][0]));
+    CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "%s %s was accepted", bad[k][0], bad[k][1]);
+    PetscCall(TaoDestroy(&tao));
+  }
+  /* no contacts at all: converged at once, no division by zero */
+  PetscCall(VecCreateMPI(PETSC_COMM_WORLD, 0, 0, &x));
+  PetscCall(TaoCreate(PETSC_COMM_WORLD, &tao));
+  PetscCall(TaoSetType(tao, TAOAPGD));
+  PetscCall(TaoSetSolution(tao, x));
+  PetscCall(TaoSolve(tao));
+  PetscCall(TaoGetConvergedReason(tao, &reason));
+  CHECK(reason == TAO_CONVERGED_GATOL, "empty problem: %s", TaoConvergedReasons[reason]);
+  PetscCall(TaoDestroy(&tao));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(TalusInitialize(&argc, &argv, NULL));
+  PetscCall(CheckConverged(TALUS_CCP_RELAXED));
+  PetscCall(CheckConverged(TALUS_CCP_COULOMB));
+  PetscCall(CheckBestIterate());
+  PetscCall(CheckReuseGradients());
+  PetscCall(CheckBadOptionsAndEmpty());
+  int status = TestSummary("test_apgd_frictional");
+  PetscCall(TalusFinalize());
+  return status;
+}

@@ -1,0 +1,135 @@
+/* Friction-cone projection (seed 000 eq. 10a): the three cases, mu = 0, free rows, and the
+   properties that characterise a Euclidean projection onto a closed convex set. */
+#include "../common/check.h"
+#include "../common/random_problem.h"
+
+static PetscReal Dist(const PetscReal a[3], const PetscReal b[3])
+{
+  return PetscSqrtReal(PetscSqr(a[0] - b[0]) + PetscSqr(a[1] - b[1]) + PetscSqr(a[2] - b[2]));
+}
+
+static PetscErrorCode CheckCases(void)
+{
+  PetscReal p[3];
+
+  PetscFunctionBegin;
+  { /* inside stays */
+    const PetscReal x[3] = {1.0, 0.3, -0.2};
+    TalusProjectTriplet(0.5, x, p);
+    CHECK(Dist(p, x) == 0.0, "interior point moved to (%g %g %g)", p[0], p[1], p[2]);
+  }
+  { /* polar cone goes to zero: n = -1, t = 0.1 with mu 0.5: mu t = 0.05 <= 1 */
+    const PetscReal x[3] = {-1.0, 0.1, 0.0}, zero[3] = {0, 0, 0};
+    TalusProjectTriplet(0.5, x, p);
+    CHECK(Dist(p, zero) == 0.0, "polar point not sent to 0: (%g %g %g)", p[0], p[1], p[2]);
+  }
+  { /* onto the boundary, against the closed form: (n, t) = (0, 1), mu = 1 -> n' = t' = 1/2 */
+    const PetscReal x[3] = {0.0, 0.6, 0.8};
+    TalusProjectTriplet(1.0, x, p);
+    CHECK(PetscAbsReal(p[0] - 0.5) < 1e-15 && PetscAbsReal(p[1] - 0.3) < 1e-15 && PetscAbsReal(p[2] - 0.4) < 1e-15, "boundary case gave (%g %g %g), expected (0.5 0.3 0.4)", p[0], p[1], p[2]);
+  }
+  { /* boundary, general mu: the result lies on the surface ||t|| = mu n */
+    const PetscReal x[3] = {0.2, 3.0, -1.0}, mu = 0.3;
+    TalusProjectTriplet(mu, x, p);
+    CHECK(PetscAbsReal(PetscSqrtReal(p[1] * p[1] + p[2] * p[2]) - mu * p[0]) < 1e-14, "not on the cone surface");
+    CHECK(PetscAbsReal(p[1] / p[2] - x[1] / x[2]) < 1e-14, "tangential direction changed");
+  }
+  { /* mu = 0: n >= 0 and no tangential part */
+    const PetscReal x[3] = {0.7, 2.0, -3.0}, y[3] = {-0.7, 2.0, -3.0};
+    TalusProjectTriplet(0.0, x, p);
+    CHECK(p[0] == 0.7 && p[1] == 0.0 && p[2] == 0.0, "mu = 0, n > 0 gave (%g %g %g)", p[0], p[1], p[2]);
+    TalusProjectTriplet(0.0, y, p);
+    CHECK(p[0] == 0.0 && p[1] == 0.0 && p[2] == 0.0, "mu = 0, n < 0 gave (%g %g %g)", p[0], p[1], p[2]);
+  }
+  { /* the apex and the cone's axis */
+    const PetscReal x[3] = {0, 0, 0}, y[3] = {-2, 0, 0};
+    TalusProjectTriplet(0.4, x, p);
+    CHECK(p[0] == 0 && p[1] == 0 && p[2] == 0, "apex moved");
+    TalusProjectTriplet(0.4, y, p);
+    CHECK(p[0] == 0 && p[1] == 0 && p[2] == 0, "negative axis not sent to 0");
+  }
+  PetscFunctionReturn(0);
+}
+
+/* On random points: feasibility, idempotence, non-expansiveness and the variational inequality
+   (x - P(x)).(y - P(x)) <= 0 for every y in K, which characterises the Euclidean projection. */
+static PetscErrorCode CheckRandom(void)
+{
+  TestRng   rng;
+  PetscReal worst_feas = 0, worst_idem = 0, worst_expand = 0, worst_vi = 0;
+
+  PetscFunctionBegin;
+  TestRngSeed(&rng, 12345);
+  for (int k = 0; k < 10000; k++) {
+    const PetscReal mu = (k % 10 == 0) ? 0.0 : 2.0 * TestRngUniform(&rng);
+    PetscReal       x[3], y[3], z[3], px[3], pz[3], ppx[3];
+    for (int d = 0; d < 3; d++) {
+      x[d] = 4.0 * TestRngUniform(&rng) - 2.0;
+      z[d] = 4.0 * TestRngUniform(&rng) - 2.0;
+    }
+    TalusProjectTriplet(mu, x, px);
+    TalusProjectTriplet(mu, z, pz);
+    TalusProjectTriplet(mu, px, ppx);
+    /* a random point of K: project another random point */
+    {
+      PetscReal w[3];
+      for (int d = 0; d < 3; d++) w[d] = 4.0 * TestRngUniform(&rng) - 2.0;
+      TalusProjectTriplet(mu, w, y);
+    }
+    worst_feas   = PetscMax(worst_feas, PetscMax(-px[0], PetscSqrtReal(px[1] * px[1] + px[2] * px[2]) - mu * px[0]));
+    worst_idem   = PetscMax(worst_idem, Dist(px, ppx));
+    worst_expand = PetscMax(worst_expand, Dist(px, pz) - Dist(x, z));
+    worst_vi     = PetscMax(worst_vi, (x[0] - px[0]) * (y[0] - px[0]) + (x[1] - px[1]) * (y[1] - px[1]) + (x[2] - px[2]) * (y[2] - px[2]));
+  }
+  CHECK(worst_feas <= 1e-14, "projection left K by %g", worst_feas);
+  CHECK(worst_idem <= 1e-14, "P(P(x)) != P(x) by %g", worst_idem);
+  CHECK(worst_expand <= 1e-14, "projection expanded a distance by %g", worst_expand);
+  CHECK(worst_vi <= 1e-13, "variational inequality violated by %g", worst_vi);
+  PetscFunctionReturn(0);
+}
+
+/* The Vec routine: triplets projected, trailing bilateral rows left free, bad layout refused. */
+static PetscErrorCode CheckVec(void)
+{
+  Vec          x, y, mu, bad;
+  PetscScalar *a;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 2 * 3 + 2, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 2, &mu));
+  PetscCall(VecSet(mu, 0.5));
+  PetscCall(VecGetArray(x, &a));
+  a[0] = -1, a[1] = 0.1, a[2] = 0;  /* polar: -> 0 */
+  a[3] = 1, a[4] = 0.1, a[5] = 0.1; /* inside */
+  a[6] = -5, a[7] = 7;              /* free rows */
+  PetscCall(VecRestoreArray(x, &a));
+  PetscCall(TalusProjectFrictionCones(x, mu, 2, y));
+  PetscCall(VecGetArray(y, &a));
+  CHECK(a[0] == 0 && a[1] == 0 && a[2] == 0, "first triplet not projected to 0");
+  CHECK(a[3] == 1 && a[4] == 0.1 && a[5] == 0.1, "interior triplet changed");
+  CHECK(a[6] == -5 && a[7] == 7, "bilateral rows changed: %g %g", a[6], a[7]);
+  PetscCall(VecRestoreArray(y, &a));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 7, &bad));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = TalusProjectFrictionCones(bad, mu, 0, bad);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_ARG_SIZ, "a 7-row vector with 2 contacts was not refused (error %d)", (int)ierr);
+  PetscCall(VecDestroy(&bad));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&mu));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(TalusInitialize(&argc, &argv, NULL));
+  PetscCall(CheckCases());
+  PetscCall(CheckRandom());
+  PetscCall(CheckVec());
+  int status = TestSummary("test_cones");
+  PetscCall(TalusFinalize());
+  return status;
+}

@@ -89,8 +89,14 @@ PetscErrorCode RandomProblemCreate(MPI_Comm comm, const RandomProblemSpec *spec,
     PetscInt  A, Bb;
     PetscBool with_ground = (PetscBool)(TestRngUniform(&rng) < spec->ground);
     A                     = (PetscInt)(TestRngUniform(&rng) * nb);
-    Bb                    = (PetscInt)(TestRngUniform(&rng) * (nb - 1));
-    if (Bb >= A) Bb++;
+    if (spec->neighbourhood > 0) {
+      const PetscInt offset = 1 + (PetscInt)(TestRngUniform(&rng) * spec->neighbourhood);
+      Bb                    = (A + offset) % nb;
+      if (Bb == A) Bb = (A + 1) % nb;
+    } else {
+      Bb = (PetscInt)(TestRngUniform(&rng) * (nb - 1));
+      if (Bb >= A) Bb++;
+    }
     RandomFrame(&rng, frame);
     mu = spec->mu_max * TestRngUniform(&rng);
     gap = spec->gap * PetscMax(2.0 * TestRngUniform(&rng) - 1.0, 0.0);

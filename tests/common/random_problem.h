@@ -17,6 +17,9 @@ typedef struct {
   PetscReal ground;     /* fraction of contacts with the fixed ground */
   PetscReal velocity;   /* scale of the random free body velocities v */
   PetscReal gap;        /* normal gap terms b_n = Phi/h drawn in [0, gap], half of them zero */
+  PetscInt  neighbourhood; /* > 0: the partner's index is within this distance of the first body's,
+                              as in a bed whose bodies are numbered along a space-filling curve;
+                              0: any body (the worst case for caches) */
   unsigned long seed;
 } RandomProblemSpec;
 

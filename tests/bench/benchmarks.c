@@ -113,7 +113,7 @@ static void BenchAPGDIteration(TalusBench *b)
   TalusCCP       ccp;
   Tao            tao;
   Vec            r;
-  PetscInt       done = 0, total = 0, passes = 0;
+  PetscInt       done = 0, total = 0, passes = 0, backtracks = 0, total_backtracks = 0;
 
   if (!prob) {
     TalusBenchFail(b, "set-up failed");
@@ -129,13 +129,17 @@ static void BenchAPGDIteration(TalusBench *b)
     VecSet(r, 0.0);
     if (TalusCCPSolve(ccp, r)) TalusBenchFail(b, "solve failed");
     TaoGetSolutionStatus(tao, &done, NULL, NULL, NULL, NULL, NULL);
+    TaoAPGDGetStatistics(tao, NULL, &backtracks, NULL, NULL);
     total += done;
+    total_backtracks += backtracks;
     passes++;
   }
   /* items: contact-iterations of one pass (each solve also pays 2 set-up products, 4 % of 50) */
   TalusBenchSetItems(b, (double)iterations * (double)TalusBenchArg(b, 0));
   TalusBenchReportNanosecondsPer(b, "ns_per_contact_iteration", (double)iterations * (double)TalusBenchArg(b, 0));
   TalusBenchReportValue(b, "iterations", passes ? (double)total / passes : 0.0);
+  /* products with N per iteration: one, plus backtracking, plus the two of the set-up per solve */
+  TalusBenchReportValue(b, "N_per_iteration", total ? (double)(total + total_backtracks + 2 * passes) / total : 0.0);
   VecDestroy(&r);
   TalusCCPDestroy(&ccp);
 }

@@ -378,13 +378,33 @@ static PetscErrorCode FCLibWriteVec(FCLibFile *f, const char path[], Vec v)
   PetscFunctionReturn(0);
 }
 
+/* This rank's nonzeros of A, where they start in the global row-major list, and the total. */
+static PetscErrorCode CountRowEntries(MPI_Comm comm, Mat A, PetscInt *local, PetscInt *offset, PetscInt *total)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  *local = 0;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt row = rstart; row < rend; row++) {
+    PetscInt ncols;
+    PetscCall(MatGetRow(A, row, &ncols, NULL, NULL));
+    *local += ncols;
+    PetscCall(MatRestoreRow(A, row, &ncols, NULL, NULL));
+  }
+  PetscCallMPI(MPI_Scan(local, offset, 1, MPIU_INT, MPI_SUM, comm));
+  *offset -= *local;
+  PetscCall(MPIU_Allreduce(local, total, 1, MPIU_INT, MPI_SUM, comm));
+  PetscFunctionReturn(0);
+}
+
 /*
  * Writes the compressed rows of A as W/p (row pointers), W/i (column indices), W/x. Written for
  * A = W this is FCLib's CSR (nz = -2); for A = W^T it is W's CSC (nz = -1).
  */
 static PetscErrorCode FCLibWriteCompressed(FCLibFile *f, Mat A)
 {
-  PetscInt     rstart, rend, M, nnz_local = 0, offset, total, k = 0;
+  PetscInt     rstart, rend, M, nnz_local, offset, total, k = 0;
   PetscInt    *ptr, *idx;
   PetscScalar *val;
   PetscMPIInt  rank, size;
@@ -394,15 +414,7 @@ static PetscErrorCode FCLibWriteCompressed(FCLibFile *f, Mat A)
   PetscCallMPI(MPI_Comm_size(f->comm, &size));
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
   PetscCall(MatGetSize(A, &M, NULL));
-  for (PetscInt row = rstart; row < rend; row++) {
-    PetscInt ncols;
-    PetscCall(MatGetRow(A, row, &ncols, NULL, NULL));
-    nnz_local += ncols;
-    PetscCall(MatRestoreRow(A, row, &ncols, NULL, NULL));
-  }
-  PetscCallMPI(MPI_Scan(&nnz_local, &offset, 1, MPIU_INT, MPI_SUM, f->comm));
-  offset -= nnz_local;
-  PetscCall(MPIU_Allreduce(&nnz_local, &total, 1, MPIU_INT, MPI_SUM, f->comm));
+  PetscCall(CountRowEntries(f->comm, A, &nnz_local, &offset, &total));
   PetscCall(PetscMalloc3(rend - rstart + 1, &ptr, nnz_local, &idx, nnz_local, &val));
   for (PetscInt row = rstart; row < rend; row++) {
     PetscInt           ncols;
@@ -428,21 +440,13 @@ static PetscErrorCode FCLibWriteCompressed(FCLibFile *f, Mat A)
 /* Triplets: i = rows, p = columns (CSparse's convention, which libfclib follows). */
 static PetscErrorCode FCLibWriteTriplets(FCLibFile *f, Mat A)
 {
-  PetscInt     rstart, rend, nnz_local = 0, offset, total, k = 0;
+  PetscInt     rstart, rend, nnz_local, offset, total, k = 0;
   PetscInt    *rows, *cols_out;
   PetscScalar *val;
 
   PetscFunctionBegin;
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  for (PetscInt row = rstart; row < rend; row++) {
-    PetscInt ncols;
-    PetscCall(MatGetRow(A, row, &ncols, NULL, NULL));
-    nnz_local += ncols;
-    PetscCall(MatRestoreRow(A, row, &ncols, NULL, NULL));
-  }
-  PetscCallMPI(MPI_Scan(&nnz_local, &offset, 1, MPIU_INT, MPI_SUM, f->comm));
-  offset -= nnz_local;
-  PetscCall(MPIU_Allreduce(&nnz_local, &total, 1, MPIU_INT, MPI_SUM, f->comm));
+  PetscCall(CountRowEntries(f->comm, A, &nnz_local, &offset, &total));
   PetscCall(PetscMalloc3(nnz_local, &rows, nnz_local, &cols_out, nnz_local, &val));
   for (PetscInt row = rstart; row < rend; row++) {
     PetscInt           ncols;

@@ -5,7 +5,7 @@ Usage: test_ccp_cli.py TALUS SOURCE_ROOT WORK_DIR
 
 - problems written here in the FCLib local layout (W by rows, by columns, as triplets) solve to the
   closed-form rolling-ball answer of seed 001 section 3.1, and -ccp_solution writes /solution/{r,u};
-- the two real local problems shipped in ../shared/fclib (or inputs/fclib) converge, and the written
+- the two real local problems shipped in inputs/fclib converge, and the written
   solution satisfies u = W r + q, r in K, u + mu||u_t|| e_n in K*;
 - every bad input gives one error line naming the problem and a non-zero exit, never a crash;
 - -help lists the solver's options.
@@ -119,10 +119,8 @@ if rc1 == 0 and rc3 == 0:
 
 
 def fclib_dir():
-    for d in (os.path.join(ROOT, "..", "shared", "fclib"), os.path.join(ROOT, "inputs", "fclib")):
-        if os.path.exists(os.path.join(d, "Capsules-i125-1213.hdf5")):
-            return d
-    return None
+    d = os.path.join(ROOT, "inputs", "fclib")
+    return d if os.path.exists(os.path.join(d, "Capsules-i125-1213.hdf5")) else None
 
 
 def read_csr_problem(fn):
@@ -172,7 +170,7 @@ with h5py.File(path("empty.h5"), "w") as f:
     f["/something"] = np.zeros(3)
 bad.append(([path("empty.h5")], "not an FCLib problem"))
 if shipped:
-    bad.append(([os.path.join(shipped, "Spheres-i099-356-679.hdf5")], "global problem"))
+    bad.append(([os.path.join(shipped, "Box_Stacks-i0122-82-5.hdf5")], "global problem"))
 bad.append(([write_fclib("no-q.h5", BALL_W, BALL_Q, BALL_MU, skip=("/fclib_local/vectors/q",))], "missing dataset /fclib_local/vectors/q"))
 bad.append(([write_fclib("no-W.h5", BALL_W, BALL_Q, BALL_MU, skip=("/fclib_local/W/x",))], "missing dataset /fclib_local/W/x"))
 bad.append(([write_fclib("2d.h5", BALL_W, BALL_Q, BALL_MU, spacedim=2)], "spacedim is 2"))

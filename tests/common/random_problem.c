@@ -175,3 +175,33 @@ PetscErrorCode VecRelativeDifference(Vec a, Vec b, PetscReal *rel)
   PetscCall(VecDestroy(&d));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestCCPCreate(MPI_Comm comm, Mat N, Vec q, Vec mu, TalusCCPType type, PetscReal gatol, PetscInt max_it, TalusCCP *ccp)
+{
+  Tao tao;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCCPCreate(comm, ccp));
+  PetscCall(TalusCCPSetOperator(*ccp, N));
+  PetscCall(TalusCCPSetLinearTerm(*ccp, q));
+  PetscCall(TalusCCPSetFriction(*ccp, mu, 0));
+  PetscCall(TalusCCPSetType(*ccp, type));
+  PetscCall(TalusCCPGetTao(*ccp, &tao));
+  PetscCall(TaoSetTolerances(tao, gatol, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(TaoSetMaximumIterations(tao, max_it));
+  PetscCall(TaoSetConvergenceHistory(tao, NULL, NULL, NULL, NULL, PETSC_DECIDE, PETSC_TRUE));
+  PetscCall(TalusCCPSetFromOptions(*ccp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TestCCPSolveCold(TalusCCP ccp, Vec r, PetscInt *its)
+{
+  Tao tao;
+
+  PetscFunctionBegin;
+  PetscCall(VecSet(r, 0.0));
+  PetscCall(TalusCCPSolve(ccp, r));
+  PetscCall(TalusCCPGetTao(ccp, &tao));
+  if (its) PetscCall(TaoGetSolutionStatus(tao, its, NULL, NULL, NULL, NULL, NULL));
+  PetscFunctionReturn(0);
+}

@@ -40,6 +40,11 @@ PetscReal TestRngUniform(TestRng *); /* in [0, 1) */
 
 PetscErrorCode RandomProblemCreate(MPI_Comm, const RandomProblemSpec *, RandomProblem *);
 PetscErrorCode RandomProblemDestroy(RandomProblem *);
+/* A TalusCCP for N, q, mu (no free rows) with tolerance and iteration limit set, options applied. */
+PetscErrorCode TestCCPCreate(MPI_Comm, Mat N, Vec q, Vec mu, TalusCCPType, PetscReal gatol, PetscInt max_it, TalusCCP *);
+/* Solves from r = 0; returns the iteration count if its is not NULL. */
+PetscErrorCode TestCCPSolveCold(TalusCCP, Vec r, PetscInt *its);
+
 /* Largest relative difference max|a - b| / max(|a|_inf, |b|_inf, tiny). */
 PetscErrorCode VecRelativeDifference(Vec a, Vec b, PetscReal *);
 

@@ -9,19 +9,10 @@
 static PetscErrorCode SolveRelaxed(Mat N, Vec q, Vec mu, Vec r)
 {
   TalusCCP ccp;
-  Tao      tao;
 
   PetscFunctionBegin;
-  PetscCall(TalusCCPCreate(PETSC_COMM_WORLD, &ccp));
-  PetscCall(TalusCCPSetOperator(ccp, N));
-  PetscCall(TalusCCPSetLinearTerm(ccp, q));
-  PetscCall(TalusCCPSetFriction(ccp, mu, 0));
-  PetscCall(TalusCCPGetTao(ccp, &tao));
-  PetscCall(TaoSetTolerances(tao, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT));
-  PetscCall(TaoSetMaximumIterations(tao, 20000));
-  PetscCall(TalusCCPSetFromOptions(ccp));
-  PetscCall(VecSet(r, 0.0));
-  PetscCall(TalusCCPSolve(ccp, r));
+  PetscCall(TestCCPCreate(PETSC_COMM_WORLD, N, q, mu, TALUS_CCP_RELAXED, 1e-10, 20000, &ccp));
+  PetscCall(TestCCPSolveCold(ccp, r, NULL));
   PetscCall(TalusCCPDestroy(&ccp));
   PetscFunctionReturn(0);
 }

@@ -10,23 +10,12 @@ static PetscErrorCode Solve(MPI_Comm comm, const RandomProblemSpec *spec, TalusC
 {
   RandomProblem prob;
   TalusCCP      ccp;
-  Tao           tao;
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(comm, spec, &prob));
-  PetscCall(TalusCCPCreate(comm, &ccp));
-  PetscCall(TalusCCPSetOperator(ccp, prob.N));
-  PetscCall(TalusCCPSetLinearTerm(ccp, prob.q));
-  PetscCall(TalusCCPSetFriction(ccp, prob.mu, 0));
-  PetscCall(TalusCCPSetType(ccp, type));
-  PetscCall(TalusCCPGetTao(ccp, &tao));
-  PetscCall(TaoSetTolerances(tao, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT));
-  PetscCall(TaoSetMaximumIterations(tao, 20000));
-  PetscCall(TalusCCPSetFromOptions(ccp));
+  PetscCall(TestCCPCreate(comm, prob.N, prob.q, prob.mu, type, 1e-10, 20000, &ccp));
   PetscCall(VecDuplicate(prob.q, r));
-  PetscCall(VecSet(*r, 0.0));
-  PetscCall(TalusCCPSolve(ccp, *r));
-  PetscCall(TaoGetSolutionStatus(tao, its, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(TestCCPSolveCold(ccp, *r, its));
   PetscCall(TalusCCPDestroy(&ccp));
   PetscCall(RandomProblemDestroy(&prob));
   PetscFunctionReturn(0);

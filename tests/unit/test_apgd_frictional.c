@@ -27,24 +27,6 @@ static PetscErrorCode Residual39(RandomProblem *prob, Vec x, PetscReal g_d, Pets
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MakeCCP(RandomProblem *prob, TalusCCPType type, PetscReal gatol, PetscInt max_it, TalusCCP *ccp)
-{
-  Tao tao;
-
-  PetscFunctionBegin;
-  PetscCall(TalusCCPCreate(PETSC_COMM_WORLD, ccp));
-  PetscCall(TalusCCPSetOperator(*ccp, prob->N));
-  PetscCall(TalusCCPSetLinearTerm(*ccp, prob->q));
-  PetscCall(TalusCCPSetFriction(*ccp, prob->mu, 0));
-  PetscCall(TalusCCPSetType(*ccp, type));
-  PetscCall(TalusCCPGetTao(*ccp, &tao));
-  PetscCall(TaoSetTolerances(tao, gatol, PETSC_DEFAULT, PETSC_DEFAULT));
-  PetscCall(TaoSetMaximumIterations(tao, max_it));
-  PetscCall(TaoSetConvergenceHistory(tao, NULL, NULL, NULL, NULL, PETSC_DECIDE, PETSC_TRUE));
-  PetscCall(TalusCCPSetFromOptions(*ccp));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode CheckConverged(TalusCCPType type)
 {
   RandomProblemSpec  spec = {.ncontacts = 300, .nbodies = 250, .mu_max = 0.6, .ground = 0.05, .velocity = 1.0, .gap = 0.1, .seed = 11};
@@ -59,12 +41,11 @@ static PetscErrorCode CheckConverged(TalusCCPType type)
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
-  PetscCall(MakeCCP(&prob, type, 1e-10, 5000, &ccp));
+  PetscCall(TestCCPCreate(PETSC_COMM_WORLD, prob.N, prob.q, prob.mu, type, 1e-10, 5000, &ccp));
   PetscCall(VecDuplicate(prob.q, &r));
-  PetscCall(VecSet(r, 0.0));
-  PetscCall(TalusCCPSolve(ccp, r));
+  PetscCall(TestCCPSolveCold(ccp, r, &its));
   PetscCall(TalusCCPGetTao(ccp, &tao));
-  PetscCall(TaoGetSolutionStatus(tao, &its, NULL, NULL, NULL, NULL, &reason));
+  PetscCall(TaoGetConvergedReason(tao, &reason));
   PetscCall(TalusCCPCheck(ccp, r, &checks));
   PetscCall(VecNorm(r, NORM_INFINITY, &rnorm));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %s in %" PetscInt_FMT " its; r in K %.1e, u in K* %.1e, |r.u| %.1e (|r| %.2g)\n", TalusCCPTypes[type], TaoConvergedReasons[reason], its, (double)checks.primal, (double)checks.dual, (double)checks.complementarity, (double)rnorm));
@@ -94,10 +75,9 @@ static PetscErrorCode CheckBestIterate(void)
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
-  PetscCall(MakeCCP(&prob, TALUS_CCP_RELAXED, 1e-14, 25, &ccp));
+  PetscCall(TestCCPCreate(PETSC_COMM_WORLD, prob.N, prob.q, prob.mu, TALUS_CCP_RELAXED, 1e-14, 25, &ccp));
   PetscCall(VecDuplicate(prob.q, &r));
-  PetscCall(VecSet(r, 0.0));
-  PetscCall(TalusCCPSolve(ccp, r));
+  PetscCall(TestCCPSolveCold(ccp, r, NULL));
   PetscCall(TalusCCPGetTao(ccp, &tao));
   PetscCall(TaoGetSolutionStatus(tao, NULL, NULL, &reported, NULL, NULL, &reason));
   PetscCall(TaoAPGDGetStatistics(tao, NULL, NULL, &best_it, NULL));
@@ -124,7 +104,6 @@ static PetscErrorCode CheckReuseGradients(void)
   Vec               r1, r2;
   PetscReal         rel;
   PetscInt          its1, its2;
-  Tao               tao;
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
@@ -132,11 +111,8 @@ static PetscErrorCode CheckReuseGradients(void)
   PetscCall(VecDuplicate(prob.q, &r2));
   for (int reuse = 0; reuse < 2; reuse++) {
     PetscCall(PetscOptionsSetValue(NULL, "-tao_apgd_reuse_gradients", reuse ? "true" : "false"));
-    PetscCall(MakeCCP(&prob, TALUS_CCP_RELAXED, 1e-10, 5000, &ccp)); /* convex and W definite: one solution */
-    PetscCall(VecSet(reuse ? r2 : r1, 0.0));
-    PetscCall(TalusCCPSolve(ccp, reuse ? r2 : r1));
-    PetscCall(TalusCCPGetTao(ccp, &tao));
-    PetscCall(TaoGetSolutionStatus(tao, reuse ? &its2 : &its1, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(TestCCPCreate(PETSC_COMM_WORLD, prob.N, prob.q, prob.mu, TALUS_CCP_RELAXED, 1e-10, 5000, &ccp)); /* convex and W definite: one solution */
+    PetscCall(TestCCPSolveCold(ccp, reuse ? r2 : r1, reuse ? &its2 : &its1));
     PetscCall(TalusCCPDestroy(&ccp));
   }
   PetscCall(PetscOptionsClearValue(NULL, "-tao_apgd_reuse_gradients"));

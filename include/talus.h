@@ -13,6 +13,9 @@
 #define TALUS_H
 
 #include <petsctao.h>
+#include <talus/math3.h>
+#include <talus/bodies.h>
+#include <talus/contacts.h>
 
 PETSC_EXTERN PetscErrorCode TalusInitialize(int *argc, char ***argv, const char help[]);
 PETSC_EXTERN PetscErrorCode TalusFinalize(void);

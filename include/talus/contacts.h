@@ -1,0 +1,37 @@
+/*
+ * Contacts: what the narrow phase finds between two bodies (seed 000 sec. 1): the gap Phi, the
+ * frame {n, u, w} with n pointing from the body with the lower global id (a) to the other (b),
+ * and the contact point's offset from each body's centre in that body's frame.
+ */
+#ifndef TALUS_CONTACTS_H
+#define TALUS_CONTACTS_H
+#include <talus/bodies.h>
+
+typedef struct {
+  PetscInt  a, b;         /* local body indices; id[a] < id[b] */
+  PetscInt  feature;      /* which contact of the pair (box corner), 0 when there is one */
+  PetscReal phi;          /* gap: < 0 penetration */
+  PetscReal frame[9];     /* rows n, u, w (world) */
+  PetscReal sa[3], sb[3]; /* contact point minus centre, in the body frame of a and of b */
+  PetscReal mu;
+  PetscReal impulse[3];   /* gamma = h * force, in (n, u, w): warm start in, solution out */
+} TalusContact;
+
+typedef struct {
+  PetscInt      n, capacity;
+  TalusContact *c;
+} TalusContactList;
+
+PETSC_EXTERN PetscErrorCode TalusContactListAppend(TalusContactList *, TalusContact **);
+PETSC_EXTERN PetscErrorCode TalusContactListDestroy(TalusContactList *);
+
+/* Narrow phase for one pair: appends the contacts with Phi <= envelope (seed 000's delta_K). */
+PETSC_EXTERN PetscErrorCode TalusCollidePair(const TalusBodies *, PetscInt i, PetscInt j, PetscReal envelope, TalusContactList *);
+
+/* Broad phase + narrow phase over all bodies: a uniform grid of cells for the finite bodies,
+   every finite body against every plane. Contacts come out sorted by (id_a, id_b, feature). */
+PETSC_EXTERN PetscErrorCode TalusFindContacts(const TalusBodies *, PetscReal envelope, TalusContactList *);
+/* The candidate pairs of the broad phase (i < j local indices), for tests and benchmarks. */
+PETSC_EXTERN PetscErrorCode TalusBroadPhasePairs(const TalusBodies *, PetscReal envelope, PetscInt *npairs, PetscInt **pairs);
+
+#endif

@@ -1,0 +1,168 @@
+/* Bodies: storage, mass properties, materials (see include/talus/bodies.h). */
+#include <talus.h>
+
+const char *const TalusShapes[] = {"sphere", "box", "plane", "TalusShape", "TALUS_", NULL};
+
+PetscErrorCode TalusBodiesCreate(TalusBodies **bodies)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscNew(bodies));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusBodiesDestroy(TalusBodies **bodies)
+{
+  TalusBodies *b = *bodies;
+
+  PetscFunctionBegin;
+  if (!b) PetscFunctionReturn(0);
+  PetscCall(PetscFree5(b->id, b->shape, b->size, b->mass, b->inertia));
+  PetscCall(PetscFree6(b->position, b->quaternion, b->velocity, b->omega, b->material, b->fixed));
+  PetscCall(PetscFree(b->materials));
+  PetscCall(PetscFree(b->mu_pair));
+  PetscCall(PetscFree(*bodies));
+  PetscFunctionReturn(0);
+}
+
+/* Grows every array together; amortised doubling. */
+static PetscErrorCode BodiesReserve(TalusBodies *b, PetscInt need)
+{
+  TalusBodies old = *b;
+  PetscInt    cap = PetscMax(16, 2 * b->capacity);
+
+  PetscFunctionBegin;
+  if (need <= b->capacity) PetscFunctionReturn(0);
+  while (cap < need) cap *= 2;
+  PetscCall(PetscMalloc5(cap, &b->id, cap, &b->shape, 3 * cap, &b->size, cap, &b->mass, 3 * cap, &b->inertia));
+  PetscCall(PetscMalloc6(3 * cap, &b->position, 4 * cap, &b->quaternion, 3 * cap, &b->velocity, 3 * cap, &b->omega, cap, &b->material, cap, &b->fixed));
+  if (old.n) {
+    PetscCall(PetscArraycpy(b->id, old.id, old.n));
+    PetscCall(PetscArraycpy(b->shape, old.shape, old.n));
+    PetscCall(PetscArraycpy(b->size, old.size, 3 * old.n));
+    PetscCall(PetscArraycpy(b->mass, old.mass, old.n));
+    PetscCall(PetscArraycpy(b->inertia, old.inertia, 3 * old.n));
+    PetscCall(PetscArraycpy(b->position, old.position, 3 * old.n));
+    PetscCall(PetscArraycpy(b->quaternion, old.quaternion, 4 * old.n));
+    PetscCall(PetscArraycpy(b->velocity, old.velocity, 3 * old.n));
+    PetscCall(PetscArraycpy(b->omega, old.omega, 3 * old.n));
+    PetscCall(PetscArraycpy(b->material, old.material, old.n));
+    PetscCall(PetscArraycpy(b->fixed, old.fixed, old.n));
+  }
+  PetscCall(PetscFree5(old.id, old.shape, old.size, old.mass, old.inertia));
+  PetscCall(PetscFree6(old.position, old.quaternion, old.velocity, old.omega, old.material, old.fixed));
+  b->capacity = cap;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusBodiesAddMaterial(TalusBodies *b, const char name[], PetscReal mu, PetscReal density, PetscInt *index)
+{
+  TalusMaterial *grown;
+
+  PetscFunctionBegin;
+  PetscCheck(mu >= 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "material %s: friction coefficient mu = %g must be >= 0", name, (double)mu);
+  PetscCall(PetscMalloc1(b->nmaterials + 1, &grown));
+  if (b->nmaterials) PetscCall(PetscArraycpy(grown, b->materials, b->nmaterials));
+  PetscCall(PetscFree(b->materials));
+  b->materials = grown;
+  PetscCall(PetscStrncpy(grown[b->nmaterials].name, name, sizeof(grown[b->nmaterials].name)));
+  grown[b->nmaterials].mu      = mu;
+  grown[b->nmaterials].density = density;
+  if (index) *index = b->nmaterials;
+  b->nmaterials++;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusBodiesFindMaterial(TalusBodies *b, const char name[], PetscInt *index)
+{
+  PetscFunctionBegin;
+  *index = -1;
+  for (PetscInt m = 0; m < b->nmaterials; m++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(b->materials[m].name, name, &same));
+    if (same) *index = m;
+  }
+  PetscFunctionReturn(0);
+}
+
+void TalusShapeMassProperties(TalusShape shape, const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
+{
+  if (shape == TALUS_SPHERE) {
+    const PetscReal r = size[0];
+    *mass             = density * 4.0 / 3.0 * PETSC_PI * r * r * r;
+    inertia[0] = inertia[1] = inertia[2] = 0.4 * (*mass) * r * r;
+  } else if (shape == TALUS_BOX) { /* half-extents a, b, c: I_x = m (b^2 + c^2) / 3 */
+    const PetscReal a = size[0], bb = size[1], c = size[2];
+    *mass      = density * 8.0 * a * bb * c;
+    inertia[0] = (*mass) * (bb * bb + c * c) / 3.0;
+    inertia[1] = (*mass) * (a * a + c * c) / 3.0;
+    inertia[2] = (*mass) * (a * a + bb * bb) / 3.0;
+  } else {
+    *mass      = 0.0;
+    inertia[0] = inertia[1] = inertia[2] = 0.0;
+  }
+}
+
+PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, const PetscReal size[3], PetscReal mass, PetscInt material, PetscBool fixed, const PetscReal position[3], PetscInt *index)
+{
+  const PetscInt k = b->n;
+  PetscReal      m, inertia[3];
+
+  PetscFunctionBegin;
+  PetscCheck(material >= 0 && material < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "body %" PetscInt_FMT ": material %" PetscInt_FMT " does not exist", id, material);
+  PetscCall(BodiesReserve(b, k + 1));
+  b->id[k]       = id;
+  b->shape[k]    = shape;
+  b->material[k] = material;
+  b->fixed[k]    = (PetscBool)(fixed || shape == TALUS_PLANE);
+  for (int d = 0; d < 3; d++) {
+    b->size[3 * k + d]     = size[d];
+    b->position[3 * k + d] = position[d];
+    b->velocity[3 * k + d] = 0.0;
+    b->omega[3 * k + d]    = 0.0;
+  }
+  if (shape == TALUS_PLANE) {
+    const PetscReal norm = PetscSqrtReal(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
+    PetscCheck(norm > 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "plane %" PetscInt_FMT ": the normal is zero", id);
+    for (int d = 0; d < 3; d++) b->size[3 * k + d] = size[d] / norm;
+  }
+  b->quaternion[4 * k] = 1.0;
+  b->quaternion[4 * k + 1] = b->quaternion[4 * k + 2] = b->quaternion[4 * k + 3] = 0.0;
+  TalusShapeMassProperties(shape, &b->size[3 * k], b->materials[material].density, &m, inertia);
+  if (mass > 0.0) { /* given mass: same shape, scaled inertia */
+    for (int d = 0; d < 3; d++) inertia[d] = m > 0.0 ? inertia[d] * mass / m : 0.0;
+    m = mass;
+  }
+  if (b->fixed[k]) m = inertia[0] = inertia[1] = inertia[2] = 0.0;
+  else PetscCheck(m > 0.0 && inertia[0] > 0.0 && inertia[1] > 0.0 && inertia[2] > 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT ": a dynamic body needs a positive mass (give mass or a material density > 0)", id);
+  b->mass[k] = m;
+  for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = inertia[d];
+  b->n++;
+  b->nowned = b->n;
+  if (index) *index = k;
+  PetscFunctionReturn(0);
+}
+
+PetscReal TalusBodiesPairFriction(const TalusBodies *b, PetscInt i, PetscInt j)
+{
+  const PetscInt mi = b->material[i], mj = b->material[j];
+  if (b->mu_pair) return b->mu_pair[mi * b->nmaterials + mj];
+  return PetscMin(b->materials[mi].mu, b->materials[mj].mu);
+}
+
+PetscReal TalusBodiesBoundingRadius(const TalusBodies *b, PetscInt k)
+{
+  const PetscReal *s = &b->size[3 * k];
+  if (b->shape[k] == TALUS_SPHERE) return s[0];
+  if (b->shape[k] == TALUS_BOX) return PetscSqrtReal(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+  return PETSC_INFINITY;
+}
+
+PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *b)
+{
+  PetscReal e = 0.0;
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    if (b->fixed[k]) continue;
+    for (int d = 0; d < 3; d++) e += 0.5 * b->mass[k] * b->velocity[3 * k + d] * b->velocity[3 * k + d] + 0.5 * b->inertia[3 * k + d] * b->omega[3 * k + d] * b->omega[3 * k + d];
+  }
+  return e;
+}

@@ -1,0 +1,184 @@
+/*
+ * Narrow phase: contact points, gaps and frames for sphere-sphere, sphere-plane, sphere-box and
+ * box-plane (the box corners within the envelope). Each routine works in its own natural order
+ * (first, second) with n pointing from first to second; TalusCollidePair then orders the pair by
+ * global id as seed 000 requires (n from the lower index to the higher), flipping n if needed.
+ */
+#include <talus.h>
+
+typedef struct {
+  PetscReal phi, n[3], p_first[3], p_second[3];
+  PetscInt  feature;
+} Hit;
+
+static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, Hit *hit, PetscInt *nhits)
+{
+  const PetscReal *ci = &b->position[3 * i], *cj = &b->position[3 * j];
+  const PetscReal  ri = b->size[3 * i], rj = b->size[3 * j];
+  PetscReal        d[3] = {cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]}, dist = TalusNorm3(d);
+
+  if (dist == 0.0) d[2] = dist = 1.0; /* coincident centres: any direction is as good */
+  hit->phi = dist - ri - rj;
+  for (int k = 0; k < 3; k++) {
+    hit->n[k]        = d[k] / dist;
+    hit->p_first[k]  = ci[k] + ri * hit->n[k];
+    hit->p_second[k] = cj[k] - rj * hit->n[k];
+  }
+  hit->feature = 0;
+  *nhits       = 1;
+}
+
+/* first = plane, second = sphere; n is the plane's outward normal */
+static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, Hit *hit, PetscInt *nhits)
+{
+  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], *c = &b->position[3 * s];
+  const PetscReal  r = b->size[3 * s];
+  const PetscReal  height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
+
+  hit->phi = height - r;
+  for (int k = 0; k < 3; k++) {
+    hit->n[k]        = m[k];
+    hit->p_first[k]  = c[k] - height * m[k];
+    hit->p_second[k] = c[k] - r * m[k];
+  }
+  hit->feature = 0;
+  *nhits       = 1;
+}
+
+/* first = plane, second = box: one contact per corner (feature = corner index) */
+static void PlaneBox(const TalusBodies *b, PetscInt p, PetscInt x, PetscReal envelope, Hit *hits, PetscInt *nhits)
+{
+  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], *h = &b->size[3 * x];
+  PetscReal        A[9];
+
+  TalusQuatToMatrix(&b->quaternion[4 * x], A);
+  *nhits = 0;
+  for (PetscInt corner = 0; corner < 8; corner++) {
+    const PetscReal local[3] = {(corner & 1) ? h[0] : -h[0], (corner & 2) ? h[1] : -h[1], (corner & 4) ? h[2] : -h[2]};
+    PetscReal       c[3], height;
+    TalusRotate(A, local, c);
+    for (int k = 0; k < 3; k++) c[k] += b->position[3 * x + k];
+    height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
+    if (height > envelope) continue;
+    Hit *hit = &hits[(*nhits)++];
+    hit->phi = height;
+    for (int k = 0; k < 3; k++) {
+      hit->n[k]        = m[k];
+      hit->p_first[k]  = c[k] - height * m[k];
+      hit->p_second[k] = c[k];
+    }
+    hit->feature = corner;
+  }
+}
+
+/* first = box, second = sphere: closest point of the box to the centre, or the nearest face from inside */
+static void BoxSphere(const TalusBodies *b, PetscInt x, PetscInt s, Hit *hit, PetscInt *nhits)
+{
+  const PetscReal *h = &b->size[3 * x], *c = &b->position[3 * s];
+  const PetscReal  r = b->size[3 * s];
+  PetscReal        A[9], rel[3], cl[3], q[3], nl[3] = {0, 0, 0}, dist2 = 0.0;
+
+  TalusQuatToMatrix(&b->quaternion[4 * x], A);
+  for (int k = 0; k < 3; k++) rel[k] = c[k] - b->position[3 * x + k];
+  TalusRotateBack(A, rel, cl);
+  for (int k = 0; k < 3; k++) {
+    q[k] = PetscMin(PetscMax(cl[k], -h[k]), h[k]);
+    dist2 += (cl[k] - q[k]) * (cl[k] - q[k]);
+  }
+  if (dist2 > 0.0) {
+    const PetscReal dist = PetscSqrtReal(dist2);
+    for (int k = 0; k < 3; k++) nl[k] = (cl[k] - q[k]) / dist;
+    hit->phi = dist - r;
+  } else { /* centre inside the box: push out through the face of least penetration */
+    PetscInt  axis  = 0;
+    PetscReal depth = PETSC_INFINITY;
+    for (int k = 0; k < 3; k++)
+      if (h[k] - PetscAbsReal(cl[k]) < depth) depth = h[k] - PetscAbsReal(cl[k]), axis = k;
+    nl[axis] = cl[axis] >= 0.0 ? 1.0 : -1.0;
+    q[axis]  = nl[axis] * h[axis];
+    hit->phi = -depth - r;
+  }
+  TalusRotate(A, nl, hit->n);
+  TalusRotate(A, q, hit->p_first);
+  for (int k = 0; k < 3; k++) {
+    hit->p_first[k] += b->position[3 * x + k];
+    hit->p_second[k] = c[k] - r * hit->n[k];
+  }
+  hit->feature = 0;
+  *nhits       = 1;
+}
+
+/* s = A^T (p - centre) */
+static void BodyOffset(const TalusBodies *b, PetscInt k, const PetscReal p[3], PetscReal s[3])
+{
+  PetscReal A[9], rel[3];
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  for (int d = 0; d < 3; d++) rel[d] = p[d] - b->position[3 * k + d];
+  TalusRotateBack(A, rel, s);
+}
+
+PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, TalusContactList *list)
+{
+  Hit        hits[8];
+  PetscInt   nhits = 0, first = i, second = j;
+  TalusShape si = b->shape[i], sj = b->shape[j];
+
+  PetscFunctionBegin;
+  /* put the pair in the order the routines expect: plane first, then box, then sphere */
+  if (si < sj) { /* enum order sphere < box < plane: larger first */
+    first  = j;
+    second = i;
+    si     = b->shape[first];
+    sj     = b->shape[second];
+  }
+  if (si == TALUS_SPHERE && sj == TALUS_SPHERE) SphereSphere(b, first, second, hits, &nhits);
+  else if (si == TALUS_PLANE && sj == TALUS_SPHERE) PlaneSphere(b, first, second, hits, &nhits);
+  else if (si == TALUS_PLANE && sj == TALUS_BOX) PlaneBox(b, first, second, envelope, hits, &nhits);
+  else if (si == TALUS_BOX && sj == TALUS_SPHERE) BoxSphere(b, first, second, hits, &nhits);
+  else if (si == TALUS_PLANE) PetscFunctionReturn(0); /* fixed half-spaces never interact */
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " are two boxes within reach of each other: box-box contact is not supported", b->id[i], b->id[j]);
+
+  for (PetscInt h = 0; h < nhits; h++) {
+    TalusContact *c;
+    const PetscBool flip = (PetscBool)(b->id[first] > b->id[second]);
+    PetscReal       n[3];
+    if (hits[h].phi > envelope) continue;
+    PetscCall(TalusContactListAppend(list, &c));
+    c->a       = flip ? second : first;
+    c->b       = flip ? first : second;
+    c->feature = hits[h].feature;
+    c->phi     = hits[h].phi;
+    for (int k = 0; k < 3; k++) n[k] = flip ? -hits[h].n[k] : hits[h].n[k];
+    for (int k = 0; k < 3; k++) c->frame[k] = n[k];
+    TalusCompleteFrame(n, &c->frame[3], &c->frame[6]);
+    BodyOffset(b, c->a, flip ? hits[h].p_second : hits[h].p_first, c->sa);
+    BodyOffset(b, c->b, flip ? hits[h].p_first : hits[h].p_second, c->sb);
+    c->mu         = TalusBodiesPairFriction(b, first, second);
+    c->impulse[0] = c->impulse[1] = c->impulse[2] = 0.0;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusContactListAppend(TalusContactList *list, TalusContact **c)
+{
+  PetscFunctionBegin;
+  if (list->n == list->capacity) {
+    TalusContact  *grown;
+    const PetscInt cap = PetscMax(64, 2 * list->capacity);
+    PetscCall(PetscMalloc1(cap, &grown));
+    if (list->n) PetscCall(PetscArraycpy(grown, list->c, list->n));
+    PetscCall(PetscFree(list->c));
+    list->c        = grown;
+    list->capacity = cap;
+  }
+  *c = &list->c[list->n++];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusContactListDestroy(TalusContactList *list)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(list->c));
+  list->n = list->capacity = 0;
+  PetscFunctionReturn(0);
+}

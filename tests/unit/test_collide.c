@@ -1,0 +1,194 @@
+/* Narrow and broad phase against closed-form geometry and brute force. */
+#include "../common/check.h"
+#include "../common/random_problem.h"
+
+static const PetscReal zero3[3] = {0, 0, 0};
+
+static PetscErrorCode NewBodies(TalusBodies **b)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusBodiesCreate(b));
+  PetscCall(TalusBodiesAddMaterial(*b, "default", 0.3, 1000.0, NULL));
+  PetscFunctionReturn(0);
+}
+
+static PetscReal Dist3(const PetscReal a[3], const PetscReal b[3])
+{
+  return PetscSqrtReal(PetscSqr(a[0] - b[0]) + PetscSqr(a[1] - b[1]) + PetscSqr(a[2] - b[2]));
+}
+
+static PetscErrorCode CheckSpheres(void)
+{
+  TalusBodies     *b;
+  TalusContactList list = {0};
+  const PetscReal  r1[3] = {1, 0, 0}, r2[3] = {0.5, 0, 0}, c1[3] = {0, 0, 0}, c2[3] = {2, 0, 0};
+  TalusContact    *c;
+
+  PetscFunctionBegin;
+  PetscCall(NewBodies(&b));
+  /* the second sphere has the LOWER id: n must point from it (body 1) to the first (body 0) */
+  PetscCall(TalusBodiesAdd(b, 7, TALUS_SPHERE, r1, 0, 0, PETSC_FALSE, c1, NULL));
+  PetscCall(TalusBodiesAdd(b, 3, TALUS_SPHERE, r2, 0, 0, PETSC_FALSE, c2, NULL));
+  PetscCall(TalusCollidePair(b, 0, 1, 0.6, &list));
+  CHECK(list.n == 1, "sphere-sphere within the envelope: %" PetscInt_FMT " contacts", list.n);
+  if (list.n != 1) PetscFunctionReturn(0);
+  c = &list.c[0];
+  CHECK(PetscAbsReal(c->phi - 0.5) < 1e-15, "phi = %g, expected 0.5", (double)c->phi);
+  CHECK(c->a == 1 && c->b == 0, "pair not ordered by global id: a = %" PetscInt_FMT, c->a);
+  CHECK(PetscAbsReal(c->frame[0] + 1.0) < 1e-15, "n = (%g %g %g), expected (-1 0 0)", c->frame[0], c->frame[1], c->frame[2]);
+  CHECK(PetscAbsReal(TalusDot3(c->frame, &c->frame[3])) < 1e-15 && PetscAbsReal(TalusDot3(c->frame, &c->frame[6])) < 1e-15 && PetscAbsReal(TalusDot3(&c->frame[3], &c->frame[6])) < 1e-15, "frame not orthogonal");
+  {
+    PetscReal nxu[3];
+    TalusCross3(c->frame, &c->frame[3], nxu);
+    CHECK(Dist3(nxu, &c->frame[6]) < 1e-15, "frame not right-handed");
+  }
+  CHECK(PetscAbsReal(c->sa[0] + 0.5) < 1e-15 && PetscAbsReal(c->sb[0] - 1.0) < 1e-15, "offsets sa = %g, sb = %g", c->sa[0], c->sb[0]);
+  CHECK(PetscAbsReal(c->mu - 0.3) < 1e-15, "mu = %g", c->mu);
+  /* outside the envelope: nothing */
+  list.n = 0;
+  PetscCall(TalusCollidePair(b, 0, 1, 0.4, &list));
+  CHECK(list.n == 0, "contact beyond the envelope kept (phi 0.5 > 0.4)");
+  PetscCall(TalusContactListDestroy(&list));
+  PetscCall(TalusBodiesDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckPlaneSphereAndBox(void)
+{
+  TalusBodies     *b;
+  TalusContactList list = {0};
+  const PetscReal  up[3] = {0, 0, 2}, r[3] = {1, 0, 0}, c[3] = {0.3, -0.2, 1.2};
+  const PetscReal  half[3] = {1.0, 0.5, 0.25}, cb[3] = {5, 0, 0.25};
+
+  PetscFunctionBegin;
+  PetscCall(NewBodies(&b));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, zero3, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 0, 0, PETSC_FALSE, c, NULL));
+  PetscCall(TalusBodiesAdd(b, 2, TALUS_BOX, half, 0, 0, PETSC_FALSE, cb, NULL));
+  CHECK(b->size[2] == 1.0, "plane normal not normalised");
+  PetscCall(TalusCollidePair(b, 1, 0, 0.5, &list));
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi - 0.2) < 1e-15, "sphere-plane phi = %g, expected 0.2", list.n ? (double)list.c[0].phi : -1.0);
+  CHECK(list.n == 1 && list.c[0].a == 0 && list.c[0].frame[2] == 1.0, "sphere-plane normal not from the plane (lower id) up");
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].sb[2] + 1.0) < 1e-15 && PetscAbsReal(list.c[0].sb[0]) < 1e-15, "sphere offset (%g %g %g), expected (0 0 -1)", list.c[0].sb[0], list.c[0].sb[1], list.c[0].sb[2]);
+  /* resting box: four corners at phi = 0 */
+  list.n = 0;
+  PetscCall(TalusCollidePair(b, 0, 2, 0.01, &list));
+  CHECK(list.n == 4, "resting box: %" PetscInt_FMT " contacts, expected 4", list.n);
+  for (PetscInt k = 0; k < list.n; k++) {
+    CHECK(PetscAbsReal(list.c[k].phi) < 1e-15, "corner %" PetscInt_FMT ": phi = %g", list.c[k].feature, (double)list.c[k].phi);
+    CHECK(PetscAbsReal(list.c[k].sb[2] + 0.25) < 1e-15 && PetscAbsReal(PetscAbsReal(list.c[k].sb[0]) - 1.0) < 1e-15, "corner offset wrong");
+  }
+  /* tilt it by 30 degrees about y: two corners remain within a small envelope */
+  {
+    const PetscReal t = PETSC_PI / 6.0;
+    b->quaternion[8] = PetscCosReal(t / 2), b->quaternion[9] = 0, b->quaternion[10] = PetscSinReal(t / 2), b->quaternion[11] = 0;
+    b->position[8]   = 1.0 * PetscSinReal(t) + 0.25 * PetscCosReal(t); /* lowest corner exactly on the plane */
+    list.n           = 0;
+    PetscCall(TalusCollidePair(b, 2, 0, 1e-9, &list));
+    CHECK(list.n == 2, "tilted box: %" PetscInt_FMT " contacts, expected 2", list.n);
+    for (PetscInt k = 0; k < list.n; k++) CHECK(PetscAbsReal(list.c[k].phi) < 1e-12, "tilted corner phi = %g", (double)list.c[k].phi);
+  }
+  PetscCall(TalusContactListDestroy(&list));
+  PetscCall(TalusBodiesDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckSphereBox(void)
+{
+  TalusBodies     *b;
+  TalusContactList list = {0};
+  const PetscReal  half[3] = {1, 1, 1}, rs[3] = {0.5, 0, 0}, cs[3] = {2, 0, 0}, inside[3] = {0.2, 0.9, 0.1};
+
+  PetscFunctionBegin;
+  PetscCall(NewBodies(&b));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_BOX, half, 0, 0, PETSC_FALSE, zero3, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, rs, 0, 0, PETSC_FALSE, cs, NULL));
+  /* box turned 45 degrees about z: its vertical edge points at the sphere, sqrt(2) from the centre */
+  b->quaternion[0] = PetscCosReal(PETSC_PI / 8), b->quaternion[3] = PetscSinReal(PETSC_PI / 8);
+  PetscCall(TalusCollidePair(b, 0, 1, 1.0, &list));
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi - (2.0 - PetscSqrtReal(2.0) - 0.5)) < 1e-14, "sphere-edge phi = %g, expected %g", list.n ? (double)list.c[0].phi : -1.0, 2.0 - PetscSqrtReal(2.0) - 0.5);
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].frame[0] - 1.0) < 1e-14, "sphere-edge normal (%g %g %g)", list.c[0].frame[0], list.c[0].frame[1], list.c[0].frame[2]);
+  /* centre inside the unrotated box, nearest face +y: phi = -(1 - 0.9) - 0.5 */
+  b->quaternion[0] = 1, b->quaternion[3] = 0;
+  for (int k = 0; k < 3; k++) b->position[3 + k] = inside[k];
+  list.n = 0;
+  PetscCall(TalusCollidePair(b, 1, 0, 0.0, &list));
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi + 0.6) < 1e-14 && PetscAbsReal(list.c[0].frame[1] - 1.0) < 1e-14, "deep sphere-box: phi = %g, n_y = %g", list.n ? (double)list.c[0].phi : 0.0, list.n ? (double)list.c[0].frame[1] : 0.0);
+  PetscCall(TalusContactListDestroy(&list));
+  PetscCall(TalusBodiesDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+/* Broad phase: exactly the pairs whose bounding spheres come within the envelope. */
+static PetscErrorCode CheckBroadPhase(void)
+{
+  TalusBodies    *b;
+  TestRng         rng;
+  const PetscInt  n        = 1500;
+  const PetscReal envelope = 0.05;
+  PetscInt        npairs, *pairs, nbrute = 0, missing = 0;
+  PetscBool      *found;
+
+  PetscFunctionBegin;
+  PetscCall(NewBodies(&b));
+  TestRngSeed(&rng, 99);
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscReal r[3] = {0.1 + 0.4 * TestRngUniform(&rng), 0, 0};
+    const PetscReal x[3] = {-8 + 16 * TestRngUniform(&rng), -8 + 16 * TestRngUniform(&rng), -3 + 6 * TestRngUniform(&rng)};
+    PetscCall(TalusBodiesAdd(b, k, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, x, NULL));
+  }
+  PetscCall(TalusBroadPhasePairs(b, envelope, &npairs, &pairs));
+  PetscCall(PetscCalloc1(n * n, &found));
+  for (PetscInt p = 0; p < npairs; p++) {
+    CHECK(!found[pairs[2 * p] * n + pairs[2 * p + 1]], "pair (%" PetscInt_FMT ", %" PetscInt_FMT ") reported twice", pairs[2 * p], pairs[2 * p + 1]);
+    found[pairs[2 * p] * n + pairs[2 * p + 1]] = PETSC_TRUE;
+  }
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = i + 1; j < n; j++) {
+      const PetscReal reach = b->size[3 * i] + b->size[3 * j] + envelope;
+      if (Dist3(&b->position[3 * i], &b->position[3 * j]) <= reach) {
+        nbrute++;
+        if (!found[i * n + j]) missing++;
+      }
+    }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  broad phase: %" PetscInt_FMT " pairs, brute force %" PetscInt_FMT "\n", npairs, nbrute));
+  CHECK(missing == 0 && npairs == nbrute, "broad phase found %" PetscInt_FMT " pairs, brute force %" PetscInt_FMT ", missing %" PetscInt_FMT, npairs, nbrute, missing);
+  PetscCall(PetscFree(found));
+  PetscCall(PetscFree(pairs));
+  PetscCall(TalusBodiesDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+/* Two boxes within reach: refused, not silently ignored. */
+static PetscErrorCode CheckBoxBoxRefused(void)
+{
+  TalusBodies     *b;
+  TalusContactList list = {0};
+  const PetscReal  half[3] = {1, 1, 1}, x2[3] = {1.5, 0, 0};
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  PetscCall(NewBodies(&b));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_BOX, half, 0, 0, PETSC_FALSE, zero3, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, TALUS_BOX, half, 0, 0, PETSC_FALSE, x2, NULL));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = TalusFindContacts(b, 0.1, &list);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_SUP, "box-box contact was not refused (error %d)", (int)ierr);
+  PetscCall(TalusContactListDestroy(&list));
+  PetscCall(TalusBodiesDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(TalusInitialize(&argc, &argv, NULL));
+  PetscCall(CheckSpheres());
+  PetscCall(CheckPlaneSphereAndBox());
+  PetscCall(CheckSphereBox());
+  PetscCall(CheckBroadPhase());
+  PetscCall(CheckBoxBoxRefused());
+  int status = TestSummary("test_collide");
+  PetscCall(TalusFinalize());
+  return status;
+}

@@ -16,6 +16,7 @@
 #include <talus/math3.h>
 #include <talus/bodies.h>
 #include <talus/contacts.h>
+#include <talus/sim.h>
 
 PETSC_EXTERN PetscErrorCode TalusInitialize(int *argc, char ***argv, const char help[]);
 PETSC_EXTERN PetscErrorCode TalusFinalize(void);

@@ -124,6 +124,7 @@ PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, Pe
   TalusShape si = b->shape[i], sj = b->shape[j];
 
   PetscFunctionBegin;
+  if (b->fixed[i] && b->fixed[j]) PetscFunctionReturn(0); /* nothing can move: no contact to solve */
   /* put the pair in the order the routines expect: plane first, then box, then sphere */
   if (si < sj) { /* enum order sphere < box < plane: larger first */
     first  = j;

@@ -2,6 +2,7 @@
 #include <talus.h>
 
 PetscLogEvent TALUS_EventProject, TALUS_EventResidual, TALUS_EventAntiRelax, TALUS_EventRead;
+PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput;
 
 static PetscBool talus_registered = PETSC_FALSE;
 
@@ -19,6 +20,11 @@ PetscErrorCode TalusRegisterAll(void)
   PetscCall(PetscLogEventRegister("TalusResidual", classid, &TALUS_EventResidual));
   PetscCall(PetscLogEventRegister("TalusAntiRelax", classid, &TALUS_EventAntiRelax));
   PetscCall(PetscLogEventRegister("TalusRead", classid, &TALUS_EventRead));
+  PetscCall(PetscLogEventRegister("Collide", classid, &TALUS_EventCollide));
+  PetscCall(PetscLogEventRegister("Assemble", classid, &TALUS_EventAssemble));
+  PetscCall(PetscLogEventRegister("Solve", classid, &TALUS_EventSolve));
+  PetscCall(PetscLogEventRegister("Integrate", classid, &TALUS_EventIntegrate));
+  PetscCall(PetscLogEventRegister("Output", classid, &TALUS_EventOutput));
   PetscFunctionReturn(0);
 }
 

@@ -35,3 +35,17 @@ PETSC_EXTERN PetscErrorCode TalusFindContacts(const TalusBodies *, PetscReal env
 PETSC_EXTERN PetscErrorCode TalusBroadPhasePairs(const TalusBodies *, PetscReal envelope, PetscInt *npairs, PetscInt **pairs);
 
 #endif
+
+/*
+ * The three rows of D_i^T (seed 000 eq. 7) for one body of contact c: with d each of n, u, w,
+ *   translation: sign d,   rotation (body-frame omega): sign s x (A^T d),
+ * sign = +1 for body b, -1 for body a; s the contact point's offset in that body's frame.
+ * rows[3][6] for (n, u, w) x (v_x, v_y, v_z, w_x, w_y, w_z).
+ */
+PETSC_EXTERN void TalusContactJacobian(const TalusBodies *, const TalusContact *, PetscBool body_b, PetscReal rows[3][6]);
+/*
+ * Warm start (seed 001 uses the previous step's impulses): each contact of `current` that also
+ * exists in `previous` (same body ids and feature; both lists sorted by TalusFindContacts) takes
+ * the previous impulse, carried over as a world-frame vector and re-expressed in the new frame.
+ */
+PETSC_EXTERN PetscErrorCode TalusContactsWarmStart(const TalusBodies *, const TalusContactList *previous, const PetscInt *previous_ids, TalusContactList *current, PetscInt *matched);

@@ -1,0 +1,112 @@
+/* TalusSim life cycle and settings (see include/talus/sim.h). */
+#include "sim_impl.h"
+
+PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCheck(size == 1, comm, PETSC_ERR_SUP, "scenes run on one rank in this version (the spatial decomposition is not there yet); run without mpirun or with -n 1");
+  PetscCall(PetscNew(sim));
+  (*sim)->comm       = comm;
+  (*sim)->dt         = 0.01;
+  (*sim)->t_final    = 1.0;
+  (*sim)->envelope   = 0.0;
+  (*sim)->anti_relax = PETSC_TRUE;
+  (*sim)->gravity[2] = -9.81;
+  PetscCall(TalusBodiesCreate(&(*sim)->bodies));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimDestroy(TalusSim *sim)
+{
+  PetscFunctionBegin;
+  if (!*sim) PetscFunctionReturn(0);
+  PetscCall(TalusBodiesDestroy(&(*sim)->bodies));
+  PetscCall(TalusContactListDestroy(&(*sim)->contacts));
+  PetscCall(TalusContactListDestroy(&(*sim)->previous));
+  PetscCall(PetscFree((*sim)->previous_ids));
+  PetscCall(PetscFree((*sim)->dynamic));
+  PetscCall(TalusCCPDestroy(&(*sim)->ccp));
+  PetscCall(PetscFree(*sim));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetBodies(TalusSim sim, TalusBodies **bodies)
+{
+  PetscFunctionBegin;
+  *bodies = sim->bodies;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetContacts(TalusSim sim, const TalusContactList **contacts)
+{
+  PetscFunctionBegin;
+  *contacts = &sim->contacts;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetGravity(TalusSim sim, const PetscReal g[3])
+{
+  PetscFunctionBegin;
+  for (int d = 0; d < 3; d++) sim->gravity[d] = g[d];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetTimeStep(TalusSim sim, PetscReal dt)
+{
+  PetscFunctionBegin;
+  PetscCheck(dt > 0.0, sim->comm, PETSC_ERR_USER_INPUT, "the time step must be positive, got dt = %g", (double)dt);
+  sim->dt = dt;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetFinalTime(TalusSim sim, PetscReal t_final)
+{
+  PetscFunctionBegin;
+  PetscCheck(t_final >= 0.0, sim->comm, PETSC_ERR_USER_INPUT, "the end time must be >= 0, got t_final = %g", (double)t_final);
+  sim->t_final = t_final;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetEnvelope(TalusSim sim, PetscReal envelope)
+{
+  PetscFunctionBegin;
+  PetscCheck(envelope >= 0.0, sim->comm, PETSC_ERR_USER_INPUT, "the contact envelope must be >= 0, got %g", (double)envelope);
+  sim->envelope = envelope;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetAntiRelaxation(TalusSim sim, PetscBool on)
+{
+  PetscFunctionBegin;
+  sim->anti_relax = on;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetTime(TalusSim sim, PetscReal *t, PetscReal *t_final, PetscReal *dt)
+{
+  PetscFunctionBegin;
+  if (t) *t = sim->t;
+  if (t_final) *t_final = sim->t_final;
+  if (dt) *dt = sim->dt;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
+{
+  PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
+  PetscCall(PetscOptionsReal("-dt", "Time step h (s)", "TalusSimSetTimeStep", dt, &dt, NULL));
+  PetscCall(PetscOptionsReal("-t_final", "End time (s)", "TalusSimSetFinalTime", t_final, &t_final, NULL));
+  PetscCall(PetscOptionsReal("-envelope", "Contact envelope delta_K (m): pairs closer than this are active contacts (seed 000 sec. 1)", "TalusSimSetEnvelope", envelope, &envelope, NULL));
+  PetscCall(PetscOptionsBool("-ccp_anti_relax", "Anti-relaxation of seed 001 (Coulomb friction instead of the relaxed CCP)", "TalusSimSetAntiRelaxation", sim->anti_relax, &sim->anti_relax, NULL));
+  PetscOptionsEnd();
+  PetscCall(TalusSimSetTimeStep(sim, dt));
+  PetscCall(TalusSimSetFinalTime(sim, t_final));
+  PetscCall(TalusSimSetEnvelope(sim, envelope));
+  PetscFunctionReturn(0);
+}

@@ -17,6 +17,8 @@
 #include <talus/bodies.h>
 #include <talus/contacts.h>
 #include <talus/sim.h>
+#include <talus/scene.h>
+#include <talus/output.h>
 
 PETSC_EXTERN PetscErrorCode TalusInitialize(int *argc, char ***argv, const char help[]);
 PETSC_EXTERN PetscErrorCode TalusFinalize(void);

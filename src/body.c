@@ -127,9 +127,10 @@ PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, con
   }
   b->quaternion[4 * k] = 1.0;
   b->quaternion[4 * k + 1] = b->quaternion[4 * k + 2] = b->quaternion[4 * k + 3] = 0.0;
-  TalusShapeMassProperties(shape, &b->size[3 * k], b->materials[material].density, &m, inertia);
-  if (mass > 0.0) { /* given mass: same shape, scaled inertia */
-    for (int d = 0; d < 3; d++) inertia[d] = m > 0.0 ? inertia[d] * mass / m : 0.0;
+  /* given mass: the shape's inertia at unit density, scaled to that mass; otherwise the material's density */
+  TalusShapeMassProperties(shape, &b->size[3 * k], mass > 0.0 ? 1.0 : b->materials[material].density, &m, inertia);
+  if (mass > 0.0 && m > 0.0) {
+    for (int d = 0; d < 3; d++) inertia[d] *= mass / m;
     m = mass;
   }
   if (b->fixed[k]) m = inertia[0] = inertia[1] = inertia[2] = 0.0;

@@ -4,5 +4,6 @@
 #include <talus.h>
 
 PetscErrorCode TalusCommandCCP(int argc, char **argv);
+PetscErrorCode TalusCommandRun(const char scene_file[]);
 
 #endif

@@ -5,11 +5,12 @@
 static const char help[] = "talus: rigid bodies with frictional contact, solved as cone complementarity problems.\n"
                            "\n"
                            "Usage:\n"
+                           "  talus SCENE.yaml [options]      run a scene (docs/scene-format.md); outputs in -o DIR (default out/<scene>)\n"
                            "  talus ccp FILE.hdf5 [options]   solve one FCLib local contact problem (see docs/ccp.md)\n"
                            "  talus -help                     this text and the options of the parts that run\n"
                            "\n"
                            "Positional arguments come first, PETSc options (-name value) after them.\n"
-                           "Scenes (talus SCENE.yaml) arrive with the simulator; this build solves contact problems.\n\n";
+                           "Scenes run on one rank in this version.\n\n";
 
 int main(int argc, char **argv)
 {
@@ -21,10 +22,8 @@ int main(int argc, char **argv)
   ierr = PetscPushErrorHandler(TalusErrorHandler, NULL);
   if (!ierr) {
     if (argc >= 2 && !strcmp(argv[1], "ccp")) ierr = TalusCommandCCP(argc - 1, argv + 1);
-    else if (argc >= 2 && argv[1][0] != '-') {
-      ierr = PetscPrintf(PETSC_COMM_WORLD, "talus: unknown command or file \"%s\"\n%s", argv[1], help);
-      ierr = PETSC_ERR_USER_INPUT;
-    } else ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);
+    else if (argc >= 2 && argv[1][0] != '-') ierr = TalusCommandRun(argv[1]);
+    else ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);
   }
   if (ierr) {
     /* A collective error has reached every rank; anything else may leave ranks waiting in a

@@ -1,0 +1,21 @@
+/*
+ * What a run writes into its output directory: stats.csv (one row per step), summary.json (totals
+ * and end state), frames.h5 + frames.xmf (body states every -output_every steps, for ParaView),
+ * probe-<ID>.csv (-probe ID), and progress lines on rank 0.
+ */
+#ifndef TALUS_OUTPUT_H
+#define TALUS_OUTPUT_H
+#include <talus/scene.h>
+
+typedef struct _p_TalusOutput *TalusOutput;
+
+PETSC_EXTERN PetscErrorCode TalusOutputCreate(MPI_Comm, const char dir[], const TalusScene *, TalusOutput *);
+PETSC_EXTERN PetscErrorCode TalusOutputSetFromOptions(TalusOutput);
+/* Opens the files; writes frame 0 (the initial state). */
+PETSC_EXTERN PetscErrorCode TalusOutputBegin(TalusOutput, TalusSim);
+PETSC_EXTERN PetscErrorCode TalusOutputStep(TalusOutput, TalusSim, const TalusStepStats *);
+/* summary.json; closes the files. */
+PETSC_EXTERN PetscErrorCode TalusOutputEnd(TalusOutput, TalusSim);
+PETSC_EXTERN PetscErrorCode TalusOutputDestroy(TalusOutput *);
+
+#endif

@@ -1,0 +1,588 @@
+/*
+ * Scene files (YAML, read with libyaml's document API so every node keeps its line): gravity,
+ * time step, end time, envelope, domain, materials, friction pairs, bodies, generators (lattice and
+ * seeded random fill) and an options block for the PETSc options database. The format is in
+ * docs/scene-format.md. Every mistake is reported as FILE:LINE: what is wrong and what is
+ * expected, before anything runs.
+ */
+#include <talus.h>
+#include <talus/scene.h>
+#include <yaml.h>
+
+typedef struct {
+  const char    *file;
+  yaml_document_t doc;
+  MPI_Comm       comm;
+} Reader;
+
+#define LINE(node) ((int)(node)->start_mark.line + 1)
+#define SceneError(r, node, ...) \
+  do { \
+    char msg_[512]; \
+    PetscCall(PetscSNPrintf(msg_, sizeof(msg_), __VA_ARGS__)); \
+    SETERRQ((r)->comm, PETSC_ERR_USER_INPUT, "%s:%d: %s", (r)->file, LINE(node), msg_); \
+  } while (0)
+
+static const char *NodeKind(yaml_node_t *node)
+{
+  switch (node->type) {
+  case YAML_SCALAR_NODE:
+    return "a scalar";
+  case YAML_SEQUENCE_NODE:
+    return "a list";
+  case YAML_MAPPING_NODE:
+    return "a mapping";
+  default:
+    return "nothing";
+  }
+}
+
+static PetscErrorCode GetNumber(Reader *r, yaml_node_t *node, const char what[], PetscReal *value)
+{
+  char *end;
+
+  PetscFunctionBegin;
+  if (node->type != YAML_SCALAR_NODE) SceneError(r, node, "%s must be a number, got %s", what, NodeKind(node));
+  *value = strtod((const char *)node->data.scalar.value, &end);
+  if (end == (char *)node->data.scalar.value || *end != 0 || PetscIsInfOrNanReal(*value)) SceneError(r, node, "%s must be a finite number, got \"%s\"", what, (const char *)node->data.scalar.value);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GetInt(Reader *r, yaml_node_t *node, const char what[], PetscInt *value)
+{
+  PetscReal x;
+
+  PetscFunctionBegin;
+  PetscCall(GetNumber(r, node, what, &x));
+  if (x != PetscFloorReal(x) || PetscAbsReal(x) > 1e9) SceneError(r, node, "%s must be an integer, got %g", what, (double)x);
+  *value = (PetscInt)x;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GetBool(Reader *r, yaml_node_t *node, const char what[], PetscBool *value)
+{
+  const char *s;
+
+  PetscFunctionBegin;
+  if (node->type != YAML_SCALAR_NODE) SceneError(r, node, "%s must be true or false, got %s", what, NodeKind(node));
+  s = (const char *)node->data.scalar.value;
+  if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) *value = PETSC_TRUE;
+  else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")) *value = PETSC_FALSE;
+  else SceneError(r, node, "%s must be true or false, got \"%s\"", what, s);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GetString(Reader *r, yaml_node_t *node, const char what[], const char **value)
+{
+  PetscFunctionBegin;
+  if (node->type != YAML_SCALAR_NODE) SceneError(r, node, "%s must be a name, got %s", what, NodeKind(node));
+  *value = (const char *)node->data.scalar.value;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GetVector(Reader *r, yaml_node_t *node, const char what[], PetscInt n, PetscReal *v)
+{
+  PetscInt k = 0;
+
+  PetscFunctionBegin;
+  if (node->type != YAML_SEQUENCE_NODE) SceneError(r, node, "%s must be a list of %" PetscInt_FMT " numbers, got %s", what, n, NodeKind(node));
+  for (yaml_node_item_t *item = node->data.sequence.items.start; item < node->data.sequence.items.top; item++, k++) {
+    if (k < n) PetscCall(GetNumber(r, yaml_document_get_node(&r->doc, *item), what, &v[k]));
+  }
+  if (k != n) SceneError(r, node, "%s must have %" PetscInt_FMT " numbers, it has %" PetscInt_FMT, what, n, k);
+  PetscFunctionReturn(0);
+}
+
+/* Checks that every key of a mapping is one of `allowed` (NULL-terminated). */
+static PetscErrorCode CheckKeys(Reader *r, yaml_node_t *map, const char what[], const char *const allowed[])
+{
+  PetscFunctionBegin;
+  if (map->type != YAML_MAPPING_NODE) SceneError(r, map, "%s must be a mapping (key: value), got %s", what, NodeKind(map));
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    yaml_node_t *key = yaml_document_get_node(&r->doc, p->key);
+    PetscBool    ok  = PETSC_FALSE;
+    char         list[512] = "";
+    if (key->type != YAML_SCALAR_NODE) SceneError(r, key, "keys of %s must be names", what);
+    for (PetscInt a = 0; allowed[a]; a++) {
+      if (!strcmp((const char *)key->data.scalar.value, allowed[a])) ok = PETSC_TRUE;
+      PetscCall(PetscStrlcat(list, a ? ", " : "", sizeof(list)));
+      PetscCall(PetscStrlcat(list, allowed[a], sizeof(list)));
+    }
+    if (!ok) SceneError(r, key, "unknown key \"%s\" in %s (expected one of: %s)", (const char *)key->data.scalar.value, what, list);
+  }
+  PetscFunctionReturn(0);
+}
+
+static yaml_node_t *Lookup(Reader *r, yaml_node_t *map, const char key[])
+{
+  if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(&r->doc, p->key);
+    if (k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key)) return yaml_document_get_node(&r->doc, p->value);
+  }
+  return NULL;
+}
+
+static PetscErrorCode RequireKey(Reader *r, yaml_node_t *map, const char key[], const char what[], yaml_node_t **value)
+{
+  PetscFunctionBegin;
+  *value = Lookup(r, map, key);
+  if (!*value) SceneError(r, map, "%s needs \"%s\"", what, key);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode OptionalNumber(Reader *r, yaml_node_t *map, const char key[], PetscReal *value)
+{
+  yaml_node_t *node = Lookup(r, map, key);
+
+  PetscFunctionBegin;
+  if (node) PetscCall(GetNumber(r, node, key, value));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode OptionalVector(Reader *r, yaml_node_t *map, const char key[], PetscReal v[3])
+{
+  yaml_node_t *node = Lookup(r, map, key);
+
+  PetscFunctionBegin;
+  if (node) PetscCall(GetVector(r, node, key, 3, v));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MaterialOf(Reader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material)
+{
+  yaml_node_t *node = Lookup(r, map, "material");
+  const char  *name;
+
+  PetscFunctionBegin;
+  if (!node) {
+    if (b->nmaterials == 1) {
+      *material = 0;
+      PetscFunctionReturn(0);
+    }
+    SceneError(r, map, "\"material\" is needed when the scene defines %" PetscInt_FMT " materials", b->nmaterials);
+  }
+  PetscCall(GetString(r, node, "material", &name));
+  PetscCall(TalusBodiesFindMaterial(b, name, material));
+  if (*material < 0) SceneError(r, node, "material \"%s\" is not defined under materials:", name);
+  PetscFunctionReturn(0);
+}
+
+/* A body's shape and size from the keys of its mapping. */
+static PetscErrorCode ShapeOf(Reader *r, yaml_node_t *map, TalusShape *shape, PetscReal size[3])
+{
+  yaml_node_t *node;
+  const char  *name;
+
+  PetscFunctionBegin;
+  PetscCall(RequireKey(r, map, "shape", "a body", &node));
+  PetscCall(GetString(r, node, "shape", &name));
+  size[0] = size[1] = size[2] = 0.0;
+  if (!strcmp(name, "sphere")) {
+    yaml_node_t *rn;
+    *shape = TALUS_SPHERE;
+    PetscCall(RequireKey(r, map, "radius", "a sphere", &rn));
+    PetscCall(GetNumber(r, rn, "radius", &size[0]));
+    if (!(size[0] > 0.0)) SceneError(r, rn, "radius must be positive, got %g", (double)size[0]);
+  } else if (!strcmp(name, "box")) {
+    yaml_node_t *hn;
+    *shape = TALUS_BOX;
+    PetscCall(RequireKey(r, map, "half_extents", "a box", &hn));
+    PetscCall(GetVector(r, hn, "half_extents", 3, size));
+    if (!(size[0] > 0 && size[1] > 0 && size[2] > 0)) SceneError(r, hn, "half_extents must be positive, got (%g, %g, %g)", (double)size[0], (double)size[1], (double)size[2]);
+  } else if (!strcmp(name, "plane")) {
+    yaml_node_t *nn;
+    *shape = TALUS_PLANE;
+    PetscCall(RequireKey(r, map, "normal", "a plane", &nn));
+    PetscCall(GetVector(r, nn, "normal", 3, size));
+    if (TalusNorm3(size) == 0.0) SceneError(r, nn, "a plane's normal must not be zero");
+  } else SceneError(r, node, "unknown shape \"%s\" (expected sphere, box or plane)", name);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetState(Reader *r, yaml_node_t *map, TalusBodies *b, PetscInt k)
+{
+  PetscReal axis_angle[4] = {0, 0, 1, 0};
+  yaml_node_t *rot = Lookup(r, map, "rotation");
+
+  PetscFunctionBegin;
+  PetscCall(OptionalVector(r, map, "velocity", &b->velocity[3 * k]));
+  PetscCall(OptionalVector(r, map, "angular_velocity", &b->omega[3 * k])); /* given in the world frame = body frame at t = 0 */
+  if (rot) { /* [axis x, y, z, angle in degrees] */
+    PetscReal n;
+    PetscCall(GetVector(r, rot, "rotation (axis x, y, z, angle in degrees)", 4, axis_angle));
+    n = TalusNorm3(axis_angle);
+    if (n == 0.0) SceneError(r, rot, "rotation axis must not be zero");
+    b->quaternion[4 * k] = PetscCosReal(0.5 * axis_angle[3] * PETSC_PI / 180.0);
+    for (int d = 0; d < 3; d++) b->quaternion[4 * k + 1 + d] = PetscSinReal(0.5 * axis_angle[3] * PETSC_PI / 180.0) * axis_angle[d] / n;
+    if (b->shape[k] != TALUS_PLANE) {
+      /* angular velocity was given in the world frame: express it in the body frame */
+      PetscReal A[9], w[3];
+      TalusQuatToMatrix(&b->quaternion[4 * k], A);
+      TalusRotateBack(A, &b->omega[3 * k], w);
+      for (int d = 0; d < 3; d++) b->omega[3 * k + d] = w[d];
+    } else b->quaternion[4 * k] = 1, b->quaternion[4 * k + 1] = b->quaternion[4 * k + 2] = b->quaternion[4 * k + 3] = 0;
+  }
+  if (b->fixed[k]) b->velocity[3 * k] = b->velocity[3 * k + 1] = b->velocity[3 * k + 2] = b->omega[3 * k] = b->omega[3 * k + 1] = b->omega[3 * k + 2] = 0.0;
+  PetscFunctionReturn(0);
+}
+
+static const char *const body_keys[] = {"shape", "radius", "half_extents", "normal", "mass", "material", "position", "velocity", "angular_velocity", "rotation", "fixed", NULL};
+
+static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
+{
+  TalusShape   shape;
+  PetscReal    size[3], mass = 0.0, position[3] = {0, 0, 0};
+  PetscInt     material, k;
+  PetscBool    fixed = PETSC_FALSE;
+  yaml_node_t *node;
+
+  PetscFunctionBegin;
+  PetscCall(CheckKeys(r, map, "a body", body_keys));
+  PetscCall(ShapeOf(r, map, &shape, size));
+  PetscCall(MaterialOf(r, map, b, &material));
+  if ((node = Lookup(r, map, "mass"))) {
+    PetscCall(GetNumber(r, node, "mass", &mass));
+    if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
+  } else if (shape != TALUS_PLANE && !(b->materials[material].density > 0.0)) SceneError(r, map, "a body needs a mass, or a material with a positive density");
+  if ((node = Lookup(r, map, "fixed"))) PetscCall(GetBool(r, node, "fixed", &fixed));
+  PetscCall(RequireKey(r, map, "position", "a body", &node));
+  PetscCall(GetVector(r, node, "position", 3, position));
+  PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, fixed, position, &k));
+  PetscCall(SetState(r, map, b, k));
+  PetscFunctionReturn(0);
+}
+
+/* Generated spheres: a lattice, or a seeded random fill of a region without overlaps. */
+static const char *const lattice_keys[]     = {"shape", "radius", "mass", "material", "origin", "spacing", "count", "jitter", "seed", "velocity", NULL};
+static const char *const random_fill_keys[] = {"shape", "radius", "mass", "material", "min", "max", "count", "seed", "velocity", NULL};
+
+/* splitmix64: the same sequence on every platform, so a seed reproduces a scene */
+static PetscReal Uniform(unsigned long long *state)
+{
+  unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
+  z                    = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z                    = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (PetscReal)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *b, TalusScene *scene)
+{
+  yaml_node_t *map, *node, *lattice = Lookup(r, entry, "lattice"), *fill = Lookup(r, entry, "random_fill");
+  PetscReal    size[3] = {0, 0, 0}, mass = 0.0, velocity[3] = {0, 0, 0};
+  PetscInt     material, seed = 1;
+  TalusShape   shape = TALUS_SPHERE;
+  unsigned long long state;
+
+  PetscFunctionBegin;
+  {
+    static const char *const kinds[] = {"lattice", "random_fill", NULL};
+    PetscCall(CheckKeys(r, entry, "a generator", kinds));
+  }
+  if (!!lattice == !!fill) SceneError(r, entry, "a generator is either lattice: or random_fill:");
+  map = lattice ? lattice : fill;
+  PetscCall(CheckKeys(r, map, lattice ? "lattice" : "random_fill", lattice ? lattice_keys : random_fill_keys));
+  if ((node = Lookup(r, map, "shape"))) {
+    const char *name;
+    PetscCall(GetString(r, node, "shape", &name));
+    if (strcmp(name, "sphere")) SceneError(r, node, "generators make spheres only, got \"%s\"", name);
+  }
+  PetscCall(RequireKey(r, map, "radius", "a generator", &node));
+  PetscCall(GetNumber(r, node, "radius", &size[0]));
+  if (!(size[0] > 0.0)) SceneError(r, node, "radius must be positive, got %g", (double)size[0]);
+  PetscCall(MaterialOf(r, map, b, &material));
+  if ((node = Lookup(r, map, "mass"))) {
+    PetscCall(GetNumber(r, node, "mass", &mass));
+    if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
+  } else if (!(b->materials[material].density > 0.0)) SceneError(r, map, "generated spheres need a mass, or a material with a positive density");
+  PetscCall(OptionalVector(r, map, "velocity", velocity));
+  if ((node = Lookup(r, map, "seed"))) PetscCall(GetInt(r, node, "seed", &seed));
+  state = (unsigned long long)seed;
+  if (lattice) {
+    PetscReal origin[3], spacing, jitter = 0.0, count_r[3];
+    PetscInt  count[3];
+    PetscCall(RequireKey(r, map, "origin", "lattice", &node));
+    PetscCall(GetVector(r, node, "origin", 3, origin));
+    PetscCall(RequireKey(r, map, "spacing", "lattice", &node));
+    PetscCall(GetNumber(r, node, "spacing", &spacing));
+    if (!(spacing > 0.0)) SceneError(r, node, "spacing must be positive, got %g", (double)spacing);
+    PetscCall(RequireKey(r, map, "count", "lattice", &node));
+    PetscCall(GetVector(r, node, "count (nx, ny, nz)", 3, count_r));
+    for (int d = 0; d < 3; d++) {
+      if (count_r[d] != PetscFloorReal(count_r[d]) || count_r[d] < 1 || count_r[d] > 1e4) SceneError(r, node, "count must be three integers in 1..10000, got %g", (double)count_r[d]);
+      count[d] = (PetscInt)count_r[d];
+    }
+    PetscCall(OptionalNumber(r, map, "jitter", &jitter));
+    if ((node = Lookup(r, map, "jitter")) && (jitter < 0.0 || 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance)) SceneError(r, node, "jitter %g lets neighbours of radius %g overlap at spacing %g (need 2 (radius + jitter) <= spacing)", (double)jitter, (double)size[0], (double)spacing);
+    if (2.0 * size[0] > spacing + scene->overlap_tolerance) SceneError(r, map, "spheres of radius %g overlap at spacing %g", (double)size[0], (double)spacing);
+    for (PetscInt k = 0; k < count[2]; k++)
+      for (PetscInt j = 0; j < count[1]; j++)
+        for (PetscInt i = 0; i < count[0]; i++) {
+          PetscReal x[3] = {origin[0] + i * spacing, origin[1] + j * spacing, origin[2] + k * spacing};
+          PetscInt  id;
+          for (int d = 0; d < 3; d++) x[d] += jitter * (2.0 * Uniform(&state) - 1.0);
+          PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, PETSC_FALSE, x, &id));
+          for (int d = 0; d < 3; d++) b->velocity[3 * id + d] = velocity[d];
+        }
+  } else {
+    PetscReal lo[3], hi[3];
+    PetscInt  count, placed = 0, first = b->n, tries = 0;
+    PetscCall(RequireKey(r, map, "min", "random_fill", &node));
+    PetscCall(GetVector(r, node, "min", 3, lo));
+    PetscCall(RequireKey(r, map, "max", "random_fill", &node));
+    PetscCall(GetVector(r, node, "max", 3, hi));
+    for (int d = 0; d < 3; d++)
+      if (!(hi[d] - lo[d] > 2.0 * size[0])) SceneError(r, node, "the region from min to max must be wider than a sphere's diameter in every direction");
+    PetscCall(RequireKey(r, map, "count", "random_fill", &node));
+    PetscCall(GetInt(r, node, "count", &count));
+    if (count < 0) SceneError(r, node, "count must be >= 0, got %" PetscInt_FMT, count);
+    /* random sequential addition: draw a centre, keep it if it overlaps nobody placed so far */
+    while (placed < count) {
+      PetscReal x[3];
+      PetscBool free_spot = PETSC_TRUE;
+      PetscInt  id;
+      if (++tries > 1000 * count + 1000) SceneError(r, node, "could place only %" PetscInt_FMT " of %" PetscInt_FMT " spheres of radius %g without overlap in the region: enlarge it or lower count", placed, count, (double)size[0]);
+      for (int d = 0; d < 3; d++) x[d] = lo[d] + size[0] + (hi[d] - lo[d] - 2.0 * size[0]) * Uniform(&state);
+      for (PetscInt o = first; o < b->n && free_spot; o++) {
+        PetscReal d2 = 0.0;
+        for (int d = 0; d < 3; d++) d2 += PetscSqr(x[d] - b->position[3 * o + d]);
+        if (d2 < 4.0 * size[0] * size[0]) free_spot = PETSC_FALSE;
+      }
+      if (!free_spot) continue;
+      PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, PETSC_FALSE, x, &id));
+      for (int d = 0; d < 3; d++) b->velocity[3 * id + d] = velocity[d];
+      placed++;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadMaterials(Reader *r, yaml_node_t *list, TalusBodies *b)
+{
+  static const char *const keys[] = {"name", "mu", "density", NULL};
+
+  PetscFunctionBegin;
+  if (list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "materials must be a list of {name, mu, density}, got %s", NodeKind(list));
+  for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+    yaml_node_t *m = yaml_document_get_node(&r->doc, *it), *node;
+    const char  *name;
+    PetscReal    mu, density = 0.0;
+    PetscInt     existing;
+    PetscCall(CheckKeys(r, m, "a material", keys));
+    PetscCall(RequireKey(r, m, "name", "a material", &node));
+    PetscCall(GetString(r, node, "name", &name));
+    PetscCall(TalusBodiesFindMaterial(b, name, &existing));
+    if (existing >= 0) SceneError(r, node, "material \"%s\" is defined twice", name);
+    PetscCall(RequireKey(r, m, "mu", "a material", &node));
+    PetscCall(GetNumber(r, node, "mu", &mu));
+    if (mu < 0.0) SceneError(r, node, "friction coefficient mu must be >= 0, got %g", (double)mu);
+    if ((node = Lookup(r, m, "density"))) {
+      PetscCall(GetNumber(r, node, "density", &density));
+      if (!(density > 0.0)) SceneError(r, node, "density must be positive, got %g", (double)density);
+    }
+    PetscCall(TalusBodiesAddMaterial(b, name, mu, density, NULL));
+  }
+  if (b->nmaterials == 0) SceneError(r, list, "materials must define at least one material");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadFrictionPairs(Reader *r, yaml_node_t *list, TalusBodies *b)
+{
+  static const char *const keys[] = {"materials", "mu", NULL};
+  const PetscInt           nm     = b->nmaterials;
+
+  PetscFunctionBegin;
+  if (list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "friction_pairs must be a list of {materials: [a, b], mu}, got %s", NodeKind(list));
+  PetscCall(PetscMalloc1(nm * nm, &b->mu_pair));
+  for (PetscInt i = 0; i < nm; i++)
+    for (PetscInt j = 0; j < nm; j++) b->mu_pair[i * nm + j] = PetscMin(b->materials[i].mu, b->materials[j].mu);
+  for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
+    yaml_node_t *p = yaml_document_get_node(&r->doc, *it), *node, *names[2];
+    PetscInt     idx[2], k = 0;
+    PetscReal    mu;
+    PetscCall(CheckKeys(r, p, "a friction pair", keys));
+    PetscCall(RequireKey(r, p, "materials", "a friction pair", &node));
+    if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 2) SceneError(r, node, "materials of a friction pair must be a list of two names");
+    for (yaml_node_item_t *n = node->data.sequence.items.start; n < node->data.sequence.items.top; n++, k++) {
+      const char *name;
+      names[k] = yaml_document_get_node(&r->doc, *n);
+      PetscCall(GetString(r, names[k], "material", &name));
+      PetscCall(TalusBodiesFindMaterial(b, name, &idx[k]));
+      if (idx[k] < 0) SceneError(r, names[k], "material \"%s\" is not defined under materials:", name);
+    }
+    PetscCall(RequireKey(r, p, "mu", "a friction pair", &node));
+    PetscCall(GetNumber(r, node, "mu", &mu));
+    if (mu < 0.0) SceneError(r, node, "friction coefficient mu must be >= 0, got %g", (double)mu);
+    b->mu_pair[idx[0] * nm + idx[1]] = b->mu_pair[idx[1] * nm + idx[0]] = mu;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* options: {name: value} into the PETSc options database, unless the command line set it already. */
+static PetscErrorCode ReadOptions(Reader *r, yaml_node_t *map)
+{
+  PetscFunctionBegin;
+  if (map->type != YAML_MAPPING_NODE) SceneError(r, map, "options must be a mapping of PETSc option names (without the dash) to values, got %s", NodeKind(map));
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    yaml_node_t *key = yaml_document_get_node(&r->doc, p->key), *value = yaml_document_get_node(&r->doc, p->value);
+    char         name[256];
+    PetscBool    set;
+    if (key->type != YAML_SCALAR_NODE || value->type != YAML_SCALAR_NODE) SceneError(r, key, "options must map names to single values");
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", (const char *)key->data.scalar.value));
+    PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, name, (const char *)value->data.scalar.value));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Bodies must start inside the domain and, for generated ones, without overlapping each other. */
+static PetscErrorCode CheckPlacement(Reader *r, yaml_node_t *where, TalusSim sim, TalusScene *scene)
+{
+  TalusBodies *b;
+  PetscInt     npairs, *pairs;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetBodies(sim, &b));
+  for (PetscInt k = 0; k < b->n; k++) {
+    if (b->shape[k] == TALUS_PLANE) continue;
+    for (int d = 0; d < 3; d++)
+      if (b->position[3 * k + d] < scene->domain_min[d] || b->position[3 * k + d] > scene->domain_max[d])
+        SceneError(r, where, "body %" PetscInt_FMT " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]", b->id[k], TalusShapes[b->shape[k]], (double)b->position[3 * k], (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)scene->domain_min[0], (double)scene->domain_max[0], (double)scene->domain_min[1], (double)scene->domain_max[1], (double)scene->domain_min[2], (double)scene->domain_max[2]);
+  }
+  /* overlaps beyond the tolerance: the narrow phase over the broad phase's pairs */
+  PetscCall(TalusBroadPhasePairs(b, 0.0, &npairs, &pairs));
+  for (PetscInt p = 0; p < npairs; p++) {
+    TalusContactList list = {0};
+    const PetscInt   i = pairs[2 * p], j = pairs[2 * p + 1];
+    PetscErrorCode   ierr = 0;
+    if (b->fixed[i] && b->fixed[j]) continue;
+    if (b->shape[i] == TALUS_BOX && b->shape[j] == TALUS_BOX) {
+      PetscCall(PetscFree(pairs));
+      SceneError(r, where, "boxes %" PetscInt_FMT " and %" PetscInt_FMT " start within reach of each other: box-box contact is not supported", b->id[i], b->id[j]);
+    }
+    PetscCall(TalusCollidePair(b, i, j, 0.0, &list));
+    for (PetscInt c = 0; c < list.n && !ierr; c++)
+      if (list.c[c].phi < -scene->overlap_tolerance) ierr = 1;
+    PetscCall(TalusContactListDestroy(&list));
+    if (ierr) {
+      PetscCall(PetscFree(pairs));
+      SceneError(r, where, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by more than the tolerance %g at the start", b->id[i], b->id[j], (double)scene->overlap_tolerance);
+    }
+  }
+  PetscCall(PetscFree(pairs));
+  PetscFunctionReturn(0);
+}
+
+static const char *const top_keys[] = {"name", "gravity", "time_step", "end_time", "envelope", "domain", "overlap_tolerance", "materials", "friction_pairs", "bodies", "generators", "options", NULL};
+
+static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene);
+
+PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, TalusScene *scene)
+{
+  Reader         r = {.file = file, .comm = comm};
+  yaml_parser_t  parser;
+  FILE          *fp;
+  yaml_node_t   *root;
+  int            loaded;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(scene, sizeof(*scene)));
+  scene->overlap_tolerance = 1e-6;
+  for (int d = 0; d < 3; d++) scene->domain_min[d] = -PETSC_MAX_REAL, scene->domain_max[d] = PETSC_MAX_REAL;
+  {
+    const char *base = strrchr(file, '/'), *dot;
+    base             = base ? base + 1 : file;
+    PetscCall(PetscStrncpy(scene->name, base, sizeof(scene->name)));
+    dot = strrchr(scene->name, '.');
+    if (dot) scene->name[dot - scene->name] = 0;
+  }
+  fp = fopen(file, "rb");
+  PetscCheck(fp, comm, PETSC_ERR_FILE_OPEN, "%s: cannot open the scene file", file);
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_file(&parser, fp);
+  loaded = yaml_parser_load(&parser, &r.doc);
+  fclose(fp);
+  if (!loaded) {
+    char msg[512];
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s:%d: not valid YAML: %s", file, (int)parser.problem_mark.line + 1, parser.problem ? parser.problem : "parse error"));
+    yaml_parser_delete(&parser);
+    SETERRQ(comm, PETSC_ERR_USER_INPUT, "%s", msg);
+  }
+  yaml_parser_delete(&parser);
+  root = yaml_document_get_root_node(&r.doc);
+  if (!root) {
+    yaml_document_delete(&r.doc);
+    SETERRQ(comm, PETSC_ERR_USER_INPUT, "%s: the scene file is empty", file);
+  }
+  ierr = SceneRead(&r, root, sim, scene);
+  yaml_document_delete(&r.doc); /* on errors too */
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene)
+{
+  Reader      r = *rp;
+  yaml_node_t *node;
+  TalusBodies *b;
+  PetscReal    g[3] = {0, 0, -9.81}, dt = 0.01, t_final = 1.0, envelope = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(CheckKeys(&r, root, "the scene", top_keys));
+  PetscCall(TalusSimGetBodies(sim, &b));
+
+  if ((node = Lookup(&r, root, "name"))) {
+    const char *name;
+    PetscCall(GetString(&r, node, "name", &name));
+    PetscCall(PetscStrncpy(scene->name, name, sizeof(scene->name)));
+  }
+  PetscCall(OptionalVector(&r, root, "gravity", g));
+  if ((node = Lookup(&r, root, "time_step"))) {
+    PetscCall(GetNumber(&r, node, "time_step", &dt));
+    if (!(dt > 0.0)) SceneError(&r, node, "time_step must be positive, got %g", (double)dt);
+  }
+  if ((node = Lookup(&r, root, "end_time"))) {
+    PetscCall(GetNumber(&r, node, "end_time", &t_final));
+    if (t_final < 0.0) SceneError(&r, node, "end_time must be >= 0, got %g", (double)t_final);
+  }
+  if ((node = Lookup(&r, root, "envelope"))) {
+    PetscCall(GetNumber(&r, node, "envelope", &envelope));
+    if (envelope < 0.0) SceneError(&r, node, "envelope must be >= 0, got %g", (double)envelope);
+  }
+  if ((node = Lookup(&r, root, "overlap_tolerance"))) {
+    PetscCall(GetNumber(&r, node, "overlap_tolerance", &scene->overlap_tolerance));
+    if (scene->overlap_tolerance < 0.0) SceneError(&r, node, "overlap_tolerance must be >= 0");
+  }
+  if ((node = Lookup(&r, root, "domain"))) {
+    static const char *const keys[] = {"min", "max", NULL};
+    yaml_node_t             *v;
+    PetscCall(CheckKeys(&r, node, "domain", keys));
+    PetscCall(RequireKey(&r, node, "min", "domain", &v));
+    PetscCall(GetVector(&r, v, "domain min", 3, scene->domain_min));
+    PetscCall(RequireKey(&r, node, "max", "domain", &v));
+    PetscCall(GetVector(&r, v, "domain max", 3, scene->domain_max));
+    for (int d = 0; d < 3; d++)
+      if (!(scene->domain_max[d] > scene->domain_min[d])) SceneError(&r, node, "domain max must exceed min in every direction");
+  }
+  PetscCall(RequireKey(&r, root, "materials", "the scene", &node));
+  PetscCall(ReadMaterials(&r, node, b));
+  if ((node = Lookup(&r, root, "friction_pairs"))) PetscCall(ReadFrictionPairs(&r, node, b));
+  if ((node = Lookup(&r, root, "bodies"))) {
+    if (node->type != YAML_SEQUENCE_NODE) SceneError(&r, node, "bodies must be a list, got %s", NodeKind(node));
+    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++) PetscCall(ReadBody(&r, yaml_document_get_node(&r.doc, *it), b));
+  }
+  if ((node = Lookup(&r, root, "generators"))) {
+    if (node->type != YAML_SEQUENCE_NODE) SceneError(&r, node, "generators must be a list, got %s", NodeKind(node));
+    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++) PetscCall(ReadGenerator(&r, yaml_document_get_node(&r.doc, *it), b, scene));
+  }
+  if (b->n == 0) SceneError(&r, root, "the scene has no bodies (give bodies: or generators:)");
+  PetscCall(CheckPlacement(&r, root, sim, scene));
+  if ((node = Lookup(&r, root, "options"))) PetscCall(ReadOptions(&r, node));
+
+  PetscCall(TalusSimSetGravity(sim, g));
+  PetscCall(TalusSimSetTimeStep(sim, dt));
+  PetscCall(TalusSimSetFinalTime(sim, t_final));
+  PetscCall(TalusSimSetEnvelope(sim, envelope));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+"""Running scenes end to end with the talus command.
+
+Usage: test_scenes.py TALUS SOURCE_ROOT WORK_DIR
+
+- inputs/rolling-ball.yaml: the probe's trajectory against the closed form of seed 001 sec. 3.1;
+  the outputs (stats.csv columns, summary.json keys, frames.h5 datasets, frames.xmf) are complete;
+- tests/scenes/filling-125.yaml: no body leaves the box, penetration stays below 1e-6 m,
+  and the mechanical energy (kinetic + potential) never grows: there is no input of energy;
+- every kind of mistake in a scene stops the run before it starts, naming FILE:LINE.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+failures, checks = [], 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL", what)
+
+
+def run(args, ranks=None):
+    cmd = [TALUS] + args
+    if ranks:
+        cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
+    return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
+
+
+# ------------------------------------------------------------------ rolling ball
+out = os.path.join(WORK, "scene-rolling-ball")
+p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", out, "-probe", "1", "-output_every", "10"])
+check(p.returncode == 0, "rolling-ball: exit %d\n%s" % (p.returncode, p.stderr))
+if p.returncode == 0:
+    rows = list(csv.DictReader(open(os.path.join(out, "probe-1.csv"))))
+    check(list(rows[0].keys()) == ["t", "x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"], "probe header %s" % list(rows[0].keys()))
+    v0, mu, g, h = 2.0, 0.2, 9.81, 0.01
+    t_trn = 2 * v0 / (7 * mu * g)
+    for r in rows:
+        t, vx, z, wy = float(r["t"]), float(r["vx"]), float(r["z"]), float(r["wy"])
+        check(abs(z - 1.0) < 1e-6, "rolling-ball: height %g at t = %g" % (z, t))
+        if t < t_trn - h:
+            check(abs(vx - (v0 - mu * g * t)) < 1e-6, "rolling-ball: sliding v = %g at t = %g, closed form %g" % (vx, t, v0 - mu * g * t))
+        elif t > t_trn + h:
+            check(abs(vx - 5 * v0 / 7) < 0.005 * 5 * v0 / 7 and abs(wy - vx) < 0.005 * vx, "rolling-ball: rolling v = %g, omega = %g at t = %g" % (vx, wy, t))
+    stats = list(csv.DictReader(open(os.path.join(out, "stats.csv"))))
+    expected = "step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_step_s".split(",")
+    check(list(stats[0].keys())[: len(expected)] == expected, "stats.csv columns %s" % list(stats[0].keys()))
+    check(len(stats) == 100, "stats.csv has %d rows, expected 100 steps" % len(stats))
+    summary = json.load(open(os.path.join(out, "summary.json")))
+    for key in ("scene", "ranks", "steps", "t_final", "bodies", "contacts_mean", "contacts_max", "iterations_mean", "iterations_max",
+                "residual_max", "kinetic_energy_final", "max_penetration_final", "complementarity_error_max",
+                "support_force_over_weight", "wall_s", "wall_per_step_median_s", "seconds"):
+        check(key in summary, "summary.json lacks %s" % key)
+    check(abs(summary.get("support_force_over_weight", 0) - 1.0) < 1e-6, "rolling ball: the plane carries %g of the weight" % summary.get("support_force_over_weight", 0))
+    with h5py.File(os.path.join(out, "frames.h5"), "r") as f:
+        frames = sorted(f.keys())
+        check(len(frames) == 11, "frames.h5 has %d frames, expected 11 (t = 0 and every 10 steps)" % len(frames))
+        last = f[frames[-1]]
+        for name in ("id", "position", "quaternion", "velocity", "angular_velocity", "size"):
+            check(name in last, "frame lacks %s" % name)
+        check(abs(last.attrs["time"] - 1.0) < 1e-12, "last frame at t = %g" % last.attrs["time"])
+        check(np.allclose(np.linalg.norm(last["quaternion"][()], axis=1), 1.0, atol=1e-12), "quaternions not unit")
+    xmf = open(os.path.join(out, "frames.xmf")).read()
+    check(xmf.count("<Grid Name=\"frame") == 11 and "frames.h5:/frame000010/position" in xmf, "frames.xmf does not index the 11 frames")
+
+# ------------------------------------------------------------------ short filling
+out = os.path.join(WORK, "scene-filling-125")
+p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", out, "-output_every", "1"])
+check(p.returncode == 0, "filling-125: exit %d\n%s" % (p.returncode, p.stderr))
+if p.returncode == 0:
+    r, g, m = 0.5, 9.81, 1.0
+    stats = list(csv.DictReader(open(os.path.join(out, "stats.csv"))))
+    pen = max(float(s["max_penetration"]) for s in stats)
+    # the envelope (0.1 m) exceeds the distance a sphere travels in a step, so contacts are found
+    # before bodies meet and penetration is only what the solver tolerance (1e-6 m/s x h) allows
+    check(pen < 1e-6, "filling-125: penetration reached %g m (bound 1e-6 m)" % pen)
+    with h5py.File(os.path.join(out, "frames.h5"), "r") as f:
+        energy, inside = [], True
+        for name in sorted(f.keys()):
+            x, v, w = f[name]["position"][()], f[name]["velocity"][()], f[name]["angular_velocity"][()]
+            inside &= bool(np.all(np.abs(x[:, :2]) <= 3 - r + 1e-6) and np.all(x[:, 2] >= r - 1e-6))
+            energy.append(0.5 * m * np.sum(v * v) + 0.5 * 0.4 * m * r * r * np.sum(w * w) + m * g * np.sum(x[:, 2]))
+    check(inside, "filling-125: a sphere left the box")
+    growth = max(np.diff(energy))
+    check(growth <= 1e-6 * energy[0], "filling-125: mechanical energy grew by %g J in one step (E0 = %g J)" % (growth, energy[0]))
+    print("filling-125: max penetration %.2e m, largest one-step energy change %+.3e J, energy %.1f -> %.1f J" % (pen, growth, energy[0], energy[-1]))
+
+# ------------------------------------------------------------------ bad scenes
+GOOD = """name: bad
+gravity: [0, 0, -9.81]
+time_step: 0.01
+end_time: 0.1
+domain: {min: [-5, -5, -1], max: [5, 5, 10]}
+materials:
+  - {name: grain, mu: 0.3}
+bodies:
+  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0]}
+  - {shape: sphere, radius: 0.5, mass: 1, position: [0, 0, 1]}
+"""
+cases = [
+    ("unknown key", GOOD.replace("time_step", "timestep"), 3, "unknown key \"timestep\""),
+    ("wrong type", GOOD.replace("end_time: 0.1", "end_time: soon"), 4, "end_time must be a finite number"),
+    ("vector length", GOOD.replace("gravity: [0, 0, -9.81]", "gravity: [0, -9.81]"), 2, "gravity must have 3 numbers"),
+    ("negative radius", GOOD.replace("radius: 0.5", "radius: -0.5"), 10, "radius must be positive"),
+    ("negative mass", GOOD.replace("mass: 1", "mass: -1"), 10, "mass must be positive"),
+    ("negative mu", GOOD.replace("mu: 0.3", "mu: -0.3"), 7, "mu must be >= 0"),
+    ("zero time step", GOOD.replace("time_step: 0.01", "time_step: 0"), 3, "time_step must be positive"),
+    ("outside domain", GOOD.replace("position: [0, 0, 1]", "position: [0, 0, 11]"), 1, "outside the domain"),
+    ("overlap", GOOD + "  - {shape: sphere, radius: 0.5, mass: 1, position: [0.5, 0, 1]}\n", 1, "overlap by more than"),
+    ("unknown material", GOOD.replace("mass: 1, position", "mass: 1, material: sand, position"), 10, "material \"sand\" is not defined"),
+    ("unknown shape", GOOD.replace("shape: sphere", "shape: cone"), 10, "unknown shape \"cone\""),
+    ("missing position", GOOD.replace(", position: [0, 0, 1]", ""), 10, "needs \"position\""),
+    ("lattice overlap", GOOD + "generators:\n  - lattice: {radius: 1, mass: 1, origin: [0, 0, 3], spacing: 1.5, count: [2, 2, 2]}\n", 12, "overlap at spacing"),
+    ("random fill too dense", GOOD + "generators:\n  - random_fill: {radius: 1, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 500, seed: 1}\n", 12, "could place only"),
+    ("not YAML", "name: [unclosed\n", 2, "not valid YAML"),
+    ("no bodies", GOOD.split("bodies:")[0], 1, "no bodies"),
+]
+for label, text, line, expected in cases:
+    fn = os.path.join(WORK, "bad-scene-%s.yaml" % label.replace(" ", "-"))
+    with open(fn, "w") as f:
+        f.write(text)
+    p = run([fn, "-o", os.path.join(WORK, "bad-scene-out")])
+    where = "%s:%d:" % (fn, line)
+    check(p.returncode != 0, "%s: exit code 0" % label)
+    check(where in p.stderr and expected in p.stderr, "%s: expected '%s ... %s', got:\n%s" % (label, where, expected, p.stderr))
+    check(len([l for l in p.stderr.splitlines() if l.startswith("talus: error:")]) == 1 and "PETSC ERROR" not in p.stderr, "%s: not one clean error line:\n%s" % (label, p.stderr))
+p = run([os.path.join(WORK, "no-such-scene.yaml")])
+check(p.returncode != 0 and "cannot open the scene file" in p.stderr, "missing scene file: %s" % p.stderr)
+p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", os.path.join(WORK, "np2")], ranks=2)
+check(p.returncode != 0 and "one rank" in p.stderr, "a scene on 2 ranks must be refused with a message, got exit %d: %s" % (p.returncode, p.stderr))
+p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", os.path.join(WORK, "badprobe"), "-probe", "99"])
+check(p.returncode != 0 and "-probe 99" in p.stderr, "a probe of a missing body must be refused: %s" % p.stderr)
+
+print("talus_scenes: %d checks, %d failed" % (checks, len(failures)))
+sys.exit(1 if failures else 0)

@@ -98,6 +98,10 @@ PETSC_EXTERN PetscErrorCode TalusCCPGetTao(TalusCCP, Tao *);
 PETSC_EXTERN PetscErrorCode TalusCCPView(TalusCCP, PetscViewer);
 PETSC_EXTERN PetscErrorCode TalusCCPDestroy(TalusCCP *);
 
+/* An AIJ matrix (local m x n of global M x N) from COO triplets, which may hold other ranks' rows;
+   ADD_VALUES sums duplicates. */
+PETSC_EXTERN PetscErrorCode TalusMatCreateCOO(MPI_Comm, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt ncoo, PetscInt coo_i[], PetscInt coo_j[], const PetscScalar coo_v[], InsertMode, Mat *);
+
 /* ---------------------------------------------------------------- the Delassus operator */
 
 /* N = B M^-1 B^T as a MATSHELL (never formed) or assembled; inverse_mass is diag(M^-1), 6 per body. */

@@ -82,11 +82,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecRestoreArray(ccp->gamma, &gam));
   PetscCall(VecRestoreArray(ccp->q, &q));
   PetscCall(VecRestoreArray(ccp->mu, &mu));
-  PetscCall(MatCreate(sim->comm, &ccp->B));
-  PetscCall(MatSetSizes(ccp->B, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(ccp->B, MATAIJ));
-  PetscCall(MatSetPreallocationCOO(ccp->B, ncoo, coo_i, coo_j));
-  PetscCall(MatSetValuesCOO(ccp->B, coo_v, INSERT_VALUES));
+  PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &ccp->B));
   PetscCall(PetscFree3(coo_i, coo_j, coo_v));
   PetscCall(MatMultAdd(ccp->B, ccp->v_free, ccp->q, ccp->q)); /* q = b + B v_free */
   PetscCall(PetscLogEventEnd(TALUS_EventAssemble, 0, 0, 0, 0));

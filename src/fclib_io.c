@@ -294,11 +294,7 @@ PetscErrorCode TalusFCLibRead(MPI_Comm comm, const char filename[], TalusFCLibPr
   PetscCall(FCLibReadWEntries(&f, nz, m, n, slice_start, slice_end, &ncoo, &coo_i, &coo_j, &coo_v));
   PetscCall(FCLibClose(&f));
 
-  PetscCall(MatCreate(comm, &prob->W));
-  PetscCall(MatSetSizes(prob->W, 3 * nc_local, 3 * nc_local, m, n));
-  PetscCall(MatSetType(prob->W, MATAIJ));
-  PetscCall(MatSetPreallocationCOO(prob->W, ncoo, coo_i, coo_j));
-  PetscCall(MatSetValuesCOO(prob->W, coo_v, ADD_VALUES));
+  PetscCall(TalusMatCreateCOO(comm, 3 * nc_local, 3 * nc_local, m, n, ncoo, coo_i, coo_j, coo_v, ADD_VALUES, &prob->W));
   PetscCall(PetscFree3(coo_i, coo_j, coo_v));
   prob->ncontacts = nc;
   PetscCall(PetscLogEventEnd(TALUS_EventRead, 0, 0, 0, 0));

@@ -11,31 +11,20 @@ Usage: test_ccp_cli.py TALUS SOURCE_ROOT WORK_DIR
 - -help lists the solver's options.
 """
 import os
-import subprocess
 import sys
 
 import h5py
 import numpy as np
 
+from clitest import Checks
+from clitest import run as run_talus
+
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-failures = []
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL", what)
+check = Checks("talus_ccp_cli")
 
 
 def run(args, ranks=None):
-    cmd = [TALUS] + args
-    if ranks:
-        cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
-    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=120)
+    p = run_talus(TALUS, args, ranks, timeout=120)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -215,5 +204,4 @@ for option in ("-tao_apgd_residual_step", "-tao_apgd_restart", "-tao_apgd_reuse_
 rc, so, se = run([])
 check(rc == 0 and "talus ccp FILE" in so, "talus without arguments does not print its usage")
 
-print("talus_ccp_cli: %d checks, %d failed" % (checks, len(failures)))
-sys.exit(1 if failures else 0)
+sys.exit(check.finish())

@@ -12,30 +12,20 @@ Usage: test_scenes.py TALUS SOURCE_ROOT WORK_DIR
 import csv
 import json
 import os
-import subprocess
 import sys
 
 import h5py
 import numpy as np
 
+from clitest import Checks
+from clitest import run as run_talus
+
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-failures, checks = [], 0
-
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL", what)
+check = Checks("talus_scenes")
 
 
 def run(args, ranks=None):
-    cmd = [TALUS] + args
-    if ranks:
-        cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
-    return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
+    return run_talus(TALUS, args, ranks)
 
 
 # ------------------------------------------------------------------ rolling ball
@@ -143,5 +133,4 @@ check(p.returncode != 0 and "one rank" in p.stderr, "a scene on 2 ranks must be 
 p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", os.path.join(WORK, "badprobe"), "-probe", "99"])
 check(p.returncode != 0 and "-probe 99" in p.stderr, "a probe of a missing body must be refused: %s" % p.stderr)
 
-print("talus_scenes: %d checks, %d failed" % (checks, len(failures)))
-sys.exit(1 if failures else 0)
+sys.exit(check.finish())

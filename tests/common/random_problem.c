@@ -131,11 +131,7 @@ PetscErrorCode RandomProblemCreate(MPI_Comm comm, const RandomProblemSpec *spec,
   }
   PetscCall(VecRestoreArray(prob->q, &qv));
   PetscCall(VecRestoreArray(prob->mu, &muv));
-  PetscCall(MatCreate(comm, &prob->B));
-  PetscCall(MatSetSizes(prob->B, 3 * (c_end - c_start), 6 * (b_end - b_start), 3 * nc, 6 * nb));
-  PetscCall(MatSetType(prob->B, MATAIJ));
-  PetscCall(MatSetPreallocationCOO(prob->B, ncoo, coo_i, coo_j));
-  PetscCall(MatSetValuesCOO(prob->B, coo_v, INSERT_VALUES));
+  PetscCall(TalusMatCreateCOO(comm, 3 * (c_end - c_start), 6 * (b_end - b_start), 3 * nc, 6 * nb, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &prob->B));
   PetscCall(PetscFree3(coo_i, coo_j, coo_v));
   /* q = b + B v */
   PetscCall(VecDuplicate(prob->inverse_mass, &v));

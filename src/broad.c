@@ -68,7 +68,7 @@ PetscErrorCode TalusBroadPhasePairs(const TalusBodies *b, PetscReal envelope, Pe
     cells[nfinite].body = k;
     nfinite++;
   }
-  qsort(cells, (size_t)nfinite, sizeof(CellEntry), CompareCell);
+  if (nfinite > 1) qsort(cells, (size_t)nfinite, sizeof(CellEntry), CompareCell);
   /* coordinates in sorted order, recomputed from the keys */
   for (PetscInt e = 0; e < nfinite; e++) {
     const PetscInt64 mask = ((PetscInt64)1 << 21) - 1, off = (PetscInt64)1 << 20;
@@ -137,7 +137,7 @@ PetscErrorCode TalusFindContacts(const TalusBodies *b, PetscReal envelope, Talus
   PetscCall(PetscFree(pairs));
   /* a canonical order, whatever the order bodies are stored in */
   sort_bodies = b;
-  qsort(list->c, (size_t)list->n, sizeof(TalusContact), CompareContact);
+  if (list->n > 1) qsort(list->c, (size_t)list->n, sizeof(TalusContact), CompareContact);
   sort_bodies = NULL;
   PetscFunctionReturn(0);
 }

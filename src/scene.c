@@ -227,7 +227,7 @@ static PetscErrorCode SetState(Reader *r, yaml_node_t *map, TalusBodies *b, Pets
   PetscFunctionReturn(0);
 }
 
-static const char *const body_keys[] = {"shape", "radius", "half_extents", "normal", "mass", "material", "position", "velocity", "angular_velocity", "rotation", "fixed", NULL};
+static const char *const body_keys[] = {"shape", "radius", "half_extents", "normal", "mass", "inertia", "material", "position", "velocity", "angular_velocity", "rotation", "fixed", NULL};
 
 static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
 {
@@ -249,6 +249,13 @@ static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
   PetscCall(RequireKey(r, map, "position", "a body", &node));
   PetscCall(GetVector(r, node, "position", 3, position));
   PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, fixed, position, &k));
+  if ((node = Lookup(r, map, "inertia"))) { /* principal moments given instead of the shape's */
+    PetscReal J[3];
+    PetscCall(GetVector(r, node, "inertia (principal moments)", 3, J));
+    if (!(J[0] > 0 && J[1] > 0 && J[2] > 0)) SceneError(r, node, "inertia must be three positive principal moments");
+    if (!b->fixed[k])
+      for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = J[d];
+  }
   PetscCall(SetState(r, map, b, k));
   PetscFunctionReturn(0);
 }

@@ -18,6 +18,7 @@ PetscErrorCode TalusBodiesDestroy(TalusBodies **bodies)
   if (!b) PetscFunctionReturn(0);
   PetscCall(PetscFree5(b->id, b->shape, b->size, b->mass, b->inertia));
   PetscCall(PetscFree6(b->position, b->quaternion, b->velocity, b->omega, b->material, b->fixed));
+  PetscCall(PetscFree2(b->slot, b->dof));
   PetscCall(PetscFree(b->materials));
   PetscCall(PetscFree(b->mu_pair));
   PetscCall(PetscFree(*bodies));
@@ -35,6 +36,7 @@ static PetscErrorCode BodiesReserve(TalusBodies *b, PetscInt need)
   while (cap < need) cap *= 2;
   PetscCall(PetscMalloc5(cap, &b->id, cap, &b->shape, 3 * cap, &b->size, cap, &b->mass, 3 * cap, &b->inertia));
   PetscCall(PetscMalloc6(3 * cap, &b->position, 4 * cap, &b->quaternion, 3 * cap, &b->velocity, 3 * cap, &b->omega, cap, &b->material, cap, &b->fixed));
+  PetscCall(PetscMalloc2(cap, &b->slot, cap, &b->dof));
   if (old.n) {
     PetscCall(PetscArraycpy(b->id, old.id, old.n));
     PetscCall(PetscArraycpy(b->shape, old.shape, old.n));
@@ -47,9 +49,12 @@ static PetscErrorCode BodiesReserve(TalusBodies *b, PetscInt need)
     PetscCall(PetscArraycpy(b->omega, old.omega, 3 * old.n));
     PetscCall(PetscArraycpy(b->material, old.material, old.n));
     PetscCall(PetscArraycpy(b->fixed, old.fixed, old.n));
+    PetscCall(PetscArraycpy(b->slot, old.slot, old.n));
+    PetscCall(PetscArraycpy(b->dof, old.dof, old.n));
   }
   PetscCall(PetscFree5(old.id, old.shape, old.size, old.mass, old.inertia));
   PetscCall(PetscFree6(old.position, old.quaternion, old.velocity, old.omega, old.material, old.fixed));
+  PetscCall(PetscFree2(old.slot, old.dof));
   b->capacity = cap;
   PetscFunctionReturn(0);
 }
@@ -111,6 +116,8 @@ PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, con
   PetscCheck(material >= 0 && material < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "body %" PetscInt_FMT ": material %" PetscInt_FMT " does not exist", id, material);
   PetscCall(BodiesReserve(b, k + 1));
   b->id[k]       = id;
+  b->slot[k]     = -1;
+  b->dof[k]      = -1;
   b->shape[k]    = shape;
   b->material[k] = material;
   b->fixed[k]    = (PetscBool)(fixed || shape == TALUS_PLANE);
@@ -166,4 +173,71 @@ PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *b)
     for (int d = 0; d < 3; d++) e += 0.5 * b->mass[k] * b->velocity[3 * k + d] * b->velocity[3 * k + d] + 0.5 * b->inertia[3 * k + d] * b->omega[3 * k + d] * b->omega[3 * k + d];
   }
   return e;
+}
+
+void TalusBodiesPack(const TalusBodies *b, PetscInt k, TalusBodyRecord *r)
+{
+  r->id       = b->id[k];
+  r->slot     = b->slot[k];
+  r->material = b->material[k];
+  r->shape    = (PetscInt)b->shape[k];
+  r->fixed    = (PetscInt)b->fixed[k];
+  r->dof      = b->dof[k];
+  r->mass     = b->mass[k];
+  for (int d = 0; d < 3; d++) {
+    r->size[d]     = b->size[3 * k + d];
+    r->inertia[d]  = b->inertia[3 * k + d];
+    r->position[d] = b->position[3 * k + d];
+    r->velocity[d] = b->velocity[3 * k + d];
+    r->omega[d]    = b->omega[3 * k + d];
+  }
+  for (int d = 0; d < 4; d++) r->quaternion[d] = b->quaternion[4 * k + d];
+}
+
+PetscErrorCode TalusBodiesAppendRecord(TalusBodies *b, const TalusBodyRecord *r)
+{
+  const PetscInt k = b->n;
+
+  PetscFunctionBegin;
+  PetscCall(BodiesReserve(b, k + 1));
+  b->id[k]       = r->id;
+  b->slot[k]     = r->slot;
+  b->material[k] = r->material;
+  b->shape[k]    = (TalusShape)r->shape;
+  b->fixed[k]    = (PetscBool)r->fixed;
+  b->dof[k]      = r->dof;
+  b->mass[k]     = r->mass;
+  for (int d = 0; d < 3; d++) {
+    b->size[3 * k + d]     = r->size[d];
+    b->inertia[3 * k + d]  = r->inertia[d];
+    b->position[3 * k + d] = r->position[d];
+    b->velocity[3 * k + d] = r->velocity[d];
+    b->omega[3 * k + d]    = r->omega[d];
+  }
+  for (int d = 0; d < 4; d++) b->quaternion[4 * k + d] = r->quaternion[d];
+  b->n++;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusBodiesKeep(TalusBodies *b, const PetscBool keep[])
+{
+  PetscInt n = 0, owned = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < b->n; k++) {
+    TalusBodyRecord r;
+    if (!keep[k]) continue;
+    if (k < b->nowned) owned++;
+    if (n != k) { /* move k down to n */
+      const PetscInt count = b->n;
+      TalusBodiesPack(b, k, &r);
+      b->n = n;
+      PetscCall(TalusBodiesAppendRecord(b, &r));
+      b->n = count;
+    }
+    n++;
+  }
+  b->n      = n;
+  b->nowned = owned;
+  PetscFunctionReturn(0);
 }

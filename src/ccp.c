@@ -24,7 +24,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
 {
   TalusBodies      *b = sim->bodies;
   TalusContactList *list = &sim->contacts;
-  PetscInt          ncoo = 0, *coo_i, *coo_j, nd = 0;
+  PetscInt          ncoo = 0, *coo_i, *coo_j, nd = 0, row_start;
   PetscScalar      *coo_v, *minv, *vf, *gam, *q, *mu;
 
   PetscFunctionBegin;
@@ -34,7 +34,8 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
     PetscCall(PetscMalloc1(b->n, &sim->dynamic));
     sim->dynamic_capacity = b->n;
   }
-  for (PetscInt k = 0; k < b->n; k++) sim->dynamic[k] = b->fixed[k] ? -1 : nd++;
+  /* owned dynamic bodies have a local index into the velocity Vec; ghosts only a global dof */
+  for (PetscInt k = 0; k < b->n; k++) sim->dynamic[k] = (k < b->nowned && !b->fixed[k]) ? nd++ : -1;
   sim->ndynamic = nd;
 
   PetscCall(VecCreateMPI(sim->comm, 6 * nd, PETSC_DETERMINE, &ccp->inverse_mass));
@@ -54,6 +55,8 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecRestoreArray(ccp->inverse_mass, &minv));
 
   PetscCall(VecCreateMPI(sim->comm, list->n, PETSC_DETERMINE, &ccp->mu));
+  PetscCall(VecGetOwnershipRange(ccp->mu, &row_start, NULL));
+  row_start *= 3; /* global rows: 3 per contact, contacts numbered rank by rank (prefix sums) */
   PetscCall(VecCreateMPI(sim->comm, 3 * list->n, PETSC_DETERMINE, &ccp->q));
   PetscCall(VecDuplicate(ccp->q, &ccp->gamma));
   PetscCall(PetscMalloc3(36 * list->n, &coo_i, 36 * list->n, &coo_j, 36 * list->n, &coo_v));
@@ -63,14 +66,14 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   for (PetscInt c = 0; c < list->n; c++) {
     const TalusContact *ct = &list->c[c];
     for (int side = 0; side < 2; side++) {
-      const PetscInt d = sim->dynamic[side ? ct->b : ct->a];
+      const PetscInt dof = b->dof[side ? ct->b : ct->a]; /* global: the body may be a ghost */
       PetscReal      rows[3][6];
-      if (d < 0) continue;
+      if (dof < 0) continue;
       TalusContactJacobian(b, ct, (PetscBool)side, rows);
       for (int r = 0; r < 3; r++)
         for (int j = 0; j < 6; j++) {
-          coo_i[ncoo]   = 3 * c + r;
-          coo_j[ncoo]   = 6 * d + j;
+          coo_i[ncoo]   = row_start + 3 * c + r;
+          coo_j[ncoo]   = dof + j;
           coo_v[ncoo++] = rows[r][j];
         }
     }

@@ -16,6 +16,7 @@ PetscErrorCode TalusCommandRun(const char scene_file[])
   PetscFunctionBegin;
   PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &sim));
   PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, sim, &scene));
+  PetscCall(TalusSimSetDomain(sim, scene.domain_min, scene.domain_max));
   PetscCall(TalusSimSetFromOptions(sim));
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "out/%s", scene.name));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Running a scene", "talus");

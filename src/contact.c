@@ -21,24 +21,37 @@ void TalusContactJacobian(const TalusBodies *bodies, const TalusContact *c, Pets
   }
 }
 
-/* previous_ids holds (id_a, id_b) of each previous contact: the bodies may have moved in memory. */
-PetscErrorCode TalusContactsWarmStart(const TalusBodies *bodies, const TalusContactList *previous, const PetscInt *previous_ids, TalusContactList *current, PetscInt *matched)
+int TalusContactHistoryCompare(const void *x, const void *y)
+{
+  const TalusContactHistory *a = (const TalusContactHistory *)x, *b = (const TalusContactHistory *)y;
+  if (a->id_a != b->id_a) return a->id_a < b->id_a ? -1 : 1;
+  if (a->id_b != b->id_b) return a->id_b < b->id_b ? -1 : 1;
+  return (a->feature > b->feature) - (a->feature < b->feature);
+}
+
+void TalusContactRecordHistory(const TalusBodies *bodies, const TalusContact *c, TalusContactHistory *h)
+{
+  h->id_a    = bodies->id[c->a];
+  h->id_b    = bodies->id[c->b];
+  h->feature = c->feature;
+  h->owner   = bodies->fixed[c->a] ? bodies->id[c->b] : bodies->id[c->a];
+  for (int k = 0; k < 3; k++) h->impulse[k] = c->impulse[0] * c->frame[k] + c->impulse[1] * c->frame[3 + k] + c->impulse[2] * c->frame[6 + k];
+}
+
+PetscErrorCode TalusContactsWarmStart(const TalusBodies *bodies, const TalusContactHistory *history, PetscInt nhistory, TalusContactList *current, PetscInt *matched)
 {
   PetscInt p = 0;
 
   PetscFunctionBegin;
   *matched = 0;
   for (PetscInt i = 0; i < current->n; i++) {
-    TalusContact  *c  = &current->c[i];
-    const PetscInt ia = bodies->id[c->a], ib = bodies->id[c->b];
-    /* both lists are sorted by (id_a, id_b, feature): walk them together */
-    while (p < previous->n && (previous_ids[2 * p] < ia || (previous_ids[2 * p] == ia && (previous_ids[2 * p + 1] < ib || (previous_ids[2 * p + 1] == ib && previous->c[p].feature < c->feature))))) p++;
+    TalusContact       *c   = &current->c[i];
+    TalusContactHistory key = {bodies->id[c->a], bodies->id[c->b], c->feature, 0, {0, 0, 0}};
+    /* both are sorted by (id_a, id_b, feature): walk them together */
+    while (p < nhistory && TalusContactHistoryCompare(&history[p], &key) < 0) p++;
     c->impulse[0] = c->impulse[1] = c->impulse[2] = 0.0;
-    if (p < previous->n && previous_ids[2 * p] == ia && previous_ids[2 * p + 1] == ib && previous->c[p].feature == c->feature) {
-      const TalusContact *o = &previous->c[p];
-      PetscReal           world[3];
-      for (int k = 0; k < 3; k++) world[k] = o->impulse[0] * o->frame[k] + o->impulse[1] * o->frame[3 + k] + o->impulse[2] * o->frame[6 + k];
-      for (int r = 0; r < 3; r++) c->impulse[r] = TalusDot3(&c->frame[3 * r], world);
+    if (p < nhistory && TalusContactHistoryCompare(&history[p], &key) == 0) {
+      for (int r = 0; r < 3; r++) c->impulse[r] = TalusDot3(&c->frame[3 * r], history[p].impulse);
       (*matched)++;
     }
   }

@@ -1,21 +1,27 @@
-/* Run outputs (see include/talus/output.h and docs/outputs.md). One rank writes in this version. */
+/*
+ * Run outputs (see include/talus/output.h and docs/outputs.md). Rank 0 writes the text files from
+ * global figures; frames.h5 is written collectively with parallel HDF5, every rank writing its own
+ * bodies' rows at their slots, so the file is in global-id order whatever the rank count.
+ */
 #include <talus.h>
 #include <hdf5.h>
 #include <errno.h>
 #include <sys/stat.h>
 
 struct _p_TalusOutput {
-  MPI_Comm   comm;
+  MPI_Comm    comm;
+  PetscMPIInt rank;
   char       dir[PETSC_MAX_PATH_LEN];
   TalusScene scene;
   PetscInt   output_every, progress_every, probe;
   FILE      *stats, *probe_file, *xmf;
   hid_t      frames;
   PetscInt   nframes, frame_capacity;
-  PetscReal *frame_times;  /* for frames.xmf */
-  PetscInt  *frame_counts;
+  PetscReal *frame_times; /* for frames.xmf */
   /* running totals for summary.json */
   PetscInt        steps, contacts_max, iterations_max, nonconverged;
+  PetscInt        rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
+  PetscReal       imbalance_max, seconds_migrate, seconds_ghost;
   PetscReal       contacts_sum, iterations_sum, residual_max, complementarity_max;
   PetscReal       seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
   PetscReal      *wall;
@@ -24,33 +30,63 @@ struct _p_TalusOutput {
   PetscLogDouble  start;
 };
 
-/* mkdir -p */
+/* mkdir -p, on rank 0; the verdict is shared so every rank stops together */
 static PetscErrorCode MakeDirectory(MPI_Comm comm, const char dir[])
 {
-  char path[PETSC_MAX_PATH_LEN];
+  char        path[PETSC_MAX_PATH_LEN];
+  int         err = 0;
+  PetscMPIInt rank;
 
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscStrncpy(path, dir, sizeof(path)));
-  for (char *p = path + 1;; p++) {
-    const char c = *p;
-    if (c == '/' || c == 0) {
-      *p = 0;
-      if (mkdir(path, 0777) != 0 && errno != EEXIST) SETERRQ(comm, PETSC_ERR_FILE_OPEN, "cannot create the output directory %s: %s", path, strerror(errno));
-      *p = c;
+  if (rank == 0)
+    for (char *p = path + 1;; p++) {
+      const char c = *p;
+      if (c == '/' || c == 0) {
+        *p = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+          err = errno;
+          break;
+        }
+        *p = c;
+      }
+      if (!c) break;
     }
-    if (!c) break;
-  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(path, sizeof(path), MPI_CHAR, 0, comm));
+  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "cannot create the output directory %s: %s", path, strerror(err));
   PetscFunctionReturn(0);
 }
 
+/* Opens DIR/name for writing on rank 0 (NULL elsewhere); a failure stops every rank. */
 static PetscErrorCode OpenText(TalusOutput out, const char name[], FILE **fp)
 {
   char path[PETSC_MAX_PATH_LEN];
+  int  err = 0;
 
   PetscFunctionBegin;
+  *fp = NULL;
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, name));
-  *fp = fopen(path, "w");
-  PetscCheck(*fp, out->comm, PETSC_ERR_FILE_OPEN, "cannot write %s: %s", path, strerror(errno));
+  if (out->rank == 0) {
+    *fp = fopen(path, "w");
+    if (!*fp) err = errno;
+  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
+  PetscCheck(!err, out->comm, PETSC_ERR_FILE_OPEN, "cannot write %s: %s", path, strerror(err));
+  PetscFunctionReturn(0);
+}
+
+/* Closes a file opened by OpenText; a failed close (full disk) stops every rank. */
+static PetscErrorCode CloseText(TalusOutput out, FILE **fp, const char name[])
+{
+  int err = 0;
+
+  PetscFunctionBegin;
+  if (*fp && fclose(*fp) != 0) err = 1;
+  *fp = NULL;
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
+  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write %s/%s (disk full?)", out->dir, name);
   PetscFunctionReturn(0);
 }
 
@@ -59,6 +95,7 @@ PetscErrorCode TalusOutputCreate(MPI_Comm comm, const char dir[], const TalusSce
   PetscFunctionBegin;
   PetscCall(PetscNew(out));
   (*out)->comm           = comm;
+  PetscCallMPI(MPI_Comm_rank(comm, &(*out)->rank));
   (*out)->scene          = *scene;
   (*out)->output_every   = 10;
   (*out)->progress_every = 0; /* 0: about 20 lines a run */
@@ -82,63 +119,94 @@ PetscErrorCode TalusOutputSetFromOptions(TalusOutput out)
 
 /* ------------------------------------------------------------------ frames.h5 + frames.xmf */
 
-static PetscErrorCode WriteDataset(TalusOutput out, hid_t group, const char name[], hid_t type, PetscInt n, PetscInt width, const void *data)
+/*
+ * One dataset of a frame: `total` rows of `width`, this rank writing its n rows at rows slot[k];
+ * rows nobody writes (bodies removed from the run) keep the fill value (-1 ids, NaN numbers).
+ */
+static PetscErrorCode WriteRows(TalusOutput out, hid_t group, const char name[], hid_t type, PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
 {
-  hsize_t dims[2] = {(hsize_t)n, (hsize_t)width};
-  hid_t   space   = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL);
-  hid_t   dset    = H5Dcreate2(group, name, type == H5T_NATIVE_DOUBLE ? H5T_IEEE_F64LE : H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t  err     = dset >= 0 ? H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : -1;
+  hsize_t  dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
+  hid_t    filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE), xfer = H5Pcreate(H5P_DATASET_XFER), dset;
+  hsize_t *coords;
+  herr_t   err;
+  const PetscInt64 id_fill = -1;
+  const double     nan     = NAN;
 
   PetscFunctionBegin;
+  H5Pset_fill_value(dcpl, type, type == H5T_NATIVE_DOUBLE ? (const void *)&nan : (const void *)&id_fill);
+  dset = H5Dcreate2(group, name, type == H5T_NATIVE_DOUBLE ? H5T_IEEE_F64LE : H5T_STD_I64LE, filespace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  PetscCall(PetscMalloc1(2 * n * width + 1, &coords));
+  for (PetscInt k = 0; k < n; k++)
+    for (PetscInt c = 0; c < width; c++) {
+      if (width > 1) {
+        coords[2 * (k * width + c)]     = (hsize_t)slot[k];
+        coords[2 * (k * width + c) + 1] = (hsize_t)c;
+      } else coords[k] = (hsize_t)slot[k];
+    }
+  memspace = H5Screate_simple(1, n ? &count : &one, NULL);
+  if (n) H5Sselect_elements(filespace, H5S_SELECT_SET, (size_t)(n * width), coords);
+  else {
+    H5Sselect_none(filespace);
+    H5Sselect_none(memspace);
+  }
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  err = dset >= 0 ? H5Dwrite(dset, type, memspace, filespace, xfer, data) : -1;
   if (dset >= 0) H5Dclose(dset);
-  H5Sclose(space);
+  H5Sclose(memspace);
+  H5Sclose(filespace);
+  H5Pclose(dcpl);
+  H5Pclose(xfer);
+  PetscCall(PetscFree(coords));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, out->comm));
   PetscCheck(err >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot write %s to %s/frames.h5 (disk full?)", name, out->dir);
   PetscFunctionReturn(0);
 }
 
-/* The XDMF index is rewritten after every frame so that it always matches frames.h5. */
-static PetscErrorCode WriteXdmf(TalusOutput out, const PetscReal *times, const PetscInt *counts)
+/* The XDMF index is rewritten (by rank 0) after every frame so that it always matches frames.h5. */
+static PetscErrorCode WriteXdmf(TalusOutput out, const PetscReal *times, PetscInt n)
 {
   PetscFunctionBegin;
   PetscCall(OpenText(out, "frames.xmf", &out->xmf));
-  fprintf(out->xmf, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-  for (PetscInt f = 0; f < out->nframes; f++) {
-    const PetscInt n = counts[f];
-    fprintf(out->xmf, "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Uniform\">\n    <Time Value=\"%.9g\"/>\n", f, (double)times[f]);
-    fprintf(out->xmf, "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%" PetscInt_FMT "\"/>\n", n);
-    fprintf(out->xmf, "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/position</DataItem></Geometry>\n", n, f);
-    fprintf(out->xmf, "    <Attribute Name=\"id\" Center=\"Node\"><DataItem Dimensions=\"%" PetscInt_FMT "\" Format=\"HDF\" NumberType=\"Int\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/id</DataItem></Attribute>\n", n, f);
-    fprintf(out->xmf, "    <Attribute Name=\"velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/velocity</DataItem></Attribute>\n", n, f);
-    fprintf(out->xmf, "    <Attribute Name=\"angular_velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/angular_velocity</DataItem></Attribute>\n", n, f);
-    fprintf(out->xmf, "    <Attribute Name=\"size\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/size</DataItem></Attribute>\n", n, f);
-    fprintf(out->xmf, "   </Grid>\n");
+  if (out->xmf) {
+    fprintf(out->xmf, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (PetscInt f = 0; f < out->nframes; f++) {
+      fprintf(out->xmf, "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Uniform\">\n    <Time Value=\"%.9g\"/>\n", f, (double)times[f]);
+      fprintf(out->xmf, "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%" PetscInt_FMT "\"/>\n", n);
+      fprintf(out->xmf, "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/position</DataItem></Geometry>\n", n, f);
+      fprintf(out->xmf, "    <Attribute Name=\"id\" Center=\"Node\"><DataItem Dimensions=\"%" PetscInt_FMT "\" Format=\"HDF\" NumberType=\"Int\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/id</DataItem></Attribute>\n", n, f);
+      fprintf(out->xmf, "    <Attribute Name=\"velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/velocity</DataItem></Attribute>\n", n, f);
+      fprintf(out->xmf, "    <Attribute Name=\"angular_velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/angular_velocity</DataItem></Attribute>\n", n, f);
+      fprintf(out->xmf, "    <Attribute Name=\"size\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/size</DataItem></Attribute>\n", n, f);
+      fprintf(out->xmf, "   </Grid>\n");
+    }
+    fprintf(out->xmf, "  </Grid>\n </Domain>\n</Xdmf>\n");
   }
-  fprintf(out->xmf, "  </Grid>\n </Domain>\n</Xdmf>\n");
-  PetscCheck(fclose(out->xmf) == 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot write %s/frames.xmf", out->dir);
-  out->xmf = NULL;
+  PetscCall(CloseText(out, &out->xmf, "frames.xmf"));
   PetscFunctionReturn(0);
 }
 
 /*
- * Frame f: group /frameNNNNNN with id, position, quaternion, velocity, angular_velocity (world
- * frame) and size (radius / half-extents / plane normal) of the finite bodies, attribute time.
+ * Frame f: group /frameNNNNNN with attribute time and, for the finite bodies in id order (row =
+ * slot): id, position, quaternion, velocity, angular_velocity (world frame), size.
  */
 static PetscErrorCode WriteFrame(TalusOutput out, TalusSim sim)
 {
   TalusBodies *b;
   PetscReal   *pos, *quat, *vel, *omega, *size, t, A[9];
   PetscInt64  *id;
-  PetscInt     n = 0;
+  PetscInt    *slot, n = 0, total;
   char         name[32];
   hid_t        group, attr, space;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
-  PetscCall(PetscMalloc6(b->n, &id, 3 * b->n, &pos, 4 * b->n, &quat, 3 * b->n, &vel, 3 * b->n, &omega, 3 * b->n, &size));
+  PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
+  PetscCall(PetscMalloc7(b->n, &id, 3 * b->n, &pos, 4 * b->n, &quat, 3 * b->n, &vel, 3 * b->n, &omega, 3 * b->n, &size, b->n, &slot));
   for (PetscInt k = 0; k < b->nowned; k++) {
     if (b->shape[k] == TALUS_PLANE) continue;
-    id[n] = b->id[k];
+    id[n]   = b->id[k];
+    slot[n] = b->slot[k];
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
     TalusRotate(A, &b->omega[3 * k], &omega[3 * n]);
     for (int d = 0; d < 3; d++) pos[3 * n + d] = b->position[3 * k + d], vel[3 * n + d] = b->velocity[3 * k + d], size[3 * n + d] = b->size[3 * k + d];
@@ -153,31 +221,25 @@ static PetscErrorCode WriteFrame(TalusOutput out, TalusSim sim)
   H5Awrite(attr, H5T_NATIVE_DOUBLE, &t);
   H5Aclose(attr);
   H5Sclose(space);
-  PetscCall(WriteDataset(out, group, "id", H5T_NATIVE_INT64, n, 1, id));
-  PetscCall(WriteDataset(out, group, "position", H5T_NATIVE_DOUBLE, n, 3, pos));
-  PetscCall(WriteDataset(out, group, "quaternion", H5T_NATIVE_DOUBLE, n, 4, quat));
-  PetscCall(WriteDataset(out, group, "velocity", H5T_NATIVE_DOUBLE, n, 3, vel));
-  PetscCall(WriteDataset(out, group, "angular_velocity", H5T_NATIVE_DOUBLE, n, 3, omega));
-  PetscCall(WriteDataset(out, group, "size", H5T_NATIVE_DOUBLE, n, 3, size));
+  PetscCall(WriteRows(out, group, "id", H5T_NATIVE_INT64, total, n, slot, 1, id));
+  PetscCall(WriteRows(out, group, "position", H5T_NATIVE_DOUBLE, total, n, slot, 3, pos));
+  PetscCall(WriteRows(out, group, "quaternion", H5T_NATIVE_DOUBLE, total, n, slot, 4, quat));
+  PetscCall(WriteRows(out, group, "velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, vel));
+  PetscCall(WriteRows(out, group, "angular_velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, omega));
+  PetscCall(WriteRows(out, group, "size", H5T_NATIVE_DOUBLE, total, n, slot, 3, size));
   H5Gclose(group);
   H5Fflush(out->frames, H5F_SCOPE_GLOBAL); /* readable after a crash */
-  PetscCall(PetscFree6(id, pos, quat, vel, omega, size));
+  PetscCall(PetscFree7(id, pos, quat, vel, omega, size, slot));
   if (out->nframes >= out->frame_capacity) {
-    PetscReal *t2;
-    PetscInt  *c2;
+    PetscReal *grown;
     out->frame_capacity = PetscMax(64, 2 * out->frame_capacity);
-    PetscCall(PetscMalloc2(out->frame_capacity, &t2, out->frame_capacity, &c2));
-    if (out->nframes) {
-      PetscCall(PetscArraycpy(t2, out->frame_times, out->nframes));
-      PetscCall(PetscArraycpy(c2, out->frame_counts, out->nframes));
-    }
-    PetscCall(PetscFree2(out->frame_times, out->frame_counts));
-    out->frame_times = t2, out->frame_counts = c2;
+    PetscCall(PetscMalloc1(out->frame_capacity, &grown));
+    if (out->nframes) PetscCall(PetscArraycpy(grown, out->frame_times, out->nframes));
+    PetscCall(PetscFree(out->frame_times));
+    out->frame_times = grown;
   }
-  out->frame_times[out->nframes]  = t;
-  out->frame_counts[out->nframes] = n;
-  out->nframes++;
-  PetscCall(WriteXdmf(out, out->frame_times, out->frame_counts));
+  out->frame_times[out->nframes++] = t;
+  PetscCall(WriteXdmf(out, out->frame_times, total));
   PetscFunctionReturn(0);
 }
 
@@ -190,22 +252,26 @@ PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
   PetscFunctionBegin;
   PetscCall(MakeDirectory(out->comm, out->dir));
   PetscCall(OpenText(out, "stats.csv", &out->stats));
-  fprintf(out->stats, "step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_step_s,collide_s,assemble_s,solve_s,integrate_s,support_force_over_weight,warm_started,converged\n");
+  if (out->stats) fprintf(out->stats, "step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max\n");
   if (out->probe >= 0) {
     TalusBodies *b;
-    PetscBool    found = PETSC_FALSE;
+    PetscInt     found = 0, total;
     PetscCall(TalusSimGetBodies(sim, &b));
-    for (PetscInt k = 0; k < b->n; k++)
-      if (b->id[k] == out->probe) found = PETSC_TRUE;
-    PetscCheck(found, out->comm, PETSC_ERR_USER_INPUT, "-probe %" PetscInt_FMT ": no body has this id (ids run from 0 to %" PetscInt_FMT ")", out->probe, b->n - 1);
+    PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
+    for (PetscInt k = 0; k < b->nowned; k++) found += (b->id[k] == out->probe && b->shape[k] != TALUS_PLANE);
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &found, 1, MPIU_INT, MPI_SUM, out->comm));
+    PetscCheck(found, out->comm, PETSC_ERR_USER_INPUT, "-probe %" PetscInt_FMT ": no sphere or box has this id (the scene has %" PetscInt_FMT " of them, numbered with the planes in scene order)", out->probe, total);
     PetscCall(PetscSNPrintf(path, sizeof(path), "probe-%" PetscInt_FMT ".csv", out->probe));
     PetscCall(OpenText(out, path, &out->probe_file));
-    fprintf(out->probe_file, "t,x,y,z,vx,vy,vz,wx,wy,wz\n");
+    if (out->probe_file) fprintf(out->probe_file, "t,x,y,z,vx,vy,vz,wx,wy,wz\n");
   }
   if (out->output_every > 0) {
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL);
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/frames.h5", out->dir));
-    out->frames = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    out->frames = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
     PetscCheck(out->frames >= 0, out->comm, PETSC_ERR_FILE_OPEN, "cannot create %s", path);
     PetscCall(WriteFrame(out, sim));
   }
@@ -213,20 +279,23 @@ PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
   PetscFunctionReturn(0);
 }
 
+/* The probed body lives on one rank: its row reaches rank 0 through a sum. */
 static PetscErrorCode WriteProbe(TalusOutput out, TalusSim sim)
 {
   TalusBodies *b;
-  PetscReal    t, A[9], w[3];
+  PetscReal    t, A[9], row[9] = {0};
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
   for (PetscInt k = 0; k < b->nowned; k++) {
-    if (b->id[k] != out->probe) continue;
+    if (b->id[k] != out->probe || b->shape[k] == TALUS_PLANE) continue;
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
-    TalusRotate(A, &b->omega[3 * k], w);
-    fprintf(out->probe_file, "%.10g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g\n", (double)t, b->position[3 * k], b->position[3 * k + 1], b->position[3 * k + 2], b->velocity[3 * k], b->velocity[3 * k + 1], b->velocity[3 * k + 2], w[0], w[1], w[2]);
+    TalusRotate(A, &b->omega[3 * k], &row[6]);
+    for (int d = 0; d < 3; d++) row[d] = b->position[3 * k + d], row[3 + d] = b->velocity[3 * k + d];
   }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, row, 9, MPIU_REAL, MPIU_SUM, out->comm));
+  if (out->probe_file) fprintf(out->probe_file, "%.10g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g\n", (double)t, row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]);
   PetscFunctionReturn(0);
 }
 
@@ -239,8 +308,9 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventOutput, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
-  fprintf(out->stats, "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d\n", s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual, (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error, (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve, (double)s->wall_integrate, (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0);
-  if (out->probe_file) PetscCall(WriteProbe(out, sim));
+  if (out->stats)
+    fprintf(out->stats, "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "\n", s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual, (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error, (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve, (double)s->wall_integrate, (double)s->wall_migrate, (double)s->wall_ghost, (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0, (double)s->imbalance, s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max);
+  if (out->probe >= 0) PetscCall(WriteProbe(out, sim)); /* collective */
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(WriteFrame(out, sim));
 
   /* totals */
@@ -260,6 +330,14 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   out->residual_max        = PetscMax(out->residual_max, s->residual);
   out->complementarity_max = PetscMax(out->complementarity_max, s->complementarity_error);
   out->nonconverged += s->reason > 0 ? 0 : 1;
+  if (out->steps == 1) out->rank_bodies_min = s->bodies_min, out->rank_contacts_min = s->contacts_min;
+  out->rank_bodies_min   = PetscMin(out->rank_bodies_min, s->bodies_min);
+  out->rank_bodies_max   = PetscMax(out->rank_bodies_max, s->bodies_max);
+  out->rank_contacts_min = PetscMin(out->rank_contacts_min, s->contacts_min);
+  out->rank_contacts_max = PetscMax(out->rank_contacts_max, s->contacts_max);
+  out->imbalance_max     = PetscMax(out->imbalance_max, s->imbalance);
+  out->seconds_migrate += s->wall_migrate;
+  out->seconds_ghost += s->wall_ghost;
   out->seconds_collide += s->wall_collide;
   out->seconds_assemble += s->wall_assemble;
   out->seconds_solve += s->wall_solve;
@@ -292,25 +370,33 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
 {
   FILE          *fp;
   PetscLogDouble now;
-  PetscReal      median = 0.0, t_end;
-  PetscMPIInt    size;
-  TalusBodies   *b;
+  PetscReal          median = 0.0, t_end;
+  PetscMPIInt        size;
+  TalusParallelStats ps;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&now));
-  PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetTime(sim, &t_end, NULL, NULL));
   PetscCallMPI(MPI_Comm_size(out->comm, &size));
   if (out->steps) {
     qsort(out->wall, (size_t)out->steps, sizeof(PetscReal), CompareReal);
     median = out->wall[out->steps / 2];
   }
+  PetscCall(TalusSimGetParallelStatistics(sim, &ps));
+  {
+    PetscReal t_local[2] = {(PetscReal)out->seconds_migrate, (PetscReal)out->seconds_ghost};
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, t_local, 2, MPIU_REAL, MPIU_MAX, out->comm));
+    out->seconds_migrate = t_local[0], out->seconds_ghost = t_local[1];
+  }
   PetscCall(OpenText(out, "summary.json", &fp));
-  fprintf(fp, "{\n  \"scene\": \"%s\",\n  \"ranks\": %d,\n  \"steps\": %" PetscInt_FMT ",\n  \"t_final\": %.10g,\n  \"bodies\": %" PetscInt_FMT ",\n", out->scene.name, size, out->steps, (double)t_end, b->nowned);
-  fprintf(fp, "  \"contacts_mean\": %.6g,\n  \"contacts_max\": %" PetscInt_FMT ",\n  \"iterations_mean\": %.6g,\n  \"iterations_max\": %" PetscInt_FMT ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n", out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max, out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);
-  fprintf(fp, "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  \"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n", (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration, (double)out->complementarity_max, (double)out->last.support_force_over_weight);
-  fprintf(fp, "  \"wall_s\": %.6f,\n  \"wall_per_step_median_s\": %.6e,\n  \"seconds\": {\"collide\": %.6f, \"assemble\": %.6f, \"solve\": %.6f, \"integrate\": %.6f, \"output\": %.6f},\n  \"frames\": %" PetscInt_FMT "\n}\n", (double)(now - out->start), (double)median, (double)out->seconds_collide, (double)out->seconds_assemble, (double)out->seconds_solve, (double)out->seconds_integrate, (double)out->seconds_output, out->nframes);
-  PetscCheck(fclose(fp) == 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot write %s/summary.json (disk full?)", out->dir);
+  if (fp) {
+    fprintf(fp, "{\n  \"scene\": \"%s\",\n  \"ranks\": %d,\n  \"steps\": %" PetscInt_FMT ",\n  \"t_final\": %.10g,\n  \"bodies\": %" PetscInt_FMT ",\n  \"bodies_lost\": %" PetscInt_FMT ",\n", out->scene.name, size, out->steps, (double)t_end, out->last.bodies, ps.bodies_lost);
+    fprintf(fp, "  \"contacts_mean\": %.6g,\n  \"contacts_max\": %" PetscInt_FMT ",\n  \"iterations_mean\": %.6g,\n  \"iterations_max\": %" PetscInt_FMT ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n", out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max, out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);
+    fprintf(fp, "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  \"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n", (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration, (double)out->complementarity_max, (double)out->last.support_force_over_weight);
+    fprintf(fp, "  \"per_rank\": {\"bodies_min\": %" PetscInt_FMT ", \"bodies_max\": %" PetscInt_FMT ", \"contacts_min\": %" PetscInt_FMT ", \"contacts_max\": %" PetscInt_FMT ", \"imbalance_final\": %.4f, \"imbalance_max\": %.4f, \"rebalances\": %" PetscInt_FMT "},\n", out->rank_bodies_min, out->rank_bodies_max, out->rank_contacts_min, out->rank_contacts_max, (double)out->last.imbalance, (double)out->imbalance_max, ps.rebalances);
+    fprintf(fp, "  \"wall_s\": %.6f,\n  \"wall_per_step_median_s\": %.6e,\n  \"seconds\": {\"collide\": %.6f, \"assemble\": %.6f, \"solve\": %.6f, \"integrate\": %.6f, \"migrate\": %.6f, \"ghost\": %.6f, \"output\": %.6f},\n  \"frames\": %" PetscInt_FMT "\n}\n", (double)(now - out->start), (double)median, (double)out->seconds_collide, (double)out->seconds_assemble, (double)out->seconds_solve, (double)out->seconds_integrate, (double)out->seconds_migrate, (double)out->seconds_ghost, (double)out->seconds_output, out->nframes);
+  }
+  PetscCall(CloseText(out, &fp, "summary.json"));
   PetscFunctionReturn(0);
 }
 
@@ -318,11 +404,11 @@ PetscErrorCode TalusOutputDestroy(TalusOutput *out)
 {
   PetscFunctionBegin;
   if (!*out) PetscFunctionReturn(0);
-  if ((*out)->stats) fclose((*out)->stats);
+  if ((*out)->stats) fclose((*out)->stats); /* rank 0 only */
   if ((*out)->probe_file) fclose((*out)->probe_file);
   if ((*out)->frames >= 0) H5Fclose((*out)->frames);
   PetscCall(PetscFree((*out)->wall));
-  PetscCall(PetscFree2((*out)->frame_times, (*out)->frame_counts));
+  PetscCall(PetscFree((*out)->frame_times));
   PetscCall(PetscFree(*out));
   PetscFunctionReturn(0);
 }

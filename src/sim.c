@@ -3,12 +3,11 @@
 
 PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
 {
-  PetscMPIInt size;
-
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCheck(size == 1, comm, PETSC_ERR_SUP, "scenes run on one rank in this version (the spatial decomposition is not there yet); run without mpirun or with -n 1");
   PetscCall(PetscNew(sim));
+  PetscCallMPI(MPI_Comm_rank(comm, &(*sim)->rank));
+  PetscCallMPI(MPI_Comm_size(comm, &(*sim)->size));
+  PetscCall(TalusDecompCreate(comm, &(*sim)->decomp));
   (*sim)->comm       = comm;
   (*sim)->dt         = 0.01;
   (*sim)->t_final    = 1.0;
@@ -25,8 +24,8 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   if (!*sim) PetscFunctionReturn(0);
   PetscCall(TalusBodiesDestroy(&(*sim)->bodies));
   PetscCall(TalusContactListDestroy(&(*sim)->contacts));
-  PetscCall(TalusContactListDestroy(&(*sim)->previous));
-  PetscCall(PetscFree((*sim)->previous_ids));
+  PetscCall(PetscFree((*sim)->history));
+  PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(PetscFree((*sim)->dynamic));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
   PetscCall(PetscFree(*sim));
@@ -108,5 +107,34 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(TalusSimSetTimeStep(sim, dt));
   PetscCall(TalusSimSetFinalTime(sim, t_final));
   PetscCall(TalusSimSetEnvelope(sim, envelope));
+  PetscCall(TalusDecompSetFromOptions(sim->decomp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetDomain(TalusSim sim, const PetscReal lo[3], const PetscReal hi[3])
+{
+  PetscFunctionBegin;
+  sim->has_domain = PETSC_TRUE;
+  for (int d = 0; d < 3; d++) sim->domain_min[d] = lo[d], sim->domain_max[d] = hi[d];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetParallelStatistics(TalusSim sim, TalusParallelStats *ps)
+{
+  PetscFunctionBegin;
+  ps->bodies_lost     = sim->bodies_lost;
+  ps->imbalance       = sim->imbalance;
+  ps->rebalances      = sim->rebalances;
+  ps->seconds_migrate = sim->seconds_migrate;
+  ps->seconds_ghost   = sim->seconds_ghost;
+  ps->ghosts          = sim->nghost;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetFiniteBodyCount(TalusSim sim, PetscInt *n)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusSimDistribute(sim));
+  *n = sim->nfinite;
   PetscFunctionReturn(0);
 }

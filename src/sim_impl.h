@@ -1,31 +1,54 @@
-/* The simulator's private state, shared by sim.c (life cycle), ccp.c (the CCP of a step) and step.c. */
+/* The simulator's private state, shared by sim.c (life cycle), distribute.c (ownership, ghosts,
+   migration), ccp.c (the CCP of a step) and step.c. */
 #ifndef TALUS_SIM_IMPL_H
 #define TALUS_SIM_IMPL_H
 #include <talus.h>
+#include <decomp.h>
 
 struct _p_TalusSim {
   MPI_Comm         comm;
+  PetscMPIInt      rank, size;
   TalusBodies     *bodies;
-  TalusContactList contacts, previous; /* this step's and the last step's (for warm starts) */
-  PetscInt        *previous_ids;       /* (id_a, id_b) per previous contact */
-  PetscInt         previous_capacity;
+  TalusContactList contacts;  /* this step's contacts kept by this rank */
+  TalusContactHistory *history; /* last step's contacts, for warm starts (sorted) */
+  PetscInt         nhistory, history_capacity;
   PetscReal        gravity[3], dt, t, t_final, envelope;
   PetscInt         step;
   PetscBool        anti_relax;
   TalusCCP         ccp;
-  PetscInt         ccp_rows; /* local rows the CCP's Tao was set up for */
-  PetscInt        *dynamic;  /* per local body: its index among the dynamic bodies, or -1 if fixed */
+  PetscInt         ccp_rows, ccp_global_rows; /* rows the CCP's Tao was set up for */
+  PetscInt        *dynamic;  /* per local body: its index among this rank's owned dynamic bodies, or -1 */
   PetscInt         dynamic_capacity, ndynamic;
+
+  /* decomposition */
+  TalusDecomp    decomp;
+  PetscBool      distributed;  /* TalusSimDistribute() done */
+  PetscReal      rmax;         /* largest bounding radius of a finite body */
+  PetscReal      ghost_width;  /* 2 rmax + envelope (contact reach) + rmax (travel allowed in a step) */
+  PetscBool      has_domain;
+  PetscReal      domain_min[3], domain_max[3];
+  PetscInt       bodies_lost;  /* global count */
+  PetscInt       nfinite;      /* global number of finite bodies */
+  PetscInt       nghost;
+  PetscReal      imbalance;
+  PetscInt       rebalances;
+  PetscLogDouble seconds_migrate, seconds_ghost;
 };
 
 /* The CCP of one step (ccp.c). */
 typedef struct {
-  Mat B;       /* D^T: 3 rows per contact, 6 columns per dynamic body */
+  Mat B;       /* D^T: 3 rows per owned contact, 6 columns per dynamic body (global dofs) */
   Vec inverse_mass, v_free, v_plus, gamma, q, mu;
 } TalusStepCCP;
 
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
+
+/* distribute.c */
+PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimBuildGhosts(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimDropGhosts(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimMigrate(TalusSim, PetscBool rebalance);
 
 #endif

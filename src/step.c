@@ -9,31 +9,39 @@
 
 static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 {
-  TalusContactList swap;
-  PetscInt         matched;
+  TalusBodies      *b = sim->bodies;
+  TalusContactList *list = &sim->contacts;
+  PetscInt          matched, kept = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventCollide, 0, 0, 0, 0));
-  /* keep this step's contacts, with their body ids, as the next step's history */
-  if (sim->contacts.n > sim->previous_capacity) {
-    PetscCall(PetscFree(sim->previous_ids));
-    PetscCall(PetscMalloc1(2 * sim->contacts.n, &sim->previous_ids));
-    sim->previous_capacity = sim->contacts.n;
+  PetscCall(TalusFindContacts(b, sim->envelope, list));
+  /* keep the contacts whose lower-id dynamic body this rank owns: each contact on exactly one rank */
+  for (PetscInt c = 0; c < list->n; c++) {
+    const PetscInt owner = b->fixed[list->c[c].a] ? list->c[c].b : list->c[c].a;
+    if (owner < b->nowned) list->c[kept++] = list->c[c];
   }
-  for (PetscInt c = 0; c < sim->contacts.n; c++) {
-    sim->previous_ids[2 * c]     = sim->bodies->id[sim->contacts.c[c].a];
-    sim->previous_ids[2 * c + 1] = sim->bodies->id[sim->contacts.c[c].b];
-  }
-  swap          = sim->previous;
-  sim->previous = sim->contacts;
-  sim->contacts = swap;
-  PetscCall(TalusFindContacts(sim->bodies, sim->envelope, &sim->contacts));
-  PetscCall(TalusContactsWarmStart(sim->bodies, &sim->previous, sim->previous_ids, &sim->contacts, &matched));
-  stats->contacts     = sim->contacts.n;
-  stats->warm_started = matched;
+  list->n = kept;
+  PetscCall(TalusContactsWarmStart(b, sim->history, sim->nhistory, list, &matched));
+  stats->contacts        = list->n;
+  stats->warm_started    = matched;
   stats->max_penetration = 0.0;
-  for (PetscInt c = 0; c < sim->contacts.n; c++) stats->max_penetration = PetscMax(stats->max_penetration, -sim->contacts.c[c].phi);
+  for (PetscInt c = 0; c < list->n; c++) stats->max_penetration = PetscMax(stats->max_penetration, -list->c[c].phi);
   PetscCall(PetscLogEventEnd(TALUS_EventCollide, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* This step's contacts, with world-frame impulses, become the next step's warm starts. */
+static PetscErrorCode RecordHistory(TalusSim sim)
+{
+  PetscFunctionBegin;
+  if (sim->contacts.n > sim->history_capacity) {
+    PetscCall(PetscFree(sim->history));
+    sim->history_capacity = PetscMax(sim->contacts.n, 2 * sim->history_capacity);
+    PetscCall(PetscMalloc1(sim->history_capacity, &sim->history));
+  }
+  for (PetscInt c = 0; c < sim->contacts.n; c++) TalusContactRecordHistory(sim->bodies, &sim->contacts.c[c], &sim->history[c]);
+  sim->nhistory = sim->contacts.n; /* already sorted: contacts come sorted by (id_a, id_b, feature) */
   PetscFunctionReturn(0);
 }
 
@@ -41,17 +49,24 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
 {
   Mat      N;
   Tao      tao;
-  PetscInt rows;
+  PetscInt rows, global_rows;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(VecGetLocalSize(ccp->q, &rows));
-  /* the Tao's work vectors are sized at set-up: a new contact count needs a new solver */
-  if (!sim->ccp || sim->ccp_rows != rows) {
-    PetscCall(TalusCCPDestroy(&sim->ccp));
+  PetscCall(VecGetSize(ccp->q, &global_rows));
+  /* the Tao's work vectors are sized at set-up: a new contact count (here or on any rank) needs a new solver */
+  {
+    PetscBool changed = (PetscBool)(!sim->ccp || sim->ccp_rows != rows || sim->ccp_global_rows != global_rows);
+    /* creating a Tao is collective: every rank must take the same branch */
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, sim->comm));
+    if (changed) PetscCall(TalusCCPDestroy(&sim->ccp));
+  }
+  if (!sim->ccp) {
     PetscCall(TalusCCPCreate(sim->comm, &sim->ccp));
     PetscCall(TalusCCPSetFromOptions(sim->ccp));
-    sim->ccp_rows = rows;
+    sim->ccp_rows        = rows;
+    sim->ccp_global_rows = global_rows;
   }
   PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUS_CCP_COULOMB : TALUS_CCP_RELAXED));
   PetscCall(TalusDelassusCreateShell(ccp->B, ccp->inverse_mass, &N));
@@ -96,7 +111,64 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
   PetscCall(VecDestroy(&u));
   for (PetscInt k = 0; k < b->nowned; k++)
     if (!b->fixed[k]) weight += b->mass[k] * gnorm;
-  stats->support_force_over_weight = weight > 0.0 ? support / weight : 0.0;
+  {
+    PetscReal sums[2] = {support, weight};
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 2, MPIU_REAL, MPIU_SUM, sim->comm));
+    stats->support_force_over_weight = sums[1] > 0.0 ? sums[0] / sums[1] : 0.0;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Global totals and the per-rank spread of one step's figures. */
+static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
+{
+  TalusBodies *b = sim->bodies;
+  PetscInt     finite = 0, counts[4], spread[4];
+  PetscReal    maxima[2], energy, work;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < b->nowned; k++) finite += b->shape[k] != TALUS_PLANE;
+  counts[0] = finite, counts[1] = stats->contacts, counts[2] = -finite, counts[3] = -stats->contacts;
+  PetscCall(MPIU_Allreduce(counts, spread, 4, MPIU_INT, MPI_MAX, sim->comm));
+  stats->bodies_max = spread[0], stats->contacts_max = spread[1], stats->bodies_min = -spread[2], stats->contacts_min = -spread[3];
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &finite, 1, MPIU_INT, MPI_SUM, sim->comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stats->contacts, 1, MPIU_INT, MPI_SUM, sim->comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stats->warm_started, 1, MPIU_INT, MPI_SUM, sim->comm));
+  stats->bodies = finite;
+  maxima[0] = stats->max_penetration, maxima[1] = stats->complementarity_error;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, maxima, 2, MPIU_REAL, MPIU_MAX, sim->comm));
+  stats->max_penetration = maxima[0], stats->complementarity_error = maxima[1];
+  energy = TalusBodiesKineticEnergyLocal(b);
+  PetscCall(MPIU_Allreduce(&energy, &stats->kinetic_energy, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  work = (PetscReal)(counts[0] + sim->contacts.n); /* bodies and contacts this rank handles */
+  PetscCall(TalusDecompImbalance(sim->decomp, work, &stats->imbalance));
+  sim->imbalance = stats->imbalance;
+  PetscFunctionReturn(0);
+}
+
+/* A body that moves more than r_max in one step may tunnel and outrun its ghost copies. */
+static PetscErrorCode CheckTravel(TalusSim sim)
+{
+  TalusBodies *b = sim->bodies;
+  PetscInt     culprit = -1;
+  PetscReal    travel = 0.0, worst = 0.0;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    if (b->fixed[k]) continue;
+    travel = sim->dt * TalusNorm3(&b->velocity[3 * k]);
+    if (travel > worst) worst = travel, culprit = b->id[k];
+  }
+  {
+    struct {
+      PetscReal travel;
+      PetscInt  id;
+    } local = {worst, culprit}, global;
+    PetscCall(MPIU_Allreduce(&local.travel, &global.travel, 1, MPIU_REAL, MPIU_MAX, sim->comm));
+    global.id = (local.travel == global.travel) ? culprit : -1;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &global.id, 1, MPIU_INT, MPI_MAX, sim->comm));
+    PetscCheck(global.travel <= sim->rmax || sim->rmax == 0.0, sim->comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT " moved %g m in one step (t = %g s), more than the largest body radius %g m: contacts would be missed; use a smaller -dt (now %g s)", global.id, (double)global.travel, (double)sim->t, (double)sim->rmax, (double)sim->dt);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -118,33 +190,49 @@ static PetscErrorCode Integrate(TalusSim sim)
 PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
 {
   TalusStepCCP   ccp = {0};
-  PetscLogDouble t0, t1, t2, t3, t4;
+  PetscLogDouble t0, t1, t2, t3, t4, t5;
+  PetscBool      rebalance;
+  PetscReal      migrate0 = sim->seconds_migrate, ghost0 = sim->seconds_ghost;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(stats, sizeof(*stats)));
+  PetscCall(TalusSimDistribute(sim));
   PetscCall(PetscTime(&t0));
+  PetscCall(TalusSimNumberDofs(sim));
+  PetscCall(TalusSimBuildGhosts(sim));
   PetscCall(Collide(sim, stats));
   PetscCall(PetscTime(&t1));
   PetscCall(TalusSimAssembleCCP(sim, &ccp));
   PetscCall(PetscTime(&t2));
-  if (sim->contacts.n > 0) PetscCall(Solve(sim, &ccp, stats));
-  else stats->reason = TAO_CONVERGED_GATOL;
+  {
+    PetscInt total = sim->contacts.n;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &total, 1, MPIU_INT, MPI_SUM, sim->comm));
+    if (total > 0) PetscCall(Solve(sim, &ccp, stats));
+    else stats->reason = TAO_CONVERGED_GATOL;
+  }
   PetscCall(PetscTime(&t3));
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
   PetscCall(ContactStatistics(sim, &ccp, stats));
   PetscCall(Integrate(sim));
   PetscCall(TalusStepCCPDestroy(&ccp));
+  PetscCall(RecordHistory(sim));
   PetscCall(PetscTime(&t4));
   sim->t += sim->dt;
   sim->step++;
+  PetscCall(ReduceStatistics(sim, stats));
+  PetscCall(CheckTravel(sim));
+  PetscCall(TalusSimDropGhosts(sim));
+  PetscCall(TalusDecompWantsRebalance(sim->decomp, sim->step, stats->imbalance, &rebalance));
+  PetscCall(TalusSimMigrate(sim, rebalance));
+  PetscCall(PetscTime(&t5));
   stats->step           = sim->step;
   stats->t              = sim->t;
-  stats->bodies         = sim->bodies->nowned;
-  stats->kinetic_energy = TalusBodiesKineticEnergyLocal(sim->bodies);
   stats->wall_collide   = t1 - t0;
   stats->wall_assemble  = t2 - t1;
   stats->wall_solve     = t3 - t2;
   stats->wall_integrate = t4 - t3;
-  stats->wall_step      = t4 - t0;
+  stats->wall_migrate   = sim->seconds_migrate - migrate0;
+  stats->wall_ghost     = sim->seconds_ghost - ghost0;
+  stats->wall_step      = t5 - t0;
   PetscFunctionReturn(0);
 }

@@ -1,7 +1,8 @@
 /*
  * Rigid bodies: spheres, boxes and fixed half-spaces (planes), stored as arrays (structure of
- * arrays) so that whole bodies can later be packed and sent between ranks. Bodies carry global
- * ids; on each rank the first nowned entries are the bodies it owns.
+ * arrays); whole bodies are packed into records to move between ranks. Bodies carry global ids.
+ * On each rank entries [0, nowned) are the bodies it owns (planes are replicated: every rank holds
+ * them among its own), entries [nowned, n) are ghost copies of other ranks' bodies.
  * Orientation: unit Euler parameters; angular velocity in the body frame (seed 000 sec. 1).
  */
 #ifndef TALUS_BODIES_H
@@ -35,13 +36,26 @@ typedef struct {
   PetscReal  *omega;      /* 3: body frame */
   PetscInt   *material;
   PetscBool  *fixed;
+  PetscInt   *slot;       /* index among the finite bodies in id order (rows of frames.h5) */
+  PetscInt   *dof;        /* first global velocity dof of a dynamic body (6 per body), -1 if fixed */
 
   PetscInt       nmaterials;
   TalusMaterial *materials;
   PetscReal     *mu_pair; /* nmaterials^2 table, or NULL: a pair's mu is the smaller of the two */
 } TalusBodies;
 
+/* One body, packed: what migrates between ranks and what a ghost copy holds. */
+typedef struct {
+  PetscInt  id, slot, material, shape, fixed, dof;
+  PetscReal size[3], mass, inertia[3], position[3], quaternion[4], velocity[3], omega[3];
+} TalusBodyRecord;
+
 PETSC_EXTERN PetscErrorCode TalusBodiesCreate(TalusBodies **);
+PETSC_EXTERN void           TalusBodiesPack(const TalusBodies *, PetscInt k, TalusBodyRecord *);
+/* Appends a packed body as it is (no mass computation). */
+PETSC_EXTERN PetscErrorCode TalusBodiesAppendRecord(TalusBodies *, const TalusBodyRecord *);
+/* Keeps the bodies k < n with keep[k] true, in order; nowned becomes the number of kept owned ones. */
+PETSC_EXTERN PetscErrorCode TalusBodiesKeep(TalusBodies *, const PetscBool keep[]);
 PETSC_EXTERN PetscErrorCode TalusBodiesDestroy(TalusBodies **);
 PETSC_EXTERN PetscErrorCode TalusBodiesAddMaterial(TalusBodies *, const char name[], PetscReal mu, PetscReal density, PetscInt *index);
 PETSC_EXTERN PetscErrorCode TalusBodiesFindMaterial(TalusBodies *, const char name[], PetscInt *index);

@@ -34,7 +34,6 @@ PETSC_EXTERN PetscErrorCode TalusFindContacts(const TalusBodies *, PetscReal env
 /* The candidate pairs of the broad phase (i < j local indices), for tests and benchmarks. */
 PETSC_EXTERN PetscErrorCode TalusBroadPhasePairs(const TalusBodies *, PetscReal envelope, PetscInt *npairs, PetscInt **pairs);
 
-#endif
 
 /*
  * The three rows of D_i^T (seed 000 eq. 7) for one body of contact c: with d each of n, u, w,
@@ -44,8 +43,23 @@ PETSC_EXTERN PetscErrorCode TalusBroadPhasePairs(const TalusBodies *, PetscReal 
  */
 PETSC_EXTERN void TalusContactJacobian(const TalusBodies *, const TalusContact *, PetscBool body_b, PetscReal rows[3][6]);
 /*
- * Warm start (seed 001 uses the previous step's impulses): each contact of `current` that also
- * exists in `previous` (same body ids and feature; both lists sorted by TalusFindContacts) takes
- * the previous impulse, carried over as a world-frame vector and re-expressed in the new frame.
+ * What a contact leaves for the next step's warm start (seed 001 warm-starts from the previous
+ * step's impulses): the pair, the feature, the impulse as a world-frame vector (the contact frame
+ * turns from step to step), and the id of the body whose owner keeps the contact.
  */
-PETSC_EXTERN PetscErrorCode TalusContactsWarmStart(const TalusBodies *, const TalusContactList *previous, const PetscInt *previous_ids, TalusContactList *current, PetscInt *matched);
+typedef struct {
+  PetscInt  id_a, id_b, feature, owner;
+  PetscReal impulse[3];
+} TalusContactHistory;
+
+/* Orders histories by (id_a, id_b, feature), the order TalusFindContacts gives contacts. */
+PETSC_EXTERN int TalusContactHistoryCompare(const void *, const void *);
+/* The history of contact c (the owner is its lower-id dynamic body). */
+PETSC_EXTERN void TalusContactRecordHistory(const TalusBodies *, const TalusContact *, TalusContactHistory *);
+/*
+ * Warm start: each contact of `current` found in `history` (sorted) takes the stored impulse,
+ * re-expressed in its new frame; the others start from zero.
+ */
+PETSC_EXTERN PetscErrorCode TalusContactsWarmStart(const TalusBodies *, const TalusContactHistory *history, PetscInt nhistory, TalusContactList *current, PetscInt *matched);
+
+#endif

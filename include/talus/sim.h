@@ -1,8 +1,9 @@
 /*
  * The time stepper (seed 000 eq. 9): a TalusSim owns the bodies, finds the contacts, poses and
- * solves the CCP of each step and integrates. One rank until the spatial decomposition lands:
- * the data are already the distributed ones (PETSc objects on the simulator's communicator,
- * bodies by global id), and more ranks are refused with a message.
+ * solves the CCP of each step and integrates. On P ranks each rank owns the bodies in its region
+ * of a recursive coordinate bisection (decomp/), sees ghost copies of its neighbours' bodies,
+ * keeps the contacts whose lower-id dynamic body it owns, and contributes their rows to one
+ * distributed CCP.
  */
 #ifndef TALUS_SIM_H
 #define TALUS_SIM_H
@@ -20,8 +21,17 @@ typedef struct {
   PetscReal          max_penetration;           /* max(0, -Phi) over contacts before the step */
   PetscReal          complementarity_error;     /* max_i |gamma_n (Phi/h + v_n)| after the step (seed 001 eq. 8) */
   PetscReal          support_force_over_weight; /* force on fixed bodies along gravity / weight of dynamic bodies */
-  PetscReal          wall_step, wall_collide, wall_assemble, wall_solve, wall_integrate;
+  PetscReal          wall_step, wall_collide, wall_assemble, wall_solve, wall_integrate, wall_migrate, wall_ghost;
+  /* per-rank spread, for load balance */
+  PetscInt           bodies_min, bodies_max, contacts_min, contacts_max;
+  PetscReal          imbalance; /* max / mean over ranks of (owned bodies + owned contacts) */
 } TalusStepStats;
+
+typedef struct {
+  PetscInt       bodies_lost, rebalances, ghosts;
+  PetscReal      imbalance;
+  PetscLogDouble seconds_migrate, seconds_ghost;
+} TalusParallelStats;
 
 typedef struct _p_TalusSim *TalusSim;
 
@@ -34,6 +44,17 @@ PETSC_EXTERN PetscErrorCode TalusSimSetFinalTime(TalusSim, PetscReal t_final);
 PETSC_EXTERN PetscErrorCode TalusSimSetEnvelope(TalusSim, PetscReal envelope);
 PETSC_EXTERN PetscErrorCode TalusSimSetAntiRelaxation(TalusSim, PetscBool);
 PETSC_EXTERN PetscErrorCode TalusSimSetFromOptions(TalusSim);
+/* Bodies leaving this box are removed with a warning (counted in bodies_lost). */
+PETSC_EXTERN PetscErrorCode TalusSimSetDomain(TalusSim, const PetscReal lo[3], const PetscReal hi[3]);
+/*
+ * Once every rank holds every body (as after loading a scene): numbers the finite bodies for the
+ * frames, partitions them, and keeps on each rank the ones it owns (planes stay everywhere).
+ * Called by the first TalusSimStep() if not before.
+ */
+PETSC_EXTERN PetscErrorCode TalusSimDistribute(TalusSim);
+PETSC_EXTERN PetscErrorCode TalusSimGetParallelStatistics(TalusSim, TalusParallelStats *);
+/* Finite bodies (spheres, boxes) at the start of the run: the rows of a frame. */
+PETSC_EXTERN PetscErrorCode TalusSimGetFiniteBodyCount(TalusSim, PetscInt *);
 PETSC_EXTERN PetscErrorCode TalusSimGetTime(TalusSim, PetscReal *t, PetscReal *t_final, PetscReal *dt);
 PETSC_EXTERN PetscErrorCode TalusSimGetContacts(TalusSim, const TalusContactList **);
 /* One step: collide, assemble, solve, integrate. */

@@ -1,0 +1,230 @@
+/*
+ * Bodies over ranks: the first distribution, velocity-dof numbering, ghost copies and migration.
+ * The geometry of ownership lives in decomp/ (which knows no physics); this file packs bodies and
+ * contact histories into records and decides what goes where.
+ *
+ * Ownership: a rank owns the finite bodies whose centres lie in its region; planes are replicated
+ * on every rank. A contact is kept by the owner of its lower-id dynamic body. Ghosts: every owned
+ * body is copied to each rank whose region comes within ghost_width of its centre, with
+ * ghost_width = 2 r_max + envelope (so both bodies of any contact are seen by the rank that keeps
+ * it) + r_max (the farthest a body may move in one step; TalusSimMigrate enforces it).
+ */
+#include "sim_impl.h"
+
+static PetscBool IsFinite(const TalusBodies *b, PetscInt k)
+{
+  return (PetscBool)(b->shape[k] != TALUS_PLANE);
+}
+
+PetscErrorCode TalusSimDistribute(TalusSim sim)
+{
+  TalusBodies *b = sim->bodies;
+  PetscInt     slot = 0, nlocal = 0, *ids;
+  PetscReal   *centres, *weights;
+  PetscBool   *keep;
+
+  PetscFunctionBegin;
+  if (sim->distributed) PetscFunctionReturn(0);
+  /* every rank holds every body here, in id order: the slots and r_max are the same everywhere */
+  sim->rmax = 0.0;
+  for (PetscInt k = 0; k < b->n; k++) {
+    if (!IsFinite(b, k)) continue;
+    b->slot[k] = slot++;
+    sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
+  }
+  sim->nfinite     = slot;
+  sim->ghost_width = 3.0 * sim->rmax + sim->envelope;
+  /* a first partition from a share of the bodies on each rank (every rank has them all) */
+  PetscCall(PetscMalloc4(b->n, &ids, 3 * b->n, &centres, b->n, &weights, b->n, &keep));
+  for (PetscInt k = 0; k < b->n; k++) {
+    if (!IsFinite(b, k) || b->slot[k] % sim->size != sim->rank) continue;
+    ids[nlocal] = b->id[k];
+    for (int d = 0; d < 3; d++) centres[3 * nlocal + d] = b->position[3 * k + d];
+    weights[nlocal++] = 1.0;
+  }
+  PetscCall(TalusDecompPartition(sim->decomp, nlocal, ids, centres, weights));
+  for (PetscInt k = 0; k < b->n; k++) {
+    PetscMPIInt owner = sim->rank;
+    if (IsFinite(b, k)) PetscCall(TalusDecompOwner(sim->decomp, &b->position[3 * k], &owner));
+    keep[k] = (PetscBool)(owner == sim->rank);
+  }
+  b->nowned = b->n;
+  PetscCall(TalusBodiesKeep(b, keep));
+  PetscCall(PetscFree4(ids, centres, weights, keep));
+  sim->distributed = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Global velocity dofs: 6 per owned dynamic body, numbered rank by rank (the Vec layout). */
+PetscErrorCode TalusSimNumberDofs(TalusSim sim)
+{
+  TalusBodies *b = sim->bodies;
+  PetscInt     nd = 0, offset;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < b->nowned; k++)
+    if (!b->fixed[k]) nd++;
+  PetscCallMPI(MPI_Scan(&nd, &offset, 1, MPIU_INT, MPI_SUM, sim->comm));
+  offset -= nd;
+  nd = 0;
+  for (PetscInt k = 0; k < b->nowned; k++) b->dof[k] = b->fixed[k] ? -1 : 6 * (offset + nd++);
+  PetscFunctionReturn(0);
+}
+
+/* Ghost copies of the neighbours' bodies, appended after the owned ones, through a star forest. */
+PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
+{
+  TalusBodies     *b = sim->bodies;
+  PetscInt        *offset, nghost, ndest = 0;
+  PetscMPIInt     *dest, *ranks;
+  TalusBodyRecord *owned, *ghosts;
+  PetscSF          sf;
+  MPI_Datatype     unit;
+  PetscLogDouble   t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "ghosts are already there");
+  if (sim->size == 1) {
+    sim->nghost = 0;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc4(b->nowned + 1, &offset, sim->size, &ranks, b->nowned, &owned, (size_t)b->nowned * sim->size + 1, &dest));
+  offset[0] = 0;
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    offset[k + 1] = offset[k];
+    TalusBodiesPack(b, k, &owned[k]);
+    if (IsFinite(b, k)) {
+      PetscReal lo[3], hi[3];
+      PetscInt  nr;
+      for (int d = 0; d < 3; d++) lo[d] = b->position[3 * k + d] - sim->ghost_width, hi[d] = b->position[3 * k + d] + sim->ghost_width;
+      PetscCall(TalusDecompRanksInBox(sim->decomp, lo, hi, &nr, ranks));
+      for (PetscInt r = 0; r < nr; r++)
+        if (ranks[r] != sim->rank) dest[ndest++] = ranks[r];
+      offset[k + 1] = ndest;
+    }
+  }
+  PetscCall(TalusDecompCreateGhostSF(sim->decomp, b->nowned, offset, dest, &sf, &nghost));
+  PetscCall(PetscMalloc1(nghost + 1, &ghosts));
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)sizeof(TalusBodyRecord), MPI_BYTE, &unit));
+  PetscCallMPI(MPI_Type_commit(&unit));
+  PetscCall(PetscSFBcastBegin(sf, unit, owned, ghosts, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, unit, owned, ghosts, MPI_REPLACE));
+  PetscCallMPI(MPI_Type_free(&unit));
+  for (PetscInt g = 0; g < nghost; g++) PetscCall(TalusBodiesAppendRecord(b, &ghosts[g]));
+  sim->nghost = nghost;
+  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(PetscFree(ghosts));
+  PetscCall(PetscFree4(offset, ranks, owned, dest));
+  PetscCall(PetscTime(&t1));
+  sim->seconds_ghost += t1 - t0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimDropGhosts(TalusSim sim)
+{
+  PetscFunctionBegin;
+  sim->bodies->n = sim->bodies->nowned;
+  sim->nghost    = 0;
+  PetscFunctionReturn(0);
+}
+
+/*
+ * After the step: bodies whose centres left this rank's region go to their new owners, with the
+ * contact histories they own (warm starts survive migration); bodies that left the scene's domain
+ * are removed with a warning. With `rebalance`, the regions are first recomputed from the owned
+ * bodies weighted by their contacts.
+ */
+PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
+{
+  TalusBodies         *b = sim->bodies;
+  PetscMPIInt         *dest, *hdest, *out_dest;
+  PetscInt            *sorted_ids, *sorted_index;
+  PetscBool           *keep;
+  TalusBodyRecord     *out, *in;
+  TalusContactHistory *hout, *hin;
+  PetscInt             nout = 0, nin, hnout = 0, hnin, lost = 0, khist = 0;
+  PetscLogDouble       t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "drop the ghosts before migrating");
+  if (rebalance) { /* RCB of the owned finite bodies, each weighted by 1 + its contacts */
+    PetscInt  *ids, n = 0;
+    PetscReal *centres, *weights;
+    PetscCall(PetscMalloc3(b->n, &ids, 3 * b->n, &centres, b->n, &weights));
+    for (PetscInt k = 0; k < b->n; k++) {
+      if (!IsFinite(b, k)) continue;
+      ids[n] = b->id[k];
+      for (int d = 0; d < 3; d++) centres[3 * n + d] = b->position[3 * k + d];
+      weights[n] = 1.0;
+      for (PetscInt h = 0; h < sim->nhistory; h++) weights[n] += (sim->history[h].owner == b->id[k]) ? 1.0 : 0.0;
+      n++;
+    }
+    PetscCall(TalusDecompPartition(sim->decomp, n, ids, centres, weights));
+    PetscCall(PetscFree3(ids, centres, weights));
+    sim->rebalances++;
+  }
+  PetscCall(PetscMalloc4(b->n, &dest, b->n, &keep, b->n, &out, sim->nhistory + 1, &hout));
+  PetscCall(PetscMalloc4(sim->nhistory + 1, &hdest, b->n, &out_dest, b->n, &sorted_ids, b->n, &sorted_index));
+  for (PetscInt k = 0; k < b->n; k++) {
+    keep[k] = PETSC_TRUE;
+    dest[k] = sim->rank;
+    if (!IsFinite(b, k)) continue;
+    if (sim->has_domain) {
+      PetscBool inside = PETSC_TRUE;
+      for (int d = 0; d < 3; d++) inside &= (PetscBool)(b->position[3 * k + d] >= sim->domain_min[d] && b->position[3 * k + d] <= sim->domain_max[d]);
+      if (!inside) {
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: warning: body %" PetscInt_FMT " left the domain at (%g, %g, %g) at t = %g s and is removed\n", b->id[k], (double)b->position[3 * k], (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)sim->t));
+        keep[k] = PETSC_FALSE;
+        dest[k] = -1;
+        lost++;
+        continue;
+      }
+    }
+    PetscCall(TalusDecompOwner(sim->decomp, &b->position[3 * k], &dest[k]));
+    if (dest[k] != sim->rank) {
+      keep[k] = PETSC_FALSE;
+      TalusBodiesPack(b, k, &out[nout]);
+      out_dest[nout++] = dest[k];
+    }
+  }
+  /* histories follow the body that owns them (found by id), and die with lost bodies */
+  for (PetscInt k = 0; k < b->n; k++) sorted_ids[k] = b->id[k], sorted_index[k] = k;
+  PetscCall(PetscSortIntWithArray(b->n, sorted_ids, sorted_index));
+  for (PetscInt h = 0; h < sim->nhistory; h++) {
+    PetscInt    where, to;
+    PetscCall(PetscFindInt(sim->history[h].owner, b->n, sorted_ids, &where));
+    to = where >= 0 ? dest[sorted_index[where]] : -1;
+    if (to == sim->rank) sim->history[khist++] = sim->history[h];
+    else if (to >= 0) {
+      hout[hnout]    = sim->history[h];
+      hdest[hnout++] = (PetscMPIInt)to;
+    }
+  }
+  sim->nhistory = khist;
+  PetscCall(TalusBodiesKeep(b, keep));
+  PetscCall(TalusDecompExchange(sim->decomp, nout, out_dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
+  for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
+  b->nowned = b->n;
+  PetscCall(TalusDecompExchange(sim->decomp, hnout, hdest, sizeof(TalusContactHistory), hout, &hnin, (void **)&hin));
+  if (sim->nhistory + hnin > sim->history_capacity) {
+    TalusContactHistory *grown;
+    sim->history_capacity = PetscMax(2 * sim->history_capacity, sim->nhistory + hnin);
+    PetscCall(PetscMalloc1(sim->history_capacity, &grown));
+    if (sim->nhistory) PetscCall(PetscArraycpy(grown, sim->history, sim->nhistory));
+    PetscCall(PetscFree(sim->history));
+    sim->history = grown;
+  }
+  for (PetscInt h = 0; h < hnin; h++) sim->history[sim->nhistory++] = hin[h];
+  if (sim->nhistory > 1) qsort(sim->history, (size_t)sim->nhistory, sizeof(TalusContactHistory), TalusContactHistoryCompare);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &lost, 1, MPIU_INT, MPI_SUM, sim->comm));
+  sim->bodies_lost += lost;
+  PetscCall(PetscFree(in));
+  PetscCall(PetscFree(hin));
+  PetscCall(PetscFree4(hdest, out_dest, sorted_ids, sorted_index));
+  PetscCall(PetscFree4(dest, keep, out, hout));
+  PetscCall(PetscTime(&t1));
+  sim->seconds_migrate += t1 - t0;
+  PetscFunctionReturn(0);
+}

@@ -147,6 +147,8 @@ PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, Pe
     PetscCall(TalusContactListAppend(list, &c));
     c->a       = flip ? second : first;
     c->b       = flip ? first : second;
+    c->id_a    = b->id[c->a];
+    c->id_b    = b->id[c->b];
     c->feature = hits[h].feature;
     c->phi     = hits[h].phi;
     for (int k = 0; k < 3; k++) n[k] = flip ? -hits[h].n[k] : hits[h].n[k];

@@ -228,3 +228,60 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   sim->seconds_migrate += t1 - t0;
   PetscFunctionReturn(0);
 }
+
+static int CompareRecordId(const void *x, const void *y)
+{
+  const TalusBodyRecord *a = (const TalusBodyRecord *)x, *b = (const TalusBodyRecord *)y;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+PetscErrorCode TalusSimGatherBodies(TalusSim sim, PetscInt *n, TalusBodyRecord **records)
+{
+  TalusBodies     *b = sim->bodies;
+  TalusBodyRecord *mine;
+  PetscMPIInt      nmine = 0, *counts, *displs, total = 0;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimDistribute(sim));
+  PetscCall(PetscMalloc3(b->nowned + 1, &mine, sim->size, &counts, sim->size, &displs));
+  for (PetscInt k = 0; k < b->nowned; k++)
+    if (IsFinite(b, k)) TalusBodiesPack(b, k, &mine[nmine++]);
+  nmine *= (PetscMPIInt)sizeof(TalusBodyRecord);
+  PetscCallMPI(MPI_Allgather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, sim->comm));
+  for (PetscMPIInt r = 0; r < sim->size; r++) displs[r] = total, total += counts[r];
+  PetscCall(PetscMalloc1(total / sizeof(TalusBodyRecord) + 1, records));
+  PetscCallMPI(MPI_Allgatherv(mine, nmine, MPI_BYTE, *records, counts, displs, MPI_BYTE, sim->comm));
+  *n = total / (PetscMPIInt)sizeof(TalusBodyRecord);
+  qsort(*records, (size_t)*n, sizeof(TalusBodyRecord), CompareRecordId);
+  PetscCall(PetscFree3(mine, counts, displs));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimVerifyDistribution(TalusSim sim, TalusDistributionReport *report)
+{
+  TalusBodies     *b = sim->bodies;
+  TalusBodyRecord *all;
+  PetscInt         n, counts[2] = {0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(report, sizeof(*report)));
+  PetscCall(TalusSimNumberDofs(sim));
+  PetscCall(TalusSimGatherBodies(sim, &n, &all));
+  report->owned = n;
+  for (PetscInt k = 1; k < n; k++) report->duplicated += all[k].id == all[k - 1].id;
+  report->missing = sim->nfinite - sim->bodies_lost - (n - report->duplicated);
+  PetscCall(TalusSimBuildGhosts(sim));
+  for (PetscInt g = b->nowned; g < b->n; g++) {
+    TalusBodyRecord mine, *owner;
+    TalusBodiesPack(b, g, &mine);
+    owner = (TalusBodyRecord *)bsearch(&mine, all, (size_t)n, sizeof(TalusBodyRecord), CompareRecordId);
+    counts[0]++;
+    if (!owner || memcmp(owner, &mine, sizeof(mine)) != 0) counts[1]++;
+  }
+  PetscCall(TalusSimDropGhosts(sim));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, counts, 2, MPIU_INT, MPI_SUM, sim->comm));
+  report->ghosts           = counts[0];
+  report->ghost_mismatches = counts[1];
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}

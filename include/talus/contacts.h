@@ -8,7 +8,8 @@
 #include <talus/bodies.h>
 
 typedef struct {
-  PetscInt  a, b;         /* local body indices; id[a] < id[b] */
+  PetscInt  a, b;         /* local body indices; id[a] < id[b]; valid until bodies migrate */
+  PetscInt  id_a, id_b;   /* their global ids */
   PetscInt  feature;      /* which contact of the pair (box corner), 0 when there is one */
   PetscReal phi;          /* gap: < 0 penetration */
   PetscReal frame[9];     /* rows n, u, w (world) */

@@ -53,9 +53,21 @@ PETSC_EXTERN PetscErrorCode TalusSimSetDomain(TalusSim, const PetscReal lo[3], c
  */
 PETSC_EXTERN PetscErrorCode TalusSimDistribute(TalusSim);
 PETSC_EXTERN PetscErrorCode TalusSimGetParallelStatistics(TalusSim, TalusParallelStats *);
+/*
+ * Checks the distribution (collective; for tests and debugging): every finite body owned by
+ * exactly one rank and none lost (beyond the ones removed at the domain's edge), and every ghost a
+ * bitwise copy of its owner's body. Counts are global.
+ */
+typedef struct {
+  PetscInt owned, duplicated, missing, ghosts, ghost_mismatches;
+} TalusDistributionReport;
+PETSC_EXTERN PetscErrorCode TalusSimVerifyDistribution(TalusSim, TalusDistributionReport *);
+/* Every finite body's record, in id order, on every rank (collective; for tests and output). */
+PETSC_EXTERN PetscErrorCode TalusSimGatherBodies(TalusSim, PetscInt *n, TalusBodyRecord **records);
 /* Finite bodies (spheres, boxes) at the start of the run: the rows of a frame. */
 PETSC_EXTERN PetscErrorCode TalusSimGetFiniteBodyCount(TalusSim, PetscInt *);
 PETSC_EXTERN PetscErrorCode TalusSimGetTime(TalusSim, PetscReal *t, PetscReal *t_final, PetscReal *dt);
+/* The last step's contacts kept by this rank (their local body indices are stale after migration: use id_a, id_b). */
 PETSC_EXTERN PetscErrorCode TalusSimGetContacts(TalusSim, const TalusContactList **);
 /* One step: collide, assemble, solve, integrate. */
 PETSC_EXTERN PetscErrorCode TalusSimStep(TalusSim, TalusStepStats *);

@@ -128,8 +128,20 @@ for label, text, line, expected in cases:
     check(len([l for l in p.stderr.splitlines() if l.startswith("talus: error:")]) == 1 and "PETSC ERROR" not in p.stderr, "%s: not one clean error line:\n%s" % (label, p.stderr))
 p = run([os.path.join(WORK, "no-such-scene.yaml")])
 check(p.returncode != 0 and "cannot open the scene file" in p.stderr, "missing scene file: %s" % p.stderr)
-p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", os.path.join(WORK, "np2")], ranks=2)
-check(p.returncode != 0 and "one rank" in p.stderr, "a scene on 2 ranks must be refused with a message, got exit %d: %s" % (p.returncode, p.stderr))
+# the same filling on 2 ranks: frames.h5 in global-id order, the same final state as on one rank
+out2 = os.path.join(WORK, "scene-filling-125-np2")
+p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", out2, "-output_every", "10"], ranks=2)
+check(p.returncode == 0, "filling-125 on 2 ranks: exit %d\n%s" % (p.returncode, p.stderr))
+if p.returncode == 0:
+    with h5py.File(os.path.join(out, "frames.h5"), "r") as f1, h5py.File(os.path.join(out2, "frames.h5"), "r") as f2:
+        last1, last2 = f1[sorted(f1.keys())[-1]], f2[sorted(f2.keys())[-1]]
+        check(list(last2["id"][()]) == list(range(5, 130)), "frames.h5 on 2 ranks is not in id order")
+        check(abs(last1.attrs["time"] - last2.attrs["time"]) < 1e-12, "last frames at different times")
+        diff = np.max(np.abs(last1["position"][()] - last2["position"][()]))
+        check(diff < 1e-6, "filling-125 after 1 s: positions on 1 and 2 ranks differ by %g" % diff)
+    summary = json.load(open(os.path.join(out2, "summary.json")))
+    check(summary["ranks"] == 2 and summary["bodies"] == 125 and summary["bodies_lost"] == 0, "summary on 2 ranks: %s" % summary)
+    check("per_rank" in summary and summary["per_rank"]["bodies_max"] < 125, "summary lacks the per-rank spread: %s" % summary.get("per_rank"))
 p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", os.path.join(WORK, "badprobe"), "-probe", "99"])
 check(p.returncode != 0 and "-probe 99" in p.stderr, "a probe of a missing body must be refused: %s" % p.stderr)
 

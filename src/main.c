@@ -10,7 +10,7 @@ static const char help[] = "talus: rigid bodies with frictional contact, solved 
                            "  talus -help                     this text and the options of the parts that run\n"
                            "\n"
                            "Positional arguments come first, PETSc options (-name value) after them.\n"
-                           "Scenes run on one rank in this version.\n\n";
+                           "Run on P ranks with mpirun -n P talus ...\n\n";
 
 int main(int argc, char **argv)
 {

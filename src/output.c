@@ -21,7 +21,7 @@ struct _p_TalusOutput {
   /* running totals for summary.json */
   PetscInt        steps, contacts_max, iterations_max, nonconverged;
   PetscInt        rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
-  PetscReal       imbalance_max, seconds_migrate, seconds_ghost;
+  PetscReal       imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
   PetscReal       contacts_sum, iterations_sum, residual_max, complementarity_max;
   PetscReal       seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
   PetscReal      *wall;
@@ -336,6 +336,8 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   out->rank_contacts_min = PetscMin(out->rank_contacts_min, s->contacts_min);
   out->rank_contacts_max = PetscMax(out->rank_contacts_max, s->contacts_max);
   out->imbalance_max     = PetscMax(out->imbalance_max, s->imbalance);
+  out->bytes_per_product_sum += s->bytes_per_product;
+  out->ghost_bytes_sum += s->ghost_bytes;
   out->seconds_migrate += s->wall_migrate;
   out->seconds_ghost += s->wall_ghost;
   out->seconds_collide += s->wall_collide;
@@ -393,7 +395,7 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
     fprintf(fp, "{\n  \"scene\": \"%s\",\n  \"ranks\": %d,\n  \"steps\": %" PetscInt_FMT ",\n  \"t_final\": %.10g,\n  \"bodies\": %" PetscInt_FMT ",\n  \"bodies_lost\": %" PetscInt_FMT ",\n", out->scene.name, size, out->steps, (double)t_end, out->last.bodies, ps.bodies_lost);
     fprintf(fp, "  \"contacts_mean\": %.6g,\n  \"contacts_max\": %" PetscInt_FMT ",\n  \"iterations_mean\": %.6g,\n  \"iterations_max\": %" PetscInt_FMT ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n", out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max, out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);
     fprintf(fp, "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  \"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n", (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration, (double)out->complementarity_max, (double)out->last.support_force_over_weight);
-    fprintf(fp, "  \"per_rank\": {\"bodies_min\": %" PetscInt_FMT ", \"bodies_max\": %" PetscInt_FMT ", \"contacts_min\": %" PetscInt_FMT ", \"contacts_max\": %" PetscInt_FMT ", \"imbalance_final\": %.4f, \"imbalance_max\": %.4f, \"rebalances\": %" PetscInt_FMT "},\n", out->rank_bodies_min, out->rank_bodies_max, out->rank_contacts_min, out->rank_contacts_max, (double)out->last.imbalance, (double)out->imbalance_max, ps.rebalances);
+    fprintf(fp, "  \"per_rank\": {\"bodies_min\": %" PetscInt_FMT ", \"bodies_max\": %" PetscInt_FMT ", \"contacts_min\": %" PetscInt_FMT ", \"contacts_max\": %" PetscInt_FMT ", \"imbalance_final\": %.4f, \"imbalance_max\": %.4f, \"rebalances\": %" PetscInt_FMT ", \"bytes_per_product_mean\": %.6g, \"ghost_bytes_per_step_mean\": %.6g},\n", out->rank_bodies_min, out->rank_bodies_max, out->rank_contacts_min, out->rank_contacts_max, (double)out->last.imbalance, (double)out->imbalance_max, ps.rebalances, out->steps ? (double)(out->bytes_per_product_sum / out->steps) : 0.0, out->steps ? (double)(out->ghost_bytes_sum / out->steps) : 0.0);
     fprintf(fp, "  \"wall_s\": %.6f,\n  \"wall_per_step_median_s\": %.6e,\n  \"seconds\": {\"collide\": %.6f, \"assemble\": %.6f, \"solve\": %.6f, \"integrate\": %.6f, \"migrate\": %.6f, \"ghost\": %.6f, \"output\": %.6f},\n  \"frames\": %" PetscInt_FMT "\n}\n", (double)(now - out->start), (double)median, (double)out->seconds_collide, (double)out->seconds_assemble, (double)out->seconds_solve, (double)out->seconds_integrate, (double)out->seconds_migrate, (double)out->seconds_ghost, (double)out->seconds_output, out->nframes);
   }
   PetscCall(CloseText(out, &fp, "summary.json"));

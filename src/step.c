@@ -74,6 +74,14 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
   PetscCall(TalusCCPSetFriction(sim->ccp, ccp->mu, 0));
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma));
+  if (sim->size > 1) { /* off-rank columns of B: the velocities each product gathers from other ranks */
+    Mat             Ad, Ao;
+    const PetscInt *garray;
+    PetscInt        nghost_columns;
+    PetscCall(MatMPIAIJGetSeqAIJ(ccp->B, &Ad, &Ao, &garray));
+    PetscCall(MatGetSize(Ao, NULL, &nghost_columns));
+    stats->bytes_per_product = 8.0 * nghost_columns;
+  }
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
   PetscCall(TaoGetSolutionStatus(tao, &stats->iterations, NULL, &stats->residual, NULL, NULL, &stats->reason));
   PetscCall(MatDestroy(&N));
@@ -140,6 +148,10 @@ static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
   stats->max_penetration = maxima[0], stats->complementarity_error = maxima[1];
   energy = TalusBodiesKineticEnergyLocal(b);
   PetscCall(MPIU_Allreduce(&energy, &stats->kinetic_energy, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  stats->ghost_bytes = (PetscReal)(sim->nghost * sizeof(TalusBodyRecord));
+  maxima[0] = stats->bytes_per_product, maxima[1] = stats->ghost_bytes;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, maxima, 2, MPIU_REAL, MPIU_MAX, sim->comm));
+  stats->bytes_per_product = maxima[0], stats->ghost_bytes = maxima[1];
   work = (PetscReal)(counts[0] + sim->contacts.n); /* bodies and contacts this rank handles */
   PetscCall(TalusDecompImbalance(sim->decomp, work, &stats->imbalance));
   sim->imbalance = stats->imbalance;

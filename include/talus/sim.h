@@ -25,6 +25,10 @@ typedef struct {
   /* per-rank spread, for load balance */
   PetscInt           bodies_min, bodies_max, contacts_min, contacts_max;
   PetscReal          imbalance; /* max / mean over ranks of (owned bodies + owned contacts) */
+  /* communication, max over ranks: bytes received per product with N (the ghost velocities of B's
+     columns gathered by MatMult, the same volume sent back by MatMultTranspose), and bytes of ghost
+     body records received this step */
+  PetscReal          bytes_per_product, ghost_bytes;
 } TalusStepStats;
 
 typedef struct {

@@ -15,6 +15,7 @@ struct _p_TalusDecomp {
   PetscReal             imbalance_threshold;
   PetscLogDouble        migrated_bytes;
   PetscInt              migrations;
+  PetscInt              last_rebalance, cooldown; /* back-off when repartitioning does not help */
 };
 
 /* What Zoltan's callbacks read during a partition. */
@@ -64,6 +65,8 @@ PetscErrorCode TalusDecompCreate(MPI_Comm comm, TalusDecomp *dd)
   (*dd)->comm                = comm;
   (*dd)->rebalance_every     = 0;
   (*dd)->imbalance_threshold = 1.2;
+  (*dd)->last_rebalance      = -1;
+  (*dd)->cooldown            = 1;
   PetscCallMPI(MPI_Comm_rank(comm, &(*dd)->rank));
   PetscCallMPI(MPI_Comm_size(comm, &(*dd)->size));
   if ((*dd)->size == 1) PetscFunctionReturn(0); /* one region: no Zoltan needed */
@@ -184,10 +187,26 @@ PetscErrorCode TalusDecompImbalance(TalusDecomp dd, PetscReal local_work, PetscR
   PetscFunctionReturn(0);
 }
 
+/*
+ * On schedule, or when the imbalance exceeds the threshold. When a repartition triggered by
+ * imbalance leaves it above the threshold (a few bodies on many ranks cannot be balanced), the
+ * next try waits twice as long, up to 1024 steps; a balanced step resets the wait.
+ */
 PetscErrorCode TalusDecompWantsRebalance(TalusDecomp dd, PetscInt step, PetscReal imbalance, PetscBool *want)
 {
   PetscFunctionBegin;
-  *want = (PetscBool)(dd->size > 1 && ((dd->rebalance_every > 0 && step > 0 && step % dd->rebalance_every == 0) || imbalance > dd->imbalance_threshold));
+  *want = PETSC_FALSE;
+  if (dd->size == 1) PetscFunctionReturn(0);
+  if (dd->rebalance_every > 0 && step > 0 && step % dd->rebalance_every == 0) *want = PETSC_TRUE;
+  if (imbalance <= dd->imbalance_threshold) {
+    dd->cooldown = 1;
+    PetscFunctionReturn(0);
+  }
+  if (dd->last_rebalance < 0 || step - dd->last_rebalance >= dd->cooldown) {
+    if (dd->last_rebalance >= 0 && step - dd->last_rebalance == dd->cooldown) dd->cooldown = PetscMin(2 * dd->cooldown, 1024); /* the last one did not help */
+    dd->last_rebalance = step;
+    *want              = PETSC_TRUE;
+  }
   PetscFunctionReturn(0);
 }
 

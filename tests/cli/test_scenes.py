@@ -142,6 +142,15 @@ if p.returncode == 0:
     summary = json.load(open(os.path.join(out2, "summary.json")))
     check(summary["ranks"] == 2 and summary["bodies"] == 125 and summary["bodies_lost"] == 0, "summary on 2 ranks: %s" % summary)
     check("per_rank" in summary and summary["per_rank"]["bodies_max"] < 125, "summary lacks the per-rank spread: %s" % summary.get("per_rank"))
+# one ball on 4 ranks: three ranks own nothing, and the run is the same as on one rank
+out4 = os.path.join(WORK, "scene-rolling-ball-np4")
+p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", out4, "-probe", "1", "-output_every", "0"], ranks=4)
+check(p.returncode == 0, "rolling-ball on 4 ranks: exit %d\n%s" % (p.returncode, p.stderr))
+if p.returncode == 0:
+    last = list(csv.DictReader(open(os.path.join(out4, "probe-1.csv"))))[-1]
+    check(abs(float(last["vx"]) - 5 * 2.0 / 7) < 0.005 * 5 * 2.0 / 7 and abs(float(last["z"]) - 1.0) < 1e-6, "rolling-ball on 4 ranks ends at v = %s, z = %s" % (last["vx"], last["z"]))
+    summary = json.load(open(os.path.join(out4, "summary.json")))
+    check(summary["per_rank"]["bodies_min"] == 0 and summary["per_rank"]["rebalances"] < 10, "ranks without bodies: %s" % summary["per_rank"])
 p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", os.path.join(WORK, "badprobe"), "-probe", "99"])
 check(p.returncode != 0 and "-probe 99" in p.stderr, "a probe of a missing body must be refused: %s" % p.stderr)
 

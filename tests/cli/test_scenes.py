@@ -126,6 +126,20 @@ for label, text, line, expected in cases:
     check(p.returncode != 0, "%s: exit code 0" % label)
     check(where in p.stderr and expected in p.stderr, "%s: expected '%s ... %s', got:\n%s" % (label, where, expected, p.stderr))
     check(len([l for l in p.stderr.splitlines() if l.startswith("talus: error:")]) == 1 and "PETSC ERROR" not in p.stderr, "%s: not one clean error line:\n%s" % (label, p.stderr))
+# a body thrown out of the domain is removed with a warning and counted, never silently
+fn = os.path.join(WORK, "thrown.yaml")
+with open(fn, "w") as f:
+    f.write(GOOD.replace("end_time: 0.1", "end_time: 0.5").replace("position: [0, 0, 1]}", "position: [0, 0, 1], velocity: [20, 0, 0]}"))
+p = run([fn, "-o", os.path.join(WORK, "thrown-out")], ranks=2)
+check(p.returncode == 0 and "body 1 left the domain" in (p.stdout + p.stderr), "a body leaving the domain: exit %d, no warning:\n%s%s" % (p.returncode, p.stdout, p.stderr))
+if p.returncode == 0:
+    check(json.load(open(os.path.join(WORK, "thrown-out", "summary.json")))["bodies_lost"] == 1, "bodies_lost is not 1")
+# a body moving more than its radius in one step stops the run, naming it and asking for a smaller -dt
+fn = os.path.join(WORK, "too-fast.yaml")
+with open(fn, "w") as f:
+    f.write(GOOD.replace("position: [0, 0, 1]}", "position: [0, 0, 1], velocity: [0, 0, -80]}"))
+p = run([fn, "-o", os.path.join(WORK, "too-fast-out")])
+check(p.returncode != 0 and "body 1 moved" in p.stderr and "smaller -dt" in p.stderr, "a body too fast for the step: exit %d:\n%s" % (p.returncode, p.stderr))
 p = run([os.path.join(WORK, "no-such-scene.yaml")])
 check(p.returncode != 0 and "cannot open the scene file" in p.stderr, "missing scene file: %s" % p.stderr)
 # the same filling on 2 ranks: frames.h5 in global-id order, the same final state as on one rank

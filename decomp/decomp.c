@@ -272,7 +272,7 @@ static PetscErrorCode CreateExchangeSF(TalusDecomp dd, PetscInt n, const PetscMP
     in[f].offset = fromdata[2 * f + 1];
     nleaves += in[f].count;
   }
-  qsort(in, (size_t)nfrom, sizeof(Incoming), CompareIncoming); /* deterministic: by source rank */
+  if (nfrom > 1) qsort(in, (size_t)nfrom, sizeof(Incoming), CompareIncoming); /* deterministic: by source rank */
   PetscCall(PetscMalloc1(nleaves, &remote));
   nleaves = 0;
   for (PetscMPIInt f = 0; f < nfrom; f++)

@@ -107,14 +107,18 @@ static PetscErrorCode APGDEstimateLipschitz(Tao tao, Vec x, Vec g_x, PetscReal *
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode TaoSetUp_APGD(Tao);
+
 static PetscErrorCode TaoSolve_APGD(Tao tao)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
-  Vec       x = tao->solution, g_x = tao->gradient;
+  Vec       x, g_x;
   PetscReal f_x, L = 1.0, step, theta = 1.0, residual;
   PetscInt  n;
 
   PetscFunctionBegin;
+  PetscCall(TaoSetUp_APGD(tao)); /* TaoSolve sets up once; the problem's size may have changed since */
+  x = tao->solution, g_x = tao->gradient;
   apgd->restarts = apgd->backtracks = 0;
   apgd->best_iteration              = 0;
   tao->reason                       = TAO_CONTINUE_ITERATING;
@@ -249,11 +253,44 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode APGDDestroyWork(TAO_APGD *apgd)
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&apgd->x_prev));
+  PetscCall(VecDestroy(&apgd->g_prev));
+  PetscCall(VecDestroy(&apgd->y));
+  PetscCall(VecDestroy(&apgd->g_y));
+  PetscCall(VecDestroy(&apgd->best));
+  PetscCall(VecDestroy(&apgd->work));
+  PetscCall(VecDestroy(&apgd->work2));
+  PetscCall(VecDestroy(&apgd->dr));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * Work vectors like the solution. A time stepper solves a CCP of a different size every step with
+ * the same Tao: when the solution's layout changes, the work vectors follow (no new Tao needed).
+ */
 static PetscErrorCode TaoSetUp_APGD(Tao tao)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
+  PetscBool same = PETSC_TRUE;
 
   PetscFunctionBegin;
+  if (apgd->y) {
+    PetscInt n, N, m, M;
+    PetscCall(VecGetLocalSize(tao->solution, &n));
+    PetscCall(VecGetSize(tao->solution, &N));
+    PetscCall(VecGetLocalSize(apgd->y, &m));
+    PetscCall(VecGetSize(apgd->y, &M));
+    same = (PetscBool)(n == m && N == M);
+    /* a rank whose share did not change must still follow the others: duplication is collective */
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)tao)));
+  }
+  if (!same) {
+    PetscCall(APGDDestroyWork(apgd));
+    PetscCall(VecDestroy(&tao->gradient));
+  }
   if (!tao->gradient) PetscCall(VecDuplicate(tao->solution, &tao->gradient));
   if (!apgd->y) {
     PetscCall(VecDuplicate(tao->solution, &apgd->x_prev));
@@ -273,14 +310,7 @@ static PetscErrorCode TaoDestroy_APGD(Tao tao)
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
 
   PetscFunctionBegin;
-  PetscCall(VecDestroy(&apgd->x_prev));
-  PetscCall(VecDestroy(&apgd->g_prev));
-  PetscCall(VecDestroy(&apgd->y));
-  PetscCall(VecDestroy(&apgd->g_y));
-  PetscCall(VecDestroy(&apgd->best));
-  PetscCall(VecDestroy(&apgd->work));
-  PetscCall(VecDestroy(&apgd->work2));
-  PetscCall(VecDestroy(&apgd->dr));
+  PetscCall(APGDDestroyWork(apgd));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetProjection_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetLinearTermUpdate_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", NULL));

@@ -16,7 +16,6 @@ struct _p_TalusSim {
   PetscInt         step;
   PetscBool        anti_relax;
   TalusCCP         ccp;
-  PetscInt         ccp_rows, ccp_global_rows; /* rows the CCP's Tao was set up for */
   PetscInt        *dynamic;  /* per local body: its index among this rank's owned dynamic bodies, or -1 */
   PetscInt         dynamic_capacity, ndynamic;
 

@@ -47,26 +47,14 @@ static PetscErrorCode RecordHistory(TalusSim sim)
 
 static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
 {
-  Mat      N;
-  Tao      tao;
-  PetscInt rows, global_rows;
+  Mat N;
+  Tao tao;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
-  PetscCall(VecGetLocalSize(ccp->q, &rows));
-  PetscCall(VecGetSize(ccp->q, &global_rows));
-  /* the Tao's work vectors are sized at set-up: a new contact count (here or on any rank) needs a new solver */
-  {
-    PetscBool changed = (PetscBool)(!sim->ccp || sim->ccp_rows != rows || sim->ccp_global_rows != global_rows);
-    /* creating a Tao is collective: every rank must take the same branch */
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &changed, 1, MPIU_BOOL, MPI_LOR, sim->comm));
-    if (changed) PetscCall(TalusCCPDestroy(&sim->ccp));
-  }
-  if (!sim->ccp) {
+  if (!sim->ccp) { /* one solver for the whole run: apgd follows the changing problem size */
     PetscCall(TalusCCPCreate(sim->comm, &sim->ccp));
     PetscCall(TalusCCPSetFromOptions(sim->ccp));
-    sim->ccp_rows        = rows;
-    sim->ccp_global_rows = global_rows;
   }
   PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUS_CCP_COULOMB : TALUS_CCP_RELAXED));
   PetscCall(TalusDelassusCreateShell(ccp->B, ccp->inverse_mass, &N));

@@ -64,7 +64,7 @@ static PetscErrorCode APGDProject(Tao tao, Vec in, Vec out)
  * step g_d. It is zero exactly at a solution and, for small g_d, measures the part of the gradient
  * tangent to the feasible set.
  */
-static PetscErrorCode APGDResidual(Tao tao, Vec x, Vec g, PetscReal *residual)
+static PetscErrorCode APGDResidualVector(Tao tao, Vec x, Vec g)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
 
@@ -72,10 +72,19 @@ static PetscErrorCode APGDResidual(Tao tao, Vec x, Vec g, PetscReal *residual)
   PetscCall(PetscLogEventBegin(TALUS_EventResidual, 0, 0, 0, 0));
   PetscCall(VecWAXPY(apgd->work, -apgd->residual_step, g, x));
   PetscCall(APGDProject(tao, apgd->work, apgd->work2));
-  PetscCall(VecAYPX(apgd->work2, -1.0, x)); /* x - Pi(x - g_d g) */
+  PetscCall(VecAYPX(apgd->work2, -1.0, x)); /* x - Pi(x - g_d g), into work2 */
+  PetscCall(PetscLogEventEnd(TALUS_EventResidual, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode APGDResidual(Tao tao, Vec x, Vec g, PetscReal *residual)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  PetscCall(APGDResidualVector(tao, x, g));
   PetscCall(VecNorm(apgd->work2, NORM_2, residual));
   *residual /= apgd->residual_step;
-  PetscCall(PetscLogEventEnd(TALUS_EventResidual, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
@@ -172,8 +181,15 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
       PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
       PetscCall(VecWAXPY(apgd->work, -1.0, apgd->y, x));     /* d = x - y */
       PetscCall(VecWAXPY(apgd->work2, -1.0, apgd->g_y, g_x)); /* N d */
-      PetscCall(VecDotRealPart(apgd->work, apgd->work2, &curvature));
-      PetscCall(VecDotRealPart(apgd->work, apgd->work, &dd));
+      { /* both dot products in one reduction */
+        PetscScalar dnd, ddd;
+        PetscCall(VecDotBegin(apgd->work, apgd->work2, &dnd));
+        PetscCall(VecDotBegin(apgd->work, apgd->work, &ddd));
+        PetscCall(VecDotEnd(apgd->work, apgd->work2, &dnd));
+        PetscCall(VecDotEnd(apgd->work, apgd->work, &ddd));
+        curvature = PetscRealPart(dnd);
+        dd        = PetscRealPart(ddd);
+      }
       if (curvature <= L * dd) break;
       if (++tries > apgd->max_backtracks) break;
       L *= apgd->backtrack; /* line 12 */
@@ -190,17 +206,27 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     theta_next = 0.5 * (-theta * theta + theta * PetscSqrtReal(theta * theta + 4.0));
     beta       = theta * (1.0 - theta) / (theta * theta + theta_next);
 
-    /* Lines 19-23: residual of eq. 39 at the new iterate; remember the best one */
-    PetscCall(APGDResidual(tao, x, g_x, &residual));
+    /* Line 19, the residual of eq. 39 at the new iterate, and the restart test of line 27,
+       g(y).(x_{k+1} - x_k), share one reduction (dr is free until the linear-term hook) */
+    PetscCall(APGDResidualVector(tao, x, g_x));
+    PetscCall(VecWAXPY(apgd->dr, -1.0, apgd->x_prev, x));
+    {
+      PetscScalar gds;
+      PetscCall(VecNormBegin(apgd->work2, NORM_2, &residual));
+      PetscCall(VecDotBegin(apgd->g_y, apgd->dr, &gds));
+      PetscCall(VecNormEnd(apgd->work2, NORM_2, &residual));
+      PetscCall(VecDotEnd(apgd->g_y, apgd->dr, &gds));
+      residual /= apgd->residual_step;
+      g_dot_step = PetscRealPart(gds);
+    }
+    /* Lines 20-23: remember the best iterate */
     if (residual < apgd->best_residual) {
       apgd->best_residual  = residual;
       apgd->best_iteration = tao->niter + 1;
       PetscCall(VecCopy(x, apgd->best));
     }
 
-    /* Lines 27-30: restart when the step goes uphill for the gradient at y: g(y).(x_{k+1} - x_k) > 0 */
-    PetscCall(VecWAXPY(apgd->work, -1.0, apgd->x_prev, x));
-    PetscCall(VecDotRealPart(apgd->g_y, apgd->work, &g_dot_step));
+    /* Lines 27-30: restart when the step goes uphill for the gradient at y */
     if (apgd->restart && g_dot_step > 0.0) {
       theta_next = 1.0;
       beta       = 0.0;

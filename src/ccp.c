@@ -24,32 +24,26 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
 {
   TalusBodies      *b = sim->bodies;
   TalusContactList *list = &sim->contacts;
-  PetscInt          ncoo = 0, *coo_i, *coo_j, nd = 0, row_start;
+  PetscInt          ncoo = 0, *coo_i, *coo_j, nd, row_start;
   PetscScalar      *coo_v, *minv, *vf, *gam, *q, *mu;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAssemble, 0, 0, 0, 0));
-  if (b->n > sim->dynamic_capacity) {
-    PetscCall(PetscFree(sim->dynamic));
-    PetscCall(PetscMalloc1(b->n, &sim->dynamic));
-    sim->dynamic_capacity = b->n;
-  }
-  /* owned dynamic bodies have a local index into the velocity Vec; ghosts only a global dof */
-  for (PetscInt k = 0; k < b->n; k++) sim->dynamic[k] = (k < b->nowned && !b->fixed[k]) ? nd++ : -1;
-  sim->ndynamic = nd;
-
+  /* owned dynamic body k sits at entries b->dof[k] - dof_start of the velocity Vec (TalusSimNumberDofs);
+     ghosts have only their owner's global dof */
+  nd = sim->ndynamic;
   PetscCall(VecCreateMPI(sim->comm, 6 * nd, PETSC_DETERMINE, &ccp->inverse_mass));
   PetscCall(VecDuplicate(ccp->inverse_mass, &ccp->v_free));
   PetscCall(VecGetArray(ccp->inverse_mass, &minv));
   PetscCall(VecGetArray(ccp->v_free, &vf));
-  for (PetscInt k = 0; k < b->n; k++) {
-    const PetscInt d = sim->dynamic[k];
-    if (d < 0) continue;
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    const PetscInt d = b->dof[k] - sim->dof_start;
+    if (b->dof[k] < 0) continue;
     for (int j = 0; j < 3; j++) {
-      minv[6 * d + j]     = 1.0 / b->mass[k];
-      minv[6 * d + 3 + j] = 1.0 / b->inertia[3 * k + j];
+      minv[d + j]     = 1.0 / b->mass[k];
+      minv[d + 3 + j] = 1.0 / b->inertia[3 * k + j];
     }
-    FreeVelocity(b, k, sim->gravity, sim->dt, &vf[6 * d]);
+    FreeVelocity(b, k, sim->gravity, sim->dt, &vf[d]);
   }
   PetscCall(VecRestoreArray(ccp->v_free, &vf));
   PetscCall(VecRestoreArray(ccp->inverse_mass, &minv));
@@ -107,12 +101,12 @@ PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecPointwiseMult(dv, dv, ccp->inverse_mass));
   PetscCall(VecAXPY(dv, 1.0, ccp->v_free));
   PetscCall(VecGetArrayRead(dv, &v));
-  for (PetscInt k = 0; k < b->n; k++) {
-    const PetscInt d = sim->dynamic[k];
-    if (d < 0) continue;
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    const PetscInt d = b->dof[k] - sim->dof_start;
+    if (b->dof[k] < 0) continue;
     for (int j = 0; j < 3; j++) {
-      b->velocity[3 * k + j] = v[6 * d + j];
-      b->omega[3 * k + j]    = v[6 * d + 3 + j];
+      b->velocity[3 * k + j] = v[d + j];
+      b->omega[3 * k + j]    = v[d + 3 + j];
     }
   }
   PetscCall(VecRestoreArrayRead(dv, &v));

@@ -66,7 +66,9 @@ PetscErrorCode TalusSimNumberDofs(TalusSim sim)
     if (!b->fixed[k]) nd++;
   PetscCallMPI(MPI_Scan(&nd, &offset, 1, MPIU_INT, MPI_SUM, sim->comm));
   offset -= nd;
-  nd = 0;
+  sim->ndynamic  = nd;
+  sim->dof_start = 6 * offset;
+  nd             = 0;
   for (PetscInt k = 0; k < b->nowned; k++) b->dof[k] = b->fixed[k] ? -1 : 6 * (offset + nd++);
   PetscFunctionReturn(0);
 }
@@ -149,24 +151,31 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "drop the ghosts before migrating");
+  PetscCall(PetscMalloc4(b->n, &dest, b->n, &keep, b->n, &out, sim->nhistory + 1, &hout));
+  PetscCall(PetscMalloc4(sim->nhistory + 1, &hdest, b->n, &out_dest, b->n, &sorted_ids, b->n, &sorted_index));
+  /* the body that owns each history, found by id; used for the weights and for routing the histories */
+  for (PetscInt k = 0; k < b->n; k++) sorted_ids[k] = b->id[k], sorted_index[k] = k;
+  PetscCall(PetscSortIntWithArray(b->n, sorted_ids, sorted_index));
   if (rebalance) { /* RCB of the owned finite bodies, each weighted by 1 + its contacts */
     PetscInt  *ids, n = 0;
-    PetscReal *centres, *weights;
-    PetscCall(PetscMalloc3(b->n, &ids, 3 * b->n, &centres, b->n, &weights));
+    PetscReal *centres, *weights, *contacts_of;
+    PetscCall(PetscMalloc4(b->n, &ids, 3 * b->n, &centres, b->n, &weights, b->n, &contacts_of));
+    for (PetscInt k = 0; k < b->n; k++) contacts_of[k] = 0.0;
+    for (PetscInt h = 0; h < sim->nhistory; h++) {
+      PetscInt where;
+      PetscCall(PetscFindInt(sim->history[h].owner, b->n, sorted_ids, &where));
+      if (where >= 0) contacts_of[sorted_index[where]] += 1.0;
+    }
     for (PetscInt k = 0; k < b->n; k++) {
       if (!IsFinite(b, k)) continue;
       ids[n] = b->id[k];
       for (int d = 0; d < 3; d++) centres[3 * n + d] = b->position[3 * k + d];
-      weights[n] = 1.0;
-      for (PetscInt h = 0; h < sim->nhistory; h++) weights[n] += (sim->history[h].owner == b->id[k]) ? 1.0 : 0.0;
-      n++;
+      weights[n++] = 1.0 + contacts_of[k];
     }
     PetscCall(TalusDecompPartition(sim->decomp, n, ids, centres, weights));
-    PetscCall(PetscFree3(ids, centres, weights));
+    PetscCall(PetscFree4(ids, centres, weights, contacts_of));
     sim->rebalances++;
   }
-  PetscCall(PetscMalloc4(b->n, &dest, b->n, &keep, b->n, &out, sim->nhistory + 1, &hout));
-  PetscCall(PetscMalloc4(sim->nhistory + 1, &hdest, b->n, &out_dest, b->n, &sorted_ids, b->n, &sorted_index));
   for (PetscInt k = 0; k < b->n; k++) {
     keep[k] = PETSC_TRUE;
     dest[k] = sim->rank;
@@ -189,9 +198,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       out_dest[nout++] = dest[k];
     }
   }
-  /* histories follow the body that owns them (found by id), and die with lost bodies */
-  for (PetscInt k = 0; k < b->n; k++) sorted_ids[k] = b->id[k], sorted_index[k] = k;
-  PetscCall(PetscSortIntWithArray(b->n, sorted_ids, sorted_index));
+  /* histories follow the body that owns them, and die with lost bodies */
   for (PetscInt h = 0; h < sim->nhistory; h++) {
     PetscInt    where, to;
     PetscCall(PetscFindInt(sim->history[h].owner, b->n, sorted_ids, &where));

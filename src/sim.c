@@ -26,7 +26,6 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(TalusContactListDestroy(&(*sim)->contacts));
   PetscCall(PetscFree((*sim)->history));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
-  PetscCall(PetscFree((*sim)->dynamic));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
   PetscCall(PetscFree(*sim));
   PetscFunctionReturn(0);

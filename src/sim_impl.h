@@ -16,8 +16,7 @@ struct _p_TalusSim {
   PetscInt         step;
   PetscBool        anti_relax;
   TalusCCP         ccp;
-  PetscInt        *dynamic;  /* per local body: its index among this rank's owned dynamic bodies, or -1 */
-  PetscInt         dynamic_capacity, ndynamic;
+  PetscInt         ndynamic, dof_start; /* owned dynamic bodies; first global dof of this rank (TalusSimNumberDofs) */
 
   /* decomposition */
   TalusDecomp    decomp;

@@ -210,6 +210,23 @@ PetscErrorCode TalusDecompWantsRebalance(TalusDecomp dd, PetscInt step, PetscRea
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusDecompGetBackoff(TalusDecomp dd, PetscInt *last_rebalance, PetscInt *cooldown)
+{
+  PetscFunctionBegin;
+  *last_rebalance = dd->last_rebalance;
+  *cooldown       = dd->cooldown;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusDecompSetBackoff(TalusDecomp dd, PetscInt last_rebalance, PetscInt cooldown)
+{
+  PetscFunctionBegin;
+  PetscCheck(cooldown >= 1, dd->comm, PETSC_ERR_ARG_OUTOFRANGE, "the rebalancing wait must be >= 1 step, got %" PetscInt_FMT, cooldown);
+  dd->last_rebalance = last_rebalance;
+  dd->cooldown       = cooldown;
+  PetscFunctionReturn(0);
+}
+
 /* ------------------------------------------------------------------------------- transfers */
 
 typedef struct {

@@ -28,6 +28,11 @@ PETSC_EXTERN PetscErrorCode TalusDecompImbalance(TalusDecomp, PetscReal local_wo
 /* Whether to repartition at this step: on schedule or when the imbalance exceeds the threshold. */
 PETSC_EXTERN PetscErrorCode TalusDecompWantsRebalance(TalusDecomp, PetscInt step, PetscReal imbalance, PetscBool *);
 
+/* The back-off of imbalance-triggered repartitions (the step of the last one, the current wait),
+   saved in checkpoints so a restarted run repartitions when the original would have. */
+PETSC_EXTERN PetscErrorCode TalusDecompGetBackoff(TalusDecomp, PetscInt *last_rebalance, PetscInt *cooldown);
+PETSC_EXTERN PetscErrorCode TalusDecompSetBackoff(TalusDecomp, PetscInt last_rebalance, PetscInt cooldown);
+
 /*
  * Sends item k (item_bytes bytes at items + k * item_bytes) to rank dest[k] (which may be this
  * rank); *recv receives the items sent here, ordered by source rank then by source order (so the

@@ -241,3 +241,26 @@ PetscErrorCode TalusBodiesKeep(TalusBodies *b, const PetscBool keep[])
   b->nowned = owned;
   PetscFunctionReturn(0);
 }
+
+static int CompareRecordById(const void *x, const void *y)
+{
+  const TalusBodyRecord *a = (const TalusBodyRecord *)x, *b = (const TalusBodyRecord *)y;
+  return (a->id > b->id) - (a->id < b->id);
+}
+
+PetscErrorCode TalusBodiesSortById(TalusBodies *b)
+{
+  TalusBodyRecord *all;
+  const PetscInt   n = b->n;
+
+  PetscFunctionBegin;
+  PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "sort the bodies without their ghosts");
+  PetscCall(PetscMalloc1(n + 1, &all));
+  for (PetscInt k = 0; k < n; k++) TalusBodiesPack(b, k, &all[k]);
+  qsort(all, (size_t)n, sizeof(TalusBodyRecord), CompareRecordById);
+  b->n = 0;
+  for (PetscInt k = 0; k < n; k++) PetscCall(TalusBodiesAppendRecord(b, &all[k]));
+  b->nowned = b->n;
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}

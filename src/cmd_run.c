@@ -1,40 +1,83 @@
-/* talus SCENE.yaml [options]: run a scene (see docs/scene-format.md and docs/outputs.md). */
+/*
+ * talus SCENE.yaml [options]: run a scene (see docs/scene-format.md and docs/outputs.md).
+ * talus -restart FILE.h5 [options]: go on from a checkpoint (docs/checkpoint-format.md), on any
+ * number of ranks; options given now override the ones stored in the checkpoint.
+ */
 #include <talus.h>
+#include <talus/checkpoint.h>
 #include "commands.h"
 
-PetscErrorCode TalusCommandRun(const char scene_file[])
+/* The simulation and its scene, from a scene file or from a checkpoint. */
+static PetscErrorCode Load(const char scene_file[], const char restart[], TalusSim *sim, TalusScene *scene, char **scene_text)
 {
-  TalusSim       sim;
-  TalusScene     scene;
-  TalusOutput    out;
-  TalusStepStats stats;
-  char           dir[PETSC_MAX_PATH_LEN];
-  PetscBool      set;
-  PetscReal      t, t_final, dt;
-  TalusBodies   *bodies;
+  PetscFunctionBegin;
+  *scene_text = NULL;
+  PetscCall(TalusSimCreate(PETSC_COMM_WORLD, sim));
+  if (restart) {
+    PetscCall(TalusCheckpointFileInsertOptions(PETSC_COMM_WORLD, restart)); /* before anything reads options */
+    PetscCall(TalusCheckpointFileRead(PETSC_COMM_WORLD, restart, *sim, scene, scene_text));
+  } else {
+    PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, *sim, scene));
+    PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));
+  }
+  PetscCall(TalusSimSetFromOptions(*sim));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], int *exit_status)
+{
+  TalusSim        sim;
+  TalusScene      scene;
+  TalusOutput     out;
+  TalusCheckpoint ck;
+  TalusStepStats  stats;
+  char            dir[PETSC_MAX_PATH_LEN], *scene_text;
+  PetscBool       set, stop = PETSC_FALSE;
+  PetscReal       t, t_final, dt;
+  PetscInt        step, nfinite;
 
   PetscFunctionBegin;
-  PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &sim));
-  PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, sim, &scene));
-  PetscCall(TalusSimSetDomain(sim, scene.domain_min, scene.domain_max));
-  PetscCall(TalusSimSetFromOptions(sim));
+  *exit_status = 0;
+  PetscCheck(!(scene_file && restart), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "give either a scene file (%s) or -restart %s, not both", scene_file, restart);
+  PetscCheck(!restart || restart[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-restart needs a checkpoint file, e.g. -restart out/SCENE/checkpoints/last.h5");
+  PetscCall(Load(scene_file, restart, &sim, &scene, &scene_text));
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "out/%s", scene.name));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Running a scene", "talus");
   PetscCall(PetscOptionsString("-o", "Output directory", "", dir, dir, sizeof(dir), &set));
+  {
+    char from[PETSC_MAX_PATH_LEN] = "";
+    PetscCall(PetscOptionsString("-restart", "Go on from this checkpoint (e.g. OUTPUT_DIR/checkpoints/last.h5) instead of a scene file", "", from, from, sizeof(from), &set));
+  }
   PetscOptionsEnd();
   PetscCall(TalusOutputCreate(PETSC_COMM_WORLD, dir, &scene, &out));
   PetscCall(TalusOutputSetFromOptions(out));
-  PetscCall(TalusSimGetBodies(sim, &bodies));
+  PetscCall(TalusCheckpointCreate(PETSC_COMM_WORLD, &ck));
+  PetscCall(TalusCheckpointSetScene(ck, &scene, scene_text));
+  PetscCall(TalusCheckpointSetOutputDirectory(ck, dir));
+  PetscCall(TalusCheckpointSetFromOptions(ck));
+  PetscCall(TalusCheckpointSetUp(ck));
+  PetscCall(PetscFree(scene_text));
   PetscCall(TalusSimGetTime(sim, &t, &t_final, &dt));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: scene %s (%s): %" PetscInt_FMT " bodies, h = %g s to t = %g s, output in %s\n", scene.name, scene_file, bodies->n, (double)dt, (double)t_final, dir));
-  PetscCall(TalusOutputBegin(out, sim));
-  while (t < t_final - 0.5 * dt) {
+  PetscCall(TalusSimGetStep(sim, &step));
+  PetscCall(TalusSimGetFiniteBodyCount(sim, &nfinite));
+  if (restart) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: restart of scene %s from %s at step %" PetscInt_FMT " (t = %g s): %" PetscInt_FMT " bodies, h = %g s to t = %g s, output in %s\n", scene.name, restart, step, (double)t, nfinite, (double)dt, (double)t_final, dir));
+    PetscCall(TalusOutputResume(out, sim));
+  } else {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: scene %s (%s): %" PetscInt_FMT " bodies, h = %g s to t = %g s, output in %s\n", scene.name, scene_file, nfinite, (double)dt, (double)t_final, dir));
+    PetscCall(TalusOutputBegin(out, sim));
+  }
+  while (t < t_final - 0.5 * dt && !stop) {
     PetscCall(TalusSimStep(sim, &stats));
     PetscCall(TalusOutputStep(out, sim, &stats));
+    PetscCall(TalusCheckpointAfterStep(ck, sim, &stop));
     PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
   }
+  if (!stop) PetscCall(TalusCheckpointEnd(ck, sim));
   PetscCall(TalusOutputEnd(out, sim));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: done, %s/summary.json\n", dir));
+  if (stop) *exit_status = TALUS_EXIT_RESUBMIT;
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: done, %s/summary.json\n", dir));
+  PetscCall(TalusCheckpointDestroy(&ck));
   PetscCall(TalusOutputDestroy(&out));
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);

@@ -4,6 +4,8 @@
 #include <talus.h>
 
 PetscErrorCode TalusCommandCCP(int argc, char **argv);
-PetscErrorCode TalusCommandRun(const char scene_file[]);
+/* Runs a scene, or (restart not empty) goes on from a checkpoint; *exit_status is 0 or TALUS_EXIT_RESUBMIT. */
+PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], int *exit_status);
+PetscErrorCode TalusCommandInfo(int argc, char **argv);
 
 #endif

@@ -33,7 +33,6 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
     sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
   }
   sim->nfinite     = slot;
-  sim->ghost_width = 3.0 * sim->rmax + sim->envelope;
   /* a first partition from a share of the bodies on each rank (every rank has them all) */
   PetscCall(PetscMalloc4(b->n, &ids, 3 * b->n, &centres, b->n, &weights, b->n, &keep));
   for (PetscInt k = 0; k < b->n; k++) {
@@ -83,6 +82,7 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
   PetscSF          sf;
   MPI_Datatype     unit;
   PetscLogDouble   t0, t1;
+  const PetscReal  width = 3.0 * sim->rmax + sim->envelope; /* see the top of this file */
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -99,7 +99,7 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
     if (IsFinite(b, k)) {
       PetscReal lo[3], hi[3];
       PetscInt  nr;
-      for (int d = 0; d < 3; d++) lo[d] = b->position[3 * k + d] - sim->ghost_width, hi[d] = b->position[3 * k + d] + sim->ghost_width;
+      for (int d = 0; d < 3; d++) lo[d] = b->position[3 * k + d] - width, hi[d] = b->position[3 * k + d] + width;
       PetscCall(TalusDecompRanksInBox(sim->decomp, lo, hi, &nr, ranks));
       for (PetscInt r = 0; r < nr; r++)
         if (ranks[r] != sim->rank) dest[ndest++] = ranks[r];
@@ -233,6 +233,23 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   PetscCall(PetscFree4(dest, keep, out, hout));
   PetscCall(PetscTime(&t1));
   sim->seconds_migrate += t1 - t0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimCanonicalize(TalusSim sim)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusSimDistribute(sim));
+  PetscCall(TalusBodiesSortById(sim->bodies)); /* histories are kept sorted already */
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimRepartition(TalusSim sim)
+{
+  PetscFunctionBegin;
+  if (sim->size == 1) PetscFunctionReturn(0);
+  PetscCall(TalusSimMigrate(sim, PETSC_TRUE));
+  PetscCall(TalusBodiesSortById(sim->bodies));
   PetscFunctionReturn(0);
 }
 

@@ -3,64 +3,12 @@
  * global figures; frames.h5 is written collectively with parallel HDF5, every rank writing its own
  * bodies' rows at their slots, so the file is in global-id order whatever the rank count.
  */
-#include <talus.h>
-#include <hdf5.h>
 #include <errno.h>
-#include <sys/stat.h>
+#include "output_impl.h"
 
-struct _p_TalusOutput {
-  MPI_Comm    comm;
-  PetscMPIInt rank;
-  char       dir[PETSC_MAX_PATH_LEN];
-  TalusScene scene;
-  PetscInt   output_every, progress_every, probe;
-  FILE      *stats, *probe_file, *xmf;
-  hid_t      frames;
-  PetscInt   nframes, frame_capacity;
-  PetscReal *frame_times; /* for frames.xmf */
-  /* running totals for summary.json */
-  PetscInt        steps, contacts_max, iterations_max, nonconverged;
-  PetscInt        rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
-  PetscReal       imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
-  PetscReal       contacts_sum, iterations_sum, residual_max, complementarity_max;
-  PetscReal       seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
-  PetscReal      *wall;
-  PetscInt        wall_capacity;
-  TalusStepStats  last;
-  PetscLogDouble  start;
-};
-
-/* mkdir -p, on rank 0; the verdict is shared so every rank stops together */
-static PetscErrorCode MakeDirectory(MPI_Comm comm, const char dir[])
-{
-  char        path[PETSC_MAX_PATH_LEN];
-  int         err = 0;
-  PetscMPIInt rank;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(PetscStrncpy(path, dir, sizeof(path)));
-  if (rank == 0)
-    for (char *p = path + 1;; p++) {
-      const char c = *p;
-      if (c == '/' || c == 0) {
-        *p = 0;
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-          err = errno;
-          break;
-        }
-        *p = c;
-      }
-      if (!c) break;
-    }
-  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
-  PetscCallMPI(MPI_Bcast(path, sizeof(path), MPI_CHAR, 0, comm));
-  PetscCheck(!err, comm, PETSC_ERR_FILE_OPEN, "cannot create the output directory %s: %s", path, strerror(err));
-  PetscFunctionReturn(0);
-}
 
 /* Opens DIR/name for writing on rank 0 (NULL elsewhere); a failure stops every rank. */
-static PetscErrorCode OpenText(TalusOutput out, const char name[], FILE **fp)
+PetscErrorCode TalusOutputOpenText(TalusOutput out, const char name[], const char mode[], FILE **fp)
 {
   char path[PETSC_MAX_PATH_LEN];
   int  err = 0;
@@ -69,7 +17,7 @@ static PetscErrorCode OpenText(TalusOutput out, const char name[], FILE **fp)
   *fp = NULL;
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, name));
   if (out->rank == 0) {
-    *fp = fopen(path, "w");
+    *fp = fopen(path, mode);
     if (!*fp) err = errno;
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
@@ -77,7 +25,7 @@ static PetscErrorCode OpenText(TalusOutput out, const char name[], FILE **fp)
   PetscFunctionReturn(0);
 }
 
-/* Closes a file opened by OpenText; a failed close (full disk) stops every rank. */
+/* Closes a file opened by TalusOutputOpenText; a failed close (full disk) stops every rank. */
 static PetscErrorCode CloseText(TalusOutput out, FILE **fp, const char name[])
 {
   int err = 0;
@@ -101,6 +49,7 @@ PetscErrorCode TalusOutputCreate(MPI_Comm comm, const char dir[], const TalusSce
   (*out)->progress_every = 0; /* 0: about 20 lines a run */
   (*out)->probe          = -1;
   (*out)->frames         = -1;
+  PetscCall(PetscStrncpy((*out)->frames_name, "frames.h5", sizeof((*out)->frames_name)));
   PetscCall(PetscStrncpy((*out)->dir, dir, sizeof((*out)->dir)));
   PetscFunctionReturn(0);
 }
@@ -158,25 +107,25 @@ static PetscErrorCode WriteRows(TalusOutput out, hid_t group, const char name[],
   H5Pclose(xfer);
   PetscCall(PetscFree(coords));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, out->comm));
-  PetscCheck(err >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot write %s to %s/frames.h5 (disk full?)", name, out->dir);
+  PetscCheck(err >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot write %s to %s/%s (disk full?)", name, out->dir, out->frames_name);
   PetscFunctionReturn(0);
 }
 
 /* The XDMF index is rewritten (by rank 0) after every frame so that it always matches frames.h5. */
-static PetscErrorCode WriteXdmf(TalusOutput out, const PetscReal *times, PetscInt n)
+PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
 {
   PetscFunctionBegin;
-  PetscCall(OpenText(out, "frames.xmf", &out->xmf));
+  PetscCall(TalusOutputOpenText(out, "frames.xmf", "w", &out->xmf));
   if (out->xmf) {
     fprintf(out->xmf, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     for (PetscInt f = 0; f < out->nframes; f++) {
-      fprintf(out->xmf, "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Uniform\">\n    <Time Value=\"%.9g\"/>\n", f, (double)times[f]);
+      fprintf(out->xmf, "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Uniform\">\n    <Time Value=\"%.9g\"/>\n", f, (double)out->frame_times[f]);
       fprintf(out->xmf, "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%" PetscInt_FMT "\"/>\n", n);
-      fprintf(out->xmf, "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/position</DataItem></Geometry>\n", n, f);
-      fprintf(out->xmf, "    <Attribute Name=\"id\" Center=\"Node\"><DataItem Dimensions=\"%" PetscInt_FMT "\" Format=\"HDF\" NumberType=\"Int\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/id</DataItem></Attribute>\n", n, f);
-      fprintf(out->xmf, "    <Attribute Name=\"velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/velocity</DataItem></Attribute>\n", n, f);
-      fprintf(out->xmf, "    <Attribute Name=\"angular_velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/angular_velocity</DataItem></Attribute>\n", n, f);
-      fprintf(out->xmf, "    <Attribute Name=\"size\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">frames.h5:/frame%06" PetscInt_FMT "/size</DataItem></Attribute>\n", n, f);
+      fprintf(out->xmf, "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/position</DataItem></Geometry>\n", n, out->frames_name, f);
+      fprintf(out->xmf, "    <Attribute Name=\"id\" Center=\"Node\"><DataItem Dimensions=\"%" PetscInt_FMT "\" Format=\"HDF\" NumberType=\"Int\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/id</DataItem></Attribute>\n", n, out->frames_name, f);
+      fprintf(out->xmf, "    <Attribute Name=\"velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/velocity</DataItem></Attribute>\n", n, out->frames_name, f);
+      fprintf(out->xmf, "    <Attribute Name=\"angular_velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/angular_velocity</DataItem></Attribute>\n", n, out->frames_name, f);
+      fprintf(out->xmf, "    <Attribute Name=\"size\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/size</DataItem></Attribute>\n", n, out->frames_name, f);
       fprintf(out->xmf, "   </Grid>\n");
     }
     fprintf(out->xmf, "  </Grid>\n </Domain>\n</Xdmf>\n");
@@ -185,22 +134,39 @@ static PetscErrorCode WriteXdmf(TalusOutput out, const PetscReal *times, PetscIn
   PetscFunctionReturn(0);
 }
 
+/* The times of the frames written so far, for frames.xmf. */
+PetscErrorCode TalusOutputAddFrameTime(TalusOutput out, PetscReal t)
+{
+  PetscFunctionBegin;
+  if (out->nframes >= out->frame_capacity) {
+    PetscReal *grown;
+    out->frame_capacity = PetscMax(64, 2 * out->frame_capacity);
+    PetscCall(PetscMalloc1(out->frame_capacity, &grown));
+    if (out->nframes) PetscCall(PetscArraycpy(grown, out->frame_times, out->nframes));
+    PetscCall(PetscFree(out->frame_times));
+    out->frame_times = grown;
+  }
+  out->frame_times[out->nframes++] = t;
+  PetscFunctionReturn(0);
+}
+
 /*
- * Frame f: group /frameNNNNNN with attribute time and, for the finite bodies in id order (row =
+ * Frame f: group /frameNNNNNN with attributes time and step and, for the finite bodies in id order (row =
  * slot): id, position, quaternion, velocity, angular_velocity (world frame), size.
  */
-static PetscErrorCode WriteFrame(TalusOutput out, TalusSim sim)
+PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
 {
   TalusBodies *b;
   PetscReal   *pos, *quat, *vel, *omega, *size, t, A[9];
   PetscInt64  *id;
-  PetscInt    *slot, n = 0, total;
+  PetscInt    *slot, n = 0, total, stats_step;
   char         name[32];
   hid_t        group, attr, space;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+  PetscCall(TalusSimGetStep(sim, &stats_step));
   PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
   PetscCall(PetscMalloc7(b->n, &id, 3 * b->n, &pos, 4 * b->n, &quat, 3 * b->n, &vel, 3 * b->n, &omega, 3 * b->n, &size, b->n, &slot));
   for (PetscInt k = 0; k < b->nowned; k++) {
@@ -215,11 +181,17 @@ static PetscErrorCode WriteFrame(TalusOutput out, TalusSim sim)
   }
   PetscCall(PetscSNPrintf(name, sizeof(name), "/frame%06" PetscInt_FMT, out->nframes));
   group = H5Gcreate2(out->frames, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  PetscCheck(group >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot add %s to %s/frames.h5", name, out->dir);
+  PetscCheck(group >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot add %s to %s/%s", name, out->dir, out->frames_name);
   space = H5Screate(H5S_SCALAR);
   attr  = H5Acreate2(group, "time", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
   H5Awrite(attr, H5T_NATIVE_DOUBLE, &t);
   H5Aclose(attr);
+  {
+    PetscInt64 step = stats_step;
+    attr            = H5Acreate2(group, "step", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, H5T_NATIVE_INT64, &step);
+    H5Aclose(attr);
+  }
   H5Sclose(space);
   PetscCall(WriteRows(out, group, "id", H5T_NATIVE_INT64, total, n, slot, 1, id));
   PetscCall(WriteRows(out, group, "position", H5T_NATIVE_DOUBLE, total, n, slot, 3, pos));
@@ -230,29 +202,28 @@ static PetscErrorCode WriteFrame(TalusOutput out, TalusSim sim)
   H5Gclose(group);
   H5Fflush(out->frames, H5F_SCOPE_GLOBAL); /* readable after a crash */
   PetscCall(PetscFree7(id, pos, quat, vel, omega, size, slot));
-  if (out->nframes >= out->frame_capacity) {
-    PetscReal *grown;
-    out->frame_capacity = PetscMax(64, 2 * out->frame_capacity);
-    PetscCall(PetscMalloc1(out->frame_capacity, &grown));
-    if (out->nframes) PetscCall(PetscArraycpy(grown, out->frame_times, out->nframes));
-    PetscCall(PetscFree(out->frame_times));
-    out->frame_times = grown;
-  }
-  out->frame_times[out->nframes++] = t;
-  PetscCall(WriteXdmf(out, out->frame_times, total));
+  PetscCall(TalusOutputAddFrameTime(out, t));
+  PetscCall(TalusOutputWriteXdmf(out, total));
   PetscFunctionReturn(0);
 }
 
 /* ------------------------------------------------------------------ per step */
 
-PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
+void TalusOutputWriteStatsHeader(TalusOutput out)
+{
+  if (out->stats) fputs("step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max\n", out->stats);
+}
+
+
+/* Opens (append: reopens after a restart) the text files and, unless a restart reopened it, creates the frames file with the current state as its first frame. */
+PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_stats, PetscBool append_probe, PetscBool frames_open)
 {
   char path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
-  PetscCall(MakeDirectory(out->comm, out->dir));
-  PetscCall(OpenText(out, "stats.csv", &out->stats));
-  if (out->stats) fprintf(out->stats, "step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max\n");
+  PetscCall(TalusMakeDirectory(out->comm, out->dir));
+  PetscCall(TalusOutputOpenText(out, "stats.csv", append_stats ? "a" : "w", &out->stats));
+  if (!append_stats) TalusOutputWriteStatsHeader(out);
   if (out->probe >= 0) {
     TalusBodies *b;
     PetscInt     found = 0, total;
@@ -262,20 +233,27 @@ PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &found, 1, MPIU_INT, MPI_SUM, out->comm));
     PetscCheck(found, out->comm, PETSC_ERR_USER_INPUT, "-probe %" PetscInt_FMT ": no sphere or box has this id (the scene has %" PetscInt_FMT " of them, numbered with the planes in scene order)", out->probe, total);
     PetscCall(PetscSNPrintf(path, sizeof(path), "probe-%" PetscInt_FMT ".csv", out->probe));
-    PetscCall(OpenText(out, path, &out->probe_file));
-    if (out->probe_file) fprintf(out->probe_file, "t,x,y,z,vx,vy,vz,wx,wy,wz\n");
+    PetscCall(TalusOutputOpenText(out, path, append_probe ? "a" : "w", &out->probe_file));
+    if (out->probe_file && !append_probe) fprintf(out->probe_file, "t,x,y,z,vx,vy,vz,wx,wy,wz\n");
   }
-  if (out->output_every > 0) {
+  if (out->output_every > 0 && !frames_open) {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL);
-    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/frames.h5", out->dir));
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
     out->frames = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     PetscCheck(out->frames >= 0, out->comm, PETSC_ERR_FILE_OPEN, "cannot create %s", path);
-    PetscCall(WriteFrame(out, sim));
+    PetscCall(TalusOutputWriteFrame(out, sim));
   }
   PetscCall(PetscTime(&out->start));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusOutputOpen(out, sim, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE));
   PetscFunctionReturn(0);
 }
 
@@ -311,7 +289,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   if (out->stats)
     fprintf(out->stats, "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "\n", s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual, (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error, (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve, (double)s->wall_integrate, (double)s->wall_migrate, (double)s->wall_ghost, (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0, (double)s->imbalance, s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max);
   if (out->probe >= 0) PetscCall(WriteProbe(out, sim)); /* collective */
-  if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(WriteFrame(out, sim));
+  if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));
 
   /* totals */
   if (out->steps == out->wall_capacity) {
@@ -390,7 +368,7 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, t_local, 2, MPIU_REAL, MPIU_MAX, out->comm));
     out->seconds_migrate = t_local[0], out->seconds_ghost = t_local[1];
   }
-  PetscCall(OpenText(out, "summary.json", &fp));
+  PetscCall(TalusOutputOpenText(out, "summary.json", "w", &fp));
   if (fp) {
     fprintf(fp, "{\n  \"scene\": \"%s\",\n  \"ranks\": %d,\n  \"steps\": %" PetscInt_FMT ",\n  \"t_final\": %.10g,\n  \"bodies\": %" PetscInt_FMT ",\n  \"bodies_lost\": %" PetscInt_FMT ",\n", out->scene.name, size, out->steps, (double)t_end, out->last.bodies, ps.bodies_lost);
     fprintf(fp, "  \"contacts_mean\": %.6g,\n  \"contacts_max\": %" PetscInt_FMT ",\n  \"iterations_mean\": %.6g,\n  \"iterations_max\": %" PetscInt_FMT ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n", out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max, out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);

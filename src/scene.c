@@ -231,7 +231,7 @@ static const char *const body_keys[] = {"shape", "radius", "half_extents", "norm
 
 static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
 {
-  TalusShape   shape;
+  TalusShape   shape = TALUS_SPHERE; /* set by ShapeOf; the initialiser quiets -Wmaybe-uninitialized */
   PetscReal    size[3], mass = 0.0, position[3] = {0, 0, 0};
   PetscInt     material, k;
   PetscBool    fixed = PETSC_FALSE;
@@ -496,6 +496,7 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, Ta
   PetscFunctionBegin;
   PetscCall(PetscMemzero(scene, sizeof(*scene)));
   scene->overlap_tolerance = 1e-6;
+  PetscCall(PetscStrncpy(scene->file, file, sizeof(scene->file)));
   for (int d = 0; d < 3; d++) scene->domain_min[d] = -PETSC_MAX_REAL, scene->domain_max[d] = PETSC_MAX_REAL;
   {
     const char *base = strrchr(file, '/'), *dot;

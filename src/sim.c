@@ -92,6 +92,13 @@ PetscErrorCode TalusSimGetTime(TalusSim sim, PetscReal *t, PetscReal *t_final, P
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusSimGetStep(TalusSim sim, PetscInt *step)
+{
+  PetscFunctionBegin;
+  *step = sim->step;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
   PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope;

@@ -22,7 +22,6 @@ struct _p_TalusSim {
   TalusDecomp    decomp;
   PetscBool      distributed;  /* TalusSimDistribute() done */
   PetscReal      rmax;         /* largest bounding radius of a finite body */
-  PetscReal      ghost_width;  /* 2 rmax + envelope (contact reach) + rmax (travel allowed in a step) */
   PetscBool      has_domain;
   PetscReal      domain_min[3], domain_max[3];
   PetscInt       bodies_lost;  /* global count */
@@ -48,5 +47,10 @@ PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimBuildGhosts(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimDropGhosts(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimMigrate(TalusSim, PetscBool rebalance);
+/* Checkpoint steps: owned bodies in id order (the canonical layout a restart rebuilds), then on
+   several ranks a fresh partition of them, so that the regions of the run that goes on and of a
+   run restarted on as many ranks come from the same input (see docs/checkpoint-format.md). */
+PETSC_INTERN PetscErrorCode TalusSimCanonicalize(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimRepartition(TalusSim);
 
 #endif

@@ -13,6 +13,13 @@ PETSC_EXTERN PetscErrorCode TalusOutputCreate(MPI_Comm, const char dir[], const 
 PETSC_EXTERN PetscErrorCode TalusOutputSetFromOptions(TalusOutput);
 /* Opens the files; writes frame 0 (the initial state). */
 PETSC_EXTERN PetscErrorCode TalusOutputBegin(TalusOutput, TalusSim);
+/*
+ * Instead of TalusOutputBegin for a run restarted from a checkpoint (sim at its step): keeps the
+ * rows of stats.csv and the probe and the frames of frames.h5 up to that step, drops the later
+ * ones (written by the run that stopped after its checkpoint), and appends from there. A frames
+ * file that cannot be reopened is left alone: frames go to frames-restart-<step>.h5.
+ */
+PETSC_EXTERN PetscErrorCode TalusOutputResume(TalusOutput, TalusSim);
 PETSC_EXTERN PetscErrorCode TalusOutputStep(TalusOutput, TalusSim, const TalusStepStats *);
 /* summary.json; closes the files. */
 PETSC_EXTERN PetscErrorCode TalusOutputEnd(TalusOutput, TalusSim);

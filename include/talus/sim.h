@@ -71,6 +71,8 @@ PETSC_EXTERN PetscErrorCode TalusSimGatherBodies(TalusSim, PetscInt *n, TalusBod
 /* Finite bodies (spheres, boxes) at the start of the run: the rows of a frame. */
 PETSC_EXTERN PetscErrorCode TalusSimGetFiniteBodyCount(TalusSim, PetscInt *);
 PETSC_EXTERN PetscErrorCode TalusSimGetTime(TalusSim, PetscReal *t, PetscReal *t_final, PetscReal *dt);
+/* Steps taken since the start of the run (restarts included). */
+PETSC_EXTERN PetscErrorCode TalusSimGetStep(TalusSim, PetscInt *step);
 /* The last step's contacts kept by this rank (their local body indices are stale after migration: use id_a, id_b). */
 PETSC_EXTERN PetscErrorCode TalusSimGetContacts(TalusSim, const TalusContactList **);
 /* One step: collide, assemble, solve, integrate. */

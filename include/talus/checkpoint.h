@@ -1,0 +1,73 @@
+/*
+ * Checkpoints and restart (docs/checkpoint-format.md).
+ *
+ * The file layer writes one HDF5 file per checkpoint, collectively, bodies in global-id order,
+ * and reads it back on any number of ranks. The policy object (TalusCheckpoint) decides when to
+ * write (every N steps, every S seconds of wall time, on SIGTERM/SIGINT/SIGUSR1, before the job's
+ * wall-clock limit), writes safely (temporary file, fsync, rename, last.h5) and keeps the newest K.
+ */
+#ifndef TALUS_CHECKPOINT_H
+#define TALUS_CHECKPOINT_H
+#include <talus/scene.h>
+
+#define TALUS_CHECKPOINT_FORMAT  "talus-checkpoint"
+#define TALUS_CHECKPOINT_VERSION 1
+/* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
+   wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
+#define TALUS_EXIT_RESUBMIT 75
+
+/* What a checkpoint's header says (read without loading the bodies). */
+typedef struct {
+  PetscInt  version, step, nfinite, nbodies, nplanes, ncontacts, nmaterials, bodies_lost, ranks;
+  PetscReal t, dt, t_final;
+  char      scene_name[256], created[64];
+} TalusCheckpointInfo;
+
+/* ---------------------------------------------------------------- file layer (checkpoint_file.c) */
+
+/*
+ * Writes sim's state to path (collective). The owned bodies must be in canonical order
+ * (TalusSimCanonicalize, which TalusCheckpointWrite calls). scene_text is the scene file's text
+ * (may be NULL), kept in the file for provenance.
+ */
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileWrite(TalusSim, const TalusScene *, const char scene_text[], const char path[]);
+/*
+ * Loads a checkpoint into a new, empty sim (collective, any number of ranks): bodies, materials,
+ * contact histories, time, settings; *scene gets the scene's name and domain, *scene_text its text
+ * (free with PetscFree). A missing, damaged or foreign file is a collective error that names the
+ * file, the fault and, when there is one, the previous checkpoint to try; sim is left untouched.
+ */
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileRead(MPI_Comm, const char path[], TalusSim, TalusScene *, char **scene_text);
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetInfo(MPI_Comm, const char path[], TalusCheckpointInfo *);
+/* Puts the options stored in a checkpoint into the options database, except those already set
+   (on the command line), which win. */
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm, const char path[]);
+/* The stored options as one string (free with PetscFree). */
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm, const char path[], char **options);
+
+/* ---------------------------------------------------------------- policy (checkpoint.c) */
+
+typedef struct _p_TalusCheckpoint *TalusCheckpoint;
+
+PETSC_EXTERN PetscErrorCode TalusCheckpointCreate(MPI_Comm, TalusCheckpoint *);
+/* The scene stored in every checkpoint; text NULL: read from scene->file. */
+PETSC_EXTERN PetscErrorCode TalusCheckpointSetScene(TalusCheckpoint, const TalusScene *, const char text[]);
+/* Default directory DIR/checkpoints for the run's output directory DIR. */
+PETSC_EXTERN PetscErrorCode TalusCheckpointSetOutputDirectory(TalusCheckpoint, const char dir[]);
+/* -checkpoint_every, -checkpoint_interval, -checkpoint_keep, -checkpoint_dir, -walltime, -walltime_margin */
+PETSC_EXTERN PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint);
+/* Creates the directory, starts the clocks, installs the signal handlers. */
+PETSC_EXTERN PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint);
+PETSC_EXTERN PetscErrorCode TalusCheckpointView(TalusCheckpoint, PetscViewer);
+/*
+ * Between steps (collective): writes a checkpoint when one is due; *stop is true when it was
+ * triggered by a signal or by the wall-clock limit (the run should end with TALUS_EXIT_RESUBMIT).
+ */
+PETSC_EXTERN PetscErrorCode TalusCheckpointAfterStep(TalusCheckpoint, TalusSim, PetscBool *stop);
+/* Writes a checkpoint of the current state now (collective): ckpt-<step>.h5 and last.h5. */
+PETSC_EXTERN PetscErrorCode TalusCheckpointWrite(TalusCheckpoint, TalusSim);
+/* At the end of a run with checkpointing on: a last checkpoint unless this step already has one. */
+PETSC_EXTERN PetscErrorCode TalusCheckpointEnd(TalusCheckpoint, TalusSim);
+PETSC_EXTERN PetscErrorCode TalusCheckpointDestroy(TalusCheckpoint *);
+
+#endif

@@ -1,0 +1,927 @@
+/*
+ * The checkpoint file (docs/checkpoint-format.md): one HDF5 file written collectively with MPI-IO.
+ * Finite bodies are rows in global-id order (row = slot, rows of removed bodies hold id -1): each
+ * rank sends its bodies to the rank that writes their contiguous slice of rows, so every dataset
+ * is written as one hyperslab per rank. Every dataset is chunked with HDF5's Fletcher32 checksum
+ * filter and the file uses the 1.10 format, whose object headers (the attributes) carry
+ * checksums too: damage anywhere is detected on read.
+ */
+#define _DEFAULT_SOURCE /* realpath, scandir, strtok_r */
+#include "sim_impl.h"
+#include <talus/checkpoint.h>
+#include <hdf5.h>
+#include <errno.h>
+#include <unistd.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <limits.h>
+#include <dirent.h>
+#include <time.h>
+
+/* A body as stored: its record and the rank that owned it when the file was written. */
+typedef struct {
+  TalusBodyRecord body;
+  PetscInt        rank;
+} BodyRow;
+
+/* A warm-start impulse as stored: also the slot of the body that keeps it and the writing rank. */
+typedef struct {
+  TalusContactHistory h;
+  PetscInt            rank, owner_slot;
+} ContactRow;
+
+typedef struct {
+  const char *name;
+  PetscBool   integer;
+  int         width;
+  size_t      offset;
+} Field;
+
+#define BODY_INT(name, member)            {name, PETSC_TRUE, 1, offsetof(BodyRow, member)}
+#define BODY_REAL(name, member, width)    {name, PETSC_FALSE, width, offsetof(BodyRow, member)}
+static const Field body_fields[] = {
+  BODY_INT("id", body.id),
+  BODY_INT("shape", body.shape),
+  BODY_INT("material", body.material),
+  BODY_INT("fixed", body.fixed),
+  BODY_INT("rank", rank),
+  BODY_REAL("size", body.size, 3),
+  BODY_REAL("mass", body.mass, 1),
+  BODY_REAL("inertia", body.inertia, 3),
+  BODY_REAL("position", body.position, 3),
+  BODY_REAL("quaternion", body.quaternion, 4),
+  BODY_REAL("velocity", body.velocity, 3),
+  BODY_REAL("omega", body.omega, 3),
+};
+#define CONTACT_INT(name, member) {name, PETSC_TRUE, 1, offsetof(ContactRow, member)}
+static const Field contact_fields[] = {
+  CONTACT_INT("id_a", h.id_a),
+  CONTACT_INT("id_b", h.id_b),
+  CONTACT_INT("feature", h.feature),
+  CONTACT_INT("owner", h.owner),
+  CONTACT_INT("owner_slot", owner_slot),
+  CONTACT_INT("rank", rank),
+  {"impulse", PETSC_FALSE, 3, offsetof(ContactRow, h.impulse)},
+};
+#define NFIELDS(f) ((int)(sizeof(f) / sizeof((f)[0])))
+
+/* Options that describe one job, not the run: never stored, never restored. */
+static const char *const job_options[] = {"-restart", "-walltime", "-walltime_margin", "-help", "-h", "-checkpoint_test_kill", NULL};
+
+/* ------------------------------------------------------------------------------ helpers */
+
+/* The first `count` of n rows in contiguous slices over P ranks: rank r gets [lo(r), lo(r + 1)). */
+static PetscInt SliceStart(PetscInt n, PetscMPIInt P, PetscMPIInt r)
+{
+  return (PetscInt)(((PetscInt64)n * r) / P);
+}
+
+static PetscMPIInt SliceRank(PetscInt n, PetscMPIInt P, PetscInt row)
+{
+  PetscMPIInt r = (PetscMPIInt)(((PetscInt64)(row + 1) * P - 1) / PetscMax(n, 1));
+  while (r > 0 && SliceStart(n, P, r) > row) r--;
+  while (r < P - 1 && SliceStart(n, P, r + 1) <= row) r++;
+  return r;
+}
+
+/* The innermost message of HDF5's error stack: what actually went wrong. */
+static herr_t InnermostError(unsigned n, const H5E_error2_t *e, void *ctx)
+{
+  if (e->desc && e->desc[0]) PetscStrncpy((char *)ctx, e->desc, 256);
+  return 0;
+}
+
+static void HDF5Error(char what[256])
+{
+  what[0] = 0;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, InnermostError, what);
+  if (!what[0]) PetscStrncpy(what, "HDF5 error", 256);
+}
+
+/* mkdir-free dirname of a path, into dir */
+static void DirectoryOf(const char path[], char dir[], size_t len)
+{
+  const char *slash = strrchr(path, '/');
+  if (!slash) PetscStrncpy(dir, ".", len);
+  else {
+    size_t n = (size_t)(slash - path);
+    if (n >= len) n = len - 1;
+    memcpy(dir, path, n);
+    dir[n] = 0;
+    if (!n) PetscStrncpy(dir, "/", len);
+  }
+}
+
+/*
+ * The newest checkpoint in path's directory older than path itself (ckpt-<step>.h5 names; last.h5
+ * is resolved first): what to try when path is damaged. Empty when there is none.
+ */
+static void PreviousCheckpoint(const char path[], char previous[], size_t len)
+{
+  char          dir[PETSC_MAX_PATH_LEN], real[PETSC_MAX_PATH_LEN], *base;
+  long          step = -1, best = -1, s;
+  struct dirent **list = NULL;
+  int           n;
+
+  previous[0] = 0;
+  if (!realpath(path, real)) PetscStrncpy(real, path, sizeof(real));
+  base = strrchr(real, '/');
+  base = base ? base + 1 : real;
+  if (sscanf(base, "ckpt-%ld.h5", &step) != 1) step = LONG_MAX;
+  DirectoryOf(real, dir, sizeof(dir));
+  n = scandir(dir, &list, NULL, alphasort);
+  for (int k = 0; k < n; k++) {
+    char tail[8] = "";
+    if (sscanf(list[k]->d_name, "ckpt-%ld%7s", &s, tail) == 2 && !strcmp(tail, ".h5") && s < step && s > best) {
+      if (snprintf(previous, len, "%s/%s", dir, list[k]->d_name) < (int)len) best = s;
+      else previous[0] = 0;
+    }
+    free(list[k]);
+  }
+  free(list);
+}
+
+/* ------------------------------------------------------------------------------ writing */
+
+typedef struct {
+  MPI_Comm    comm;
+  PetscMPIInt rank, size;
+  hid_t       file;
+  herr_t      err;   /* first failure on this rank, checked collectively after each piece */
+  char        what[256];
+} Writer;
+
+static void Note(Writer *w, herr_t e, const char what[])
+{
+  if (e < 0 && w->err >= 0) {
+    w->err = e;
+    PetscStrncpy(w->what, what, sizeof(w->what));
+  }
+}
+
+static PetscErrorCode Agree(Writer *w, const char path[])
+{
+  int bad = w->err < 0, anybad;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, w->comm));
+  if (anybad) {
+    char detail[256] = "";
+    if (bad) HDF5Error(detail);
+    PetscCheck(!anybad, w->comm, PETSC_ERR_FILE_WRITE, "cannot write checkpoint %s%s%s%s%s (disk full or not writable?)", path, bad ? ": " : "", bad ? w->what : "", bad ? ": " : "", detail);
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+ * A dataset of `total` rows of `width` values, this rank writing rows [offset, offset + count)
+ * from buf; chunked with the Fletcher32 checksum (when not empty). Collective.
+ */
+static void WriteDataset(Writer *w, hid_t loc, const char name[], PetscBool integer, PetscInt total, int width, PetscInt offset, PetscInt count, const void *buf)
+{
+  hsize_t dims[2] = {(hsize_t)total, (hsize_t)width}, start[2] = {(hsize_t)offset, 0}, block[2] = {(hsize_t)count, (hsize_t)width}, chunk[2];
+  hsize_t mem = (hsize_t)count * width;
+  int     rank = width > 1 ? 2 : 1;
+  hid_t   fspace = H5Screate_simple(rank, dims, NULL), mspace = H5Screate_simple(1, &mem, NULL);
+  hid_t   dcpl = H5Pcreate(H5P_DATASET_CREATE), xfer = H5Pcreate(H5P_DATASET_XFER), dset;
+
+  if (total > 0) {
+    chunk[0] = (hsize_t)PetscMax(1, PetscMin(total, (1 << 17) / width)); /* 1 MiB chunks */
+    chunk[1] = (hsize_t)width;
+    Note(w, H5Pset_chunk(dcpl, rank, chunk), name);
+    Note(w, H5Pset_fletcher32(dcpl), name);
+  }
+  dset = H5Dcreate2(loc, name, integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  Note(w, dset, name);
+  if (count > 0) H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, block, NULL);
+  else {
+    H5Sselect_none(fspace);
+    H5Sselect_none(mspace);
+  }
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (dset >= 0) {
+    Note(w, H5Dwrite(dset, integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, mspace, fspace, xfer, buf), name);
+    H5Dclose(dset);
+  }
+  H5Sclose(fspace);
+  H5Sclose(mspace);
+  H5Pclose(dcpl);
+  H5Pclose(xfer);
+}
+
+/* A table of rows (records of row_bytes bytes described by fields): one dataset per field. */
+static PetscErrorCode WriteTable(Writer *w, const char group_name[], const Field *fields, int nfields, size_t row_bytes, PetscInt total, PetscInt offset, PetscInt count, const void *rows)
+{
+  hid_t group = H5Gcreate2(w->file, group_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  void *buf;
+
+  PetscFunctionBegin;
+  Note(w, group, group_name);
+  PetscCall(PetscMalloc(8 * (size_t)(4 * count + 1), &buf));
+  for (int f = 0; f < nfields; f++) {
+    for (PetscInt r = 0; r < count; r++) {
+      const char *row = (const char *)rows + r * row_bytes + fields[f].offset;
+      for (int c = 0; c < fields[f].width; c++) {
+        if (fields[f].integer) ((PetscInt64 *)buf)[r * fields[f].width + c] = ((const PetscInt *)row)[c];
+        else ((double *)buf)[r * fields[f].width + c] = ((const PetscReal *)row)[c];
+      }
+    }
+    if (group >= 0) WriteDataset(w, group, fields[f].name, fields[f].integer, total, fields[f].width, offset, count, buf);
+  }
+  if (group >= 0) H5Gclose(group);
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(0);
+}
+
+static void WriteAttribute(Writer *w, const char name[], PetscBool integer, int n, const void *value)
+{
+  hsize_t dims = (hsize_t)n;
+  hid_t   space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dims, NULL);
+  hid_t   attr  = H5Acreate2(w->file, name, integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  Note(w, attr, name);
+  if (attr >= 0) {
+    if (integer) {
+      PetscInt64 v[4];
+      for (int k = 0; k < n && k < 4; k++) v[k] = ((const PetscInt *)value)[k];
+      Note(w, H5Awrite(attr, H5T_NATIVE_INT64, v), name);
+    } else Note(w, H5Awrite(attr, H5T_NATIVE_DOUBLE, value), name);
+    H5Aclose(attr);
+  }
+  H5Sclose(space);
+}
+
+static void WriteStringAttribute(Writer *w, const char name[], const char value[])
+{
+  hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr;
+  H5Tset_size(type, strlen(value) + 1);
+  attr = H5Acreate2(w->file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  Note(w, attr, name);
+  if (attr >= 0) {
+    Note(w, H5Awrite(attr, type, value), name);
+    H5Aclose(attr);
+  }
+  H5Sclose(space);
+  H5Tclose(type);
+}
+
+/* A text (the scene, the options) as a checksummed dataset of bytes, written by rank 0. */
+static void WriteText(Writer *w, const char name[], const char text[], size_t len)
+{
+  hsize_t dims = (hsize_t)len, chunk = PetscMax(1, PetscMin(len, 65536));
+  hid_t   fspace = H5Screate_simple(1, &dims, NULL), mspace = H5Screate_simple(1, &dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE), xfer = H5Pcreate(H5P_DATASET_XFER), dset;
+
+  if (len) {
+    H5Pset_chunk(dcpl, 1, &chunk);
+    H5Pset_fletcher32(dcpl);
+  }
+  dset = H5Dcreate2(w->file, name, H5T_STD_U8LE, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  Note(w, dset, name);
+  if (w->rank != 0 || !len) {
+    H5Sselect_none(fspace);
+    H5Sselect_none(mspace);
+  }
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (dset >= 0) {
+    Note(w, H5Dwrite(dset, H5T_NATIVE_UCHAR, mspace, fspace, xfer, text), name);
+    H5Dclose(dset);
+  }
+  H5Sclose(fspace);
+  H5Sclose(mspace);
+  H5Pclose(dcpl);
+  H5Pclose(xfer);
+}
+
+static PetscBool IsNumber(const char s[])
+{
+  char *end;
+  (void)strtod(s, &end);
+  return (PetscBool)(end != s && *end == 0);
+}
+
+static PetscBool IsJobOption(const char name[])
+{
+  for (int k = 0; job_options[k]; k++)
+    if (!strcmp(name, job_options[k])) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/*
+ * Walks "-name [value] -name [value] ..." (PetscOptionsGetAll's format; a token starting with '-'
+ * is a value when it is a number), calling fn(name, value or NULL, ctx).
+ */
+static PetscErrorCode ForEachOption(const char options[], PetscErrorCode (*fn)(const char *, const char *, void *), void *ctx)
+{
+  char *copy, *tok[2] = {NULL, NULL}, *save = NULL, *t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrallocpy(options, &copy));
+  for (t = strtok_r(copy, " \t\n", &save);; t = strtok_r(NULL, " \t\n", &save)) {
+    const PetscBool is_name = (PetscBool)(t && t[0] == '-' && !IsNumber(t));
+    if (!t || is_name) {
+      if (tok[0]) PetscCall(fn(tok[0], tok[1], ctx));
+      tok[0] = t, tok[1] = NULL;
+      if (!t) break;
+    } else if (tok[0] && !tok[1]) tok[1] = t;
+  }
+  PetscCall(PetscFree(copy));
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  char  *buf;
+  size_t len, cap;
+} Text;
+
+static PetscErrorCode KeepRunOption(const char name[], const char value[], void *ctx)
+{
+  Text  *t    = (Text *)ctx;
+  size_t need = strlen(name) + (value ? strlen(value) : 0) + 3;
+
+  PetscFunctionBegin;
+  if (IsJobOption(name) || !strncmp(name, "-checkpoint_test", 16)) PetscFunctionReturn(0);
+  if (t->len + need >= t->cap) {
+    char *grown;
+    t->cap = 2 * (t->len + need);
+    PetscCall(PetscMalloc1(t->cap, &grown));
+    if (t->len) PetscCall(PetscArraycpy(grown, t->buf, t->len));
+    PetscCall(PetscFree(t->buf));
+    t->buf = grown;
+  }
+  t->len += (size_t)snprintf(t->buf + t->len, t->cap - t->len, "%s%s%s%s", t->len ? " " : "", name, value ? " " : "", value ? value : "");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, const char scene_text[], const char path[])
+{
+  TalusBodies *b = sim->bodies;
+  Writer       w = {.comm = sim->comm, .rank = sim->rank, .size = sim->size, .err = 0};
+  BodyRow     *mine, *in, *slice, *planes;
+  ContactRow  *contacts;
+  PetscMPIInt *dest;
+  PetscInt     nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive;
+  hid_t        fapl;
+  char        *all_options;
+  Text         options = {NULL, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimDistribute(sim));
+  PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "checkpoints are written between steps (no ghosts)");
+  /* bodies to the ranks that write their rows */
+  PetscCall(PetscMalloc4(b->n + 1, &mine, b->n + 1, &dest, b->n + 1, &planes, sim->nhistory + 1, &contacts));
+  for (PetscInt k = 0; k < b->n; k++) {
+    BodyRow *row = b->shape[k] == TALUS_PLANE ? &planes[nplanes++] : &mine[nmine];
+    TalusBodiesPack(b, k, &row->body);
+    row->rank = sim->rank;
+    if (b->shape[k] != TALUS_PLANE) dest[nmine++] = SliceRank(sim->nfinite, sim->size, b->slot[k]);
+  }
+  PetscCall(TalusDecompExchange(sim->decomp, nmine, dest, sizeof(BodyRow), mine, &nin, (void **)&in));
+  lo = SliceStart(sim->nfinite, sim->size, sim->rank), hi = SliceStart(sim->nfinite, sim->size, sim->rank + 1);
+  PetscCall(PetscCalloc1(hi - lo + 1, &slice));
+  for (PetscInt r = 0; r < hi - lo; r++) slice[r].body.id = -1, slice[r].rank = -1; /* rows of removed bodies */
+  for (PetscInt k = 0; k < nin; k++) {
+    PetscCheck(in[k].body.slot >= lo && in[k].body.slot < hi, PETSC_COMM_SELF, PETSC_ERR_PLIB, "body %" PetscInt_FMT " with slot %" PetscInt_FMT " sent to the wrong writer", in[k].body.id, in[k].body.slot);
+    slice[in[k].body.slot - lo] = in[k];
+  }
+  /* warm starts, with the slot of the body that keeps them (owned here, ids sorted) */
+  for (PetscInt h = 0; h < sim->nhistory; h++) {
+    PetscInt where = -1;
+    contacts[h].h    = sim->history[h];
+    contacts[h].rank = sim->rank;
+    PetscCall(PetscFindInt(sim->history[h].owner, b->n, b->id, &where));
+    PetscCheck(where >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "contact (%" PetscInt_FMT ", %" PetscInt_FMT ") is kept by body %" PetscInt_FMT ", which is not here (bodies not in canonical order?)", sim->history[h].id_a, sim->history[h].id_b, sim->history[h].owner);
+    contacts[h].owner_slot = b->slot[where];
+  }
+  PetscCallMPI(MPI_Exscan(&sim->nhistory, &coffset, 1, MPIU_INT, MPI_SUM, sim->comm));
+  if (sim->rank == 0) coffset = 0;
+  PetscCall(MPIU_Allreduce(&sim->nhistory, &ctotal, 1, MPIU_INT, MPI_SUM, sim->comm));
+  nlive = sim->nfinite - sim->bodies_lost;
+
+  /* the file: 1.10 format (checksummed object headers), collective metadata */
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, sim->comm, MPI_INFO_NULL);
+  H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110);
+  H5Pset_coll_metadata_write(fapl, 1);
+  H5Pset_all_coll_metadata_ops(fapl, 1);
+  w.file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  Note(&w, w.file, "the file");
+  PetscCall(Agree(&w, path));
+  {
+    PetscInt    ints[]  = {TALUS_CHECKPOINT_VERSION, sim->step, sim->nfinite, nlive, nplanes, ctotal, b->nmaterials, sim->bodies_lost, sim->rebalances, sim->size, sim->anti_relax, sim->has_domain};
+    const char *names[] = {"version", "step", "finite_bodies", "bodies", "planes", "contacts", "materials", "bodies_lost", "rebalances", "ranks", "anti_relaxation", "has_domain"};
+    PetscInt    backoff[2];
+    char        created[64];
+    time_t      clock = time(NULL);
+    WriteStringAttribute(&w, "format", TALUS_CHECKPOINT_FORMAT);
+    for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++) WriteAttribute(&w, names[k], PETSC_TRUE, 1, &ints[k]);
+    PetscCall(TalusDecompGetBackoff(sim->decomp, &backoff[0], &backoff[1]));
+    WriteAttribute(&w, "decomp_backoff", PETSC_TRUE, 2, backoff);
+    WriteAttribute(&w, "time", PETSC_FALSE, 1, &sim->t);
+    WriteAttribute(&w, "dt", PETSC_FALSE, 1, &sim->dt);
+    WriteAttribute(&w, "t_final", PETSC_FALSE, 1, &sim->t_final);
+    WriteAttribute(&w, "envelope", PETSC_FALSE, 1, &sim->envelope);
+    WriteAttribute(&w, "r_max", PETSC_FALSE, 1, &sim->rmax);
+    WriteAttribute(&w, "gravity", PETSC_FALSE, 3, sim->gravity);
+    WriteAttribute(&w, "domain_min", PETSC_FALSE, 3, sim->domain_min);
+    WriteAttribute(&w, "domain_max", PETSC_FALSE, 3, sim->domain_max);
+    if (sim->rank == 0) strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", gmtime(&clock));
+    PetscCallMPI(MPI_Bcast(created, sizeof(created), MPI_CHAR, 0, sim->comm));
+    WriteStringAttribute(&w, "created", created);
+    WriteStringAttribute(&w, "scene_name", scene->name);
+    WriteStringAttribute(&w, "scene_file", scene->file);
+  }
+  PetscCall(WriteTable(&w, "bodies", body_fields, NFIELDS(body_fields), sizeof(BodyRow), sim->nfinite, lo, hi - lo, slice));
+  PetscCall(WriteTable(&w, "planes", body_fields, NFIELDS(body_fields), sizeof(BodyRow), nplanes, 0, sim->rank == 0 ? nplanes : 0, planes));
+  PetscCall(WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal, coffset, sim->nhistory, contacts));
+  {
+    const PetscInt nm = b->nmaterials, mine_m = sim->rank == 0 ? nm : 0;
+    PetscReal     *props;
+    char          *names;
+    hid_t          group = H5Gcreate2(w.file, "materials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    Note(&w, group, "materials");
+    PetscCall(PetscMalloc2(2 * nm + 1, &props, 64 * nm + 1, &names));
+    for (PetscInt m = 0; m < nm; m++) {
+      props[2 * m] = b->materials[m].mu, props[2 * m + 1] = b->materials[m].density;
+      PetscCall(PetscStrncpy(&names[64 * m], b->materials[m].name, 64));
+    }
+    if (group >= 0) {
+      WriteDataset(&w, group, "mu_density", PETSC_FALSE, nm, 2, 0, mine_m, props);
+      if (b->mu_pair) WriteDataset(&w, group, "mu_pair", PETSC_FALSE, nm, (int)nm, 0, mine_m, b->mu_pair);
+      H5Gclose(group);
+    }
+    WriteText(&w, "materials/names", names, (size_t)(64 * nm));
+    PetscCall(PetscFree2(props, names));
+  }
+  WriteText(&w, "scene", scene_text ? scene_text : "", scene_text ? strlen(scene_text) : 0);
+  PetscCall(PetscOptionsGetAll(NULL, &all_options));
+  PetscCall(ForEachOption(all_options, KeepRunOption, &options));
+  PetscCall(PetscFree(all_options));
+  WriteText(&w, "options", options.buf ? options.buf : "", options.len);
+  PetscCall(PetscFree(options.buf));
+  Note(&w, H5Fflush(w.file, H5F_SCOPE_GLOBAL), "the file (flush)");
+  Note(&w, H5Fclose(w.file), "the file (close)");
+  PetscCall(Agree(&w, path));
+  PetscCall(PetscFree(slice));
+  PetscCall(PetscFree(in));
+  PetscCall(PetscFree4(mine, dest, planes, contacts));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------ reading */
+
+typedef struct {
+  MPI_Comm    comm;
+  PetscMPIInt rank, size;
+  const char *path;
+  hid_t       file;
+  int         bad;           /* this rank met a fault */
+  char        fault[512];
+} Reader;
+
+static void Fault(Reader *r, const char fmt[], const char detail[])
+{
+  if (r->bad) return;
+  r->bad = 1;
+  snprintf(r->fault, sizeof(r->fault), fmt, detail);
+}
+
+/* Every rank learns whether any met a fault; the error message (with the first fault found on
+   the lowest rank that has one, and the previous checkpoint to try) is the same everywhere. */
+static PetscErrorCode Verdict(Reader *r)
+{
+  struct {
+    int bad, rank;
+  } local = {r->bad, r->bad ? r->rank : r->size}, first;
+  char previous[PETSC_MAX_PATH_LEN] = "";
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&local.rank, &first.rank, 1, MPI_INT, MPI_MIN, r->comm));
+  if (first.rank == r->size) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Bcast(r->fault, sizeof(r->fault), MPI_CHAR, first.rank, r->comm));
+  if (r->file >= 0) H5Fclose(r->file);
+  r->file = -1;
+  if (r->rank == 0) PreviousCheckpoint(r->path, previous, sizeof(previous));
+  PetscCallMPI(MPI_Bcast(previous, sizeof(previous), MPI_CHAR, 0, r->comm));
+  SETERRQ(r->comm, PETSC_ERR_FILE_UNEXPECTED, "cannot restart from %s: %s%s%s", r->path, r->fault, previous[0] ? "; the previous checkpoint is " : "", previous);
+}
+
+static PetscErrorCode Open(Reader *r)
+{
+  int   exists = 0;
+  hid_t fapl;
+  char  detail[256];
+
+  PetscFunctionBegin;
+  r->file = -1;
+  if (r->rank == 0) exists = access(r->path, R_OK) == 0 ? 1 : -errno;
+  PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, r->comm));
+  if (exists != 1) Fault(r, "%s", strerror(-exists));
+  r->bad = exists != 1;
+  if (exists == 1) {
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL);
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    r->file = H5Fopen(r->path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (r->file < 0) {
+      HDF5Error(detail);
+      Fault(r, "not a readable HDF5 file (truncated or damaged?): %s", detail);
+    }
+  }
+  PetscCall(Verdict(r));
+  PetscFunctionReturn(0);
+}
+
+static void ReadAttribute(Reader *r, const char name[], PetscBool integer, int n, void *value)
+{
+  hid_t    attr;
+  hssize_t npoints;
+  char     detail[256];
+
+  if (r->bad) return;
+  if (H5Aexists(r->file, name) <= 0) {
+    Fault(r, "no attribute %s: not a talus checkpoint, or a damaged one", name);
+    return;
+  }
+  attr = H5Aopen(r->file, name, H5P_DEFAULT);
+  if (attr < 0) {
+    HDF5Error(detail);
+    Fault(r, "damaged header: %s", detail);
+    return;
+  }
+  {
+    hid_t space = H5Aget_space(attr);
+    npoints     = H5Sget_simple_extent_npoints(space);
+    H5Sclose(space);
+  }
+  if (npoints != n) Fault(r, "attribute %s has the wrong size", name);
+  else if (integer) {
+    PetscInt64 v[4];
+    if (H5Aread(attr, H5T_NATIVE_INT64, v) < 0) Fault(r, "cannot read attribute %s", name);
+    for (int k = 0; k < n && k < 4; k++) ((PetscInt *)value)[k] = (PetscInt)v[k];
+  } else if (H5Aread(attr, H5T_NATIVE_DOUBLE, value) < 0) Fault(r, "cannot read attribute %s", name);
+  H5Aclose(attr);
+}
+
+static void ReadStringAttribute(Reader *r, const char name[], char value[], size_t len)
+{
+  hid_t attr, type, mem;
+
+  value[0] = 0;
+  if (r->bad) return;
+  if (H5Aexists(r->file, name) <= 0) {
+    Fault(r, "no attribute %s: not a talus checkpoint", name);
+    return;
+  }
+  attr = H5Aopen(r->file, name, H5P_DEFAULT);
+  type = attr >= 0 ? H5Aget_type(attr) : -1;
+  if (type < 0 || H5Tget_class(type) != H5T_STRING || H5Tget_size(type) >= len) Fault(r, "attribute %s is not a short string", name);
+  else {
+    mem = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mem, len);
+    if (H5Aread(attr, mem, value) < 0) Fault(r, "cannot read attribute %s", name);
+    H5Tclose(mem);
+  }
+  if (type >= 0) H5Tclose(type);
+  if (attr >= 0) H5Aclose(attr);
+}
+
+/* Rows [offset, offset + count) of dataset name, which must hold `total` rows of `width`. */
+static void ReadDataset(Reader *r, const char name[], PetscBool integer, PetscInt total, int width, PetscInt offset, PetscInt count, void *buf)
+{
+  hid_t   dset, fspace, mspace, xfer;
+  hsize_t dims[2] = {0, 1}, start[2] = {(hsize_t)offset, 0}, block[2] = {(hsize_t)count, (hsize_t)width}, mem = (hsize_t)count * width;
+  int     ndims;
+  char    detail[256], what[320];
+
+  if (r->bad) return;
+  dset = H5Dopen2(r->file, name, H5P_DEFAULT);
+  if (dset < 0) {
+    Fault(r, "dataset %s is missing", name);
+    return;
+  }
+  fspace = H5Dget_space(dset);
+  ndims  = H5Sget_simple_extent_dims(fspace, dims, NULL);
+  if (ndims < 1 || dims[0] != (hsize_t)total || (ndims == 2 ? dims[1] : 1) != (hsize_t)width) {
+    snprintf(what, sizeof(what), "%s has %llu x %llu values, the header says %" PetscInt_FMT " x %d", name, (unsigned long long)dims[0], (unsigned long long)(ndims == 2 ? dims[1] : 1), total, width);
+    Fault(r, "%s", what);
+  } else {
+    mspace = H5Screate_simple(1, count ? &mem : (hsize_t[]){1}, NULL);
+    if (count) H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, block, NULL);
+    else {
+      H5Sselect_none(fspace);
+      H5Sselect_none(mspace);
+    }
+    xfer = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+    if (H5Dread(dset, integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, mspace, fspace, xfer, buf) < 0) {
+      HDF5Error(detail);
+      snprintf(what, sizeof(what), "%s is damaged (%s)", name, detail);
+      Fault(r, "%s", what);
+    }
+    H5Pclose(xfer);
+    H5Sclose(mspace);
+  }
+  H5Sclose(fspace);
+  H5Dclose(dset);
+}
+
+static PetscErrorCode ReadTable(Reader *r, const char group[], const Field *fields, int nfields, size_t row_bytes, PetscInt total, PetscInt offset, PetscInt count, void *rows)
+{
+  void *buf;
+  char  name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc(8 * (size_t)(4 * count + 1), &buf));
+  for (int f = 0; f < nfields; f++) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "%s/%s", group, fields[f].name));
+    ReadDataset(r, name, fields[f].integer, total, fields[f].width, offset, count, buf);
+    if (r->bad) break;
+    for (PetscInt k = 0; k < count; k++) {
+      char *row = (char *)rows + k * row_bytes + fields[f].offset;
+      for (int c = 0; c < fields[f].width; c++) {
+        if (fields[f].integer) ((PetscInt *)row)[c] = (PetscInt)((PetscInt64 *)buf)[k * fields[f].width + c];
+        else ((PetscReal *)row)[c] = ((double *)buf)[k * fields[f].width + c];
+      }
+    }
+  }
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(0);
+}
+
+/* A text dataset, whole, on every rank (NUL-terminated; free with PetscFree). */
+static PetscErrorCode ReadText(Reader *r, const char name[], char **text)
+{
+  hid_t    dset = -1, space, xfer;
+  hssize_t n    = 0;
+  char     detail[256], what[320];
+
+  PetscFunctionBegin;
+  *text = NULL;
+  if (!r->bad) {
+    dset = H5Dopen2(r->file, name, H5P_DEFAULT);
+    if (dset < 0) Fault(r, "dataset %s is missing", name);
+    else {
+      space = H5Dget_space(dset);
+      n     = H5Sget_simple_extent_npoints(space);
+      H5Sclose(space);
+    }
+  }
+  PetscCall(PetscCalloc1(PetscMax(n, 0) + 1, text));
+  if (dset >= 0 && n > 0) {
+    xfer = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+    if (H5Dread(dset, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, xfer, *text) < 0) {
+      HDF5Error(detail);
+      snprintf(what, sizeof(what), "%s is damaged (%s)", name, detail);
+      Fault(r, "%s", what);
+    }
+    H5Pclose(xfer);
+  }
+  if (dset >= 0) H5Dclose(dset);
+  PetscFunctionReturn(0);
+}
+
+/* The header: format and version first, so a foreign or newer file is named as such. */
+static PetscErrorCode ReadInfo(Reader *r, TalusCheckpointInfo *info, PetscInt more[8], PetscReal reals[16])
+{
+  char format[64];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  if (!r->bad && H5Aexists(r->file, "format") <= 0) Fault(r, "%s", "not a talus checkpoint (no format attribute)");
+  ReadStringAttribute(r, "format", format, sizeof(format));
+  if (!r->bad && strcmp(format, TALUS_CHECKPOINT_FORMAT)) Fault(r, "not a talus checkpoint (format \"%s\")", format);
+  ReadAttribute(r, "version", PETSC_TRUE, 1, &info->version);
+  if (!r->bad && info->version != TALUS_CHECKPOINT_VERSION) {
+    char v[32];
+    snprintf(v, sizeof(v), "%d", (int)info->version);
+    Fault(r, "format version %s; this talus reads version " PetscStringize(TALUS_CHECKPOINT_VERSION), v);
+  }
+  ReadAttribute(r, "step", PETSC_TRUE, 1, &info->step);
+  ReadAttribute(r, "finite_bodies", PETSC_TRUE, 1, &info->nfinite);
+  ReadAttribute(r, "bodies", PETSC_TRUE, 1, &info->nbodies);
+  ReadAttribute(r, "planes", PETSC_TRUE, 1, &info->nplanes);
+  ReadAttribute(r, "contacts", PETSC_TRUE, 1, &info->ncontacts);
+  ReadAttribute(r, "materials", PETSC_TRUE, 1, &info->nmaterials);
+  ReadAttribute(r, "bodies_lost", PETSC_TRUE, 1, &info->bodies_lost);
+  ReadAttribute(r, "ranks", PETSC_TRUE, 1, &info->ranks);
+  ReadAttribute(r, "time", PETSC_FALSE, 1, &info->t);
+  ReadAttribute(r, "dt", PETSC_FALSE, 1, &info->dt);
+  ReadAttribute(r, "t_final", PETSC_FALSE, 1, &info->t_final);
+  ReadStringAttribute(r, "scene_name", info->scene_name, sizeof(info->scene_name));
+  ReadStringAttribute(r, "created", info->created, sizeof(info->created));
+  if (more) {
+    ReadAttribute(r, "rebalances", PETSC_TRUE, 1, &more[0]);
+    ReadAttribute(r, "anti_relaxation", PETSC_TRUE, 1, &more[1]);
+    ReadAttribute(r, "has_domain", PETSC_TRUE, 1, &more[2]);
+    ReadAttribute(r, "decomp_backoff", PETSC_TRUE, 2, &more[3]);
+    ReadAttribute(r, "envelope", PETSC_FALSE, 1, &reals[0]);
+    ReadAttribute(r, "r_max", PETSC_FALSE, 1, &reals[1]);
+    ReadAttribute(r, "gravity", PETSC_FALSE, 3, &reals[2]);
+    ReadAttribute(r, "domain_min", PETSC_FALSE, 3, &reals[5]);
+    ReadAttribute(r, "domain_max", PETSC_FALSE, 3, &reals[8]);
+  }
+  if (!r->bad && (info->nfinite < 0 || info->nbodies < 0 || info->nbodies > info->nfinite || info->nplanes < 0 || info->ncontacts < 0 || info->nmaterials < 1 || !(info->dt > 0.0))) Fault(r, "%s", "the header's counts are inconsistent");
+  PetscCall(Verdict(r));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCheckpointFileGetInfo(MPI_Comm comm, const char path[], TalusCheckpointInfo *info)
+{
+  Reader r = {.comm = comm, .path = path, .file = -1};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &r.rank));
+  PetscCallMPI(MPI_Comm_size(comm, &r.size));
+  PetscCall(Open(&r));
+  PetscCall(ReadInfo(&r, info, NULL, NULL));
+  H5Fclose(r.file);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm comm, const char path[], char **options)
+{
+  Reader              r = {.comm = comm, .path = path, .file = -1};
+  TalusCheckpointInfo info;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &r.rank));
+  PetscCallMPI(MPI_Comm_size(comm, &r.size));
+  PetscCall(Open(&r));
+  PetscCall(ReadInfo(&r, &info, NULL, NULL));
+  PetscCall(ReadText(&r, "options", options));
+  if (r.bad) PetscCall(PetscFree(*options));
+  PetscCall(Verdict(&r));
+  H5Fclose(r.file);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetUnlessGiven(const char name[], const char value[], void *ctx)
+{
+  PetscBool given;
+
+  PetscFunctionBegin;
+  if (IsJobOption(name)) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsHasName(NULL, NULL, name, &given));
+  if (!given) PetscCall(PetscOptionsSetValue(NULL, name, value));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[])
+{
+  char *options;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCheckpointFileGetOptions(comm, path, &options));
+  PetscCall(ForEachOption(options, SetUnlessGiven, NULL));
+  PetscCall(PetscFree(options));
+  PetscFunctionReturn(0);
+}
+
+static int CompareHistory(const void *x, const void *y)
+{
+  return TalusContactHistoryCompare(&((const ContactRow *)x)->h, &((const ContactRow *)y)->h);
+}
+
+/* What a stored row may hold; anything else is damage the checksums did not catch. */
+static PetscBool RowIsSane(const BodyRow *row, PetscInt nmaterials, PetscBool plane)
+{
+  const TalusBodyRecord *b = &row->body;
+  PetscReal              qq = 0.0;
+  for (int d = 0; d < 4; d++) qq += b->quaternion[d] * b->quaternion[d];
+  if (b->material < 0 || b->material >= nmaterials || PetscAbsReal(qq - 1.0) > 1e-6 || b->mass < 0.0) return PETSC_FALSE;
+  if (plane) return (PetscBool)(b->shape == TALUS_PLANE && b->fixed);
+  return (PetscBool)(b->shape == TALUS_SPHERE || b->shape == TALUS_BOX);
+}
+
+PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene, char **scene_text)
+{
+  Reader              r = {.comm = comm, .path = path, .file = -1};
+  TalusCheckpointInfo info;
+  PetscInt            more[8] = {0}, lo, hi, clo, chi, nkeep = 0, nin, hnin, nm;
+  PetscReal           reals[16] = {0}, *props = NULL, *mu_pair = NULL;
+  BodyRow            *rows = NULL, *planes = NULL, *in = NULL;
+  ContactRow         *crows = NULL, *hin = NULL;
+  PetscMPIInt        *dest = NULL, *hdest = NULL;
+  char               *names = NULL, *options = NULL;
+  PetscBool           same_layout;
+  TalusBodies        *b = sim->bodies;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &r.rank));
+  PetscCallMPI(MPI_Comm_size(comm, &r.size));
+  PetscCheck(b->n == 0 && !sim->distributed, comm, PETSC_ERR_ORDER, "a checkpoint is loaded into a new, empty simulation");
+  PetscCall(Open(&r));
+  PetscCall(ReadInfo(&r, &info, more, reals));
+  nm = info.nmaterials;
+  lo = SliceStart(info.nfinite, r.size, r.rank), hi = SliceStart(info.nfinite, r.size, r.rank + 1);
+  clo = SliceStart(info.ncontacts, r.size, r.rank), chi = SliceStart(info.ncontacts, r.size, r.rank + 1);
+  PetscCall(PetscCalloc3(hi - lo + 1, &rows, info.nplanes + 1, &planes, chi - clo + 1, &crows));
+  PetscCall(PetscCalloc1(2 * nm + 1, &props));
+  PetscCall(PetscCalloc1(nm * nm + 1, &mu_pair));
+  ReadDataset(&r, "materials/mu_density", PETSC_FALSE, nm, 2, 0, nm, props);
+  if (!r.bad && H5Lexists(r.file, "materials/mu_pair", H5P_DEFAULT) > 0) ReadDataset(&r, "materials/mu_pair", PETSC_FALSE, nm, (int)nm, 0, nm, mu_pair);
+  else PetscCall(PetscFree(mu_pair));
+  PetscCall(ReadText(&r, "materials/names", &names));
+  PetscCall(ReadTable(&r, "planes", body_fields, NFIELDS(body_fields), sizeof(BodyRow), info.nplanes, 0, info.nplanes, planes));
+  PetscCall(ReadTable(&r, "bodies", body_fields, NFIELDS(body_fields), sizeof(BodyRow), info.nfinite, lo, hi - lo, rows));
+  PetscCall(ReadTable(&r, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), info.ncontacts, clo, chi - clo, crows));
+  PetscCall(ReadText(&r, "scene", scene_text));
+  PetscCall(ReadText(&r, "options", &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
+  if (!r.bad) {
+    PetscInt live = 0;
+    for (PetscInt p = 0; p < info.nplanes; p++)
+      if (!RowIsSane(&planes[p], nm, PETSC_TRUE)) Fault(&r, "%s", "a plane's stored values are invalid");
+    for (PetscInt k = 0; k < hi - lo; k++) {
+      if (rows[k].body.id < 0) continue;
+      live++;
+      if (!RowIsSane(&rows[k], nm, PETSC_FALSE)) Fault(&r, "%s", "a body's stored values are invalid");
+    }
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &live, 1, MPIU_INT, MPI_SUM, comm));
+    if (live != info.nbodies) Fault(&r, "%s", "the number of bodies does not match the header");
+  }
+  PetscCall(PetscFree(options));
+  if (r.bad) {
+    PetscCall(PetscFree3(rows, planes, crows));
+    PetscCall(PetscFree(props));
+    PetscCall(PetscFree(mu_pair));
+    PetscCall(PetscFree(names));
+    PetscCall(PetscFree(*scene_text));
+  }
+  PetscCall(Verdict(&r));
+  H5Fclose(r.file);
+
+  /* everything read and checked: now the simulation takes it */
+  for (PetscInt m = 0; m < nm; m++) {
+    char name[65];
+    PetscCall(PetscStrncpy(name, &names[64 * m], sizeof(name)));
+    PetscCall(TalusBodiesAddMaterial(b, name, props[2 * m], props[2 * m + 1], NULL));
+  }
+  if (mu_pair) {
+    PetscCall(PetscMalloc1(nm * nm, &b->mu_pair));
+    PetscCall(PetscArraycpy(b->mu_pair, mu_pair, nm * nm));
+  }
+  /* on as many ranks as wrote it, every body returns to the rank that owned it, so the run's
+     repartition at this step sees the same input as the run that wrote the file did */
+  same_layout = (PetscBool)(info.ranks == r.size);
+  PetscCall(PetscMalloc2(hi - lo + 1, &dest, chi - clo + 1, &hdest));
+  for (PetscInt k = 0; k < hi - lo; k++) {
+    if (rows[k].body.id < 0) continue;
+    rows[k].body.slot = lo + k;
+    rows[k].body.dof  = -1;
+    rows[nkeep]       = rows[k];
+    dest[nkeep++]     = same_layout ? (PetscMPIInt)rows[k].rank : r.rank;
+  }
+  PetscCall(TalusDecompExchange(sim->decomp, nkeep, dest, sizeof(BodyRow), rows, &nin, (void **)&in));
+  for (PetscInt p = 0; p < info.nplanes; p++) {
+    planes[p].body.slot = -1, planes[p].body.dof = -1;
+    PetscCall(TalusBodiesAppendRecord(b, &planes[p].body));
+  }
+  for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k].body));
+  b->nowned = b->n;
+  PetscCall(TalusBodiesSortById(b));
+  /* warm starts go where the body that keeps them now lives */
+  for (PetscInt h = 0; h < chi - clo; h++) hdest[h] = same_layout ? (PetscMPIInt)crows[h].rank : SliceRank(info.nfinite, r.size, crows[h].owner_slot);
+  PetscCall(TalusDecompExchange(sim->decomp, chi - clo, hdest, sizeof(ContactRow), crows, &hnin, (void **)&hin));
+  qsort(hin, (size_t)hnin, sizeof(ContactRow), CompareHistory);
+  PetscCall(PetscFree(sim->history));
+  sim->history_capacity = PetscMax(hnin, 1);
+  PetscCall(PetscMalloc1(sim->history_capacity, &sim->history));
+  for (PetscInt h = 0; h < hnin; h++) sim->history[h] = hin[h].h;
+  sim->nhistory = hnin;
+
+  sim->step        = info.step;
+  sim->t           = info.t;
+  sim->dt          = info.dt;
+  sim->t_final     = info.t_final;
+  sim->nfinite     = info.nfinite;
+  sim->bodies_lost = info.bodies_lost;
+  sim->rebalances  = more[0];
+  sim->anti_relax  = (PetscBool)(more[1] != 0);
+  sim->has_domain  = (PetscBool)(more[2] != 0);
+  sim->envelope    = reals[0];
+  sim->rmax        = reals[1];
+  for (int d = 0; d < 3; d++) sim->gravity[d] = reals[2 + d], sim->domain_min[d] = reals[5 + d], sim->domain_max[d] = reals[8 + d];
+  PetscCall(TalusDecompSetBackoff(sim->decomp, more[3], more[4]));
+  sim->distributed = PETSC_TRUE;
+  /* the partition the run that wrote the file made right after writing it (TalusCheckpointWrite) */
+  PetscCall(TalusSimRepartition(sim));
+
+  PetscCall(PetscMemzero(scene, sizeof(*scene)));
+  PetscCall(PetscStrncpy(scene->name, info.scene_name, sizeof(scene->name)));
+  PetscCall(PetscStrncpy(scene->file, path, sizeof(scene->file)));
+  for (int d = 0; d < 3; d++) scene->domain_min[d] = sim->domain_min[d], scene->domain_max[d] = sim->domain_max[d];
+  scene->overlap_tolerance = 1e-6;
+
+  PetscCall(PetscFree(in));
+  PetscCall(PetscFree(hin));
+  PetscCall(PetscFree2(dest, hdest));
+  PetscCall(PetscFree3(rows, planes, crows));
+  PetscCall(PetscFree(props));
+  PetscCall(PetscFree(mu_pair));
+  PetscCall(PetscFree(names));
+  PetscFunctionReturn(0);
+}

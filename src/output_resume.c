@@ -1,0 +1,116 @@
+/*
+ * Reopening a run's outputs at a restart (TalusOutputResume): the run that stopped may have gone
+ * on after its last checkpoint, so rows and frames later than the checkpoint's step are dropped
+ * before the restarted run appends its own: no step is lost or written twice.
+ */
+#define _DEFAULT_SOURCE
+#include "output_impl.h"
+#include <stdio.h>
+
+/*
+ * Rank 0: keeps the header and the rows of DIR/name whose first column is <= limit (through a
+ * temporary file and a rename, so a crash here loses nothing). *existed: whether there was a file.
+ */
+static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], PetscReal limit, PetscBool *existed)
+{
+  char path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN], line[8192];
+  int  status[2] = {0, 0}; /* existed, errno */
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, name));
+  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s/%s.tmp", out->dir, name));
+  if (out->rank == 0) {
+    FILE *in = fopen(path, "r"), *keep;
+    if (in) {
+      status[0] = 1;
+      keep      = fopen(tmp, "w");
+      if (!keep) status[1] = errno;
+      else {
+        PetscBool header = PETSC_TRUE;
+        while (fgets(line, sizeof(line), in)) {
+          if (header || strtod(line, NULL) <= limit) fputs(line, keep);
+          header = PETSC_FALSE;
+        }
+        if (fclose(keep) != 0) status[1] = errno;
+        else if (rename(tmp, path) != 0) status[1] = errno;
+      }
+      fclose(in);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(status, 2, MPI_INT, 0, out->comm));
+  PetscCheck(!status[1], out->comm, PETSC_ERR_FILE_WRITE, "cannot rewrite %s for the restart: %s", path, strerror(status[1]));
+  *existed = (PetscBool)status[0];
+  PetscFunctionReturn(0);
+}
+
+/*
+ * Reopens the frames file (collectively) and keeps frames 0, 1, ... while their time is at most
+ * t_keep; the later ones are unlinked. *opened is false when there is no file or it cannot be
+ * opened (a crash during a frame may leave it unreadable): a new file is then started.
+ */
+static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_keep, PetscBool *opened)
+{
+  char     path[PETSC_MAX_PATH_LEN], name[32];
+  int      exists = 0;
+  hid_t    fapl;
+  H5G_info_t info;
+  PetscInt step, total;
+
+  PetscFunctionBegin;
+  *opened = PETSC_FALSE;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  if (out->rank == 0) exists = TalusPathExists(path);
+  PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, out->comm));
+  if (!exists) PetscFunctionReturn(0);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL);
+  out->frames = H5Fopen(path, H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  PetscCall(TalusSimGetStep(sim, &step));
+  if (out->frames < 0 || H5Gget_info(out->frames, &info) < 0) {
+    if (out->frames >= 0) H5Fclose(out->frames);
+    out->frames = -1;
+    PetscCall(PetscSNPrintf(out->frames_name, sizeof(out->frames_name), "frames-restart-%08" PetscInt_FMT ".h5", step));
+    PetscCall(PetscPrintf(out->comm, "talus: warning: cannot reopen %s (damaged by the crash?); it is left as it is and frames from step %" PetscInt_FMT " go to %s/%s\n", path, step, out->dir, out->frames_name));
+    PetscFunctionReturn(0);
+  }
+  for (hsize_t f = 0; f < info.nlinks; f++) {
+    double t = PETSC_MAX_REAL;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "frame%06" PetscInt_FMT, (PetscInt)f));
+    if (H5Lexists(out->frames, name, H5P_DEFAULT) <= 0) continue;
+    if (H5Aexists_by_name(out->frames, name, "time", H5P_DEFAULT) > 0) {
+      hid_t attr = H5Aopen_by_name(out->frames, name, "time", H5P_DEFAULT, H5P_DEFAULT);
+      if (attr < 0 || H5Aread(attr, H5T_NATIVE_DOUBLE, &t) < 0) t = PETSC_MAX_REAL;
+      if (attr >= 0) H5Aclose(attr);
+    }
+    if ((PetscInt)f == out->nframes && t <= t_keep) PetscCall(TalusOutputAddFrameTime(out, t));
+    else PetscCheck(H5Ldelete(out->frames, name, H5P_DEFAULT) >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot remove %s (written after the checkpoint) from %s", name, path);
+  }
+  H5Fflush(out->frames, H5F_SCOPE_GLOBAL);
+  PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
+  PetscCall(TalusOutputWriteXdmf(out, total));
+  *opened = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusOutputResume(TalusOutput out, TalusSim sim)
+{
+  PetscReal t, dt;
+  PetscInt  step;
+  PetscBool stats = PETSC_FALSE, probe = PETSC_FALSE, frames = PETSC_FALSE;
+  char      name[64];
+
+  PetscFunctionBegin;
+  PetscCall(TalusMakeDirectory(out->comm, out->dir));
+  PetscCall(TalusSimGetTime(sim, &t, NULL, &dt));
+  PetscCall(TalusSimGetStep(sim, &step));
+  PetscCall(TruncateCSV(out, "stats.csv", (PetscReal)step + 0.5, &stats));
+  if (out->probe >= 0) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "probe-%" PetscInt_FMT ".csv", out->probe));
+    PetscCall(TruncateCSV(out, name, t + 0.5 * dt, &probe));
+  }
+  if (out->output_every > 0) PetscCall(ReopenFrames(out, sim, t + 0.5 * dt, &frames));
+  PetscCall(TalusOutputOpen(out, sim, stats, probe, frames));
+  PetscFunctionReturn(0);
+}

@@ -31,7 +31,7 @@ struct _p_TalusCheckpoint {
   PetscReal      interval, walltime, margin;
   PetscLogDouble start, last_write, last_step_end, longest_step, slowest_write;
   PetscInt       last_step_written, written;
-  PetscBool      setup;
+  PetscBool      setup, view;
 };
 
 /* Reasons for a checkpoint, OR-ed over the ranks */
@@ -144,6 +144,7 @@ PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint ck)
   PetscCall(PetscOptionsString("-checkpoint_dir", "Directory of the checkpoints (default: OUTPUT_DIR/checkpoints)", "", ck->dir, ck->dir, sizeof(ck->dir), NULL));
   PetscCall(PetscOptionsString("-walltime", "The job's wall-clock limit, [D-]HH:MM:SS: checkpoint and exit with status 75 before it runs out", "", walltime, walltime, sizeof(walltime), &set));
   PetscCall(PetscOptionsReal("-walltime_margin", "Seconds kept in hand before -walltime, on top of two of the longest steps and two of the slowest checkpoint writes", "", ck->margin, &ck->margin, NULL));
+  PetscCall(PetscOptionsBool("-checkpoint_view", "Print the checkpoint settings at the start", "TalusCheckpointView", ck->view, &ck->view, NULL));
   PetscCall(PetscOptionsInt("-checkpoint_test_kill", "Testing only: SIGKILL every rank in the middle of writing the N-th checkpoint", "", ck->kill_during, &ck->kill_during, NULL));
   PetscOptionsEnd();
   PetscCheck(ck->every >= 0, ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_every must be >= 0, got %" PetscInt_FMT, ck->every);
@@ -176,6 +177,7 @@ PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint ck)
   sigaction(SIGINT, &action, NULL);
   sigaction(SIGUSR1, &action, NULL);
   ck->setup = PETSC_TRUE;
+  if (ck->view) PetscCall(TalusCheckpointView(ck, PETSC_VIEWER_STDOUT_(ck->comm)));
   PetscFunctionReturn(0);
 }
 
@@ -226,7 +228,7 @@ static int Publish(TalusCheckpoint ck, const char tmp[], const char final[], con
 PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
 {
   char           base[64], tmp[PETSC_MAX_PATH_LEN], final[PETSC_MAX_PATH_LEN];
-  PetscLogDouble t0, t1;
+  PetscLogDouble t0, t1, t2, t3;
   int            err = 0;
   struct stat    st;
 
@@ -237,6 +239,7 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   PetscCall(PetscSNPrintf(base, sizeof(base), "ckpt-%08" PetscInt_FMT ".h5", sim->step));
   PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s/%s.tmp", ck->dir, base));
   PetscCall(PetscSNPrintf(final, sizeof(final), "%s/%s", ck->dir, base));
+  PetscCall(PetscTime(&t1));
   PetscCall(TalusCheckpointFileWrite(sim, &ck->scene, ck->scene_text, tmp));
   if (ck->kill_during && ck->written + 1 == ck->kill_during) { /* test only: die between writing and publishing */
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: -checkpoint_test_kill: killing rank %d while checkpoint %s is unfinished\n", ck->rank, tmp));
@@ -245,14 +248,15 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   if (ck->rank == 0) err = Publish(ck, tmp, final, base);
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, ck->comm));
   PetscCheck(!err, ck->comm, PETSC_ERR_FILE_WRITE, "cannot publish checkpoint %s: %s (the previous checkpoint is untouched)", final, strerror(err));
+  PetscCall(PetscTime(&t2));
   PetscCall(TalusSimRepartition(sim));
-  PetscCall(PetscTime(&t1));
-  ck->slowest_write     = PetscMax(ck->slowest_write, t1 - t0);
-  ck->last_write        = t1;
+  PetscCall(PetscTime(&t3));
+  ck->slowest_write     = PetscMax(ck->slowest_write, t3 - t0);
+  ck->last_write        = t3;
   ck->last_step_written = sim->step;
   ck->written++;
   if (ck->rank == 0 && stat(final, &st) == 0)
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: checkpoint %s (step %" PetscInt_FMT ", t = %g s): %.1f MB in %.2f s\n", final, sim->step, (double)sim->t, st.st_size / 1e6, (double)(t1 - t0)));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: checkpoint %s (step %" PetscInt_FMT ", t = %g s): %.1f MB written and synced in %.3f s (%.0f MB/s), %.3f s in all\n", final, sim->step, (double)sim->t, st.st_size / 1e6, (double)(t2 - t1), st.st_size / 1e6 / PetscMax(t2 - t1, 1e-9), (double)(t3 - t0)));
   PetscFunctionReturn(0);
 }
 

@@ -87,7 +87,7 @@ static PetscMPIInt SliceRank(PetscInt n, PetscMPIInt P, PetscInt row)
 /* The innermost message of HDF5's error stack: what actually went wrong. */
 static herr_t InnermostError(unsigned n, const H5E_error2_t *e, void *ctx)
 {
-  if (e->desc && e->desc[0]) PetscStrncpy((char *)ctx, e->desc, 256);
+  if (e->desc && e->desc[0] && !((char *)ctx)[0]) PetscStrncpy((char *)ctx, e->desc, 256); /* the walk starts at the innermost */
   return 0;
 }
 
@@ -148,7 +148,7 @@ typedef struct {
   PetscMPIInt rank, size;
   hid_t       file;
   herr_t      err;   /* first failure on this rank, checked collectively after each piece */
-  char        what[256];
+  char        what[256], detail[256];
 } Writer;
 
 static void Note(Writer *w, herr_t e, const char what[])
@@ -156,6 +156,7 @@ static void Note(Writer *w, herr_t e, const char what[])
   if (e < 0 && w->err >= 0) {
     w->err = e;
     PetscStrncpy(w->what, what, sizeof(w->what));
+    HDF5Error(w->detail); /* now: the next HDF5 call clears the error stack */
   }
 }
 
@@ -165,11 +166,7 @@ static PetscErrorCode Agree(Writer *w, const char path[])
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, w->comm));
-  if (anybad) {
-    char detail[256] = "";
-    if (bad) HDF5Error(detail);
-    PetscCheck(!anybad, w->comm, PETSC_ERR_FILE_WRITE, "cannot write checkpoint %s%s%s%s%s (disk full or not writable?)", path, bad ? ": " : "", bad ? w->what : "", bad ? ": " : "", detail);
-  }
+  PetscCheck(!anybad, w->comm, PETSC_ERR_FILE_WRITE, "cannot write checkpoint %s%s%s%s%s (disk full or not writable?)", path, bad ? ": " : "", bad ? w->what : "", bad ? ": " : "", bad ? w->detail : "");
   PetscFunctionReturn(0);
 }
 
@@ -366,6 +363,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscFunctionBegin;
   PetscCall(TalusSimDistribute(sim));
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "checkpoints are written between steps (no ghosts)");
+  PetscCall(PetscLogEventBegin(TALUS_EventCheckpointWrite, 0, 0, 0, 0));
   /* bodies to the ranks that write their rows */
   PetscCall(PetscMalloc4(b->n + 1, &mine, b->n + 1, &dest, b->n + 1, &planes, sim->nhistory + 1, &contacts));
   for (PetscInt k = 0; k < b->n; k++) {
@@ -465,6 +463,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(PetscFree(slice));
   PetscCall(PetscFree(in));
   PetscCall(PetscFree4(mine, dest, planes, contacts));
+  PetscCall(PetscLogEventEnd(TALUS_EventCheckpointWrite, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
@@ -524,9 +523,9 @@ static PetscErrorCode Open(Reader *r)
     H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL);
     H5Pset_all_coll_metadata_ops(fapl, 1);
     r->file = H5Fopen(r->path, H5F_ACC_RDONLY, fapl);
+    if (r->file < 0) HDF5Error(detail); /* before any other call clears HDF5's error stack */
     H5Pclose(fapl);
     if (r->file < 0) {
-      HDF5Error(detail);
       Fault(r, "not a readable HDF5 file (truncated or damaged?): %s", detail);
     }
   }
@@ -814,6 +813,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCallMPI(MPI_Comm_rank(comm, &r.rank));
   PetscCallMPI(MPI_Comm_size(comm, &r.size));
   PetscCheck(b->n == 0 && !sim->distributed, comm, PETSC_ERR_ORDER, "a checkpoint is loaded into a new, empty simulation");
+  PetscCall(PetscLogEventBegin(TALUS_EventCheckpointRead, 0, 0, 0, 0));
   PetscCall(Open(&r));
   PetscCall(ReadInfo(&r, &info, more, reals));
   nm = info.nmaterials;
@@ -923,5 +923,6 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(PetscFree(props));
   PetscCall(PetscFree(mu_pair));
   PetscCall(PetscFree(names));
+  PetscCall(PetscLogEventEnd(TALUS_EventCheckpointRead, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

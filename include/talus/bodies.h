@@ -56,6 +56,8 @@ PETSC_EXTERN void           TalusBodiesPack(const TalusBodies *, PetscInt k, Tal
 PETSC_EXTERN PetscErrorCode TalusBodiesAppendRecord(TalusBodies *, const TalusBodyRecord *);
 /* Keeps the bodies k < n with keep[k] true, in order; nowned becomes the number of kept owned ones. */
 PETSC_EXTERN PetscErrorCode TalusBodiesKeep(TalusBodies *, const PetscBool keep[]);
+/* Room for `need` bodies without growing again. */
+PETSC_EXTERN PetscErrorCode TalusBodiesReserve(TalusBodies *, PetscInt need);
 /* Orders the bodies by global id (no ghosts may be present): the canonical order of checkpoints. */
 PETSC_EXTERN PetscErrorCode TalusBodiesSortById(TalusBodies *);
 PETSC_EXTERN PetscErrorCode TalusBodiesDestroy(TalusBodies **);

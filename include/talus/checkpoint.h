@@ -34,10 +34,12 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointFileWrite(TalusSim, const TalusScene 
 /*
  * Loads a checkpoint into a new, empty sim (collective, any number of ranks): bodies, materials,
  * contact histories, time, settings; *scene gets the scene's name and domain, *scene_text its text
- * (free with PetscFree). A missing, damaged or foreign file is a collective error that names the
- * file, the fault and, when there is one, the previous checkpoint to try; sim is left untouched.
+ * (free with PetscFree); *io_seconds (if not NULL) the time spent reading and checking the file,
+ * before redistributing the bodies. A missing, damaged or foreign file is a collective error that
+ * names the file, the fault and, when there is one, the previous checkpoint to try; sim is left
+ * untouched.
  */
-PETSC_EXTERN PetscErrorCode TalusCheckpointFileRead(MPI_Comm, const char path[], TalusSim, TalusScene *, char **scene_text);
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileRead(MPI_Comm, const char path[], TalusSim, TalusScene *, char **scene_text, PetscLogDouble *io_seconds);
 PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetInfo(MPI_Comm, const char path[], TalusCheckpointInfo *);
 /* Puts the options stored in a checkpoint into the options database, except those already set
    (on the command line), which win. */

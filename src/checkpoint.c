@@ -158,13 +158,20 @@ PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint ck)
   PetscFunctionReturn(0);
 }
 
+static PetscBool Planned(TalusCheckpoint ck)
+{
+  return (PetscBool)(ck->every > 0 || ck->interval > 0.0 || ck->walltime > 0.0);
+}
+
 PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint ck)
 {
   struct sigaction action;
 
   PetscFunctionBegin;
   if (ck->setup) PetscFunctionReturn(0);
-  PetscCall(TalusMakeDirectory(ck->comm, ck->dir));
+  /* now when checkpoints are planned, so that a bad -checkpoint_dir stops the run at its start;
+     otherwise at the first checkpoint (a signal) */
+  if (Planned(ck)) PetscCall(TalusMakeDirectory(ck->comm, ck->dir));
   PetscCall(PetscTime(&ck->start));
   ck->last_write = ck->last_step_end = ck->start;
   /* a second signal of the same kind gets its default action (SA_RESETHAND): an impatient
@@ -234,6 +241,7 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
 
   PetscFunctionBegin;
   PetscCall(TalusCheckpointSetUp(ck));
+  if (!ck->written) PetscCall(TalusMakeDirectory(ck->comm, ck->dir));
   PetscCall(PetscTime(&t0));
   PetscCall(TalusSimCanonicalize(sim));
   PetscCall(PetscSNPrintf(base, sizeof(base), "ckpt-%08" PetscInt_FMT ".h5", sim->step));
@@ -290,7 +298,6 @@ PetscErrorCode TalusCheckpointAfterStep(TalusCheckpoint ck, TalusSim sim, PetscB
 PetscErrorCode TalusCheckpointEnd(TalusCheckpoint ck, TalusSim sim)
 {
   PetscFunctionBegin;
-  if (ck->every > 0 || ck->interval > 0.0 || ck->walltime > 0.0)
-    if (ck->last_step_written != sim->step) PetscCall(TalusCheckpointWrite(ck, sim));
+  if (Planned(ck) && ck->last_step_written != sim->step) PetscCall(TalusCheckpointWrite(ck, sim));
   PetscFunctionReturn(0);
 }

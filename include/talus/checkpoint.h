@@ -58,7 +58,7 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointSetScene(TalusCheckpoint, const Talus
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetOutputDirectory(TalusCheckpoint, const char dir[]);
 /* -checkpoint_every, -checkpoint_interval, -checkpoint_keep, -checkpoint_dir, -walltime, -walltime_margin */
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint);
-/* Creates the directory, starts the clocks, installs the signal handlers. */
+/* Creates the directory (when checkpoints are planned), starts the clocks, installs the signal handlers. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint);
 PETSC_EXTERN PetscErrorCode TalusCheckpointView(TalusCheckpoint, PetscViewer);
 /*

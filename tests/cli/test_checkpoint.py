@@ -11,6 +11,7 @@ Scene: tests/scenes/filling-125.yaml (125 spheres falling into a box, h = 0.01 s
   uninterrupted run's to solver tolerance;
 - SIGTERM to a running talus: checkpoint, exit status 75, and the restart ends in the same state
   (bitwise, 1 rank) as the uninterrupted run; SIGUSR1 through mpirun on 2 ranks; -walltime;
+- a frames.h5 damaged by the crash: left alone, frames go on in frames-restart-<step>.h5;
 - kill -9 in the middle of a checkpoint write: the previous checkpoint is whole, last.h5 names it,
   and a restart from it completes;
 - bad files: missing, truncated, flipped bytes, wrong version, not talus, not HDF5: a message that
@@ -116,6 +117,23 @@ if ok(run([SCENE, "-o", out("step0"), "-t_final", "0", "-checkpoint_every", "1"]
     p = run(["-restart", ckpt("step0", 0), "-t_final", "0.4"], 2)
     if ok(p, "restart from step 0 on 2 ranks"):
         compare(ckpt("full-np1", 40), ckpt("step0", 40), "from step 0 on 2 ranks vs 1 rank", tol=1e-8)
+
+# a frames file damaged by the crash is left alone; the restarted run's frames go to a new file
+if ok(run([SCENE, "-o", out("frames-damaged"), "-t_final", "0.2", "-checkpoint_every", "10", "-output_every", "5"]), "frames-damaged"):
+    frames_h5 = os.path.join(out("frames-damaged"), "frames.h5")
+    open(frames_h5, "r+b").truncate(1000)
+    p = run(["-restart", ckpt("frames-damaged", 20), "-t_final", "0.3"])
+    if ok(p, "restart with a damaged frames.h5"):
+        fresh = os.path.join(out("frames-damaged"), "frames-restart-00000020.h5")
+        check("cannot reopen" in p.stdout + p.stderr, "no warning about the damaged frames.h5:\n" + p.stdout[-1500:])
+        check(os.path.getsize(frames_h5) == 1000, "the damaged frames.h5 was modified")
+        check(os.path.exists(fresh), "no frames-restart-00000020.h5")
+        if os.path.exists(fresh):
+            with h5py.File(fresh) as f:
+                times = sorted(float(f[k].attrs["time"]) for k in f)
+            check(np.allclose(times, [0.2, 0.25, 0.3]), "frames-restart times %s" % times)
+        xmf = open(os.path.join(out("frames-damaged"), "frames.xmf")).read()
+        check("frames-restart-00000020.h5:/frame000000" in xmf and "frames.h5:" not in xmf.replace("frames-restart-00000020.h5", ""), "frames.xmf does not point to the new file")
 
 # ------------------------------------------------------------------ another rank count
 p = run(["-restart", ckpt("full-np1", 20), "-o", out("np1-to-np3"), "-t_final", "0.4"], 3)

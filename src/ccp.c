@@ -20,19 +20,50 @@ static void FreeVelocity(const TalusBodies *b, PetscInt k, const PetscReal g[3],
   }
 }
 
+/*
+ * The body-space vector of the matrix-free B: this rank's dynamic bodies, then, as ghosts (block
+ * 6), the other ranks' dynamic bodies that its contacts touch. slot[k] is body k's place in the
+ * local form (-1: fixed or untouched ghost).
+ */
+static PetscErrorCode CreateGhostedBodyVector(TalusSim sim, Vec *v, PetscInt **slot, PetscReal *ghost_bytes)
+{
+  TalusBodies *b = sim->bodies;
+  PetscInt    *ghosts, nghost = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(b->n + 1, slot));
+  PetscCall(PetscMalloc1(b->n - b->nowned + 1, &ghosts));
+  for (PetscInt k = 0; k < b->n; k++) (*slot)[k] = (k < b->nowned && b->dof[k] >= 0) ? (b->dof[k] - sim->dof_start) / 6 : -1;
+  for (PetscInt c = 0; c < sim->contacts.n; c++) {
+    const PetscInt pair[2] = {sim->contacts.c[c].a, sim->contacts.c[c].b};
+    for (int side = 0; side < 2; side++) {
+      const PetscInt k = pair[side];
+      if (k < b->nowned || b->dof[k] < 0 || (*slot)[k] >= 0) continue;
+      (*slot)[k]       = sim->ndynamic + nghost;
+      ghosts[nghost++] = b->dof[k] / 6; /* global block index */
+    }
+  }
+  PetscCall(VecCreateGhostBlock(sim->comm, 6, 6 * sim->ndynamic, PETSC_DETERMINE, nghost, ghosts, v));
+  *ghost_bytes = 48.0 * nghost;
+  PetscCall(PetscFree(ghosts)); /* slot stays: the caller frees it */
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
 {
   TalusBodies      *b = sim->bodies;
   TalusContactList *list = &sim->contacts;
-  PetscInt          ncoo = 0, *coo_i, *coo_j, nd, row_start;
-  PetscScalar      *coo_v, *minv, *vf, *gam, *q, *mu;
+  PetscInt          ncoo = 0, *coo_i = NULL, *coo_j = NULL, nd, row_start, *slot = NULL, *cslot = NULL;
+  PetscScalar      *coo_v = NULL, *minv, *vf, *gam, *q, *mu;
+  PetscReal        *J = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAssemble, 0, 0, 0, 0));
   /* owned dynamic body k sits at entries b->dof[k] - dof_start of the velocity Vec (TalusSimNumberDofs);
      ghosts have only their owner's global dof */
   nd = sim->ndynamic;
-  PetscCall(VecCreateMPI(sim->comm, 6 * nd, PETSC_DETERMINE, &ccp->inverse_mass));
+  if (sim->matrix_free) PetscCall(CreateGhostedBodyVector(sim, &ccp->inverse_mass, &slot, &ccp->bytes_per_product));
+  else PetscCall(VecCreateMPI(sim->comm, 6 * nd, PETSC_DETERMINE, &ccp->inverse_mass));
   PetscCall(VecDuplicate(ccp->inverse_mass, &ccp->v_free));
   PetscCall(VecGetArray(ccp->inverse_mass, &minv));
   PetscCall(VecGetArray(ccp->v_free, &vf));
@@ -53,7 +84,8 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   row_start *= 3; /* global rows: 3 per contact, contacts numbered rank by rank (prefix sums) */
   PetscCall(VecCreateMPI(sim->comm, 3 * list->n, PETSC_DETERMINE, &ccp->q));
   PetscCall(VecDuplicate(ccp->q, &ccp->gamma));
-  PetscCall(PetscMalloc3(36 * list->n, &coo_i, 36 * list->n, &coo_j, 36 * list->n, &coo_v));
+  if (sim->matrix_free) PetscCall(PetscMalloc2(2 * list->n + 1, &cslot, 27 * list->n + 1, &J));
+  else PetscCall(PetscMalloc3(36 * list->n, &coo_i, 36 * list->n, &coo_j, 36 * list->n, &coo_v));
   PetscCall(VecGetArray(ccp->mu, &mu));
   PetscCall(VecGetArray(ccp->q, &q));
   PetscCall(VecGetArray(ccp->gamma, &gam));
@@ -62,6 +94,18 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
     for (int side = 0; side < 2; side++) {
       const PetscInt dof = b->dof[side ? ct->b : ct->a]; /* global: the body may be a ghost */
       PetscReal      rows[3][6];
+      if (sim->matrix_free) {
+        cslot[2 * c + side] = slot[side ? ct->b : ct->a];
+        for (int k = 0; k < 9; k++) J[27 * c + k] = ct->frame[k];
+        if (dof < 0) {
+          for (int k = 0; k < 9; k++) J[27 * c + 9 * (side + 1) + k] = 0.0;
+          continue;
+        }
+        TalusContactJacobian(b, ct, (PetscBool)side, rows);
+        for (int r = 0; r < 3; r++)
+          for (int j = 0; j < 3; j++) J[27 * c + 9 * (side + 1) + 3 * r + j] = rows[r][3 + j];
+        continue;
+      }
       if (dof < 0) continue;
       TalusContactJacobian(b, ct, (PetscBool)side, rows);
       for (int r = 0; r < 3; r++)
@@ -79,8 +123,21 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecRestoreArray(ccp->gamma, &gam));
   PetscCall(VecRestoreArray(ccp->q, &q));
   PetscCall(VecRestoreArray(ccp->mu, &mu));
-  PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &ccp->B));
-  PetscCall(PetscFree3(coo_i, coo_j, coo_v));
+  if (sim->matrix_free) {
+    PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, J, &ccp->B)); /* takes cslot and J */
+    PetscCall(PetscFree(slot));
+  } else {
+    PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &ccp->B));
+    PetscCall(PetscFree3(coo_i, coo_j, coo_v));
+    if (sim->size > 1) { /* off-rank columns of B: the velocities each product gathers from other ranks */
+      Mat             Ad, Ao;
+      const PetscInt *garray;
+      PetscInt        nghost_columns;
+      PetscCall(MatMPIAIJGetSeqAIJ(ccp->B, &Ad, &Ao, &garray));
+      PetscCall(MatGetSize(Ao, NULL, &nghost_columns));
+      ccp->bytes_per_product = 8.0 * nghost_columns;
+    }
+  }
   PetscCall(MatMultAdd(ccp->B, ccp->v_free, ccp->q, ccp->q)); /* q = b + B v_free */
   PetscCall(PetscLogEventEnd(TALUS_EventAssemble, 0, 0, 0, 0));
   PetscFunctionReturn(0);

@@ -13,6 +13,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->t_final    = 1.0;
   (*sim)->envelope   = 0.0;
   (*sim)->anti_relax = PETSC_TRUE;
+  (*sim)->matrix_free = PETSC_TRUE;
   (*sim)->gravity[2] = -9.81;
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
   PetscFunctionReturn(0);
@@ -108,6 +109,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(PetscOptionsReal("-dt", "Time step h (s)", "TalusSimSetTimeStep", dt, &dt, NULL));
   PetscCall(PetscOptionsReal("-t_final", "End time (s)", "TalusSimSetFinalTime", t_final, &t_final, NULL));
   PetscCall(PetscOptionsReal("-envelope", "Contact envelope delta_K (m): pairs closer than this are active contacts (seed 000 sec. 1)", "TalusSimSetEnvelope", envelope, &envelope, NULL));
+  PetscCall(PetscOptionsBool("-ccp_matrix_free", "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)", "", sim->matrix_free, &sim->matrix_free, NULL));
   PetscCall(PetscOptionsBool("-ccp_anti_relax", "Anti-relaxation of seed 001 (Coulomb friction instead of the relaxed CCP)", "TalusSimSetAntiRelaxation", sim->anti_relax, &sim->anti_relax, NULL));
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));

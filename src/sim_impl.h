@@ -15,6 +15,7 @@ struct _p_TalusSim {
   PetscReal        gravity[3], dt, t, t_final, envelope;
   PetscInt         step;
   PetscBool        anti_relax;
+  PetscBool        matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
   TalusCCP         ccp;
   PetscInt         ndynamic, dof_start; /* owned dynamic bodies; first global dof of this rank (TalusSimNumberDofs) */
 
@@ -35,12 +36,15 @@ struct _p_TalusSim {
 /* The CCP of one step (ccp.c). */
 typedef struct {
   Mat B;       /* D^T: 3 rows per owned contact, 6 columns per dynamic body (global dofs) */
-  Vec inverse_mass, v_free, v_plus, gamma, q, mu;
+  Vec inverse_mass, v_free, v_plus, gamma, q, mu; /* body-space ones are ghosted when B is matrix-free */
+  PetscReal bytes_per_product; /* bytes of other ranks' velocities one product with B gathers */
 } TalusStepCCP;
 
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
+/* The matrix-free B of ncontacts contacts (jacobian_shell.c); takes slot (2 per contact) and J (27 per contact). */
+PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic, PetscInt *slot, PetscReal *J, Mat *B);
 
 /* distribute.c */
 PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);

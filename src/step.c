@@ -62,14 +62,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
   PetscCall(TalusCCPSetFriction(sim->ccp, ccp->mu, 0));
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma));
-  if (sim->size > 1) { /* off-rank columns of B: the velocities each product gathers from other ranks */
-    Mat             Ad, Ao;
-    const PetscInt *garray;
-    PetscInt        nghost_columns;
-    PetscCall(MatMPIAIJGetSeqAIJ(ccp->B, &Ad, &Ao, &garray));
-    PetscCall(MatGetSize(Ao, NULL, &nghost_columns));
-    stats->bytes_per_product = 8.0 * nghost_columns;
-  }
+  stats->bytes_per_product = ccp->bytes_per_product;
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
   PetscCall(TaoGetSolutionStatus(tao, &stats->iterations, NULL, &stats->residual, NULL, NULL, &stats->reason));
   PetscCall(MatDestroy(&N));

@@ -153,4 +153,5 @@ void TalusBenchRegisterAll(void)
   TalusBenchRegister("cone_projection", BenchProjection, sizes, nsizes);
   TalusBenchRegister("delassus_apply", BenchDelassus, sizes, nsizes);
   TalusBenchRegister("apgd_iteration", BenchAPGDIteration, sizes, nsizes);
+  TalusBenchRegisterSimulation();
 }

@@ -40,6 +40,8 @@ void TalusBenchRegister(const char *name, TalusBenchFunction, const long *args, 
 
 /* Defined by the benchmark files (benchmarks.c): registers every benchmark. */
 void TalusBenchRegisterAll(void);
+/* Defined by sim_benchmarks.c: the simulator's phases on a packed bed; called by TalusBenchRegisterAll. */
+void TalusBenchRegisterSimulation(void);
 /* Defined by the benchmark files: frees what the benchmarks cached, before PETSc shuts down. */
 void TalusBenchCleanup(void);
 

@@ -1,0 +1,112 @@
+/*
+ * Benchmarks of the simulator's phases on a packed bed (tests/common/packed_bed.h), one rank:
+ * contact detection (broad phase alone, then broad + narrow phase), and whole time steps at a
+ * fixed amount of solver work (50 APGD iterations, tolerance out of reach) with B matrix-free or
+ * assembled, reporting each phase per contact from the step's own timers.
+ */
+#include "harness.h"
+#include "../common/packed_bed.h"
+
+static TalusSim Bed(TalusBench *b, PetscInt *n)
+{
+  TalusSim sim = NULL;
+  *n           = (PetscInt)TalusBenchArg(b, 0);
+  if (TestPackedBedCreate(PETSC_COMM_WORLD, n, &sim) || TalusSimDistribute(sim)) TalusBenchFail(b, "set-up failed");
+  return sim;
+}
+
+static void BenchBroadPhase(TalusBench *b)
+{
+  PetscInt     n, npairs = 0, *pairs = NULL;
+  TalusSim     sim = Bed(b, &n);
+  TalusBodies *bodies;
+
+  if (!sim) return;
+  TalusSimGetBodies(sim, &bodies);
+  while (TalusBenchKeepRunning(b)) {
+    PetscFree(pairs);
+    if (TalusBroadPhasePairs(bodies, 0.05, &npairs, &pairs)) TalusBenchFail(b, "broad phase failed");
+  }
+  TalusBenchSetItems(b, (double)n);
+  TalusBenchReportNanosecondsPer(b, "ns_per_body", (double)n);
+  TalusBenchReportValue(b, "pairs_per_body", (double)npairs / n);
+  PetscFree(pairs);
+  TalusSimDestroy(&sim);
+}
+
+static void BenchFindContacts(TalusBench *b)
+{
+  PetscInt         n;
+  TalusSim         sim = Bed(b, &n);
+  TalusBodies     *bodies;
+  TalusContactList list = {0, 0, NULL};
+
+  if (!sim) return;
+  TalusSimGetBodies(sim, &bodies);
+  while (TalusBenchKeepRunning(b))
+    if (TalusFindContacts(bodies, 0.05, &list)) TalusBenchFail(b, "contact detection failed");
+  TalusBenchSetItems(b, (double)list.n);
+  TalusBenchReportNanosecondsPer(b, "ns_per_contact", (double)list.n);
+  TalusBenchReportValue(b, "contacts_per_body", (double)list.n / n);
+  TalusContactListDestroy(&list);
+  TalusSimDestroy(&sim);
+}
+
+static void Step(TalusBench *b, const char *matrix_free)
+{
+  PetscInt       n, steps = 0;
+  TalusSim       sim;
+  TalusStepStats s;
+  double         contacts = 0, collide = 0, assemble = 0, solve = 0, integrate = 0, wall = 0, iterations = 0;
+
+  /* the sim's solver reads these when the first step creates it */
+  PetscOptionsSetValue(NULL, "-tao_max_it", "50");
+  PetscOptionsSetValue(NULL, "-tao_gatol", "0");
+  PetscOptionsSetValue(NULL, "-tao_grtol", "0");
+  PetscOptionsSetValue(NULL, "-ccp_matrix_free", matrix_free);
+  sim = Bed(b, &n);
+  if (!sim || TalusSimSetFromOptions(sim) || TalusSimStep(sim, &s)) TalusBenchFail(b, "set-up failed"); /* warm-up */
+  PetscOptionsClearValue(NULL, "-tao_max_it");
+  PetscOptionsClearValue(NULL, "-tao_gatol");
+  PetscOptionsClearValue(NULL, "-tao_grtol");
+  PetscOptionsClearValue(NULL, "-ccp_matrix_free");
+  if (!sim) return;
+  while (TalusBenchKeepRunning(b)) {
+    if (TalusSimStep(sim, &s)) TalusBenchFail(b, "step failed");
+    contacts += s.contacts, collide += s.wall_collide, assemble += s.wall_assemble, solve += s.wall_solve;
+    integrate += s.wall_integrate, wall += s.wall_step, iterations += s.iterations;
+    steps++;
+  }
+  if (steps && contacts > 0) {
+    const double per = 1e9 / contacts; /* seconds summed over steps / contacts summed over steps */
+    TalusBenchSetItems(b, contacts / steps);
+    TalusBenchReportValue(b, "contacts", contacts / steps);
+    TalusBenchReportValue(b, "step_ns_per_contact", wall * per);
+    TalusBenchReportValue(b, "collide_ns_per_contact", collide * per);
+    TalusBenchReportValue(b, "assemble_ns_per_contact", assemble * per);
+    TalusBenchReportValue(b, "solve_ns_per_contact_iteration", solve * per / (iterations / steps));
+    TalusBenchReportValue(b, "integrate_ns_per_contact", integrate * per);
+  }
+  TalusSimDestroy(&sim);
+}
+
+static void BenchStepMatrixFree(TalusBench *b)
+{
+  Step(b, "true");
+}
+
+static void BenchStepAssembled(TalusBench *b)
+{
+  Step(b, "false");
+}
+
+void TalusBenchRegisterSimulation(void)
+{
+  static const long bodies[] = {1000, 10000, 100000, 333000};
+  const int         n        = (int)(sizeof(bodies) / sizeof(bodies[0]));
+
+  TalusBenchRegister("broad_phase", BenchBroadPhase, bodies, n);
+  TalusBenchRegister("find_contacts", BenchFindContacts, bodies, n);
+  TalusBenchRegister("step_matrix_free", BenchStepMatrixFree, bodies, n);
+  TalusBenchRegister("step_assembled", BenchStepAssembled, bodies, n);
+}

@@ -89,6 +89,40 @@ static PetscErrorCode APGDResidual(Tao tao, Vec x, Vec g, PetscReal *residual)
 }
 
 /*
+ * The two inner products of the upper-bound test of lines 9-15 in one pass over the four
+ * vectors and one reduction: with d = x - y and N d = g(x) - g(y) (g is affine),
+ * curvature = d.(N d) and dd = d.d. Fused: the separate differences and dot products were ten
+ * vector passes, this is four reads and no writes.
+ */
+static PetscErrorCode APGDCurvature(Vec x, Vec y, Vec g_x, Vec g_y, PetscReal *curvature, PetscReal *dd)
+{
+  const PetscScalar *xv, *yv, *gxv, *gyv;
+  PetscReal          sums[2] = {0.0, 0.0};
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xv));
+  PetscCall(VecGetArrayRead(y, &yv));
+  PetscCall(VecGetArrayRead(g_x, &gxv));
+  PetscCall(VecGetArrayRead(g_y, &gyv));
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscReal d = PetscRealPart(xv[i] - yv[i]);
+    sums[0] += d * PetscRealPart(gxv[i] - gyv[i]);
+    sums[1] += d * d;
+  }
+  PetscCall(VecRestoreArrayRead(g_y, &gyv));
+  PetscCall(VecRestoreArrayRead(g_x, &gxv));
+  PetscCall(VecRestoreArrayRead(y, &yv));
+  PetscCall(VecRestoreArrayRead(x, &xv));
+  PetscCall(PetscLogFlops(6.0 * n));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)x)));
+  *curvature = sums[0];
+  *dd        = sums[1];
+  PetscFunctionReturn(0);
+}
+
+/*
  * Line 6: L_0 = ||N (x_0 - xhat_0)|| / ||x_0 - xhat_0|| with xhat_0 = x_0 + 1 (the paper's gamma_0 = 0,
  * gammahat_0 = 1, shifted to the warm start). N (x_0 - xhat_0) = g(x_0) - g(xhat_0) needs one
  * extra gradient and no access to N.
@@ -121,13 +155,16 @@ static PetscErrorCode TaoSetUp_APGD(Tao);
 static PetscErrorCode TaoSolve_APGD(Tao tao)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
-  Vec       x, g_x;
+  Vec       x, g_x, x_prev, g_prev, swap;
   PetscReal f_x, L = 1.0, step, theta = 1.0, residual;
   PetscInt  n;
 
   PetscFunctionBegin;
   PetscCall(TaoSetUp_APGD(tao)); /* TaoSolve sets up once; the problem's size may have changed since */
-  x = tao->solution, g_x = tao->gradient;
+  /* x, g_x: the iterate and its gradient; x_prev, g_prev: the previous ones. The four buffers
+     trade roles at each iteration instead of being copied (see the top of the loop), so x may
+     end in a work vector: it is copied back to tao->solution after the loop. */
+  x = tao->solution, g_x = tao->gradient, x_prev = apgd->x_prev, g_prev = apgd->g_prev;
   apgd->restarts = apgd->backtracks = 0;
   apgd->best_iteration              = 0;
   tao->reason                       = TAO_CONTINUE_ITERATING;
@@ -153,8 +190,6 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   apgd->residual_step = apgd->residual_step_option > 0.0 ? apgd->residual_step_option : apgd->residual_scale / L;
   PetscCall(VecCopy(x, apgd->y));
   PetscCall(VecCopy(g_x, apgd->g_y));
-  PetscCall(VecCopy(x, apgd->x_prev));
-  PetscCall(VecCopy(g_x, apgd->g_prev));
 
   PetscCall(APGDResidual(tao, x, g_x, &residual));
   PetscCall(VecCopy(x, apgd->best));
@@ -166,10 +201,14 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
 
   while (tao->reason == TAO_CONTINUE_ITERATING) {
-    PetscReal curvature, dd, g_dot_step, theta_next, beta;
+    PetscReal curvature = 0.0, dd = 0.0, g_dot_step, theta_next, beta;
     PetscInt  tries = 0;
 
     PetscTryTypeMethod(tao, update, tao->niter, tao->user_update);
+    /* gamma_k becomes the previous iterate: its buffers keep it, the trial is written over the
+       previous one's (which y and g(y) no longer need) */
+    swap = x_prev, x_prev = x, x = swap;
+    swap = g_prev, g_prev = g_x, g_x = swap;
 
     /* Lines 9-15: x = Pi(y - t g(y)); double L until the quadratic upper bound of f at y holds.
        For the quadratic f the bound f(x) <= f(y) + g(y).(x - y) + L/2 ||x - y||^2 reads
@@ -179,17 +218,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
       PetscCall(VecWAXPY(apgd->work, -step, apgd->g_y, apgd->y));
       PetscCall(APGDProject(tao, apgd->work, x));
       PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
-      PetscCall(VecWAXPY(apgd->work, -1.0, apgd->y, x));     /* d = x - y */
-      PetscCall(VecWAXPY(apgd->work2, -1.0, apgd->g_y, g_x)); /* N d */
-      { /* both dot products in one reduction */
-        PetscScalar dnd, ddd;
-        PetscCall(VecDotBegin(apgd->work, apgd->work2, &dnd));
-        PetscCall(VecDotBegin(apgd->work, apgd->work, &ddd));
-        PetscCall(VecDotEnd(apgd->work, apgd->work2, &dnd));
-        PetscCall(VecDotEnd(apgd->work, apgd->work, &ddd));
-        curvature = PetscRealPart(dnd);
-        dd        = PetscRealPart(ddd);
-      }
+      PetscCall(APGDCurvature(x, apgd->y, g_x, apgd->g_y, &curvature, &dd));
       if (curvature <= L * dd) break;
       if (++tries > apgd->max_backtracks) break;
       L *= apgd->backtrack; /* line 12 */
@@ -209,7 +238,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     /* Line 19, the residual of eq. 39 at the new iterate, and the restart test of line 27,
        g(y).(x_{k+1} - x_k), share one reduction (dr is free until the linear-term hook) */
     PetscCall(APGDResidualVector(tao, x, g_x));
-    PetscCall(VecWAXPY(apgd->dr, -1.0, apgd->x_prev, x));
+    PetscCall(VecWAXPY(apgd->dr, -1.0, x_prev, x));
     {
       PetscScalar gds;
       PetscCall(VecNormBegin(apgd->work2, NORM_2, &residual));
@@ -247,20 +276,18 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
       PetscCall(VecDotRealPart(apgd->dr, x, &shift));
       f_x += shift;
       PetscCall(VecAXPY(g_x, 1.0, apgd->dr));
-      PetscCall(VecAXPY(apgd->g_prev, 1.0, apgd->dr));
+      PetscCall(VecAXPY(g_prev, 1.0, apgd->dr));
       PetscCall(PetscLogEventEnd(TALUS_EventAntiRelax, 0, 0, 0, 0));
     }
 
     /* Line 18: y = x + beta (x - x_prev). g is affine, so g(y) = (1 + beta) g(x) - beta g(x_prev). */
-    PetscCall(VecAXPBYPCZ(apgd->y, 1.0 + beta, -beta, 0.0, x, apgd->x_prev));
+    PetscCall(VecAXPBYPCZ(apgd->y, 1.0 + beta, -beta, 0.0, x, x_prev));
     if (beta == 0.0) PetscCall(VecCopy(g_x, apgd->g_y));
-    else if (apgd->reuse_gradients) PetscCall(VecAXPBYPCZ(apgd->g_y, 1.0 + beta, -beta, 0.0, g_x, apgd->g_prev));
+    else if (apgd->reuse_gradients) PetscCall(VecAXPBYPCZ(apgd->g_y, 1.0 + beta, -beta, 0.0, g_x, g_prev));
     else {
       PetscReal f_y;
       PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_y, apgd->g_y));
     }
-    PetscCall(VecCopy(x, apgd->x_prev));
-    PetscCall(VecCopy(g_x, apgd->g_prev));
 
     tao->niter++;
     PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
@@ -268,6 +295,10 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
   }
   apgd->lipschitz = L;
+  if (x != tao->solution) {
+    PetscCall(VecCopy(x, tao->solution));
+    PetscCall(VecCopy(g_x, tao->gradient));
+  }
 
   /* Line 39: return the best iterate. If it is not the last one, refresh f and g there. */
   if (apgd->best_residual < residual) {

@@ -350,7 +350,7 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
 {
   FILE          *fp;
   PetscLogDouble now;
-  PetscReal          median = 0.0, t_end;
+  PetscReal          median = 0.0, t_end, peak_rss_max, peak_rss_sum;
   PetscMPIInt        size;
   TalusParallelStats ps;
 
@@ -368,13 +368,22 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, t_local, 2, MPIU_REAL, MPIU_MAX, out->comm));
     out->seconds_migrate = t_local[0], out->seconds_ghost = t_local[1];
   }
+  { /* peak resident memory: the largest rank's, and the sum over ranks per body */
+    struct rusage usage;
+    PetscReal     rss[2];
+    getrusage(RUSAGE_SELF, &usage);
+    rss[0] = rss[1] = 1024.0 * (PetscReal)usage.ru_maxrss; /* kilobytes on Linux */
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &rss[0], 1, MPIU_REAL, MPIU_MAX, out->comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &rss[1], 1, MPIU_REAL, MPIU_SUM, out->comm));
+    peak_rss_max = rss[0], peak_rss_sum = rss[1];
+  }
   PetscCall(TalusOutputOpenText(out, "summary.json", "w", &fp));
   if (fp) {
     fprintf(fp, "{\n  \"scene\": \"%s\",\n  \"ranks\": %d,\n  \"steps\": %" PetscInt_FMT ",\n  \"t_final\": %.10g,\n  \"bodies\": %" PetscInt_FMT ",\n  \"bodies_lost\": %" PetscInt_FMT ",\n", out->scene.name, size, out->steps, (double)t_end, out->last.bodies, ps.bodies_lost);
     fprintf(fp, "  \"contacts_mean\": %.6g,\n  \"contacts_max\": %" PetscInt_FMT ",\n  \"iterations_mean\": %.6g,\n  \"iterations_max\": %" PetscInt_FMT ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n", out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max, out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);
     fprintf(fp, "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  \"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n", (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration, (double)out->complementarity_max, (double)out->last.support_force_over_weight);
     fprintf(fp, "  \"per_rank\": {\"bodies_min\": %" PetscInt_FMT ", \"bodies_max\": %" PetscInt_FMT ", \"contacts_min\": %" PetscInt_FMT ", \"contacts_max\": %" PetscInt_FMT ", \"imbalance_final\": %.4f, \"imbalance_max\": %.4f, \"rebalances\": %" PetscInt_FMT ", \"bytes_per_product_mean\": %.6g, \"ghost_bytes_per_step_mean\": %.6g},\n", out->rank_bodies_min, out->rank_bodies_max, out->rank_contacts_min, out->rank_contacts_max, (double)out->last.imbalance, (double)out->imbalance_max, ps.rebalances, out->steps ? (double)(out->bytes_per_product_sum / out->steps) : 0.0, out->steps ? (double)(out->ghost_bytes_sum / out->steps) : 0.0);
-    fprintf(fp, "  \"wall_s\": %.6f,\n  \"wall_per_step_median_s\": %.6e,\n  \"seconds\": {\"collide\": %.6f, \"assemble\": %.6f, \"solve\": %.6f, \"integrate\": %.6f, \"migrate\": %.6f, \"ghost\": %.6f, \"output\": %.6f},\n  \"frames\": %" PetscInt_FMT "\n}\n", (double)(now - out->start), (double)median, (double)out->seconds_collide, (double)out->seconds_assemble, (double)out->seconds_solve, (double)out->seconds_integrate, (double)out->seconds_migrate, (double)out->seconds_ghost, (double)out->seconds_output, out->nframes);
+    fprintf(fp, "  \"wall_s\": %.6f,\n  \"wall_per_step_median_s\": %.6e,\n  \"seconds\": {\"collide\": %.6f, \"assemble\": %.6f, \"solve\": %.6f, \"integrate\": %.6f, \"migrate\": %.6f, \"ghost\": %.6f, \"output\": %.6f},\n  \"frames\": %" PetscInt_FMT ",\n  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_per_body\": %.1f\n}\n", (double)(now - out->start), (double)median, (double)out->seconds_collide, (double)out->seconds_assemble, (double)out->seconds_solve, (double)out->seconds_integrate, (double)out->seconds_migrate, (double)out->seconds_ghost, (double)out->seconds_output, out->nframes, (double)peak_rss_max, out->last.bodies > 0 ? (double)(peak_rss_sum / out->last.bodies) : 0.0);
   }
   PetscCall(CloseText(out, &fp, "summary.json"));
   PetscFunctionReturn(0);

@@ -6,6 +6,7 @@
 #include <hdf5.h>
 #include <errno.h>
 #include "files.h"
+#include <sys/resource.h>
 
 struct _p_TalusOutput {
   MPI_Comm    comm;

@@ -45,6 +45,9 @@ PETSC_EXTERN PetscErrorCode TaoAPGDSetLinearTermUpdate(Tao, TaoAPGDLinearTermUpd
 PETSC_EXTERN PetscErrorCode TaoAPGDSetResidualStep(Tao, PetscReal);
 PETSC_EXTERN PetscErrorCode TaoAPGDGetStatistics(Tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz);
 PETSC_EXTERN PetscErrorCode TaoAPGDGetResidualStep(Tao, PetscReal *);
+/* Frees apgd's work vectors (9 of the problem's size) until the next solve makes them again: for a
+   solver kept between problems whose size changes anyway, e.g. the time steps of a simulation. */
+PETSC_EXTERN PetscErrorCode TaoAPGDReleaseWorkVectors(Tao);
 
 /* ---------------------------------------------------------------- friction cones */
 
@@ -92,6 +95,10 @@ PETSC_EXTERN PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP, const char[]);
 PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);
+/* Lets go of the problem (operator, linear term, friction: the caller's objects and what they hold)
+   and of the solver's work vectors, and keeps the solver and its settings, e.g. between the time
+   steps of a simulation. */
+PETSC_EXTERN PetscErrorCode TalusCCPReset(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPComputeVelocity(TalusCCP, Vec r, Vec u);
 PETSC_EXTERN PetscErrorCode TalusCCPCheck(TalusCCP, Vec r, TalusCCPChecks *);
 PETSC_EXTERN PetscErrorCode TalusCCPGetTao(TalusCCP, Tao *);

@@ -123,6 +123,68 @@ static PetscErrorCode APGDCurvature(Vec x, Vec y, Vec g_x, Vec g_y, PetscReal *c
 }
 
 /*
+ * Line 19's residual norm ||w|| (w = x - Pi(x - g_d g), from APGDResidualVector) and line 27's
+ * restart test g(y).(x - x_prev), in one pass and one reduction (the difference is not stored).
+ */
+static PetscErrorCode APGDResidualAndRestartTest(Vec w, Vec g_y, Vec x, Vec x_prev, PetscReal *norm, PetscReal *g_dot_step)
+{
+  const PetscScalar *wv, *gv, *xv, *pv;
+  PetscReal          sums[2] = {0.0, 0.0};
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(w, &wv));
+  PetscCall(VecGetArrayRead(g_y, &gv));
+  PetscCall(VecGetArrayRead(x, &xv));
+  PetscCall(VecGetArrayRead(x_prev, &pv));
+  for (PetscInt i = 0; i < n; i++) {
+    sums[0] += PetscRealPart(wv[i] * wv[i]);
+    sums[1] += PetscRealPart(gv[i] * (xv[i] - pv[i]));
+  }
+  PetscCall(VecRestoreArrayRead(x_prev, &pv));
+  PetscCall(VecRestoreArrayRead(x, &xv));
+  PetscCall(VecRestoreArrayRead(g_y, &gv));
+  PetscCall(VecRestoreArrayRead(w, &wv));
+  PetscCall(PetscLogFlops(5.0 * n));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)x)));
+  *norm       = PetscSqrtReal(sums[0]);
+  *g_dot_step = sums[1];
+  PetscFunctionReturn(0);
+}
+
+/*
+ * Lines 33-37 after the hook moved the linear term by dr: the objective shifts by dr.x and both
+ * gradients by dr, in one pass (was a dot product and two AXPYs).
+ */
+static PetscErrorCode APGDShiftLinearTerm(Vec dr, Vec x, Vec g_x, Vec g_prev, PetscReal *shift)
+{
+  const PetscScalar *dv, *xv;
+  PetscScalar       *gv, *pv;
+  PetscReal          sum = 0.0;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(dr, &dv));
+  PetscCall(VecGetArrayRead(x, &xv));
+  PetscCall(VecGetArray(g_x, &gv));
+  PetscCall(VecGetArray(g_prev, &pv));
+  for (PetscInt i = 0; i < n; i++) {
+    sum += PetscRealPart(dv[i] * xv[i]);
+    gv[i] += dv[i];
+    pv[i] += dv[i];
+  }
+  PetscCall(VecRestoreArray(g_prev, &pv));
+  PetscCall(VecRestoreArray(g_x, &gv));
+  PetscCall(VecRestoreArrayRead(x, &xv));
+  PetscCall(VecRestoreArrayRead(dr, &dv));
+  PetscCall(PetscLogFlops(4.0 * n));
+  PetscCall(MPIU_Allreduce(&sum, shift, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)x)));
+  PetscFunctionReturn(0);
+}
+
+/*
  * Line 6: L_0 = ||N (x_0 - xhat_0)|| / ||x_0 - xhat_0|| with xhat_0 = x_0 + 1 (the paper's gamma_0 = 0,
  * gammahat_0 = 1, shifted to the warm start). N (x_0 - xhat_0) = g(x_0) - g(xhat_0) needs one
  * extra gradient and no access to N.
@@ -201,7 +263,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
 
   while (tao->reason == TAO_CONTINUE_ITERATING) {
-    PetscReal curvature = 0.0, dd = 0.0, g_dot_step, theta_next, beta;
+    PetscReal curvature = 0.0, dd = 0.0, g_dot_step = 0.0, theta_next, beta;
     PetscInt  tries = 0;
 
     PetscTryTypeMethod(tao, update, tao->niter, tao->user_update);
@@ -236,18 +298,10 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     beta       = theta * (1.0 - theta) / (theta * theta + theta_next);
 
     /* Line 19, the residual of eq. 39 at the new iterate, and the restart test of line 27,
-       g(y).(x_{k+1} - x_k), share one reduction (dr is free until the linear-term hook) */
+       g(y).(x_{k+1} - x_k), share one pass and one reduction */
     PetscCall(APGDResidualVector(tao, x, g_x));
-    PetscCall(VecWAXPY(apgd->dr, -1.0, x_prev, x));
-    {
-      PetscScalar gds;
-      PetscCall(VecNormBegin(apgd->work2, NORM_2, &residual));
-      PetscCall(VecDotBegin(apgd->g_y, apgd->dr, &gds));
-      PetscCall(VecNormEnd(apgd->work2, NORM_2, &residual));
-      PetscCall(VecDotEnd(apgd->g_y, apgd->dr, &gds));
-      residual /= apgd->residual_step;
-      g_dot_step = PetscRealPart(gds);
-    }
+    PetscCall(APGDResidualAndRestartTest(apgd->work2, apgd->g_y, x, x_prev, &residual, &g_dot_step));
+    residual /= apgd->residual_step;
     /* Lines 20-23: remember the best iterate */
     if (residual < apgd->best_residual) {
       apgd->best_residual  = residual;
@@ -273,10 +327,8 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
       PetscCall(PetscLogEventBegin(TALUS_EventAntiRelax, 0, 0, 0, 0));
       PetscCall(VecSet(apgd->dr, 0.0));
       PetscCall((*apgd->linear_update)(tao, x, g_x, apgd->dr, apgd->linear_update_ctx));
-      PetscCall(VecDotRealPart(apgd->dr, x, &shift));
+      PetscCall(APGDShiftLinearTerm(apgd->dr, x, g_x, g_prev, &shift));
       f_x += shift;
-      PetscCall(VecAXPY(g_x, 1.0, apgd->dr));
-      PetscCall(VecAXPY(g_prev, 1.0, apgd->dr));
       PetscCall(PetscLogEventEnd(TALUS_EventAntiRelax, 0, 0, 0, 0));
     }
 
@@ -328,6 +380,15 @@ static PetscErrorCode APGDDestroyWork(TAO_APGD *apgd)
  * Work vectors like the solution. A time stepper solves a CCP of a different size every step with
  * the same Tao: when the solution's layout changes, the work vectors follow (no new Tao needed).
  */
+/* The work vectors and the gradient go; the next solve makes them again (TaoSetUp_APGD). */
+static PetscErrorCode TaoAPGDReleaseWorkVectors_APGD(Tao tao)
+{
+  PetscFunctionBegin;
+  PetscCall(APGDDestroyWork((TAO_APGD *)tao->data));
+  PetscCall(VecDestroy(&tao->gradient));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TaoSetUp_APGD(Tao tao)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
@@ -373,6 +434,7 @@ static PetscErrorCode TaoDestroy_APGD(Tao tao)
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetResidualStep_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDReleaseWorkVectors_C", NULL));
   PetscCall(PetscFree(tao->data));
   PetscFunctionReturn(0);
 }
@@ -520,6 +582,7 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", TaoAPGDSetResidualStep_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", TaoAPGDGetStatistics_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetResidualStep_C", TaoAPGDGetResidualStep_APGD));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDReleaseWorkVectors_C", TaoAPGDReleaseWorkVectors_APGD));
   PetscFunctionReturn(0);
 }
 
@@ -576,5 +639,13 @@ PetscErrorCode TaoAPGDGetResidualStep(Tao tao, PetscReal *g_d)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
   PetscUseMethod(tao, "TaoAPGDGetResidualStep_C", (Tao, PetscReal *), (tao, g_d));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TaoAPGDReleaseWorkVectors(Tao tao)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  PetscTryMethod(tao, "TaoAPGDReleaseWorkVectors_C", (Tao), (tao));
   PetscFunctionReturn(0);
 }

@@ -187,6 +187,18 @@ PetscErrorCode TalusCCPSetUp(TalusCCP ccp)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusCCPReset(TalusCCP ccp)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&ccp->N));
+  PetscCall(VecDestroy(&ccp->q));
+  PetscCall(VecDestroy(&ccp->cones.mu));
+  PetscCall(VecDestroy(&ccp->linear));
+  PetscCall(TaoAPGDReleaseWorkVectors(ccp->tao));
+  ccp->setup = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* Solves the CCP; r holds the warm start on entry and the solution (the best iterate) on exit. */
 PetscErrorCode TalusCCPSolve(TalusCCP ccp, Vec r)
 {

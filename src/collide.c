@@ -167,7 +167,7 @@ PetscErrorCode TalusContactListAppend(TalusContactList *list, TalusContact **c)
   PetscFunctionBegin;
   if (list->n == list->capacity) {
     TalusContact  *grown;
-    const PetscInt cap = PetscMax(64, 2 * list->capacity);
+    const PetscInt cap = PetscMax(64, list->capacity + list->capacity / 4); /* 1.25x: the list is kept from step to step, so its slack is paid at the memory peak */
     PetscCall(PetscMalloc1(cap, &grown));
     if (list->n) PetscCall(PetscArraycpy(grown, list->c, list->n));
     PetscCall(PetscFree(list->c));

@@ -84,7 +84,14 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   row_start *= 3; /* global rows: 3 per contact, contacts numbered rank by rank (prefix sums) */
   PetscCall(VecCreateMPI(sim->comm, 3 * list->n, PETSC_DETERMINE, &ccp->q));
   PetscCall(VecDuplicate(ccp->q, &ccp->gamma));
-  if (sim->matrix_free) PetscCall(PetscMalloc2(2 * list->n + 1, &cslot, 27 * list->n + 1, &J));
+  if (sim->matrix_free) {
+    if (list->n > sim->jacobian_capacity) { /* kept from step to step: fresh memory every step costs page faults */
+      PetscCall(PetscFree2(sim->jacobian_slot, sim->jacobian));
+      sim->jacobian_capacity = PetscMax(list->n, sim->jacobian_capacity + sim->jacobian_capacity / 4);
+      PetscCall(PetscMalloc2(2 * sim->jacobian_capacity, &sim->jacobian_slot, 27 * sim->jacobian_capacity, &sim->jacobian));
+    }
+    cslot = sim->jacobian_slot, J = sim->jacobian;
+  }
   else PetscCall(PetscMalloc3(36 * list->n, &coo_i, 36 * list->n, &coo_j, 36 * list->n, &coo_v));
   PetscCall(VecGetArray(ccp->mu, &mu));
   PetscCall(VecGetArray(ccp->q, &q));
@@ -124,7 +131,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecRestoreArray(ccp->q, &q));
   PetscCall(VecRestoreArray(ccp->mu, &mu));
   if (sim->matrix_free) {
-    PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, J, &ccp->B)); /* takes cslot and J */
+    PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, J, &ccp->B));
     PetscCall(PetscFree(slot));
   } else {
     PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &ccp->B));

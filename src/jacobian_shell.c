@@ -18,8 +18,8 @@
 
 typedef struct {
   PetscInt   n;    /* contacts */
-  PetscInt  *slot; /* 2 per contact: the body's slot in the ghosted local vector (in bodies), -1 if fixed */
-  PetscReal *J;    /* 27 per contact: frame rows (9), R^a (9), R^b (9) */
+  const PetscInt  *slot; /* 2 per contact: the body's slot in the ghosted local vector (in bodies), -1 if fixed */
+  const PetscReal *J;    /* 27 per contact: frame rows (9), R^a (9), R^b (9) */
 } JacobianShell;
 
 static PetscErrorCode LocalForm(Vec v, Vec *local)
@@ -123,12 +123,11 @@ static PetscErrorCode JacobianDestroy(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
-  PetscCall(PetscFree2(ctx->slot, ctx->J));
-  PetscCall(PetscFree(ctx));
+  PetscCall(PetscFree(ctx)); /* the records are the caller's (kept from step to step) */
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, PetscInt *slot, PetscReal *J, Mat *B)
+PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const PetscReal *J, Mat *B)
 {
   JacobianShell *ctx;
 

@@ -26,6 +26,7 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(TalusBodiesDestroy(&(*sim)->bodies));
   PetscCall(TalusContactListDestroy(&(*sim)->contacts));
   PetscCall(PetscFree((*sim)->history));
+  PetscCall(PetscFree2((*sim)->jacobian_slot, (*sim)->jacobian));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
   PetscCall(PetscFree(*sim));

@@ -16,6 +16,9 @@ struct _p_TalusSim {
   PetscInt         step;
   PetscBool        anti_relax;
   PetscBool        matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
+  PetscReal       *jacobian;      /* the matrix-free B's records (27 per contact), kept from step to step */
+  PetscInt        *jacobian_slot; /* and their body slots (2 per contact) */
+  PetscInt         jacobian_capacity;
   TalusCCP         ccp;
   PetscInt         ndynamic, dof_start; /* owned dynamic bodies; first global dof of this rank (TalusSimNumberDofs) */
 
@@ -43,8 +46,9 @@ typedef struct {
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
-/* The matrix-free B of ncontacts contacts (jacobian_shell.c); takes slot (2 per contact) and J (27 per contact). */
-PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic, PetscInt *slot, PetscReal *J, Mat *B);
+/* The matrix-free B of ncontacts contacts (jacobian_shell.c) over slot (2 per contact) and J (27
+   per contact), which stay the caller's and must outlive it. */
+PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const PetscReal *J, Mat *B);
 
 /* distribute.c */
 PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);

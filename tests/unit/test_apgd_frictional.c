@@ -125,6 +125,58 @@ static PetscErrorCode CheckReuseGradients(void)
   PetscFunctionReturn(0);
 }
 
+/*
+ * A solver kept across problems, as the simulator keeps it across steps: after TalusCCPReset (which
+ * also frees apgd's work vectors) the same problem set again is solved to the same answer in the
+ * same iterations, and a problem of another size solves too; using the reset solver without a
+ * problem is an error, not a crash.
+ */
+static PetscErrorCode CheckReset(void)
+{
+  RandomProblemSpec spec  = {.ncontacts = 150, .nbodies = 120, .mu_max = 0.4, .ground = 0.1, .velocity = 1.0, .gap = 0.1, .seed = 47};
+  RandomProblemSpec other = {.ncontacts = 90, .nbodies = 80, .mu_max = 0.4, .ground = 0.1, .velocity = 1.0, .gap = 0.1, .seed = 48};
+  RandomProblem     prob, prob2;
+  TalusCCP          ccp;
+  Vec               r1, r2, r3;
+  PetscInt          its1, its2, its3;
+  PetscReal         rel;
+  PetscErrorCode    ierr;
+
+  PetscFunctionBegin;
+  PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
+  PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &other, &prob2));
+  PetscCall(VecDuplicate(prob.q, &r1));
+  PetscCall(VecDuplicate(prob.q, &r2));
+  PetscCall(VecDuplicate(prob2.q, &r3));
+  PetscCall(TestCCPCreate(PETSC_COMM_WORLD, prob.N, prob.q, prob.mu, TALUS_CCP_COULOMB, 1e-9, 5000, &ccp));
+  PetscCall(TestCCPSolveCold(ccp, r1, &its1));
+  PetscCall(TalusCCPReset(ccp));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = TalusCCPSolve(ccp, r2);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_ORDER, "solving after TalusCCPReset without a problem gave error %d", (int)ierr);
+  PetscCall(TalusCCPSetOperator(ccp, prob2.N));
+  PetscCall(TalusCCPSetLinearTerm(ccp, prob2.q));
+  PetscCall(TalusCCPSetFriction(ccp, prob2.mu, 0));
+  PetscCall(TestCCPSolveCold(ccp, r3, &its3));
+  CHECK(its3 > 0, "the smaller problem after a reset took %" PetscInt_FMT " iterations", its3);
+  PetscCall(TalusCCPReset(ccp));
+  PetscCall(TalusCCPSetOperator(ccp, prob.N));
+  PetscCall(TalusCCPSetLinearTerm(ccp, prob.q));
+  PetscCall(TalusCCPSetFriction(ccp, prob.mu, 0));
+  PetscCall(TestCCPSolveCold(ccp, r2, &its2));
+  PetscCall(VecRelativeDifference(r1, r2, &rel));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  reset and solved again: %" PetscInt_FMT " vs %" PetscInt_FMT " iterations, solutions differ by %.1e\n", its1, its2, (double)rel));
+  CHECK(its1 == its2 && rel == 0.0, "after a reset the same problem took %" PetscInt_FMT " iterations (first %" PetscInt_FMT ") and the solution moved by %g", its2, its1, (double)rel);
+  PetscCall(TalusCCPDestroy(&ccp));
+  PetscCall(VecDestroy(&r1));
+  PetscCall(VecDestroy(&r2));
+  PetscCall(VecDestroy(&r3));
+  PetscCall(RandomProblemDestroy(&prob));
+  PetscCall(RandomProblemDestroy(&prob2));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckBadOptionsAndEmpty(void)
 {
   Tao                tao;
@@ -171,6 +223,7 @@ int main(int argc, char **argv)
   PetscCall(CheckConverged(TALUS_CCP_COULOMB));
   PetscCall(CheckBestIterate());
   PetscCall(CheckReuseGradients());
+  PetscCall(CheckReset());
   PetscCall(CheckBadOptionsAndEmpty());
   int status = TestSummary("test_apgd_frictional");
   PetscCall(TalusFinalize());

@@ -135,18 +135,26 @@ PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
 }
 
 /* The times of the frames written so far, for frames.xmf. */
+/* Appends x to a growing array of n reals (capacity doubled when full). */
+static PetscErrorCode AppendReal(PetscReal **array, PetscInt *n, PetscInt *capacity, PetscReal x)
+{
+  PetscFunctionBegin;
+  if (*n >= *capacity) {
+    PetscReal *grown;
+    *capacity = PetscMax(64, 2 * *capacity);
+    PetscCall(PetscMalloc1(*capacity, &grown));
+    if (*n) PetscCall(PetscArraycpy(grown, *array, *n));
+    PetscCall(PetscFree(*array));
+    *array = grown;
+  }
+  (*array)[(*n)++] = x;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusOutputAddFrameTime(TalusOutput out, PetscReal t)
 {
   PetscFunctionBegin;
-  if (out->nframes >= out->frame_capacity) {
-    PetscReal *grown;
-    out->frame_capacity = PetscMax(64, 2 * out->frame_capacity);
-    PetscCall(PetscMalloc1(out->frame_capacity, &grown));
-    if (out->nframes) PetscCall(PetscArraycpy(grown, out->frame_times, out->nframes));
-    PetscCall(PetscFree(out->frame_times));
-    out->frame_times = grown;
-  }
-  out->frame_times[out->nframes++] = t;
+  PetscCall(AppendReal(&out->frame_times, &out->nframes, &out->frame_capacity, t));
   PetscFunctionReturn(0);
 }
 
@@ -292,15 +300,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));
 
   /* totals */
-  if (out->steps == out->wall_capacity) {
-    PetscReal *grown;
-    out->wall_capacity = PetscMax(1024, 2 * out->wall_capacity);
-    PetscCall(PetscMalloc1(out->wall_capacity, &grown));
-    if (out->steps) PetscCall(PetscArraycpy(grown, out->wall, out->steps));
-    PetscCall(PetscFree(out->wall));
-    out->wall = grown;
-  }
-  out->wall[out->steps++] = s->wall_step;
+  PetscCall(AppendReal(&out->wall, &out->steps, &out->wall_capacity, s->wall_step));
   out->contacts_sum += s->contacts;
   out->iterations_sum += s->iterations;
   out->contacts_max        = PetscMax(out->contacts_max, s->contacts);

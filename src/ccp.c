@@ -49,6 +49,43 @@ static PetscErrorCode CreateGhostedBodyVector(TalusSim sim, Vec *v, PetscInt **s
   PetscFunctionReturn(0);
 }
 
+/* Contact ct's record for the matrix-free B (jacobian_shell.c): its two bodies' slots, then the
+   frame (9) and each body's rotational rows (9, zero for a fixed body). */
+static void JacobianRecord(const TalusBodies *b, const TalusContact *ct, const PetscInt slot[], PetscInt cslot[2], PetscReal J[27])
+{
+  const PetscInt body[2] = {ct->a, ct->b};
+
+  for (int k = 0; k < 9; k++) J[k] = ct->frame[k];
+  for (int side = 0; side < 2; side++) {
+    PetscReal rows[3][6];
+    cslot[side] = slot[body[side]];
+    if (b->dof[body[side]] < 0) {
+      for (int k = 0; k < 9; k++) J[9 * (side + 1) + k] = 0.0;
+      continue;
+    }
+    TalusContactJacobian(b, ct, (PetscBool)side, rows);
+    for (int r = 0; r < 3; r++)
+      for (int j = 0; j < 3; j++) J[9 * (side + 1) + 3 * r + j] = rows[r][3 + j];
+  }
+}
+
+/* Contact ct's entries of the assembled B (rows row, row + 1, row + 2; global dofs): how many. */
+static PetscInt JacobianEntries(const TalusBodies *b, const TalusContact *ct, PetscInt row, PetscInt coo_i[], PetscInt coo_j[], PetscScalar coo_v[])
+{
+  const PetscInt body[2] = {ct->a, ct->b};
+  PetscInt       n       = 0;
+
+  for (int side = 0; side < 2; side++) {
+    const PetscInt dof = b->dof[body[side]]; /* global: the body may be a ghost */
+    PetscReal      rows[3][6];
+    if (dof < 0) continue;
+    TalusContactJacobian(b, ct, (PetscBool)side, rows);
+    for (int r = 0; r < 3; r++)
+      for (int j = 0; j < 6; j++) coo_i[n] = row + r, coo_j[n] = dof + j, coo_v[n++] = rows[r][j];
+  }
+  return n;
+}
+
 PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
 {
   TalusBodies      *b = sim->bodies;
@@ -98,30 +135,8 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecGetArray(ccp->gamma, &gam));
   for (PetscInt c = 0; c < list->n; c++) {
     const TalusContact *ct = &list->c[c];
-    for (int side = 0; side < 2; side++) {
-      const PetscInt dof = b->dof[side ? ct->b : ct->a]; /* global: the body may be a ghost */
-      PetscReal      rows[3][6];
-      if (sim->matrix_free) {
-        cslot[2 * c + side] = slot[side ? ct->b : ct->a];
-        for (int k = 0; k < 9; k++) J[27 * c + k] = ct->frame[k];
-        if (dof < 0) {
-          for (int k = 0; k < 9; k++) J[27 * c + 9 * (side + 1) + k] = 0.0;
-          continue;
-        }
-        TalusContactJacobian(b, ct, (PetscBool)side, rows);
-        for (int r = 0; r < 3; r++)
-          for (int j = 0; j < 3; j++) J[27 * c + 9 * (side + 1) + 3 * r + j] = rows[r][3 + j];
-        continue;
-      }
-      if (dof < 0) continue;
-      TalusContactJacobian(b, ct, (PetscBool)side, rows);
-      for (int r = 0; r < 3; r++)
-        for (int j = 0; j < 6; j++) {
-          coo_i[ncoo]   = row_start + 3 * c + r;
-          coo_j[ncoo]   = dof + j;
-          coo_v[ncoo++] = rows[r][j];
-        }
-    }
+    if (sim->matrix_free) JacobianRecord(b, ct, slot, &cslot[2 * c], &J[27 * c]);
+    else ncoo += JacobianEntries(b, ct, row_start + 3 * c, &coo_i[ncoo], &coo_j[ncoo], &coo_v[ncoo]);
     mu[c]        = ct->mu;
     q[3 * c]     = ct->phi / sim->dt; /* b_n = Phi / h (seed 000 eq. 13) */
     q[3 * c + 1] = q[3 * c + 2] = 0.0;

@@ -31,7 +31,7 @@ struct _p_TalusCheckpoint {
   PetscReal      interval, walltime, margin;
   PetscLogDouble start, last_write, last_step_end, longest_step, slowest_write;
   PetscInt       last_step_written, written;
-  PetscBool      setup, view;
+  PetscBool      setup, view, have_dir;
 };
 
 /* Reasons for a checkpoint, OR-ed over the ranks */
@@ -158,6 +158,14 @@ PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint ck)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MakeDirectory(TalusCheckpoint ck)
+{
+  PetscFunctionBegin;
+  if (!ck->have_dir) PetscCall(TalusMakeDirectory(ck->comm, ck->dir));
+  ck->have_dir = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 static PetscBool Planned(TalusCheckpoint ck)
 {
   return (PetscBool)(ck->every > 0 || ck->interval > 0.0 || ck->walltime > 0.0);
@@ -171,7 +179,7 @@ PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint ck)
   if (ck->setup) PetscFunctionReturn(0);
   /* now when checkpoints are planned, so that a bad -checkpoint_dir stops the run at its start;
      otherwise at the first checkpoint (a signal) */
-  if (Planned(ck)) PetscCall(TalusMakeDirectory(ck->comm, ck->dir));
+  if (Planned(ck)) PetscCall(MakeDirectory(ck));
   PetscCall(PetscTime(&ck->start));
   ck->last_write = ck->last_step_end = ck->start;
   /* a second signal of the same kind gets its default action (SA_RESETHAND): an impatient
@@ -241,7 +249,7 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
 
   PetscFunctionBegin;
   PetscCall(TalusCheckpointSetUp(ck));
-  if (!ck->written) PetscCall(TalusMakeDirectory(ck->comm, ck->dir));
+  PetscCall(MakeDirectory(ck));
   PetscCall(PetscTime(&t0));
   PetscCall(TalusSimCanonicalize(sim));
   PetscCall(PetscSNPrintf(base, sizeof(base), "ckpt-%08" PetscInt_FMT ".h5", sim->step));

@@ -143,6 +143,25 @@ static void PreviousCheckpoint(const char path[], char previous[], size_t len)
   free(list);
 }
 
+/*
+ * TalusDecompExchange, except when no rank sends anything away (one rank; bodies already on the
+ * rank that writes their rows; a restart whose slices are where the bodies belong): then the
+ * items stay as they are, *recv = items, with neither the copy nor the fresh memory (2.5 ms per
+ * MB here) of an exchange. Free *recv only when it is not items. Collective.
+ */
+static PetscErrorCode ExchangeUnlessLocal(TalusSim sim, PetscInt n, const PetscMPIInt dest[], size_t bytes, void *items, PetscInt *nrecv, void **recv)
+{
+  PetscInt k, stays, all_stay;
+
+  PetscFunctionBegin;
+  for (k = 0; k < n && dest[k] == sim->rank; k++) {}
+  stays = k == n;
+  PetscCall(MPIU_Allreduce(&stays, &all_stay, 1, MPIU_INT, MPI_MIN, sim->comm));
+  if (all_stay) *recv = items, *nrecv = n;
+  else PetscCall(TalusDecompExchange(sim->decomp, n, dest, bytes, items, nrecv, recv));
+  PetscFunctionReturn(0);
+}
+
 /* ------------------------------------------------------------------------------ writing */
 
 typedef struct {
@@ -450,14 +469,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
     if (b->shape[k] != TALUS_PLANE) dest[nmine++] = SliceRank(sim->nfinite, sim->size, b->slot[k]);
   }
   lo = SliceStart(sim->nfinite, sim->size, sim->rank), hi = SliceStart(sim->nfinite, sim->size, sim->rank + 1);
-  {
-    PetscInt local = 0, alllocal;
-    for (PetscInt k = 0; k < nmine; k++) local += dest[k] == sim->rank;
-    local = local == nmine;
-    PetscCall(MPIU_Allreduce(&local, &alllocal, 1, MPIU_INT, MPI_MIN, sim->comm));
-    if (alllocal) in = mine, nin = nmine; /* one rank, or bodies already where their rows are written */
-    else PetscCall(TalusDecompExchange(sim->decomp, nmine, dest, sizeof(BodyRow), mine, &nin, (void **)&in));
-  }
+  PetscCall(ExchangeUnlessLocal(sim, nmine, dest, sizeof(BodyRow), mine, &nin, (void **)&in));
   slice = in; /* used as it is when every row is there, in order (no body removed) */
   for (PetscInt k = 0; k < nin && slice; k++)
     if (in[k].body.slot != lo + k) slice = NULL;
@@ -1019,14 +1031,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     rows[nkeep]       = rows[k];
     dest[nkeep++]     = same_layout ? (PetscMPIInt)rows[k].rank : r.rank;
   }
-  {
-    PetscInt local = 0, alllocal;
-    for (PetscInt k = 0; k < nkeep; k++) local += dest[k] == r.rank;
-    local = local == nkeep;
-    PetscCall(MPIU_Allreduce(&local, &alllocal, 1, MPIU_INT, MPI_MIN, comm));
-    if (alllocal) in = rows, nin = nkeep; /* one rank, or the slices are where the bodies belong */
-    else PetscCall(TalusDecompExchange(sim->decomp, nkeep, dest, sizeof(BodyRow), rows, &nin, (void **)&in));
-  }
+  PetscCall(ExchangeUnlessLocal(sim, nkeep, dest, sizeof(BodyRow), rows, &nin, (void **)&in));
   PetscCall(TalusBodiesReserve(b, info.nplanes + nin));
   for (PetscInt p = 0; p < info.nplanes; p++) {
     planes[p].body.slot = -1, planes[p].body.dof = -1;

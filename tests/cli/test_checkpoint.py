@@ -281,22 +281,22 @@ p = run(["-restart", good, "-tao_gatol", "1e-9", "-t_final", "0.42", "-o", out("
 check(p.returncode == 0 and "-checkpoint_every" in p.stdout and "-walltime" in p.stdout, "-help lists the checkpoint options")
 
 # ------------------------------------------------------------------ the example Slurm job script
-# squeue and sbatch are stand-ins: squeue reports the time the job has left, sbatch records the
+# squeue and sbatch are stand-ins (there is no Slurm here): squeue reports the time the job has left, sbatch records the
 # resubmission. The first "job" has 4 s left (less than the 120 s margin): talus checkpoints after
 # one step and exits with 75, and the job resubmits itself; the second has a day left and finishes
 # the run from last.h5; a third, with no limit known, restarts from the final checkpoint and has
 # nothing left to do.
-stubs = os.path.join(WORK, "slurm-stubs")
-os.makedirs(stubs)
+fake_bin = os.path.join(WORK, "slurm-stand-ins")
+os.makedirs(fake_bin)
 submitted = os.path.join(WORK, "sbatch.log")
-open(os.path.join(stubs, "squeue"), "w").write("#!/bin/sh\ncat %s/left\n" % stubs)
-open(os.path.join(stubs, "sbatch"), "w").write("#!/bin/sh\necho \"$@\" >> %s\n" % submitted)
+open(os.path.join(fake_bin, "squeue"), "w").write("#!/bin/sh\ncat %s/left\n" % fake_bin)
+open(os.path.join(fake_bin, "sbatch"), "w").write("#!/bin/sh\necho \"$@\" >> %s\n" % submitted)
 for f in ("squeue", "sbatch"):
-    os.chmod(os.path.join(stubs, f), 0o755)
+    os.chmod(os.path.join(fake_bin, f), 0o755)
 job = os.path.join(ROOT, "scripts", "slurm-job")
-env = dict(ENV, PATH=stubs + os.pathsep + ENV["PATH"], SLURM_JOB_ID="1", TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 2", TALUS_JOB_SCRIPT=job)
+env = dict(ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="1", TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 2", TALUS_JOB_SCRIPT=job)
 for attempt, left in enumerate(("00:00:04", "1-00:00:02", "UNLIMITED")):
-    open(os.path.join(stubs, "left"), "w").write(left + "\n")
+    open(os.path.join(fake_bin, "left"), "w").write(left + "\n")
     p = subprocess.run([job, SCENE, out("slurm"), "-t_final", "0.05", "-output_every", "0"], capture_output=True, text=True, env=env, timeout=600)
     check(p.returncode == 0, "slurm-job attempt %d (%s left): exit %d\n%s%s" % (attempt, left, p.returncode, p.stdout[-1500:], p.stderr[-1500:]))
     if attempt:

@@ -28,24 +28,31 @@ PETSC_EXTERN PetscErrorCode TalusRegisterAll(void);
 
 #define TAOAPGD "apgd"
 
-/* Projection onto the feasible set: out = Pi_C(in). in and out are never the same Vec. */
-typedef PetscErrorCode (*TaoAPGDProjectionFn)(Tao tao, Vec in, Vec out, void *ctx);
+/*
+ * Projection onto the feasible set, which must be a product of sets that each lie within one
+ * rank's rows, in blocks of bs consecutive rows (friction cones: bs = 3): the solver hands over
+ * the local entries [start, start + n) of a vector, start a multiple of bs, n a multiple of bs or
+ * reaching the end of the local rows, and out[i] = Pi_C(in)[i] must come back. out may be in.
+ * Local sets are what let apgd fuse each projection into the vector pass that needs it.
+ */
+typedef PetscErrorCode (*TaoAPGDProjectionFn)(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
 
 /*
  * Change of the linear term between iterations (the anti-relaxation of seed 001, lines 33-37).
- * Called after each accepted iterate x with its gradient g = N x + r. The callback changes the
- * linear term r of its own objective and writes the change (r_new - r_old) into dr, so that the
- * solver can keep its cached gradients consistent without another product with N.
+ * Called for each accepted iterate x with its gradient g = N x + r, in the same blocks as the
+ * projection: the callback changes the linear term r of its own objective on the local entries
+ * [start, start + n) and writes the change (r_new - r_old) of every one of them into dr, so that
+ * the solver keeps its gradients consistent without another product with N.
  */
-typedef PetscErrorCode (*TaoAPGDLinearTermUpdateFn)(Tao tao, Vec x, Vec g, Vec dr, void *ctx);
+typedef PetscErrorCode (*TaoAPGDLinearTermUpdateFn)(Tao tao, PetscInt start, PetscInt n, const PetscScalar x[], const PetscScalar g[], PetscScalar dr[], void *ctx);
 
 PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao);
-PETSC_EXTERN PetscErrorCode TaoAPGDSetProjection(Tao, TaoAPGDProjectionFn, void *);
+PETSC_EXTERN PetscErrorCode TaoAPGDSetProjection(Tao, PetscInt bs, TaoAPGDProjectionFn, void *);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetLinearTermUpdate(Tao, TaoAPGDLinearTermUpdateFn, void *);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetResidualStep(Tao, PetscReal);
 PETSC_EXTERN PetscErrorCode TaoAPGDGetStatistics(Tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz);
 PETSC_EXTERN PetscErrorCode TaoAPGDGetResidualStep(Tao, PetscReal *);
-/* Frees apgd's work vectors (9 of the problem's size) until the next solve makes them again: for a
+/* Frees apgd's work vectors (6 of the problem's size) until the next solve makes them again: for a
    solver kept between problems whose size changes anyway, e.g. the time steps of a simulation. */
 PETSC_EXTERN PetscErrorCode TaoAPGDReleaseWorkVectors(Tao);
 
@@ -64,8 +71,8 @@ typedef struct {
 /* Euclidean projection of each triplet onto {||(u,w)|| <= mu n} (seed 000 eq. 10a). */
 PETSC_EXTERN PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, Vec out);
 PETSC_EXTERN void           TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3]);
-/* Tao callback: ctx is a TalusFrictionCones*. */
-PETSC_EXTERN PetscErrorCode TalusFrictionConesProjectTao(Tao, Vec, Vec, void *);
+/* apgd's projection (block size 3): ctx is a TalusFrictionCones*, whose mu it reads. */
+PETSC_EXTERN PetscErrorCode TalusFrictionConesProjectTao(Tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
 
 /* ---------------------------------------------------------------- one CCP */
 
@@ -146,6 +153,6 @@ PETSC_EXTERN PetscErrorCode TalusErrorHandler(MPI_Comm, int, const char *, const
 
 PETSC_EXTERN PetscBool      TalusErrorWasCollective(void);
 
-PETSC_EXTERN PetscLogEvent TALUS_EventProject, TALUS_EventResidual, TALUS_EventAntiRelax, TALUS_EventRead;
+PETSC_EXTERN PetscLogEvent TALUS_EventProject, TALUS_EventAPGDStep, TALUS_EventAPGDTest, TALUS_EventRead;
 
 #endif

@@ -4,190 +4,21 @@
  * 1-39). It minimises the quadratic f(x) = 1/2 x^T N x + r^T x over a closed convex set C.
  *
  * The solver never sees N: it calls the objective-and-gradient callback (one product with N per
- * call) and the projection. Every operation is a PETSc Vec operation, so it runs unchanged on
- * distributed Vecs on any number of ranks.
+ * call) and the projection. Its vector work is three fused passes per iteration over the local
+ * rows (apgd_kernels.c) and one reduction, so it runs unchanged on distributed Vecs on any
+ * number of ranks.
  *
- * The feasible set is, in order of precedence:
+ * The feasible set is a product of sets within each rank's rows; in order of precedence:
  *   - the projection given with TaoAPGDSetProjection() (e.g. products of friction cones), or
- *   - the box of TaoSetVariableBounds(), projected with VecMedian(), or
+ *   - the box of TaoSetVariableBounds(), or
  *   - the whole space (plain accelerated gradient descent).
  */
-#include <petsc/private/taoimpl.h>
-#include <talus.h>
-
-typedef struct {
-  /* the feasible set and the linear-term hook */
-  TaoAPGDProjectionFn       project;
-  void                     *project_ctx;
-  TaoAPGDLinearTermUpdateFn linear_update;
-  void                     *linear_update_ctx;
-
-  /* options */
-  PetscReal residual_step;   /* g_d of seed 001 eq. 39 in use */
-  PetscReal residual_step_option; /* as given; <= 0 means residual_scale / L_0 */
-  PetscReal residual_scale;
-  PetscReal step_growth;     /* factor applied to L after every iteration (line 31: 0.9) */
-  PetscReal backtrack;       /* factor applied to L when the upper bound fails (line 12: 2) */
-  PetscInt  max_backtracks;  /* per iteration, before giving up with a line-search failure */
-  PetscBool restart;         /* gradient-based restart (lines 27-30) */
-  PetscBool reuse_gradients; /* gradient at the extrapolated point from those at the iterates */
-  PetscReal lipschitz0;      /* user-given initial L; <= 0 means estimate it (line 6) */
-
-  /* work vectors: x = tao->solution (gamma_{k+1}), g_x = tao->gradient */
-  Vec x_prev, g_prev; /* gamma_k and its gradient */
-  Vec y, g_y;         /* extrapolated point and its gradient */
-  Vec best;           /* best iterate so far (line 22) */
-  Vec work, work2;    /* scratch */
-  Vec dr;             /* change of the linear term returned by the hook */
-
-  /* statistics of the last solve */
-  PetscReal lipschitz;
-  PetscReal best_residual;
-  PetscInt  best_iteration;
-  PetscInt  restarts;
-  PetscInt  backtracks;
-} TAO_APGD;
-
-static PetscErrorCode APGDProject(Tao tao, Vec in, Vec out)
-{
-  TAO_APGD *apgd = (TAO_APGD *)tao->data;
-
-  PetscFunctionBegin;
-  if (apgd->project) PetscCall((*apgd->project)(tao, in, out, apgd->project_ctx));
-  else if (tao->bounded) PetscCall(VecMedian(tao->XL, in, tao->XU, out));
-  else PetscCall(VecCopy(in, out));
-  PetscFunctionReturn(0);
-}
-
-/*
- * Residual of seed 001 eq. 39: || (x - Pi_C(x - g_d g)) / g_d ||_2, the projected gradient with a
- * step g_d. It is zero exactly at a solution and, for small g_d, measures the part of the gradient
- * tangent to the feasible set.
- */
-static PetscErrorCode APGDResidualVector(Tao tao, Vec x, Vec g)
-{
-  TAO_APGD *apgd = (TAO_APGD *)tao->data;
-
-  PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(TALUS_EventResidual, 0, 0, 0, 0));
-  PetscCall(VecWAXPY(apgd->work, -apgd->residual_step, g, x));
-  PetscCall(APGDProject(tao, apgd->work, apgd->work2));
-  PetscCall(VecAYPX(apgd->work2, -1.0, x)); /* x - Pi(x - g_d g), into work2 */
-  PetscCall(PetscLogEventEnd(TALUS_EventResidual, 0, 0, 0, 0));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode APGDResidual(Tao tao, Vec x, Vec g, PetscReal *residual)
-{
-  TAO_APGD *apgd = (TAO_APGD *)tao->data;
-
-  PetscFunctionBegin;
-  PetscCall(APGDResidualVector(tao, x, g));
-  PetscCall(VecNorm(apgd->work2, NORM_2, residual));
-  *residual /= apgd->residual_step;
-  PetscFunctionReturn(0);
-}
-
-/*
- * The two inner products of the upper-bound test of lines 9-15 in one pass over the four
- * vectors and one reduction: with d = x - y and N d = g(x) - g(y) (g is affine),
- * curvature = d.(N d) and dd = d.d. Fused: the separate differences and dot products were ten
- * vector passes, this is four reads and no writes.
- */
-static PetscErrorCode APGDCurvature(Vec x, Vec y, Vec g_x, Vec g_y, PetscReal *curvature, PetscReal *dd)
-{
-  const PetscScalar *xv, *yv, *gxv, *gyv;
-  PetscReal          sums[2] = {0.0, 0.0};
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(x, &xv));
-  PetscCall(VecGetArrayRead(y, &yv));
-  PetscCall(VecGetArrayRead(g_x, &gxv));
-  PetscCall(VecGetArrayRead(g_y, &gyv));
-  for (PetscInt i = 0; i < n; i++) {
-    const PetscReal d = PetscRealPart(xv[i] - yv[i]);
-    sums[0] += d * PetscRealPart(gxv[i] - gyv[i]);
-    sums[1] += d * d;
-  }
-  PetscCall(VecRestoreArrayRead(g_y, &gyv));
-  PetscCall(VecRestoreArrayRead(g_x, &gxv));
-  PetscCall(VecRestoreArrayRead(y, &yv));
-  PetscCall(VecRestoreArrayRead(x, &xv));
-  PetscCall(PetscLogFlops(6.0 * n));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)x)));
-  *curvature = sums[0];
-  *dd        = sums[1];
-  PetscFunctionReturn(0);
-}
-
-/*
- * Line 19's residual norm ||w|| (w = x - Pi(x - g_d g), from APGDResidualVector) and line 27's
- * restart test g(y).(x - x_prev), in one pass and one reduction (the difference is not stored).
- */
-static PetscErrorCode APGDResidualAndRestartTest(Vec w, Vec g_y, Vec x, Vec x_prev, PetscReal *norm, PetscReal *g_dot_step)
-{
-  const PetscScalar *wv, *gv, *xv, *pv;
-  PetscReal          sums[2] = {0.0, 0.0};
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(w, &wv));
-  PetscCall(VecGetArrayRead(g_y, &gv));
-  PetscCall(VecGetArrayRead(x, &xv));
-  PetscCall(VecGetArrayRead(x_prev, &pv));
-  for (PetscInt i = 0; i < n; i++) {
-    sums[0] += PetscRealPart(wv[i] * wv[i]);
-    sums[1] += PetscRealPart(gv[i] * (xv[i] - pv[i]));
-  }
-  PetscCall(VecRestoreArrayRead(x_prev, &pv));
-  PetscCall(VecRestoreArrayRead(x, &xv));
-  PetscCall(VecRestoreArrayRead(g_y, &gv));
-  PetscCall(VecRestoreArrayRead(w, &wv));
-  PetscCall(PetscLogFlops(5.0 * n));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)x)));
-  *norm       = PetscSqrtReal(sums[0]);
-  *g_dot_step = sums[1];
-  PetscFunctionReturn(0);
-}
-
-/*
- * Lines 33-37 after the hook moved the linear term by dr: the objective shifts by dr.x and both
- * gradients by dr, in one pass (was a dot product and two AXPYs).
- */
-static PetscErrorCode APGDShiftLinearTerm(Vec dr, Vec x, Vec g_x, Vec g_prev, PetscReal *shift)
-{
-  const PetscScalar *dv, *xv;
-  PetscScalar       *gv, *pv;
-  PetscReal          sum = 0.0;
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(dr, &dv));
-  PetscCall(VecGetArrayRead(x, &xv));
-  PetscCall(VecGetArray(g_x, &gv));
-  PetscCall(VecGetArray(g_prev, &pv));
-  for (PetscInt i = 0; i < n; i++) {
-    sum += PetscRealPart(dv[i] * xv[i]);
-    gv[i] += dv[i];
-    pv[i] += dv[i];
-  }
-  PetscCall(VecRestoreArray(g_prev, &pv));
-  PetscCall(VecRestoreArray(g_x, &gv));
-  PetscCall(VecRestoreArrayRead(x, &xv));
-  PetscCall(VecRestoreArrayRead(dr, &dv));
-  PetscCall(PetscLogFlops(4.0 * n));
-  PetscCall(MPIU_Allreduce(&sum, shift, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)x)));
-  PetscFunctionReturn(0);
-}
+#include "apgd_impl.h"
 
 /*
  * Line 6: L_0 = ||N (x_0 - xhat_0)|| / ||x_0 - xhat_0|| with xhat_0 = x_0 + 1 (the paper's gamma_0 = 0,
  * gammahat_0 = 1, shifted to the warm start). N (x_0 - xhat_0) = g(x_0) - g(xhat_0) needs one
- * extra gradient and no access to N.
+ * extra gradient and no access to N. y and g(y) are free before the loop and serve as scratch.
  */
 static PetscErrorCode APGDEstimateLipschitz(Tao tao, Vec x, Vec g_x, PetscReal *L)
 {
@@ -201,11 +32,11 @@ static PetscErrorCode APGDEstimateLipschitz(Tao tao, Vec x, Vec g_x, PetscReal *
     PetscFunctionReturn(0);
   }
   PetscCall(VecGetSize(x, &n));
-  PetscCall(VecCopy(x, apgd->work));
-  PetscCall(VecShift(apgd->work, 1.0));
-  PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->work, &f_hat, apgd->work2));
-  PetscCall(VecAYPX(apgd->work2, -1.0, g_x));
-  PetscCall(VecNorm(apgd->work2, NORM_2, &num));
+  PetscCall(VecCopy(x, apgd->y));
+  PetscCall(VecShift(apgd->y, 1.0));
+  PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_hat, apgd->g_y));
+  PetscCall(VecAYPX(apgd->g_y, -1.0, g_x));
+  PetscCall(VecNorm(apgd->g_y, NORM_2, &num));
   *L = num / PetscSqrtReal((PetscReal)n);
   /* N = 0 (no coupling) or a non-finite estimate: any positive L is a valid start, backtracking fixes it */
   if (!(*L > 0.0) || PetscIsInfOrNanReal(*L)) *L = 1.0;
@@ -214,23 +45,53 @@ static PetscErrorCode APGDEstimateLipschitz(Tao tao, Vec x, Vec g_x, PetscReal *
 
 static PetscErrorCode TaoSetUp_APGD(Tao);
 
-static PetscErrorCode TaoSolve_APGD(Tao tao)
+/* The feasible set of this solve: the user's projection, else the bounds' box, else none. */
+static PetscErrorCode APGDBeginSolveSet(Tao tao)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
-  Vec       x, g_x, x_prev, g_prev, swap;
-  PetscReal f_x, L = 1.0, step, theta = 1.0, residual;
-  PetscInt  n;
+
+  PetscFunctionBegin;
+  if (apgd->user_projection || !tao->bounded) PetscFunctionReturn(0);
+  PetscCall(TaoComputeVariableBounds(tao));
+  PetscCall(VecGetArrayRead(tao->XL, &apgd->lower));
+  PetscCall(VecGetArrayRead(tao->XU, &apgd->upper));
+  apgd->project     = APGDProjectBounds;
+  apgd->project_ctx = apgd;
+  apgd->block_size  = 1;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode APGDEndSolveSet(Tao tao)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  if (!apgd->lower) PetscFunctionReturn(0);
+  PetscCall(VecRestoreArrayRead(tao->XL, &apgd->lower));
+  PetscCall(VecRestoreArrayRead(tao->XU, &apgd->upper));
+  apgd->lower = apgd->upper = NULL;
+  apgd->project             = NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TaoSolve_APGD(Tao tao)
+{
+  TAO_APGD    *apgd = (TAO_APGD *)tao->data;
+  Vec          x, g_x, x_prev, g_prev, swap;
+  PetscReal    f_x, L = 1.0, step, theta = 1.0, beta = 0.0, residual;
+  PetscBool    save_best = PETSC_FALSE; /* x is the best iterate so far and apgd->best does not hold it yet */
+  APGDTestSums t;
+  PetscInt     n;
 
   PetscFunctionBegin;
   PetscCall(TaoSetUp_APGD(tao)); /* TaoSolve sets up once; the problem's size may have changed since */
   /* x, g_x: the iterate and its gradient; x_prev, g_prev: the previous ones. The four buffers
-     trade roles at each iteration instead of being copied (see the top of the loop), so x may
-     end in a work vector: it is copied back to tao->solution after the loop. */
+     trade roles at each iteration instead of being copied, so x may end in a work vector: it is
+     copied back to tao->solution after the loop. */
   x = tao->solution, g_x = tao->gradient, x_prev = apgd->x_prev, g_prev = apgd->g_prev;
   apgd->restarts = apgd->backtracks = 0;
   apgd->best_iteration              = 0;
   tao->reason                       = TAO_CONTINUE_ITERATING;
-  if (tao->bounded && !apgd->project) PetscCall(TaoComputeVariableBounds(tao));
 
   PetscCall(VecGetSize(x, &n));
   if (n == 0) { /* no contacts: nothing to solve, and line 6 would divide by zero */
@@ -239,10 +100,10 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     PetscCall(TaoMonitor(tao, 0, 0.0, 0.0, 0.0, 0.0));
     PetscFunctionReturn(0);
   }
+  PetscCall(APGDBeginSolveSet(tao));
 
   /* Lines 1-5, with the caller's initial vector as a warm start made feasible */
-  PetscCall(APGDProject(tao, x, apgd->work));
-  PetscCall(VecCopy(apgd->work, x));
+  PetscCall(APGDProjectInPlace(tao, x));
   PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
   PetscCall(APGDEstimateLipschitz(tao, x, g_x, &L)); /* line 6 */
   step = 1.0 / L;                                      /* line 7 */
@@ -252,8 +113,8 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   apgd->residual_step = apgd->residual_step_option > 0.0 ? apgd->residual_step_option : apgd->residual_scale / L;
   PetscCall(VecCopy(x, apgd->y));
   PetscCall(VecCopy(g_x, apgd->g_y));
-
-  PetscCall(APGDResidual(tao, x, g_x, &residual));
+  PetscCall(APGDTest(tao, x, g_x, x, &t)); /* only its residual is wanted here */
+  residual = PetscSqrtReal(t.residual2);
   PetscCall(VecCopy(x, apgd->best));
   apgd->best_residual = residual;
 
@@ -263,29 +124,39 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
 
   while (tao->reason == TAO_CONTINUE_ITERATING) {
-    PetscReal curvature = 0.0, dd = 0.0, g_dot_step = 0.0, theta_next, beta;
-    PetscInt  tries = 0;
+    const PetscBool extrapolated_gradient = (PetscBool)(apgd->reuse_gradients || beta == 0.0);
+    PetscReal       theta_next;
+    PetscInt        tries = 0;
 
     PetscTryTypeMethod(tao, update, tao->niter, tao->user_update);
-    /* gamma_k becomes the previous iterate: its buffers keep it, the trial is written over the
-       previous one's (which y and g(y) no longer need) */
+    /* Lines 33-37 (the previous iteration's linear-term update), 18 and 9-10 in one pass: y, g(y)
+       and the trial step, written over x_prev, which y no longer needs. Before the first
+       iteration y = x and g(y) = g(x) already. */
+    if (tao->niter == 0) PetscCall(APGDTrial(tao, step, x_prev));
+    else {
+      PetscCall(APGDExtrapolate(tao, beta, x, g_x, x_prev, g_prev, save_best ? apgd->best : NULL, step, extrapolated_gradient));
+      save_best = PETSC_FALSE;
+      if (!extrapolated_gradient) { /* -tao_apgd_reuse_gradients false: g(y) by a product with N */
+        PetscReal f_y;
+        PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_y, apgd->g_y));
+        PetscCall(APGDTrial(tao, step, x_prev));
+      }
+    }
+    /* the trial becomes x; gamma_k and its gradient become the previous ones */
     swap = x_prev, x_prev = x, x = swap;
     swap = g_prev, g_prev = g_x, g_x = swap;
 
-    /* Lines 9-15: x = Pi(y - t g(y)); double L until the quadratic upper bound of f at y holds.
-       For the quadratic f the bound f(x) <= f(y) + g(y).(x - y) + L/2 ||x - y||^2 reads
-       (x - y)^T N (x - y) <= L ||x - y||^2; it is tested as (x - y).(g(x) - g(y)) <= L ||x - y||^2,
-       which avoids the cancellation of subtracting nearly equal objective values near convergence. */
+    /* Lines 11-15: double L until the quadratic upper bound of f at y holds, (x - y)^T N (x - y)
+       <= L ||x - y||^2; the same pass gives the residual (line 19) and the restart test (line 27). */
     while (PETSC_TRUE) {
-      PetscCall(VecWAXPY(apgd->work, -step, apgd->g_y, apgd->y));
-      PetscCall(APGDProject(tao, apgd->work, x));
       PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
-      PetscCall(APGDCurvature(x, apgd->y, g_x, apgd->g_y, &curvature, &dd));
-      if (curvature <= L * dd) break;
+      PetscCall(APGDTest(tao, x, g_x, x_prev, &t));
+      if (t.curvature <= L * t.step2) break;
       if (++tries > apgd->max_backtracks) break;
       L *= apgd->backtrack; /* line 12 */
       step = 1.0 / L;       /* line 13 */
       apgd->backtracks++;
+      PetscCall(APGDTrial(tao, step, x));
     }
     if (tries > apgd->max_backtracks) { /* x is a rejected trial: the best iterate is restored below */
       tao->reason = TAO_DIVERGED_LS_FAILURE;
@@ -297,20 +168,16 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     theta_next = 0.5 * (-theta * theta + theta * PetscSqrtReal(theta * theta + 4.0));
     beta       = theta * (1.0 - theta) / (theta * theta + theta_next);
 
-    /* Line 19, the residual of eq. 39 at the new iterate, and the restart test of line 27,
-       g(y).(x_{k+1} - x_k), share one pass and one reduction */
-    PetscCall(APGDResidualVector(tao, x, g_x));
-    PetscCall(APGDResidualAndRestartTest(apgd->work2, apgd->g_y, x, x_prev, &residual, &g_dot_step));
-    residual /= apgd->residual_step;
-    /* Lines 20-23: remember the best iterate */
+    /* Lines 19-23: remember the best iterate (copied during the next pass over x) */
+    residual = PetscSqrtReal(t.residual2);
     if (residual < apgd->best_residual) {
       apgd->best_residual  = residual;
       apgd->best_iteration = tao->niter + 1;
-      PetscCall(VecCopy(x, apgd->best));
+      save_best            = PETSC_TRUE;
     }
 
     /* Lines 27-30: restart when the step goes uphill for the gradient at y */
-    if (apgd->restart && g_dot_step > 0.0) {
+    if (apgd->restart && t.g_dot_step > 0.0) {
       theta_next = 1.0;
       beta       = 0.0;
       apgd->restarts++;
@@ -321,41 +188,23 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     L *= apgd->step_growth;
     step = 1.0 / L;
 
-    /* Lines 33-37: the caller may move the linear term (anti-relaxation). Gradients shift by dr. */
-    if (apgd->linear_update) {
-      PetscReal shift;
-      PetscCall(PetscLogEventBegin(TALUS_EventAntiRelax, 0, 0, 0, 0));
-      PetscCall(VecSet(apgd->dr, 0.0));
-      PetscCall((*apgd->linear_update)(tao, x, g_x, apgd->dr, apgd->linear_update_ctx));
-      PetscCall(APGDShiftLinearTerm(apgd->dr, x, g_x, g_prev, &shift));
-      f_x += shift;
-      PetscCall(PetscLogEventEnd(TALUS_EventAntiRelax, 0, 0, 0, 0));
-    }
-
-    /* Line 18: y = x + beta (x - x_prev). g is affine, so g(y) = (1 + beta) g(x) - beta g(x_prev). */
-    PetscCall(VecAXPBYPCZ(apgd->y, 1.0 + beta, -beta, 0.0, x, x_prev));
-    if (beta == 0.0) PetscCall(VecCopy(g_x, apgd->g_y));
-    else if (apgd->reuse_gradients) PetscCall(VecAXPBYPCZ(apgd->g_y, 1.0 + beta, -beta, 0.0, g_x, g_prev));
-    else {
-      PetscReal f_y;
-      PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_y, apgd->g_y));
-    }
-
     tao->niter++;
     PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
     PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
   }
+  PetscCall(APGDEndSolveSet(tao));
   apgd->lipschitz = L;
   if (x != tao->solution) {
     PetscCall(VecCopy(x, tao->solution));
     PetscCall(VecCopy(g_x, tao->gradient));
   }
 
-  /* Line 39: return the best iterate. If it is not the last one, refresh f and g there. */
+  /* Line 39: return the best iterate. If it is not the last one (when it is, save_best may still
+     be pending: nothing to do), refresh f and g there. */
   if (apgd->best_residual < residual) {
-    PetscCall(VecCopy(apgd->best, x));
-    PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
+    PetscCall(VecCopy(apgd->best, tao->solution));
+    PetscCall(TaoComputeObjectiveAndGradient(tao, tao->solution, &f_x, tao->gradient));
     tao->fc       = f_x;
     tao->residual = apgd->best_residual;
   }
@@ -370,9 +219,6 @@ static PetscErrorCode APGDDestroyWork(TAO_APGD *apgd)
   PetscCall(VecDestroy(&apgd->y));
   PetscCall(VecDestroy(&apgd->g_y));
   PetscCall(VecDestroy(&apgd->best));
-  PetscCall(VecDestroy(&apgd->work));
-  PetscCall(VecDestroy(&apgd->work2));
-  PetscCall(VecDestroy(&apgd->dr));
   PetscFunctionReturn(0);
 }
 
@@ -416,9 +262,6 @@ static PetscErrorCode TaoSetUp_APGD(Tao tao)
     PetscCall(VecDuplicate(tao->solution, &apgd->y));
     PetscCall(VecDuplicate(tao->solution, &apgd->g_y));
     PetscCall(VecDuplicate(tao->solution, &apgd->best));
-    PetscCall(VecDuplicate(tao->solution, &apgd->work));
-    PetscCall(VecDuplicate(tao->solution, &apgd->work2));
-    PetscCall(VecDuplicate(tao->solution, &apgd->dr));
   }
   PetscFunctionReturn(0);
 }
@@ -471,7 +314,8 @@ static PetscErrorCode TaoView_APGD(Tao tao, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: %s\n", apgd->project ? "user projection" : (tao->bounded ? "variable bounds" : "unconstrained")));
+  if (apgd->user_projection) PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: user projection, blocks of %" PetscInt_FMT " rows\n", apgd->block_size));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: %s\n", tao->bounded ? "variable bounds" : "unconstrained"));
   if (apgd->residual_step_option > 0.0) PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g\n", (double)apgd->residual_step_option));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g / L_0 (last solve: %g)\n", (double)apgd->residual_scale, (double)apgd->residual_step));
   PetscCall(PetscViewerASCIIPrintf(viewer, "step growth %g, backtrack factor %g (max %" PetscInt_FMT " per iteration), restart %s, reuse gradients %s\n", (double)apgd->step_growth, (double)apgd->backtrack, apgd->max_backtracks, PetscBools[apgd->restart], PetscBools[apgd->reuse_gradients]));
@@ -481,13 +325,16 @@ static PetscErrorCode TaoView_APGD(Tao tao, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TaoAPGDSetProjection_APGD(Tao tao, TaoAPGDProjectionFn fn, void *ctx)
+static PetscErrorCode TaoAPGDSetProjection_APGD(Tao tao, PetscInt bs, TaoAPGDProjectionFn fn, void *ctx)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
 
   PetscFunctionBegin;
-  apgd->project     = fn;
-  apgd->project_ctx = ctx;
+  PetscCheck(bs >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "The projection's block size must be >= 1, got %" PetscInt_FMT, bs);
+  apgd->project         = fn;
+  apgd->project_ctx     = ctx;
+  apgd->block_size      = fn ? bs : 1;
+  apgd->user_projection = (PetscBool)(fn != NULL);
   PetscFunctionReturn(0);
 }
 
@@ -567,6 +414,7 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   apgd->restart        = PETSC_TRUE;
   apgd->reuse_gradients = PETSC_TRUE;
   apgd->best_residual  = PETSC_INFINITY;
+  apgd->block_size     = 1;
 
   /* Stop on the absolute residual of eq. 39 only (seed 001's tolerance tau), after at most 1000
      iterations; the relative tests of TAO's default convergence test do not suit a residual
@@ -587,13 +435,14 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
 }
 
 /*@C
-  TaoAPGDSetProjection - sets the projection onto the feasible set used by TAOAPGD
+  TaoAPGDSetProjection - sets the projection onto the feasible set used by TAOAPGD: a product of
+  sets within each rank's rows, in blocks of bs rows (see TaoAPGDProjectionFn)
 @*/
-PetscErrorCode TaoAPGDSetProjection(Tao tao, TaoAPGDProjectionFn fn, void *ctx)
+PetscErrorCode TaoAPGDSetProjection(Tao tao, PetscInt bs, TaoAPGDProjectionFn fn, void *ctx)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
-  PetscTryMethod(tao, "TaoAPGDSetProjection_C", (Tao, TaoAPGDProjectionFn, void *), (tao, fn, ctx));
+  PetscTryMethod(tao, "TaoAPGDSetProjection_C", (Tao, PetscInt, TaoAPGDProjectionFn, void *), (tao, bs, fn, ctx));
   PetscFunctionReturn(0);
 }
 

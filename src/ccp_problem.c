@@ -31,46 +31,46 @@ struct _p_TalusCCP {
 static PetscErrorCode CCPObjectiveAndGradient(Tao tao, Vec x, PetscReal *f, Vec g, void *ctx)
 {
   TalusCCP    ccp = (TalusCCP)ctx;
-  PetscScalar xg, xr;
+  Vec         with[2];
+  PetscScalar dots[2];
 
   PetscFunctionBegin;
-  PetscCall(MatMult(ccp->N, x, g));
-  PetscCall(VecAXPY(g, 1.0, ccp->linear));
-  /* f = 1/2 x.N x + r.x = 1/2 (x.g + x.r); both dots in one reduction */
-  PetscCall(VecDotBegin(x, g, &xg));
-  PetscCall(VecDotBegin(x, ccp->linear, &xr));
-  PetscCall(VecDotEnd(x, g, &xg));
-  PetscCall(VecDotEnd(x, ccp->linear, &xr));
-  *f = 0.5 * PetscRealPart(xg + xr);
+  (void)tao;
+  PetscCall(MatMultAdd(ccp->N, x, ccp->linear, g)); /* g = N x + r: the matrix-free N adds r in its last pass */
+  /* f = 1/2 x.N x + r.x = 1/2 (x.g + x.r): both dots in one pass over x, g, r and one reduction */
+  with[0] = g, with[1] = ccp->linear;
+  PetscCall(VecMDot(x, 2, with, dots));
+  *f = 0.5 * PetscRealPart(dots[0] + dots[1]);
   PetscFunctionReturn(0);
 }
 
-/* Anti-relaxation (seed 001 eq. 28, lines 33-37): r_n = q_n + mu ||u_t|| with u_t = (N x + r)_t. */
-static PetscErrorCode CCPAntiRelax(Tao tao, Vec x, Vec g, Vec dr, void *ctx)
+/* Anti-relaxation (seed 001 eq. 28, lines 33-37) of local rows [start, start + n), whole triplets:
+   r_n = q_n + mu ||u_t|| with u_t = (N x + r)_t, the tangential part of the gradient g. */
+static PetscErrorCode CCPAntiRelax(Tao tao, PetscInt start, PetscInt n, const PetscScalar x[], const PetscScalar g[], PetscScalar dr[], void *ctx)
 {
   TalusCCP           ccp = (TalusCCP)ctx;
-  const PetscScalar *gv, *qv, *mu;
-  PetscScalar       *rv, *dv;
-  PetscInt           nc;
+  const PetscScalar *qv, *mu;
+  PetscScalar       *rv;
+  PetscInt           nc, j = 0;
 
   PetscFunctionBegin;
+  (void)tao, (void)x;
   PetscCall(VecGetLocalSize(ccp->cones.mu, &nc));
-  PetscCall(VecGetArrayRead(g, &gv));
   PetscCall(VecGetArrayRead(ccp->q, &qv));
   PetscCall(VecGetArrayRead(ccp->cones.mu, &mu));
   PetscCall(VecGetArray(ccp->linear, &rv));
-  PetscCall(VecGetArray(dr, &dv));
-  for (PetscInt c = 0; c < nc; c++) {
-    const PetscReal ut     = PetscSqrtReal(PetscRealPart(gv[3 * c + 1] * gv[3 * c + 1] + gv[3 * c + 2] * gv[3 * c + 2]));
-    const PetscReal r_next = PetscRealPart(qv[3 * c]) + PetscRealPart(mu[c]) * ut;
-    dv[3 * c]              = r_next - rv[3 * c];
-    rv[3 * c]              = r_next;
+  for (; j < n && start + j < 3 * nc; j += 3) {
+    const PetscInt  i      = start + j;
+    const PetscReal ut     = PetscSqrtReal(PetscRealPart(g[j + 1] * g[j + 1] + g[j + 2] * g[j + 2]));
+    const PetscReal r_next = PetscRealPart(qv[i]) + PetscRealPart(mu[i / 3]) * ut;
+    dr[j]                  = r_next - rv[i];
+    dr[j + 1] = dr[j + 2] = 0.0;
+    rv[i]                  = r_next;
   }
-  PetscCall(VecRestoreArray(dr, &dv));
+  for (; j < n; j++) dr[j] = 0.0; /* bilateral rows keep their linear term */
   PetscCall(VecRestoreArray(ccp->linear, &rv));
   PetscCall(VecRestoreArrayRead(ccp->cones.mu, &mu));
   PetscCall(VecRestoreArrayRead(ccp->q, &qv));
-  PetscCall(VecRestoreArrayRead(g, &gv));
   PetscFunctionReturn(0);
 }
 
@@ -181,7 +181,7 @@ PetscErrorCode TalusCCPSetUp(TalusCCP ccp)
   PetscCall(VecDestroy(&ccp->linear));
   PetscCall(VecDuplicate(ccp->q, &ccp->linear));
   PetscCall(TaoSetObjectiveAndGradient(ccp->tao, NULL, CCPObjectiveAndGradient, ccp));
-  PetscCall(TaoAPGDSetProjection(ccp->tao, TalusFrictionConesProjectTao, &ccp->cones));
+  PetscCall(TaoAPGDSetProjection(ccp->tao, 3, TalusFrictionConesProjectTao, &ccp->cones));
   PetscCall(TaoAPGDSetLinearTermUpdate(ccp->tao, ccp->type == TALUS_CCP_COULOMB ? CCPAntiRelax : NULL, ccp));
   ccp->setup = PETSC_TRUE;
   PetscFunctionReturn(0);

@@ -62,11 +62,20 @@ PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, V
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusFrictionConesProjectTao(Tao tao, Vec in, Vec out, void *ctx)
+/* apgd's projection of local rows [start, start + n): triplets up to 3 nc, then free rows. start
+   is a multiple of 3 (block size 3), so a chunk never splits a triplet. */
+PetscErrorCode TalusFrictionConesProjectTao(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx)
 {
   TalusFrictionCones *cones = (TalusFrictionCones *)ctx;
+  const PetscScalar  *m;
+  PetscInt            nc, j = 0;
 
   PetscFunctionBegin;
-  PetscCall(TalusProjectFrictionCones(in, cones->mu, cones->nfree_local, out));
+  (void)tao;
+  PetscCall(VecGetLocalSize(cones->mu, &nc));
+  PetscCall(VecGetArrayRead(cones->mu, &m));
+  for (; j < n && start + j < 3 * nc; j += 3) TalusProjectTriplet(PetscRealPart(m[(start + j) / 3]), &in[j], &out[j]);
+  for (; j < n; j++) out[j] = in[j]; /* bilateral rows: the cone is R (seed 000 eq. 12) */
+  PetscCall(VecRestoreArrayRead(cones->mu, &m));
   PetscFunctionReturn(0);
 }

@@ -1,7 +1,7 @@
 /* Start-up and shut-down of talus: PETSc plus the registration of what talus adds to it. */
 #include <talus.h>
 
-PetscLogEvent TALUS_EventProject, TALUS_EventResidual, TALUS_EventAntiRelax, TALUS_EventRead;
+PetscLogEvent TALUS_EventProject, TALUS_EventAPGDStep, TALUS_EventAPGDTest, TALUS_EventRead;
 PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
 
 static PetscBool talus_registered = PETSC_FALSE;
@@ -17,8 +17,8 @@ PetscErrorCode TalusRegisterAll(void)
   PetscCall(TaoRegister(TAOAPGD, TaoCreate_APGD));
   PetscCall(PetscClassIdRegister("talus", &classid));
   PetscCall(PetscLogEventRegister("TalusProject", classid, &TALUS_EventProject));
-  PetscCall(PetscLogEventRegister("TalusResidual", classid, &TALUS_EventResidual));
-  PetscCall(PetscLogEventRegister("TalusAntiRelax", classid, &TALUS_EventAntiRelax));
+  PetscCall(PetscLogEventRegister("APGDStep", classid, &TALUS_EventAPGDStep));
+  PetscCall(PetscLogEventRegister("APGDTest", classid, &TALUS_EventAPGDTest));
   PetscCall(PetscLogEventRegister("TalusRead", classid, &TALUS_EventRead));
   PetscCall(PetscLogEventRegister("Collide", classid, &TALUS_EventCollide));
   PetscCall(PetscLogEventRegister("Assemble", classid, &TALUS_EventAssemble));

@@ -67,7 +67,7 @@ static PetscErrorCode SolveWith(const char type[], QP *qp, PetscInt stride, Talu
   PetscCall(TaoSetType(tao, type));
   PetscCall(TaoSetObjectiveAndGradient(tao, NULL, QPObjGrad, qp));
   PetscCall(TaoSetHessian(tao, qp->W, qp->W, QPHessian, NULL));
-  if (cones) PetscCall(TaoAPGDSetProjection(tao, TalusFrictionConesProjectTao, cones));
+  if (cones) PetscCall(TaoAPGDSetProjection(tao, 3, TalusFrictionConesProjectTao, cones));
   else {
     PetscCall(MakeBounds(qp->q, stride, &lo, &hi));
     PetscCall(TaoSetVariableBounds(tao, lo, hi));

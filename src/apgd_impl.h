@@ -1,0 +1,58 @@
+/*
+ * Private to the Tao type "apgd": its data and the fused vector passes of its iteration
+ * (apgd_kernels.c). The solve loop is in apgd.c.
+ */
+#ifndef TALUS_APGD_IMPL_H
+#define TALUS_APGD_IMPL_H
+#include <petsc/private/taoimpl.h>
+#include <talus.h>
+
+typedef struct {
+  /* the feasible set, as a projection of blocks of local rows (NULL: the whole space) */
+  TaoAPGDProjectionFn       project;
+  void                     *project_ctx;
+  PetscInt                  block_size;
+  PetscBool                 user_projection; /* set by TaoAPGDSetProjection (else bounds, if any) */
+  const PetscScalar        *lower, *upper;   /* the bounds' local arrays during a solve with bounds */
+  TaoAPGDLinearTermUpdateFn linear_update;
+  void                     *linear_update_ctx;
+
+  /* options */
+  PetscReal residual_step;        /* g_d of seed 001 eq. 39 in use */
+  PetscReal residual_step_option; /* as given; <= 0 means residual_scale / L_0 */
+  PetscReal residual_scale;
+  PetscReal step_growth;     /* factor applied to L after every iteration (line 31: 0.9) */
+  PetscReal backtrack;       /* factor applied to L when the upper bound fails (line 12: 2) */
+  PetscInt  max_backtracks;  /* per iteration, before giving up with a line-search failure */
+  PetscBool restart;         /* gradient-based restart (lines 27-30) */
+  PetscBool reuse_gradients; /* gradient at the extrapolated point from those at the iterates */
+  PetscReal lipschitz0;      /* user-given initial L; <= 0 means estimate it (line 6) */
+
+  /* work vectors: x = tao->solution (gamma_{k+1}), g_x = tao->gradient */
+  Vec x_prev, g_prev; /* gamma_k and its gradient */
+  Vec y, g_y;         /* extrapolated point and its gradient */
+  Vec best;           /* best iterate so far (line 22) */
+
+  /* statistics of the last solve */
+  PetscReal lipschitz;
+  PetscReal best_residual;
+  PetscInt  best_iteration;
+  PetscInt  restarts;
+  PetscInt  backtracks;
+} TAO_APGD;
+
+/* The sums of APGDTest, reduced over ranks in one message. */
+typedef struct {
+  PetscReal curvature;  /* (x - y).(g(x) - g(y)) = (x - y)^T N (x - y): the upper-bound test, lines 9-15 */
+  PetscReal step2;      /* ||x - y||^2 */
+  PetscReal residual2;  /* ||x - Pi(x - g_d g(x))||^2 / g_d^2: eq. 39, line 19 */
+  PetscReal g_dot_step; /* g(y).(x - x_old): the restart test, line 27 */
+} APGDTestSums;
+
+PETSC_INTERN PetscErrorCode APGDProjectInPlace(Tao, Vec x);
+PETSC_INTERN PetscErrorCode APGDExtrapolate(Tao, PetscReal beta, Vec x, Vec g_x, Vec x_prev, Vec g_prev, Vec best, PetscReal step, PetscBool trial);
+PETSC_INTERN PetscErrorCode APGDTrial(Tao, PetscReal step, Vec x_out);
+PETSC_INTERN PetscErrorCode APGDTest(Tao, Vec x, Vec g_x, Vec x_old, APGDTestSums *);
+PETSC_INTERN PetscErrorCode APGDProjectBounds(Tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
+
+#endif

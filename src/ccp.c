@@ -1,8 +1,12 @@
 /*
- * The CCP of one time step (seed 000 eq. 13-14): B = D^T assembled with COO assembly into an
- * MPIAIJ matrix (3 rows per contact, 6 columns per dynamic body), the free velocity
- * v_free = v + h M^-1 F, the linear term q = b + B v_free with b_n = Phi/h, and, after the solve,
- * v+ = v_free + M^-1 B^T gamma.
+ * The CCP of one time step (seed 000 eq. 13-14): B = D^T (3 rows per contact, 6 columns per
+ * dynamic body), the free velocity v_free = v + h M^-1 F, the linear term q = b + B v_free with
+ * b_n = Phi/h, and, after the solve, v+ = v_free + M^-1 B^T gamma.
+ *
+ * B is either matrix-free (jacobian_shell.c, the default), with the angular velocities of the
+ * body-space vectors in the world frame and M^-1 block-diagonal, or assembled with COO assembly
+ * into an MPIAIJ matrix (-ccp_matrix_free false, for cross-checking), with the body-frame angular
+ * velocities of seed 000 and a diagonal M^-1.
  */
 #include "sim_impl.h"
 
@@ -49,24 +53,22 @@ static PetscErrorCode CreateGhostedBodyVector(TalusSim sim, Vec *v, PetscInt **s
   PetscFunctionReturn(0);
 }
 
-/* Contact ct's record for the matrix-free B (jacobian_shell.c): its two bodies' slots, then the
-   frame (9) and each body's rotational rows (9, zero for a fixed body). */
-static void JacobianRecord(const TalusBodies *b, const TalusContact *ct, const PetscInt slot[], PetscInt cslot[2], PetscReal J[27])
+/* Contact ct's record for the matrix-free B (jacobian_shell.c): its two bodies' slots, its frame
+   and the world-frame lever arms A s of its bodies (zero for a fixed body). */
+static void JacobianRecord(const TalusBodies *b, const TalusContact *ct, const PetscInt slot[], PetscInt cslot[2], PetscReal J[TALUS_JACOBIAN_RECORD])
 {
-  const PetscInt body[2] = {ct->a, ct->b};
+  const PetscInt   body[2] = {ct->a, ct->b};
+  const PetscReal *arm[2]  = {ct->sa, ct->sb};
+  PetscReal        world[2][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
 
-  for (int k = 0; k < 9; k++) J[k] = ct->frame[k];
   for (int side = 0; side < 2; side++) {
-    PetscReal rows[3][6];
+    PetscReal A[9];
     cslot[side] = slot[body[side]];
-    if (b->dof[body[side]] < 0) {
-      for (int k = 0; k < 9; k++) J[9 * (side + 1) + k] = 0.0;
-      continue;
-    }
-    TalusContactJacobian(b, ct, (PetscBool)side, rows);
-    for (int r = 0; r < 3; r++)
-      for (int j = 0; j < 3; j++) J[9 * (side + 1) + 3 * r + j] = rows[r][3 + j];
+    if (b->dof[body[side]] < 0) continue;
+    TalusQuatToMatrix(&b->quaternion[4 * body[side]], A);
+    TalusRotate(A, arm[side], world[side]);
   }
+  TalusJacobianRecord(ct->frame, world[0], world[1], J);
 }
 
 /* Contact ct's entries of the assembled B (rows row, row + 1, row + 2; global dofs): how many. */
@@ -99,22 +101,36 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   /* owned dynamic body k sits at entries b->dof[k] - dof_start of the velocity Vec (TalusSimNumberDofs);
      ghosts have only their owner's global dof */
   nd = sim->ndynamic;
-  if (sim->matrix_free) PetscCall(CreateGhostedBodyVector(sim, &ccp->inverse_mass, &slot, &ccp->bytes_per_product));
-  else PetscCall(VecCreateMPI(sim->comm, 6 * nd, PETSC_DETERMINE, &ccp->inverse_mass));
-  PetscCall(VecDuplicate(ccp->inverse_mass, &ccp->v_free));
-  PetscCall(VecGetArray(ccp->inverse_mass, &minv));
+  if (sim->matrix_free) {
+    PetscCall(CreateGhostedBodyVector(sim, &ccp->v_free, &slot, &ccp->bytes_per_product));
+    if (nd > sim->inverse_mass_capacity) { /* kept from step to step, like B's records */
+      PetscCall(PetscFree(sim->inverse_mass));
+      sim->inverse_mass_capacity = PetscMax(nd, sim->inverse_mass_capacity + sim->inverse_mass_capacity / 4);
+      PetscCall(PetscMalloc1(TALUS_INVERSE_MASS * sim->inverse_mass_capacity, &sim->inverse_mass));
+    }
+  } else {
+    PetscCall(VecCreateMPI(sim->comm, 6 * nd, PETSC_DETERMINE, &ccp->inverse_mass));
+    PetscCall(VecDuplicate(ccp->inverse_mass, &ccp->v_free));
+    PetscCall(VecGetArray(ccp->inverse_mass, &minv));
+  }
   PetscCall(VecGetArray(ccp->v_free, &vf));
   for (PetscInt k = 0; k < b->nowned; k++) {
     const PetscInt d = b->dof[k] - sim->dof_start;
     if (b->dof[k] < 0) continue;
-    for (int j = 0; j < 3; j++) {
-      minv[d + j]     = 1.0 / b->mass[k];
-      minv[d + 3 + j] = 1.0 / b->inertia[3 * k + j];
-    }
     FreeVelocity(b, k, sim->gravity, sim->dt, &vf[d]);
+    if (sim->matrix_free) { /* world frame: omega_world = A omega_body, M^-1 = (1/m, A J^-1 A^T) */
+      PetscReal A[9], w[3] = {vf[d + 3], vf[d + 4], vf[d + 5]};
+      TalusQuatToMatrix(&b->quaternion[4 * k], A);
+      TalusRotate(A, w, &vf[d + 3]);
+      TalusInverseMassRecord(b->mass[k], &b->inertia[3 * k], A, &sim->inverse_mass[TALUS_INVERSE_MASS * (d / 6)]);
+    } else
+      for (int j = 0; j < 3; j++) {
+        minv[d + j]     = 1.0 / b->mass[k];
+        minv[d + 3 + j] = 1.0 / b->inertia[3 * k + j];
+      }
   }
   PetscCall(VecRestoreArray(ccp->v_free, &vf));
-  PetscCall(VecRestoreArray(ccp->inverse_mass, &minv));
+  if (!sim->matrix_free) PetscCall(VecRestoreArray(ccp->inverse_mass, &minv));
 
   PetscCall(VecCreateMPI(sim->comm, list->n, PETSC_DETERMINE, &ccp->mu));
   PetscCall(VecGetOwnershipRange(ccp->mu, &row_start, NULL));
@@ -125,7 +141,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
     if (list->n > sim->jacobian_capacity) { /* kept from step to step: fresh memory every step costs page faults */
       PetscCall(PetscFree2(sim->jacobian_slot, sim->jacobian));
       sim->jacobian_capacity = PetscMax(list->n, sim->jacobian_capacity + sim->jacobian_capacity / 4);
-      PetscCall(PetscMalloc2(2 * sim->jacobian_capacity, &sim->jacobian_slot, 27 * sim->jacobian_capacity, &sim->jacobian));
+      PetscCall(PetscMalloc2(2 * sim->jacobian_capacity, &sim->jacobian_slot, TALUS_JACOBIAN_RECORD * sim->jacobian_capacity, &sim->jacobian));
     }
     cslot = sim->jacobian_slot, J = sim->jacobian;
   }
@@ -135,7 +151,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecGetArray(ccp->gamma, &gam));
   for (PetscInt c = 0; c < list->n; c++) {
     const TalusContact *ct = &list->c[c];
-    if (sim->matrix_free) JacobianRecord(b, ct, slot, &cslot[2 * c], &J[27 * c]);
+    if (sim->matrix_free) JacobianRecord(b, ct, slot, &cslot[2 * c], &J[TALUS_JACOBIAN_RECORD * c]);
     else ncoo += JacobianEntries(b, ct, row_start + 3 * c, &coo_i[ncoo], &coo_j[ncoo], &coo_v[ncoo]);
     mu[c]        = ct->mu;
     q[3 * c]     = ct->phi / sim->dt; /* b_n = Phi / h (seed 000 eq. 13) */
@@ -146,7 +162,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecRestoreArray(ccp->q, &q));
   PetscCall(VecRestoreArray(ccp->mu, &mu));
   if (sim->matrix_free) {
-    PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, J, &ccp->B));
+    PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, J, sim->inverse_mass, &ccp->B));
     PetscCall(PetscFree(slot));
   } else {
     PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &ccp->B));
@@ -177,16 +193,20 @@ PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecDuplicate(ccp->v_free, &ccp->v_plus));
   dv = ccp->v_plus;
   PetscCall(MatMultTranspose(ccp->B, ccp->gamma, dv));
-  PetscCall(VecPointwiseMult(dv, dv, ccp->inverse_mass));
+  if (sim->matrix_free) PetscCall(TalusJacobianApplyInverseMass(dv, ccp->B));
+  else PetscCall(VecPointwiseMult(dv, dv, ccp->inverse_mass));
   PetscCall(VecAXPY(dv, 1.0, ccp->v_free));
   PetscCall(VecGetArrayRead(dv, &v));
   for (PetscInt k = 0; k < b->nowned; k++) {
     const PetscInt d = b->dof[k] - sim->dof_start;
     if (b->dof[k] < 0) continue;
-    for (int j = 0; j < 3; j++) {
-      b->velocity[3 * k + j] = v[d + j];
-      b->omega[3 * k + j]    = v[d + 3 + j];
-    }
+    for (int j = 0; j < 3; j++) b->velocity[3 * k + j] = v[d + j];
+    if (sim->matrix_free) { /* back to the body frame of seed 000: omega_body = A^T omega_world */
+      PetscReal A[9];
+      TalusQuatToMatrix(&b->quaternion[4 * k], A);
+      TalusRotateBack(A, &v[d + 3], &b->omega[3 * k]);
+    } else
+      for (int j = 0; j < 3; j++) b->omega[3 * k + j] = v[d + 3 + j];
   }
   PetscCall(VecRestoreArrayRead(dv, &v));
   PetscCall(VecGetArrayRead(ccp->gamma, &gam));

@@ -1,26 +1,65 @@
 /*
  * B = D^T (seed 000 eq. 7) applied matrix-free from a compact record per contact instead of an
- * assembled MPIAIJ matrix. For contact c between bodies a and b, with frame rows d_r (n, u, w)
- * and the rotational rows R_r = sign (s x A^T d_r) of TalusContactJacobian,
+ * assembled MPIAIJ matrix. The body-space vectors hold, per body, the velocity and the angular
+ * velocity both in the world frame. Contact c between bodies a and b has the frame rows
+ * d_r = (n, t, n x t) and the lever arms S_a, S_b from each centre to the contact point, in the
+ * world frame (S = A s of seed 000 eq. 7, whose rotational block (s x A^T d)^T omega_body equals
+ * d . (omega_world x S)), so
  *
- *   (B v)_{c,r}     = -d_r . v_a + R^a_r . omega_a + d_r . v_b + R^b_r . omega_b
- *   (B^T g)_a      += (-sum_r g_r d_r, sum_r g_r R^a_r),   and likewise for b with +d_r,
+ *   (B v)_c    = F (v_b + omega_b x S_b - v_a - omega_a x S_a),   F = [n; t; n x t],
+ *   (B^T g)_b += (f, S_b x f),   (B^T g)_a -= (f, S_a x f),     f = F^T g,
  *
- * so a contact is 27 doubles (frame, R^a, R^b) and two body slots: 224 B, where the assembled
- * row block is 36 values and 36 column indices (432 B) plus its COO assembly. The body-space
- * vectors are ghosted (VecCreateGhostBlock, block 6): slots [0, nd) are this rank's dynamic
- * bodies, the following ones the other ranks' bodies that its contacts touch. B v refreshes the
- * ghosts first (VecGhostUpdate forward); B^T g accumulates into owned and ghost slots, then adds
- * the ghosts' sums to their owners (VecGhostUpdate reverse): the same messages as the assembled
- * matrix's scatters.
+ * and a contact is 12 doubles (n, t, S_a, S_b) and two body slots: 104 B, where the assembled row
+ * block is 36 values and 36 column indices (432 B). The price is a mass matrix that is no longer
+ * diagonal: M^-1 per body is 1/m and the world-frame inverse inertia A J^-1 A^T (6 numbers),
+ * applied by TalusJacobianApplyInverseMass().
+ *
+ * The body-space vectors are ghosted (VecCreateGhostBlock, block 6): slots [0, nd) are this
+ * rank's dynamic bodies, the following ones the other ranks' bodies that its contacts touch. B v
+ * refreshes the ghosts first (VecGhostUpdate forward); B^T g accumulates into owned and ghost
+ * slots, then adds the ghosts' sums to their owners (VecGhostUpdate reverse): the same messages
+ * as the assembled matrix's scatters.
  */
 #include "sim_impl.h"
 
 typedef struct {
-  PetscInt   n;    /* contacts */
-  const PetscInt  *slot; /* 2 per contact: the body's slot in the ghosted local vector (in bodies), -1 if fixed */
-  const PetscReal *J;    /* 27 per contact: frame rows (9), R^a (9), R^b (9) */
+  PetscInt         n;        /* contacts */
+  PetscInt         ndynamic; /* owned dynamic bodies */
+  const PetscInt  *slot;     /* 2 per contact: the body's slot in the ghosted local vector, -1 if fixed */
+  const PetscReal *J;        /* TALUS_JACOBIAN_RECORD per contact: n, t, S_a, S_b */
+  const PetscReal *minv;     /* TALUS_INVERSE_MASS per owned dynamic body: 1/m, then A J^-1 A^T as xx yy zz xy xz yz */
 } JacobianShell;
+
+void TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3], PetscReal J[TALUS_JACOBIAN_RECORD])
+{
+  for (int k = 0; k < 6; k++) J[k] = frame[k]; /* n and t; the third row n x t is recomputed */
+  for (int k = 0; k < 3; k++) J[6 + k] = arm_a[k], J[9 + k] = arm_b[k];
+}
+
+void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9], PetscReal minv[TALUS_INVERSE_MASS])
+{
+  static const int row[6] = {0, 1, 2, 0, 0, 1}, col[6] = {0, 1, 2, 1, 2, 2};
+
+  minv[0] = 1.0 / mass;
+  for (int e = 0; e < 6; e++) { /* (A J^-1 A^T)_{ij} = sum_k A_ik A_jk / J_k */
+    PetscReal s = 0.0;
+    for (int k = 0; k < 3; k++) s += A[3 * row[e] + k] * A[3 * col[e] + k] / inertia[k];
+    minv[1 + e] = s;
+  }
+}
+
+static inline void ThirdRow(const PetscReal *R, PetscReal w[3])
+{
+  TalusCross3(&R[0], &R[3], w);
+}
+
+/* v + omega x S for a body's 6-vector v */
+static inline void PointVelocity(const PetscScalar *v, const PetscReal S[3], PetscReal p[3])
+{
+  p[0] = v[0] + v[4] * S[2] - v[5] * S[1];
+  p[1] = v[1] + v[5] * S[0] - v[3] * S[2];
+  p[2] = v[2] + v[3] * S[1] - v[4] * S[0];
+}
 
 static PetscErrorCode LocalForm(Vec v, Vec *local)
 {
@@ -30,12 +69,12 @@ static PetscErrorCode LocalForm(Vec v, Vec *local)
   PetscFunctionReturn(0);
 }
 
-/* y = B x, or y += B x with add */
-static PetscErrorCode JacobianApply(Mat B, Vec x, Vec y, PetscBool add)
+/* y = B x, or y = z + B x when z is given (z may be y): one pass over the contacts */
+static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec y)
 {
   JacobianShell     *ctx;
   Vec                xl;
-  const PetscScalar *xv;
+  const PetscScalar *xv, *zv = NULL;
   PetscScalar       *yv;
 
   PetscFunctionBegin;
@@ -44,39 +83,47 @@ static PetscErrorCode JacobianApply(Mat B, Vec x, Vec y, PetscBool add)
   PetscCall(VecGhostUpdateEnd(x, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(LocalForm(x, &xl));
   PetscCall(VecGetArrayRead(xl, &xv));
+  if (z && z != y) PetscCall(VecGetArrayRead(z, &zv));
   PetscCall(VecGetArray(y, &yv));
+  if (z == y) zv = yv;
   for (PetscInt c = 0; c < ctx->n; c++) {
-    const PetscReal *F = &ctx->J[27 * c], *Ra = F + 9, *Rb = F + 18;
+    const PetscReal *R = &ctx->J[TALUS_JACOBIAN_RECORD * c];
     const PetscInt   a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
-    PetscReal        u[3] = {0.0, 0.0, 0.0};
+    PetscReal        rel[3] = {0.0, 0.0, 0.0}, w[3];
+    if (b >= 0) PointVelocity(&xv[6 * b], &R[9], rel);
     if (a >= 0) {
-      const PetscScalar *va = &xv[6 * a];
-      for (int r = 0; r < 3; r++) u[r] -= F[3 * r] * va[0] + F[3 * r + 1] * va[1] + F[3 * r + 2] * va[2] - (Ra[3 * r] * va[3] + Ra[3 * r + 1] * va[4] + Ra[3 * r + 2] * va[5]);
+      PetscReal pa[3];
+      PointVelocity(&xv[6 * a], &R[6], pa);
+      for (int k = 0; k < 3; k++) rel[k] -= pa[k];
     }
-    if (b >= 0) {
-      const PetscScalar *vb = &xv[6 * b];
-      for (int r = 0; r < 3; r++) u[r] += F[3 * r] * vb[0] + F[3 * r + 1] * vb[1] + F[3 * r + 2] * vb[2] + Rb[3 * r] * vb[3] + Rb[3 * r + 1] * vb[4] + Rb[3 * r + 2] * vb[5];
+    ThirdRow(R, w);
+    {
+      const PetscReal u[3] = {TalusDot3(&R[0], rel), TalusDot3(&R[3], rel), TalusDot3(w, rel)};
+      if (zv)
+        for (int r = 0; r < 3; r++) yv[3 * c + r] = zv[3 * c + r] + u[r];
+      else
+        for (int r = 0; r < 3; r++) yv[3 * c + r] = u[r];
     }
-    for (int r = 0; r < 3; r++) yv[3 * c + r] = add ? yv[3 * c + r] + u[r] : u[r];
   }
   PetscCall(VecRestoreArray(y, &yv));
+  if (z && z != y) PetscCall(VecRestoreArrayRead(z, &zv));
   PetscCall(VecRestoreArrayRead(xl, &xv));
   PetscCall(VecGhostRestoreLocalForm(x, &xl));
+  PetscCall(PetscLogFlops(48.0 * ctx->n));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode JacobianMult(Mat B, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(JacobianApply(B, x, y, PETSC_FALSE));
+  PetscCall(JacobianApply(B, x, NULL, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode JacobianMultAdd(Mat B, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  if (z != y) PetscCall(VecCopy(z, y));
-  PetscCall(JacobianApply(B, x, y, PETSC_TRUE));
+  PetscCall(JacobianApply(B, x, z, y));
   PetscFunctionReturn(0);
 }
 
@@ -95,25 +142,50 @@ static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
   PetscCall(VecGetArrayRead(g, &gv));
   PetscCall(VecGetArray(yl, &yv));
   for (PetscInt c = 0; c < ctx->n; c++) {
-    const PetscReal   *F = &ctx->J[27 * c], *Ra = F + 9, *Rb = F + 18;
+    const PetscReal   *R = &ctx->J[TALUS_JACOBIAN_RECORD * c];
     const PetscInt     a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
     const PetscScalar *gc = &gv[3 * c];
-    PetscReal          f[3], ta[3], tb[3];
-    for (int j = 0; j < 3; j++) {
-      f[j]  = F[j] * gc[0] + F[3 + j] * gc[1] + F[6 + j] * gc[2];
-      ta[j] = Ra[j] * gc[0] + Ra[3 + j] * gc[1] + Ra[6 + j] * gc[2];
-      tb[j] = Rb[j] * gc[0] + Rb[3 + j] * gc[1] + Rb[6 + j] * gc[2];
+    PetscReal          w[3], f[3], torque[3];
+    ThirdRow(R, w);
+    for (int k = 0; k < 3; k++) f[k] = R[k] * gc[0] + R[3 + k] * gc[1] + w[k] * gc[2];
+    if (b >= 0) {
+      TalusCross3(&R[9], f, torque);
+      for (int k = 0; k < 3; k++) yv[6 * b + k] += f[k], yv[6 * b + 3 + k] += torque[k];
     }
-    if (a >= 0)
-      for (int j = 0; j < 3; j++) yv[6 * a + j] -= f[j], yv[6 * a + 3 + j] += ta[j];
-    if (b >= 0)
-      for (int j = 0; j < 3; j++) yv[6 * b + j] += f[j], yv[6 * b + 3 + j] += tb[j];
+    if (a >= 0) {
+      TalusCross3(&R[6], f, torque);
+      for (int k = 0; k < 3; k++) yv[6 * a + k] -= f[k], yv[6 * a + 3 + k] -= torque[k];
+    }
   }
   PetscCall(VecRestoreArray(yl, &yv));
   PetscCall(VecRestoreArrayRead(g, &gv));
   PetscCall(VecGhostRestoreLocalForm(y, &yl));
   PetscCall(VecGhostUpdateBegin(y, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(VecGhostUpdateEnd(y, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(PetscLogFlops(51.0 * ctx->n));
+  PetscFunctionReturn(0);
+}
+
+/* v <- M^-1 v on this rank's bodies, M^-1 = diag(1/m, 1/m, 1/m, A J^-1 A^T) per body (world frame). */
+PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B)
+{
+  JacobianShell *ctx;
+  PetscScalar   *x;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext((Mat)B, &ctx));
+  PetscCall(VecGetArray(v, &x));
+  for (PetscInt k = 0; k < ctx->ndynamic; k++) {
+    const PetscReal *m = &ctx->minv[TALUS_INVERSE_MASS * k];
+    PetscScalar     *e = &x[6 * k];
+    const PetscReal  w[3] = {e[3], e[4], e[5]};
+    for (int j = 0; j < 3; j++) e[j] *= m[0];
+    e[3] = m[1] * w[0] + m[4] * w[1] + m[5] * w[2];
+    e[4] = m[4] * w[0] + m[2] * w[1] + m[6] * w[2];
+    e[5] = m[5] * w[0] + m[6] * w[1] + m[3] * w[2];
+  }
+  PetscCall(VecRestoreArray(v, &x));
+  PetscCall(PetscLogFlops(18.0 * ctx->ndynamic));
   PetscFunctionReturn(0);
 }
 
@@ -127,13 +199,13 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const PetscReal *J, Mat *B)
+PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const PetscReal *J, const PetscReal *minv, Mat *B)
 {
   JacobianShell *ctx;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&ctx));
-  ctx->n = ncontacts, ctx->slot = slot, ctx->J = J;
+  ctx->n = ncontacts, ctx->ndynamic = ndynamic, ctx->slot = slot, ctx->J = J, ctx->minv = minv;
   PetscCall(MatCreateShell(comm, 3 * ncontacts, 6 * ndynamic, PETSC_DETERMINE, PETSC_DETERMINE, ctx, B));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT, (void (*)(void))JacobianMult));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_ADD, (void (*)(void))JacobianMultAdd));

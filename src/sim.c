@@ -27,6 +27,7 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(TalusContactListDestroy(&(*sim)->contacts));
   PetscCall(PetscFree((*sim)->history));
   PetscCall(PetscFree2((*sim)->jacobian_slot, (*sim)->jacobian));
+  PetscCall(PetscFree((*sim)->inverse_mass));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
   PetscCall(PetscFree(*sim));
@@ -85,6 +86,13 @@ PetscErrorCode TalusSimSetAntiRelaxation(TalusSim sim, PetscBool on)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusSimSetMatrixFree(TalusSim sim, PetscBool on)
+{
+  PetscFunctionBegin;
+  sim->matrix_free = on;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimGetTime(TalusSim sim, PetscReal *t, PetscReal *t_final, PetscReal *dt)
 {
   PetscFunctionBegin;
@@ -110,7 +118,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(PetscOptionsReal("-dt", "Time step h (s)", "TalusSimSetTimeStep", dt, &dt, NULL));
   PetscCall(PetscOptionsReal("-t_final", "End time (s)", "TalusSimSetFinalTime", t_final, &t_final, NULL));
   PetscCall(PetscOptionsReal("-envelope", "Contact envelope delta_K (m): pairs closer than this are active contacts (seed 000 sec. 1)", "TalusSimSetEnvelope", envelope, &envelope, NULL));
-  PetscCall(PetscOptionsBool("-ccp_matrix_free", "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)", "", sim->matrix_free, &sim->matrix_free, NULL));
+  PetscCall(PetscOptionsBool("-ccp_matrix_free", "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)", "TalusSimSetMatrixFree", sim->matrix_free, &sim->matrix_free, NULL));
   PetscCall(PetscOptionsBool("-ccp_anti_relax", "Anti-relaxation of seed 001 (Coulomb friction instead of the relaxed CCP)", "TalusSimSetAntiRelaxation", sim->anti_relax, &sim->anti_relax, NULL));
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));

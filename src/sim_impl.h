@@ -16,9 +16,11 @@ struct _p_TalusSim {
   PetscInt         step;
   PetscBool        anti_relax;
   PetscBool        matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
-  PetscReal       *jacobian;      /* the matrix-free B's records (27 per contact), kept from step to step */
+  PetscReal       *jacobian;      /* the matrix-free B's records (TALUS_JACOBIAN_RECORD per contact), kept from step to step */
   PetscInt        *jacobian_slot; /* and their body slots (2 per contact) */
   PetscInt         jacobian_capacity;
+  PetscReal       *inverse_mass;  /* the matrix-free M^-1 (TALUS_INVERSE_MASS per owned dynamic body), kept likewise */
+  PetscInt         inverse_mass_capacity;
   TalusCCP         ccp;
   PetscInt         ndynamic, dof_start; /* owned dynamic bodies; first global dof of this rank (TalusSimNumberDofs) */
 
@@ -38,17 +40,25 @@ struct _p_TalusSim {
 
 /* The CCP of one step (ccp.c). */
 typedef struct {
-  Mat B;       /* D^T: 3 rows per owned contact, 6 columns per dynamic body (global dofs) */
-  Vec inverse_mass, v_free, v_plus, gamma, q, mu; /* body-space ones are ghosted when B is matrix-free */
+  Mat B;            /* D^T: 3 rows per owned contact, 6 columns per dynamic body (global dofs) */
+  Vec inverse_mass; /* diag(M^-1) of the assembled B (body-frame angular velocities); NULL when matrix-free */
+  Vec v_free, v_plus, gamma, q, mu; /* body-space ones are ghosted, in the world frame, when B is matrix-free */
   PetscReal bytes_per_product; /* bytes of other ranks' velocities one product with B gathers */
 } TalusStepCCP;
 
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
-/* The matrix-free B of ncontacts contacts (jacobian_shell.c) over slot (2 per contact) and J (27
-   per contact), which stay the caller's and must outlive it. */
-PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const PetscReal *J, Mat *B);
+/* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_RECORD doubles and two
+   body slots; per owned dynamic body TALUS_INVERSE_MASS doubles of M^-1 in the world frame. The
+   arrays stay the caller's and must outlive B. */
+#define TALUS_JACOBIAN_RECORD 12
+#define TALUS_INVERSE_MASS    7
+PETSC_INTERN void           TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3], PetscReal J[TALUS_JACOBIAN_RECORD]);
+PETSC_INTERN void           TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9], PetscReal minv[TALUS_INVERSE_MASS]);
+PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const PetscReal *J, const PetscReal *minv, Mat *B);
+/* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
+PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
 
 /* distribute.c */
 PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);

@@ -57,7 +57,8 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
     PetscCall(TalusCCPSetFromOptions(sim->ccp));
   }
   PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUS_CCP_COULOMB : TALUS_CCP_RELAXED));
-  PetscCall(TalusDelassusCreateShell(ccp->B, ccp->inverse_mass, &N));
+  if (sim->matrix_free) PetscCall(TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, TalusJacobianApplyInverseMass, ccp->B, &N));
+  else PetscCall(TalusDelassusCreateShell(ccp->B, ccp->inverse_mass, &N));
   PetscCall(TalusCCPSetOperator(sim->ccp, N));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
   PetscCall(TalusCCPSetFriction(sim->ccp, ccp->mu, 0));

@@ -47,6 +47,8 @@ PETSC_EXTERN PetscErrorCode TalusSimSetTimeStep(TalusSim, PetscReal dt);
 PETSC_EXTERN PetscErrorCode TalusSimSetFinalTime(TalusSim, PetscReal t_final);
 PETSC_EXTERN PetscErrorCode TalusSimSetEnvelope(TalusSim, PetscReal envelope);
 PETSC_EXTERN PetscErrorCode TalusSimSetAntiRelaxation(TalusSim, PetscBool);
+/* B applied matrix-free from a compact record per contact (default) or assembled (-ccp_matrix_free). */
+PETSC_EXTERN PetscErrorCode TalusSimSetMatrixFree(TalusSim, PetscBool);
 PETSC_EXTERN PetscErrorCode TalusSimSetFromOptions(TalusSim);
 /* Bodies leaving this box are removed with a warning (counted in bodies_lost). */
 PETSC_EXTERN PetscErrorCode TalusSimSetDomain(TalusSim, const PetscReal lo[3], const PetscReal hi[3]);

@@ -17,6 +17,12 @@
 
 #define APGD_CHUNK 1536
 
+/* Software prefetch, one cache line per stream every 8 entries, 1 KB ahead: with five or six streams
+   per pass the hardware prefetchers alone leave this machine's memory latency exposed (measured:
+   docs/performance.md). Prefetching past the end of an array is harmless. */
+#define APGD_AHEAD 128
+#define APGD_PREFETCH(v, i) __builtin_prefetch(&(v)[(i) + APGD_AHEAD])
+
 static PetscInt ChunkLength(const TAO_APGD *apgd)
 {
   return apgd->block_size * PetscMax(1, APGD_CHUNK / apgd->block_size);
@@ -89,12 +95,19 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
       PetscCall((*apgd->linear_update)(tao, s, m, &xv[s], &gxv[s], dr, apgd->linear_update_ctx));
       for (PetscInt i = 0; i < m; i++) {
         const PetscScalar gx = gxv[s + i] + dr[i], gp = gpv[s + i] + dr[i];
+        if (!((s + i) & 7)) APGD_PREFETCH(gxv, s + i), APGD_PREFETCH(gpv, s + i);
         gxv[s + i]           = gx;
         gyv[s + i]           = a * gx + b * gp;
       }
     } else
-      for (PetscInt i = s; i < s + m; i++) gyv[i] = a * gxv[i] + b * gpv[i];
-    for (PetscInt i = s; i < s + m; i++) yv[i] = a * xv[i] + b * xpv[i];
+      for (PetscInt i = s; i < s + m; i++) {
+        if (!(i & 7)) APGD_PREFETCH(gxv, i), APGD_PREFETCH(gpv, i);
+        gyv[i] = a * gxv[i] + b * gpv[i];
+      }
+    for (PetscInt i = s; i < s + m; i++) {
+      if (!(i & 7)) APGD_PREFETCH(xv, i), APGD_PREFETCH(xpv, i);
+      yv[i] = a * xv[i] + b * xpv[i];
+    }
     if (bv) PetscCall(PetscArraycpy(&bv[s], &xv[s], m));
     if (trial) {
       for (PetscInt i = s; i < s + m; i++) xpv[i] = yv[i] - step * gyv[i];
@@ -130,7 +143,10 @@ PetscErrorCode APGDTrial(Tao tao, PetscReal step, Vec x_out)
   PetscCall(VecGetArrayWrite(x_out, &xv));
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
-    for (PetscInt i = s; i < s + m; i++) xv[i] = yv[i] - step * gyv[i];
+    for (PetscInt i = s; i < s + m; i++) {
+      if (!(i & 7)) APGD_PREFETCH(yv, i), APGD_PREFETCH(gyv, i);
+      xv[i] = yv[i] - step * gyv[i];
+    }
     PetscCall(Project(tao, s, m, &xv[s], &xv[s]));
   }
   PetscCall(VecRestoreArrayWrite(x_out, &xv));
@@ -169,11 +185,15 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, Vec x_old, APGDTestSums *sums)
   PetscCall(VecGetArrayRead(x_old, &ov));
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
-    for (PetscInt i = 0; i < m; i++) w[i] = xv[s + i] - g_d * gv[s + i];
+    for (PetscInt i = 0; i < m; i++) {
+      if (!((s + i) & 7)) APGD_PREFETCH(xv, s + i), APGD_PREFETCH(gv, s + i);
+      w[i] = xv[s + i] - g_d * gv[s + i];
+    }
     PetscCall(Project(tao, s, m, w, w));
     for (PetscInt i = 0; i < m; i++) {
       const PetscInt  j = s + i;
       const PetscReal d = PetscRealPart(xv[j] - yv[j]), r = PetscRealPart(xv[j] - w[i]);
+      if (!(j & 7)) APGD_PREFETCH(yv, j), APGD_PREFETCH(gyv, j), APGD_PREFETCH(ov, j);
       s4[0] += d * PetscRealPart(gv[j] - gyv[j]);
       s4[1] += d * d;
       s4[2] += r * r;

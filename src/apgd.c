@@ -113,7 +113,8 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   apgd->residual_step = apgd->residual_step_option > 0.0 ? apgd->residual_step_option : apgd->residual_scale / L;
   PetscCall(VecCopy(x, apgd->y));
   PetscCall(VecCopy(g_x, apgd->g_y));
-  PetscCall(APGDTest(tao, x, g_x, x, &t)); /* only its residual is wanted here */
+  for (int k = 0; k < 4; k++) apgd->extrapolation_sums[k] = 0.0;
+  PetscCall(APGDTest(tao, x, g_x, &t)); /* only its residual is wanted here */
   residual = PetscSqrtReal(t.residual2);
   PetscCall(VecCopy(x, apgd->best));
   apgd->best_residual = residual;
@@ -125,19 +126,20 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
 
   while (tao->reason == TAO_CONTINUE_ITERATING) {
     const PetscBool extrapolated_gradient = (PetscBool)(apgd->reuse_gradients || beta == 0.0);
-    PetscReal       theta_next;
+    PetscReal       theta_next, beta_next, f_y = f_x, g_dot_step;
     PetscInt        tries = 0;
 
     PetscTryTypeMethod(tao, update, tao->niter, tao->user_update);
     /* Lines 33-37 (the previous iteration's linear-term update), 18 and 9-10 in one pass: y, g(y)
        and the trial step, written over x_prev, which y no longer needs. Before the first
        iteration y = x and g(y) = g(x) already. */
-    if (tao->niter == 0) PetscCall(APGDTrial(tao, step, x_prev));
-    else {
+    if (tao->niter == 0) {
+      for (int k = 0; k < 4; k++) apgd->extrapolation_sums[k] = 0.0;
+      PetscCall(APGDTrial(tao, step, x_prev));
+    } else {
       PetscCall(APGDExtrapolate(tao, beta, x, g_x, x_prev, g_prev, save_best ? apgd->best : NULL, step, extrapolated_gradient));
       save_best = PETSC_FALSE;
       if (!extrapolated_gradient) { /* -tao_apgd_reuse_gradients false: g(y) by a product with N */
-        PetscReal f_y;
         PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_y, apgd->g_y));
         PetscCall(APGDTrial(tao, step, x_prev));
       }
@@ -149,8 +151,8 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     /* Lines 11-15: double L until the quadratic upper bound of f at y holds, (x - y)^T N (x - y)
        <= L ||x - y||^2; the same pass gives the residual (line 19) and the restart test (line 27). */
     while (PETSC_TRUE) {
-      PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
-      PetscCall(APGDTest(tao, x, g_x, x_prev, &t));
+      PetscCall(TaoComputeGradient(tao, x, g_x));
+      PetscCall(APGDTest(tao, x, g_x, &t));
       if (t.curvature <= L * t.step2) break;
       if (++tries > apgd->max_backtracks) break;
       L *= apgd->backtrack; /* line 12 */
@@ -164,9 +166,15 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
       break;
     }
 
+    /* f is quadratic: f(y) from f(x_k) (after the linear term moved by dr), then f(x) from f(y),
+       with the sums of the two passes (no pass of its own; see APGDTestSums) */
+    if (extrapolated_gradient) f_y = f_x + t.dr_dot_x + beta * t.g_dot_e + 0.5 * beta * beta * t.e_N_e;
+    f_x        = f_y + t.gy_dot_d + 0.5 * t.curvature;
+    g_dot_step = t.gy_dot_d + beta * t.gy_dot_e; /* g(y).(x - x_k), since y - x_k = beta e */
+
     /* Lines 16-17 */
     theta_next = 0.5 * (-theta * theta + theta * PetscSqrtReal(theta * theta + 4.0));
-    beta       = theta * (1.0 - theta) / (theta * theta + theta_next);
+    beta_next  = theta * (1.0 - theta) / (theta * theta + theta_next);
 
     /* Lines 19-23: remember the best iterate (copied during the next pass over x) */
     residual = PetscSqrtReal(t.residual2);
@@ -177,12 +185,13 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     }
 
     /* Lines 27-30: restart when the step goes uphill for the gradient at y */
-    if (apgd->restart && t.g_dot_step > 0.0) {
+    if (apgd->restart && g_dot_step > 0.0) {
       theta_next = 1.0;
-      beta       = 0.0;
+      beta_next  = 0.0;
       apgd->restarts++;
     }
     theta = theta_next;
+    beta  = beta_next;
 
     /* Line 31: let the step grow again */
     L *= apgd->step_growth;

@@ -33,6 +33,8 @@ typedef struct {
   Vec y, g_y;         /* extrapolated point and its gradient */
   Vec best;           /* best iterate so far (line 22) */
 
+  PetscReal extrapolation_sums[4]; /* this rank's sums of the last APGDExtrapolate, reduced by APGDTest */
+
   /* statistics of the last solve */
   PetscReal lipschitz;
   PetscReal best_residual;
@@ -41,18 +43,26 @@ typedef struct {
   PetscInt  backtracks;
 } TAO_APGD;
 
-/* The sums of APGDTest, reduced over ranks in one message. */
+/*
+ * The sums of APGDTest and of the APGDExtrapolate before it, reduced over ranks in one message.
+ * With d = x - y (the trial step from y) and e = x_k - x_{k-1} (so that y = x_k + beta e):
+ */
 typedef struct {
-  PetscReal curvature;  /* (x - y).(g(x) - g(y)) = (x - y)^T N (x - y): the upper-bound test, lines 9-15 */
-  PetscReal step2;      /* ||x - y||^2 */
-  PetscReal residual2;  /* ||x - Pi(x - g_d g(x))||^2 / g_d^2: eq. 39, line 19 */
-  PetscReal g_dot_step; /* g(y).(x - x_old): the restart test, line 27 */
+  PetscReal curvature; /* d.(g(x) - g(y)) = d^T N d: the upper-bound test, lines 9-15 */
+  PetscReal step2;     /* ||d||^2 */
+  PetscReal residual2; /* ||x - Pi(x - g_d g(x))||^2 / g_d^2: eq. 39, line 19 */
+  PetscReal gy_dot_d;  /* g(y).d */
+  /* from APGDExtrapolate (zero before the first iteration) */
+  PetscReal dr_dot_x; /* dr.x_k: the change of f(x_k) when the linear term moves by dr */
+  PetscReal g_dot_e;  /* g(x_k).e, with the moved linear term */
+  PetscReal e_N_e;    /* e.(g(x_k) - g(x_{k-1})) = e^T N e */
+  PetscReal gy_dot_e; /* g(y).e */
 } APGDTestSums;
 
 PETSC_INTERN PetscErrorCode APGDProjectInPlace(Tao, Vec x);
 PETSC_INTERN PetscErrorCode APGDExtrapolate(Tao, PetscReal beta, Vec x, Vec g_x, Vec x_prev, Vec g_prev, Vec best, PetscReal step, PetscBool trial);
 PETSC_INTERN PetscErrorCode APGDTrial(Tao, PetscReal step, Vec x_out);
-PETSC_INTERN PetscErrorCode APGDTest(Tao, Vec x, Vec g_x, Vec x_old, APGDTestSums *);
+PETSC_INTERN PetscErrorCode APGDTest(Tao, Vec x, Vec g_x, APGDTestSums *);
 PETSC_INTERN PetscErrorCode APGDProjectBounds(Tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
 
 #endif

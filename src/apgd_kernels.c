@@ -9,6 +9,11 @@
  *   APGDTest         lines 11, 19 and 27: the upper-bound test's two inner products, the residual
  *                    of eq. 39 with its projection, the restart test, in one reduction.
  *
+ * f is quadratic, so the objective and the restart test need no pass of their own: the two passes
+ * also sum what f(y) = f(x_k) + beta g(x_k).e + beta^2/2 e^T N e and f(x) = f(y) + g(y).d +
+ * 1/2 d^T N d need (e = x_k - x_{k-1}, d = x - y, N e and N d being differences of gradients), and
+ * g(y).(x - x_k) = g(y).d + beta g(y).e (see APGDTestSums).
+ *
  * The projection and the linear-term update work on blocks of local rows (TaoAPGDProjectionFn), so
  * each pass hands them a chunk that is still in cache. A chunk is a whole number of blocks of about
  * 1,500 rows: 12 KB per vector, so the five or six vectors of a pass stay in the first-level cache.
@@ -69,6 +74,7 @@ PetscErrorCode APGDProjectInPlace(Tao tao, Vec x)
  * stored shifted; g_prev is needed only here). Then y = (1 + beta) x - beta x_prev and, g being
  * affine, g(y) = (1 + beta) g(x) - beta g(x_prev). With trial, the trial step Pi(y - t g(y)) is
  * written over x_prev, which is read before it is overwritten. best (if not NULL) receives x.
+ * The sums for f(y) and the restart test (APGDTestSums) go to apgd->extrapolation_sums.
  */
 PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_prev, Vec g_prev, Vec best, PetscReal step, PetscBool trial)
 {
@@ -77,10 +83,12 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   const PetscReal    a = 1.0 + beta, b = -beta;
   const PetscScalar *xv, *gpv;
   PetscScalar       *gxv, *xpv, *yv, *gyv, *bv = NULL, dr[APGD_CHUNK];
+  PetscReal         *sums = apgd->extrapolation_sums;
   PetscInt           n;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAPGDStep, 0, 0, 0, 0));
+  sums[0] = sums[1] = sums[2] = sums[3] = 0.0;
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xv));
   PetscCall(VecGetArray(g_x, &gxv));
@@ -91,28 +99,23 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   if (best) PetscCall(VecGetArrayWrite(best, &bv));
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
-    if (apgd->linear_update) {
-      PetscCall((*apgd->linear_update)(tao, s, m, &xv[s], &gxv[s], dr, apgd->linear_update_ctx));
-      for (PetscInt i = 0; i < m; i++) {
-        const PetscScalar gx = gxv[s + i] + dr[i], gp = gpv[s + i] + dr[i];
-        if (!((s + i) & 7)) APGD_PREFETCH(gxv, s + i), APGD_PREFETCH(gpv, s + i);
-        gxv[s + i]           = gx;
-        gyv[s + i]           = a * gx + b * gp;
-      }
-    } else
-      for (PetscInt i = s; i < s + m; i++) {
-        if (!(i & 7)) APGD_PREFETCH(gxv, i), APGD_PREFETCH(gpv, i);
-        gyv[i] = a * gxv[i] + b * gpv[i];
-      }
+    if (apgd->linear_update) PetscCall((*apgd->linear_update)(tao, s, m, &xv[s], &gxv[s], dr, apgd->linear_update_ctx));
     for (PetscInt i = s; i < s + m; i++) {
-      if (!(i & 7)) APGD_PREFETCH(xv, i), APGD_PREFETCH(xpv, i);
-      yv[i] = a * xv[i] + b * xpv[i];
+      const PetscScalar shift = apgd->linear_update ? dr[i - s] : 0.0;
+      const PetscScalar gx = gxv[i] + shift, gp = gpv[i] + shift, gy = a * gx + b * gp, y = a * xv[i] + b * xpv[i];
+      const PetscReal   e  = PetscRealPart(xv[i] - xpv[i]);
+      if (!(i & 7)) APGD_PREFETCH(xv, i), APGD_PREFETCH(xpv, i), APGD_PREFETCH(gxv, i), APGD_PREFETCH(gpv, i);
+      sums[0] += PetscRealPart(shift * xv[i]);
+      sums[1] += PetscRealPart(gx) * e;
+      sums[2] += PetscRealPart(gx - gp) * e;
+      sums[3] += PetscRealPart(gy) * e;
+      if (apgd->linear_update) gxv[i] = gx; /* stored shifted; unchanged otherwise: no write-back */
+      gyv[i] = gy;
+      yv[i]  = y;
+      if (bv) bv[i] = xv[i];
+      if (trial) xpv[i] = y - step * gy; /* x_prev[i] was read above */
     }
-    if (bv) PetscCall(PetscArraycpy(&bv[s], &xv[s], m));
-    if (trial) {
-      for (PetscInt i = s; i < s + m; i++) xpv[i] = yv[i] - step * gyv[i];
-      PetscCall(Project(tao, s, m, &xpv[s], &xpv[s]));
-    }
+    if (trial) PetscCall(Project(tao, s, m, &xpv[s], &xpv[s]));
   }
   if (best) PetscCall(VecRestoreArrayWrite(best, &bv));
   PetscCall(VecRestoreArrayWrite(apgd->g_y, &gyv));
@@ -121,7 +124,7 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   PetscCall(VecRestoreArrayRead(g_prev, &gpv));
   PetscCall(VecRestoreArray(g_x, &gxv));
   PetscCall(VecRestoreArrayRead(x, &xv));
-  PetscCall(PetscLogFlops((apgd->linear_update ? 9.0 : 6.0) * n + (trial ? 2.0 * n : 0.0)));
+  PetscCall(PetscLogFlops(19.0 * n + (trial ? 2.0 * n : 0.0)));
   PetscCall(PetscLogEventEnd(TALUS_EventAPGDStep, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -159,20 +162,20 @@ PetscErrorCode APGDTrial(Tao tao, PetscReal step, Vec x_out)
 
 /*
  * Everything the iteration needs to know about the trial x with gradient g_x, in one pass over
- * x, g_x, y, g(y) and x_old and one reduction. With d = x - y and N d = g(x) - g(y) (g is affine):
- * the curvature d.(N d) and ||d||^2 of the upper-bound test (tested as d.(N d) <= L ||d||^2, which
- * avoids subtracting nearly equal objective values near convergence), the squared residual of
- * eq. 39, ||(x - Pi(x - g_d g(x))) / g_d||^2, and the restart test g(y).(x - x_old). When the
- * upper bound fails the residual was computed in vain: a few flops, no extra memory traffic.
+ * x, g_x, y and g(y) and one reduction (which also carries APGDExtrapolate's sums). With d = x - y
+ * and N d = g(x) - g(y) (g is affine): the curvature d.(N d) and ||d||^2 of the upper-bound test
+ * (tested as d.(N d) <= L ||d||^2, which avoids subtracting nearly equal objective values near
+ * convergence), the squared residual of eq. 39, ||(x - Pi(x - g_d g(x))) / g_d||^2, and g(y).d.
+ * When the upper bound fails the residual was computed in vain: a few flops, no extra traffic.
  */
-PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, Vec x_old, APGDTestSums *sums)
+PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, APGDTestSums *sums)
 {
   TAO_APGD          *apgd  = (TAO_APGD *)tao->data;
   const PetscInt     chunk = ChunkLength(apgd);
   const PetscReal    g_d   = apgd->residual_step;
-  const PetscScalar *xv, *gv, *yv, *gyv, *ov;
+  const PetscScalar *xv, *gv, *yv, *gyv;
   PetscScalar        w[APGD_CHUNK];
-  PetscReal          s4[4] = {0.0, 0.0, 0.0, 0.0};
+  PetscReal          s8[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
   PetscInt           n;
 
   PetscFunctionBegin;
@@ -182,7 +185,6 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, Vec x_old, APGDTestSums *sums)
   PetscCall(VecGetArrayRead(g_x, &gv));
   PetscCall(VecGetArrayRead(apgd->y, &yv));
   PetscCall(VecGetArrayRead(apgd->g_y, &gyv));
-  PetscCall(VecGetArrayRead(x_old, &ov));
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
     for (PetscInt i = 0; i < m; i++) {
@@ -193,24 +195,28 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, Vec x_old, APGDTestSums *sums)
     for (PetscInt i = 0; i < m; i++) {
       const PetscInt  j = s + i;
       const PetscReal d = PetscRealPart(xv[j] - yv[j]), r = PetscRealPart(xv[j] - w[i]);
-      if (!(j & 7)) APGD_PREFETCH(yv, j), APGD_PREFETCH(gyv, j), APGD_PREFETCH(ov, j);
-      s4[0] += d * PetscRealPart(gv[j] - gyv[j]);
-      s4[1] += d * d;
-      s4[2] += r * r;
-      s4[3] += PetscRealPart(gyv[j] * (xv[j] - ov[j]));
+      if (!(j & 7)) APGD_PREFETCH(yv, j), APGD_PREFETCH(gyv, j);
+      s8[0] += d * PetscRealPart(gv[j] - gyv[j]);
+      s8[1] += d * d;
+      s8[2] += r * r;
+      s8[3] += d * PetscRealPart(gyv[j]);
     }
   }
-  PetscCall(VecRestoreArrayRead(x_old, &ov));
   PetscCall(VecRestoreArrayRead(apgd->g_y, &gyv));
   PetscCall(VecRestoreArrayRead(apgd->y, &yv));
   PetscCall(VecRestoreArrayRead(g_x, &gv));
   PetscCall(VecRestoreArrayRead(x, &xv));
   PetscCall(PetscLogFlops(14.0 * n));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, s4, 4, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
-  sums->curvature  = s4[0];
-  sums->step2      = s4[1];
-  sums->residual2  = s4[2] / (g_d * g_d);
-  sums->g_dot_step = s4[3];
+  for (int k = 0; k < 4; k++) s8[4 + k] = apgd->extrapolation_sums[k];
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, s8, 8, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
+  sums->curvature = s8[0];
+  sums->step2     = s8[1];
+  sums->residual2 = s8[2] / (g_d * g_d);
+  sums->gy_dot_d  = s8[3];
+  sums->dr_dot_x  = s8[4];
+  sums->g_dot_e   = s8[5];
+  sums->e_N_e     = s8[6];
+  sums->gy_dot_e  = s8[7];
   PetscCall(PetscLogEventEnd(TALUS_EventAPGDTest, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -44,6 +44,17 @@ static PetscErrorCode CCPObjectiveAndGradient(Tao tao, Vec x, PetscReal *f, Vec 
   PetscFunctionReturn(0);
 }
 
+/* g = N x + r alone: what apgd asks for inside its loop (it follows f by its own sums) */
+static PetscErrorCode CCPGradient(Tao tao, Vec x, Vec g, void *ctx)
+{
+  TalusCCP ccp = (TalusCCP)ctx;
+
+  PetscFunctionBegin;
+  (void)tao;
+  PetscCall(MatMultAdd(ccp->N, x, ccp->linear, g));
+  PetscFunctionReturn(0);
+}
+
 /* Anti-relaxation (seed 001 eq. 28, lines 33-37) of local rows [start, start + n), whole triplets:
    r_n = q_n + mu ||u_t|| with u_t = (N x + r)_t, the tangential part of the gradient g. */
 static PetscErrorCode CCPAntiRelax(Tao tao, PetscInt start, PetscInt n, const PetscScalar x[], const PetscScalar g[], PetscScalar dr[], void *ctx)
@@ -181,6 +192,7 @@ PetscErrorCode TalusCCPSetUp(TalusCCP ccp)
   PetscCall(VecDestroy(&ccp->linear));
   PetscCall(VecDuplicate(ccp->q, &ccp->linear));
   PetscCall(TaoSetObjectiveAndGradient(ccp->tao, NULL, CCPObjectiveAndGradient, ccp));
+  PetscCall(TaoSetGradient(ccp->tao, NULL, CCPGradient, ccp));
   PetscCall(TaoAPGDSetProjection(ccp->tao, 3, TalusFrictionConesProjectTao, &ccp->cones));
   PetscCall(TaoAPGDSetLinearTermUpdate(ccp->tao, ccp->type == TALUS_CCP_COULOMB ? CCPAntiRelax : NULL, ccp));
   ccp->setup = PETSC_TRUE;

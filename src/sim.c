@@ -93,6 +93,19 @@ PetscErrorCode TalusSimSetMatrixFree(TalusSim sim, PetscBool on)
   PetscFunctionReturn(0);
 }
 
+/* One solver for the whole run (made here on first use, from the options): apgd follows the
+   changing problem size from step to step. */
+PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
+{
+  PetscFunctionBegin;
+  if (!sim->ccp) {
+    PetscCall(TalusCCPCreate(sim->comm, &sim->ccp));
+    PetscCall(TalusCCPSetFromOptions(sim->ccp));
+  }
+  if (ccp) *ccp = sim->ccp;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimGetTime(TalusSim sim, PetscReal *t, PetscReal *t_final, PetscReal *dt)
 {
   PetscFunctionBegin;

@@ -52,10 +52,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
-  if (!sim->ccp) { /* one solver for the whole run: apgd follows the changing problem size */
-    PetscCall(TalusCCPCreate(sim->comm, &sim->ccp));
-    PetscCall(TalusCCPSetFromOptions(sim->ccp));
-  }
+  PetscCall(TalusSimGetCCP(sim, NULL));
   PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUS_CCP_COULOMB : TALUS_CCP_RELAXED));
   if (sim->matrix_free) PetscCall(TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, TalusJacobianApplyInverseMass, ccp->B, &N));
   else PetscCall(TalusDelassusCreateShell(ccp->B, ccp->inverse_mass, &N));

@@ -49,6 +49,10 @@ PETSC_EXTERN PetscErrorCode TalusSimSetEnvelope(TalusSim, PetscReal envelope);
 PETSC_EXTERN PetscErrorCode TalusSimSetAntiRelaxation(TalusSim, PetscBool);
 /* B applied matrix-free from a compact record per contact (default) or assembled (-ccp_matrix_free). */
 PETSC_EXTERN PetscErrorCode TalusSimSetMatrixFree(TalusSim, PetscBool);
+typedef struct _p_TalusCCP *TalusCCP; /* talus.h */
+/* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
+   between steps (tolerances, iteration limits, monitors). Do not destroy it. */
+PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);
 PETSC_EXTERN PetscErrorCode TalusSimSetFromOptions(TalusSim);
 /* Bodies leaving this box are removed with a warning (counted in bodies_lost). */
 PETSC_EXTERN PetscErrorCode TalusSimSetDomain(TalusSim, const PetscReal lo[3], const PetscReal hi[3]);

@@ -55,6 +55,19 @@ static PetscErrorCode CheckConverged(TalusCCPType type)
   CHECK(checks.complementarity <= 1e-9 * (1 + rnorm), "|r.u| = %g", (double)checks.complementarity);
   PetscCall(TaoGetConvergenceHistory(tao, NULL, &hist, NULL, NULL, &nhist));
   CHECK(nhist > 2 && hist[nhist - 1] < 1e-6 * hist[0], "residual did not fall: %g -> %g", nhist ? (double)hist[0] : 0.0, nhist ? (double)hist[nhist - 1] : 0.0);
+  if (type == TALUS_CCP_RELAXED) { /* apgd follows f by recurrence (no pass of its own): against f computed here */
+    Vec         Nr;
+    PetscScalar rNr, qr;
+    PetscReal   f;
+    PetscCall(VecDuplicate(r, &Nr));
+    PetscCall(MatMult(prob.N, r, Nr));
+    PetscCall(VecDot(r, Nr, &rNr));
+    PetscCall(VecDot(prob.q, r, &qr));
+    PetscCall(TaoGetSolutionStatus(tao, NULL, &f, NULL, NULL, NULL, NULL));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  objective reported %.15g, computed %.15g\n", (double)f, (double)(0.5 * rNr + qr)));
+    CHECK(PetscAbsReal(f - (0.5 * rNr + qr)) <= 1e-10 * (PetscAbsReal(0.5 * rNr) + PetscAbsReal(qr)), "reported objective %.15g, computed %.15g", (double)f, (double)(0.5 * rNr + qr));
+    PetscCall(VecDestroy(&Nr));
+  }
   PetscCall(VecDestroy(&r));
   PetscCall(TalusCCPDestroy(&ccp));
   PetscCall(RandomProblemDestroy(&prob));

@@ -54,8 +54,8 @@ static PetscErrorCode CreateGhostedBodyVector(TalusSim sim, Vec *v, PetscInt **s
 }
 
 /* Contact ct's record for the matrix-free B (jacobian_shell.c): its two bodies' slots, its frame
-   and the world-frame lever arms A s of its bodies (zero for a fixed body). */
-static void JacobianRecord(const TalusBodies *b, const TalusContact *ct, const PetscInt slot[], PetscInt cslot[2], PetscReal J[TALUS_JACOBIAN_RECORD])
+   and the world-frame lever arms A s of its bodies (zero for a fixed body); returns its kind. */
+static char JacobianRecord(const TalusBodies *b, const TalusContact *ct, const PetscInt slot[], PetscInt cslot[2], PetscReal J[TALUS_JACOBIAN_GENERAL])
 {
   const PetscInt   body[2] = {ct->a, ct->b};
   const PetscReal *arm[2]  = {ct->sa, ct->sb};
@@ -68,7 +68,7 @@ static void JacobianRecord(const TalusBodies *b, const TalusContact *ct, const P
     TalusQuatToMatrix(&b->quaternion[4 * body[side]], A);
     TalusRotate(A, arm[side], world[side]);
   }
-  TalusJacobianRecord(ct->frame, world[0], world[1], J);
+  return TalusJacobianRecord(ct->frame, world[0], world[1], J);
 }
 
 /* Contact ct's entries of the assembled B (rows row, row + 1, row + 2; global dofs): how many. */
@@ -92,7 +92,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
 {
   TalusBodies      *b = sim->bodies;
   TalusContactList *list = &sim->contacts;
-  PetscInt          ncoo = 0, *coo_i = NULL, *coo_j = NULL, nd, row_start, *slot = NULL, *cslot = NULL;
+  PetscInt          ncoo = 0, *coo_i = NULL, *coo_j = NULL, nd, row_start, *slot = NULL, *cslot = NULL, offset = 0;
   PetscScalar      *coo_v = NULL, *minv, *vf, *gam, *q, *mu;
   PetscReal        *J = NULL;
 
@@ -139,9 +139,9 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecDuplicate(ccp->q, &ccp->gamma));
   if (sim->matrix_free) {
     if (list->n > sim->jacobian_capacity) { /* kept from step to step: fresh memory every step costs page faults */
-      PetscCall(PetscFree2(sim->jacobian_slot, sim->jacobian));
+      PetscCall(PetscFree3(sim->jacobian_slot, sim->jacobian_kind, sim->jacobian));
       sim->jacobian_capacity = PetscMax(list->n, sim->jacobian_capacity + sim->jacobian_capacity / 4);
-      PetscCall(PetscMalloc2(2 * sim->jacobian_capacity, &sim->jacobian_slot, TALUS_JACOBIAN_RECORD * sim->jacobian_capacity, &sim->jacobian));
+      PetscCall(PetscMalloc3(2 * sim->jacobian_capacity, &sim->jacobian_slot, sim->jacobian_capacity, &sim->jacobian_kind, TALUS_JACOBIAN_GENERAL * sim->jacobian_capacity, &sim->jacobian));
     }
     cslot = sim->jacobian_slot, J = sim->jacobian;
   }
@@ -151,7 +151,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecGetArray(ccp->gamma, &gam));
   for (PetscInt c = 0; c < list->n; c++) {
     const TalusContact *ct = &list->c[c];
-    if (sim->matrix_free) JacobianRecord(b, ct, slot, &cslot[2 * c], &J[TALUS_JACOBIAN_RECORD * c]);
+    if (sim->matrix_free) offset += (sim->jacobian_kind[c] = JacobianRecord(b, ct, slot, &cslot[2 * c], &J[offset]));
     else ncoo += JacobianEntries(b, ct, row_start + 3 * c, &coo_i[ncoo], &coo_j[ncoo], &coo_v[ncoo]);
     mu[c]        = ct->mu;
     q[3 * c]     = ct->phi / sim->dt; /* b_n = Phi / h (seed 000 eq. 13) */
@@ -162,7 +162,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecRestoreArray(ccp->q, &q));
   PetscCall(VecRestoreArray(ccp->mu, &mu));
   if (sim->matrix_free) {
-    PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, J, sim->inverse_mass, &ccp->B));
+    PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, sim->jacobian_kind, J, sim->inverse_mass, &ccp->B));
     PetscCall(PetscFree(slot));
   } else {
     PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &ccp->B));

@@ -10,9 +10,14 @@
  *   (B^T g)_b += (f, S_b x f),   (B^T g)_a -= (f, S_a x f),     f = F^T g,
  *
  * and a contact is 12 doubles (n, t, S_a, S_b) and two body slots: 104 B, where the assembled row
- * block is 36 values and 36 column indices (432 B). The price is a mass matrix that is no longer
- * diagonal: M^-1 per body is 1/m and the world-frame inverse inertia A J^-1 A^T (6 numbers),
- * applied by TalusJacobianApplyInverseMass().
+ * block is 36 values and 36 column indices (432 B). When both lever arms lie along the normal
+ * (spheres against spheres and planes: the granular bed's contacts), S = lambda n and the record
+ * is "axial", 8 doubles (n, t, lambda_a, lambda_b): 72 B; then omega x S = lambda (omega x n) and
+ * S x f = lambda (n x f). Records follow each other in contact order, their kinds (lengths) in a
+ * byte per contact.
+ * The price of world-frame angular velocities is a mass matrix that is no longer diagonal: M^-1 per
+ * body is 1/m and the world-frame inverse inertia A J^-1 A^T (6 numbers), applied by
+ * TalusJacobianApplyInverseMass().
  *
  * The body-space vectors are ghosted (VecCreateGhostBlock, block 6): slots [0, nd) are this
  * rank's dynamic bodies, the following ones the other ranks' bodies that its contacts touch. B v
@@ -28,22 +33,40 @@
 #define JACOBIAN_AHEAD 32
 static inline void PrefetchRecord(const PetscReal *R)
 {
-  __builtin_prefetch(R + TALUS_JACOBIAN_RECORD * JACOBIAN_AHEAD);
-  __builtin_prefetch(R + TALUS_JACOBIAN_RECORD * JACOBIAN_AHEAD + 8); /* a record spans two cache lines */
+  __builtin_prefetch(R + TALUS_JACOBIAN_AXIAL * JACOBIAN_AHEAD);
+  __builtin_prefetch(R + TALUS_JACOBIAN_AXIAL * JACOBIAN_AHEAD + 8); /* a record may span two cache lines */
 }
 
 typedef struct {
   PetscInt         n;        /* contacts */
   PetscInt         ndynamic; /* owned dynamic bodies */
   const PetscInt  *slot;     /* 2 per contact: the body's slot in the ghosted local vector, -1 if fixed */
-  const PetscReal *J;        /* TALUS_JACOBIAN_RECORD per contact: n, t, S_a, S_b */
+  const PetscReal *J;        /* the records, one after the other: n, t, then lambda_a, lambda_b or S_a, S_b */
+  const char      *kind;     /* per contact: TALUS_JACOBIAN_AXIAL or TALUS_JACOBIAN_GENERAL, the record's length */
   const PetscReal *minv;     /* TALUS_INVERSE_MASS per owned dynamic body: 1/m, then A J^-1 A^T as xx yy zz xy xz yz */
 } JacobianShell;
 
-void TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3], PetscReal J[TALUS_JACOBIAN_RECORD])
+/* lambda with S = lambda n to rounding, or PETSC_FALSE */
+static PetscBool AlongNormal(const PetscReal S[3], const PetscReal n[3], PetscReal *lambda)
 {
+  PetscReal off[3];
+
+  TalusCross3(S, n, off);
+  *lambda = TalusDot3(S, n);
+  return (PetscBool)(TalusDot3(off, off) <= 1e-24 * TalusDot3(S, S));
+}
+
+char TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3], PetscReal J[TALUS_JACOBIAN_GENERAL])
+{
+  PetscReal la, lb;
+
   for (int k = 0; k < 6; k++) J[k] = frame[k]; /* n and t; the third row n x t is recomputed */
+  if (AlongNormal(arm_a, frame, &la) && AlongNormal(arm_b, frame, &lb)) {
+    J[6] = la, J[7] = lb;
+    return TALUS_JACOBIAN_AXIAL;
+  }
   for (int k = 0; k < 3; k++) J[6 + k] = arm_a[k], J[9 + k] = arm_b[k];
+  return TALUS_JACOBIAN_GENERAL;
 }
 
 void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9], PetscReal minv[TALUS_INVERSE_MASS])
@@ -58,17 +81,25 @@ void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const Pe
   }
 }
 
-static inline void ThirdRow(const PetscReal *R, PetscReal w[3])
-{
-  TalusCross3(&R[0], &R[3], w);
-}
+/* One contact's record unpacked into scalars (kept in registers: writing small arrays on the stack
+   and reading them back as vectors stalls store forwarding, which cost a third of B^T's time). */
+typedef struct {
+  PetscReal n0, n1, n2, t0, t1, t2, w0, w1, w2; /* frame rows n, t, w = n x t */
+  PetscReal a0, a1, a2, b0, b1, b2;             /* world-frame lever arms S_a, S_b */
+} Contact;
 
-/* v + omega x S for a body's 6-vector v */
-static inline void PointVelocity(const PetscScalar *v, const PetscReal S[3], PetscReal p[3])
+static inline Contact Unpack(const PetscReal *restrict R, char kind)
 {
-  p[0] = v[0] + v[4] * S[2] - v[5] * S[1];
-  p[1] = v[1] + v[5] * S[0] - v[3] * S[2];
-  p[2] = v[2] + v[3] * S[1] - v[4] * S[0];
+  Contact c;
+
+  c.n0 = R[0], c.n1 = R[1], c.n2 = R[2], c.t0 = R[3], c.t1 = R[4], c.t2 = R[5];
+  c.w0 = c.n1 * c.t2 - c.n2 * c.t1, c.w1 = c.n2 * c.t0 - c.n0 * c.t2, c.w2 = c.n0 * c.t1 - c.n1 * c.t0;
+  if (kind == TALUS_JACOBIAN_AXIAL) {
+    const PetscReal la = R[6], lb = R[7];
+    c.a0 = la * c.n0, c.a1 = la * c.n1, c.a2 = la * c.n2;
+    c.b0 = lb * c.n0, c.b1 = lb * c.n1, c.b2 = lb * c.n2;
+  } else c.a0 = R[6], c.a1 = R[7], c.a2 = R[8], c.b0 = R[9], c.b1 = R[10], c.b2 = R[11];
+  return c;
 }
 
 static PetscErrorCode LocalForm(Vec v, Vec *local)
@@ -79,6 +110,29 @@ static PetscErrorCode LocalForm(Vec v, Vec *local)
   PetscFunctionReturn(0);
 }
 
+/* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u */
+static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv, PetscBool add, PetscScalar *restrict yv)
+{
+  for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
+    const PetscInt a = slot[2 * c], b = slot[2 * c + 1];
+    const Contact  k = Unpack(&J[offset], kind[c]);
+    PetscReal      r0 = 0.0, r1 = 0.0, r2 = 0.0, u0, u1, u2; /* v_b + omega_b x S_b - v_a - omega_a x S_a */
+    PrefetchRecord(&J[offset]);
+    if (b >= 0) {
+      const PetscScalar *v = &xv[6 * b];
+      r0 = v[0] + v[4] * k.b2 - v[5] * k.b1, r1 = v[1] + v[5] * k.b0 - v[3] * k.b2, r2 = v[2] + v[3] * k.b1 - v[4] * k.b0;
+    }
+    if (a >= 0) {
+      const PetscScalar *v = &xv[6 * a];
+      r0 -= v[0] + v[4] * k.a2 - v[5] * k.a1, r1 -= v[1] + v[5] * k.a0 - v[3] * k.a2, r2 -= v[2] + v[3] * k.a1 - v[4] * k.a0;
+    }
+    u0 = k.n0 * r0 + k.n1 * r1 + k.n2 * r2, u1 = k.t0 * r0 + k.t1 * r1 + k.t2 * r2, u2 = k.w0 * r0 + k.w1 * r1 + k.w2 * r2;
+    if (zv) yv[3 * c] = zv[3 * c] + u0, yv[3 * c + 1] = zv[3 * c + 1] + u1, yv[3 * c + 2] = zv[3 * c + 2] + u2;
+    else if (add) yv[3 * c] += u0, yv[3 * c + 1] += u1, yv[3 * c + 2] += u2;
+    else yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
+  }
+}
+
 /* y = B x, or y = z + B x when z is given (z may be y): one pass over the contacts */
 static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec y)
 {
@@ -86,6 +140,7 @@ static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec y)
   Vec                xl;
   const PetscScalar *xv, *zv = NULL;
   PetscScalar       *yv;
+  const PetscBool    add = (PetscBool)(z && z == y);
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
@@ -93,31 +148,11 @@ static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec y)
   PetscCall(VecGhostUpdateEnd(x, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(LocalForm(x, &xl));
   PetscCall(VecGetArrayRead(xl, &xv));
-  if (z && z != y) PetscCall(VecGetArrayRead(z, &zv));
+  if (z && !add) PetscCall(VecGetArrayRead(z, &zv));
   PetscCall(VecGetArray(y, &yv));
-  if (z == y) zv = yv;
-  for (PetscInt c = 0; c < ctx->n; c++) {
-    const PetscReal *R = &ctx->J[TALUS_JACOBIAN_RECORD * c];
-    const PetscInt   a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
-    PetscReal        rel[3] = {0.0, 0.0, 0.0}, w[3];
-    PrefetchRecord(R);
-    if (b >= 0) PointVelocity(&xv[6 * b], &R[9], rel);
-    if (a >= 0) {
-      PetscReal pa[3];
-      PointVelocity(&xv[6 * a], &R[6], pa);
-      for (int k = 0; k < 3; k++) rel[k] -= pa[k];
-    }
-    ThirdRow(R, w);
-    {
-      const PetscReal u[3] = {TalusDot3(&R[0], rel), TalusDot3(&R[3], rel), TalusDot3(w, rel)};
-      if (zv)
-        for (int r = 0; r < 3; r++) yv[3 * c + r] = zv[3 * c + r] + u[r];
-      else
-        for (int r = 0; r < 3; r++) yv[3 * c + r] = u[r];
-    }
-  }
+  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, zv, add, yv);
   PetscCall(VecRestoreArray(y, &yv));
-  if (z && z != y) PetscCall(VecRestoreArrayRead(z, &zv));
+  if (zv) PetscCall(VecRestoreArrayRead(z, &zv));
   PetscCall(VecRestoreArrayRead(xl, &xv));
   PetscCall(VecGhostRestoreLocalForm(x, &xl));
   PetscCall(PetscLogFlops(48.0 * ctx->n));
@@ -138,6 +173,28 @@ static PetscErrorCode JacobianMultAdd(Mat B, Vec x, Vec z, Vec y)
   PetscFunctionReturn(0);
 }
 
+/* y += B^T g, contact by contact, into owned and ghost slots */
+static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const PetscScalar *restrict gv, PetscScalar *restrict yv)
+{
+  for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
+    const PetscInt    a = slot[2 * c], b = slot[2 * c + 1];
+    const Contact     k  = Unpack(&J[offset], kind[c]);
+    const PetscScalar g0 = gv[3 * c], g1 = gv[3 * c + 1], g2 = gv[3 * c + 2];
+    const PetscReal   f0 = k.n0 * g0 + k.t0 * g1 + k.w0 * g2, f1 = k.n1 * g0 + k.t1 * g1 + k.w1 * g2, f2 = k.n2 * g0 + k.t2 * g1 + k.w2 * g2;
+    PrefetchRecord(&J[offset]);
+    if (b >= 0) { /* +f and S_b x f */
+      PetscScalar *y = &yv[6 * b];
+      y[0] += f0, y[1] += f1, y[2] += f2;
+      y[3] += k.b1 * f2 - k.b2 * f1, y[4] += k.b2 * f0 - k.b0 * f2, y[5] += k.b0 * f1 - k.b1 * f0;
+    }
+    if (a >= 0) { /* -f and -(S_a x f) */
+      PetscScalar *y = &yv[6 * a];
+      y[0] -= f0, y[1] -= f1, y[2] -= f2;
+      y[3] -= k.a1 * f2 - k.a2 * f1, y[4] -= k.a2 * f0 - k.a0 * f2, y[5] -= k.a0 * f1 - k.a1 * f0;
+    }
+  }
+}
+
 /* y = B^T g */
 static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
 {
@@ -152,23 +209,7 @@ static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
   PetscCall(VecSet(yl, 0.0)); /* owned and ghost slots */
   PetscCall(VecGetArrayRead(g, &gv));
   PetscCall(VecGetArray(yl, &yv));
-  for (PetscInt c = 0; c < ctx->n; c++) {
-    const PetscReal   *R = &ctx->J[TALUS_JACOBIAN_RECORD * c];
-    const PetscInt     a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
-    const PetscScalar *gc = &gv[3 * c];
-    PrefetchRecord(R);
-    PetscReal          w[3], f[3], torque[3];
-    ThirdRow(R, w);
-    for (int k = 0; k < 3; k++) f[k] = R[k] * gc[0] + R[3 + k] * gc[1] + w[k] * gc[2];
-    if (b >= 0) {
-      TalusCross3(&R[9], f, torque);
-      for (int k = 0; k < 3; k++) yv[6 * b + k] += f[k], yv[6 * b + 3 + k] += torque[k];
-    }
-    if (a >= 0) {
-      TalusCross3(&R[6], f, torque);
-      for (int k = 0; k < 3; k++) yv[6 * a + k] -= f[k], yv[6 * a + 3 + k] -= torque[k];
-    }
-  }
+  ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, gv, yv);
   PetscCall(VecRestoreArray(yl, &yv));
   PetscCall(VecRestoreArrayRead(g, &gv));
   PetscCall(VecGhostRestoreLocalForm(y, &yl));
@@ -211,13 +252,13 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const PetscReal *J, const PetscReal *minv, Mat *B)
+PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const char *kind, const PetscReal *J, const PetscReal *minv, Mat *B)
 {
   JacobianShell *ctx;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&ctx));
-  ctx->n = ncontacts, ctx->ndynamic = ndynamic, ctx->slot = slot, ctx->J = J, ctx->minv = minv;
+  ctx->n = ncontacts, ctx->ndynamic = ndynamic, ctx->slot = slot, ctx->kind = kind, ctx->J = J, ctx->minv = minv;
   PetscCall(MatCreateShell(comm, 3 * ncontacts, 6 * ndynamic, PETSC_DETERMINE, PETSC_DETERMINE, ctx, B));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT, (void (*)(void))JacobianMult));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_ADD, (void (*)(void))JacobianMultAdd));

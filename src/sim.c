@@ -26,7 +26,7 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(TalusBodiesDestroy(&(*sim)->bodies));
   PetscCall(TalusContactListDestroy(&(*sim)->contacts));
   PetscCall(PetscFree((*sim)->history));
-  PetscCall(PetscFree2((*sim)->jacobian_slot, (*sim)->jacobian));
+  PetscCall(PetscFree3((*sim)->jacobian_slot, (*sim)->jacobian_kind, (*sim)->jacobian));
   PetscCall(PetscFree((*sim)->inverse_mass));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));

@@ -16,8 +16,9 @@ struct _p_TalusSim {
   PetscInt         step;
   PetscBool        anti_relax;
   PetscBool        matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
-  PetscReal       *jacobian;      /* the matrix-free B's records (TALUS_JACOBIAN_RECORD per contact), kept from step to step */
+  PetscReal       *jacobian;      /* the matrix-free B's records (up to TALUS_JACOBIAN_GENERAL per contact), kept from step to step */
   PetscInt        *jacobian_slot; /* and their body slots (2 per contact) */
+  char            *jacobian_kind; /* and their kinds (lengths) */
   PetscInt         jacobian_capacity;
   PetscReal       *inverse_mass;  /* the matrix-free M^-1 (TALUS_INVERSE_MASS per owned dynamic body), kept likewise */
   PetscInt         inverse_mass_capacity;
@@ -49,14 +50,16 @@ typedef struct {
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
-/* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_RECORD doubles and two
-   body slots; per owned dynamic body TALUS_INVERSE_MASS doubles of M^-1 in the world frame. The
-   arrays stay the caller's and must outlive B. */
-#define TALUS_JACOBIAN_RECORD 12
-#define TALUS_INVERSE_MASS    7
-PETSC_INTERN void           TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3], PetscReal J[TALUS_JACOBIAN_RECORD]);
+/* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_AXIAL or _GENERAL
+   doubles (its kind), two body slots; per owned dynamic body TALUS_INVERSE_MASS doubles of M^-1
+   in the world frame. The arrays stay the caller's and must outlive B. */
+#define TALUS_JACOBIAN_AXIAL   8
+#define TALUS_JACOBIAN_GENERAL 12
+#define TALUS_INVERSE_MASS     7
+/* Writes contact's record from its frame and world-frame lever arms; returns its kind (length). */
+PETSC_INTERN char           TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3], PetscReal J[TALUS_JACOBIAN_GENERAL]);
 PETSC_INTERN void           TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9], PetscReal minv[TALUS_INVERSE_MASS]);
-PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const PetscReal *J, const PetscReal *minv, Mat *B);
+PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const char *kind, const PetscReal *J, const PetscReal *minv, Mat *B);
 /* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
 

@@ -69,6 +69,33 @@ PetscErrorCode APGDProjectInPlace(Tao tao, Vec x)
 }
 
 /*
+ * One chunk of APGDExtrapolate (below); the sums are accumulated in registers and added to sums[]
+ * once per chunk (through memory every entry, they made the pass latency-bound).
+ */
+static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscReal step, PetscBool trial, const PetscScalar *restrict dr, const PetscScalar *restrict xv, PetscScalar *restrict xpv, PetscScalar *restrict gxv, const PetscScalar *restrict gpv, PetscScalar *restrict yv, PetscScalar *restrict gyv, PetscScalar *restrict bv, PetscReal sums[4])
+{
+  const PetscReal a = 1.0 + beta, b = -beta;
+  PetscReal       s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+
+  for (PetscInt i = 0; i < m; i++) {
+    const PetscScalar shift = dr ? dr[i] : 0.0;
+    const PetscScalar gx = gxv[i] + shift, gp = gpv[i] + shift, gy = a * gx + b * gp, y = a * xv[i] + b * xpv[i];
+    const PetscReal   e  = PetscRealPart(xv[i] - xpv[i]);
+    if (!((start + i) & 7)) APGD_PREFETCH(xv, i), APGD_PREFETCH(xpv, i), APGD_PREFETCH(gxv, i), APGD_PREFETCH(gpv, i);
+    s0 += PetscRealPart(shift * xv[i]);
+    s1 += PetscRealPart(gx) * e;
+    s2 += PetscRealPart(gx - gp) * e;
+    s3 += PetscRealPart(gy) * e;
+    if (dr) gxv[i] = gx; /* stored shifted; unchanged otherwise: no write-back */
+    gyv[i] = gy;
+    yv[i]  = y;
+    if (bv) bv[i] = xv[i];
+    if (trial) xpv[i] = y - step * gy; /* x_prev[i] was read above */
+  }
+  sums[0] += s0, sums[1] += s1, sums[2] += s2, sums[3] += s3;
+}
+
+/*
  * Lines 33-37, 18 and 9-10 in one pass. First the caller's linear-term update (anti-relaxation)
  * at the accepted iterate x: the linear term moves by dr, so both gradients move by dr (g_x is
  * stored shifted; g_prev is needed only here). Then y = (1 + beta) x - beta x_prev and, g being
@@ -80,7 +107,6 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
 {
   TAO_APGD          *apgd  = (TAO_APGD *)tao->data;
   const PetscInt     chunk = ChunkLength(apgd);
-  const PetscReal    a = 1.0 + beta, b = -beta;
   const PetscScalar *xv, *gpv;
   PetscScalar       *gxv, *xpv, *yv, *gyv, *bv = NULL, dr[APGD_CHUNK];
   PetscReal         *sums = apgd->extrapolation_sums;
@@ -100,21 +126,7 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
     if (apgd->linear_update) PetscCall((*apgd->linear_update)(tao, s, m, &xv[s], &gxv[s], dr, apgd->linear_update_ctx));
-    for (PetscInt i = s; i < s + m; i++) {
-      const PetscScalar shift = apgd->linear_update ? dr[i - s] : 0.0;
-      const PetscScalar gx = gxv[i] + shift, gp = gpv[i] + shift, gy = a * gx + b * gp, y = a * xv[i] + b * xpv[i];
-      const PetscReal   e  = PetscRealPart(xv[i] - xpv[i]);
-      if (!(i & 7)) APGD_PREFETCH(xv, i), APGD_PREFETCH(xpv, i), APGD_PREFETCH(gxv, i), APGD_PREFETCH(gpv, i);
-      sums[0] += PetscRealPart(shift * xv[i]);
-      sums[1] += PetscRealPart(gx) * e;
-      sums[2] += PetscRealPart(gx - gp) * e;
-      sums[3] += PetscRealPart(gy) * e;
-      if (apgd->linear_update) gxv[i] = gx; /* stored shifted; unchanged otherwise: no write-back */
-      gyv[i] = gy;
-      yv[i]  = y;
-      if (bv) bv[i] = xv[i];
-      if (trial) xpv[i] = y - step * gy; /* x_prev[i] was read above */
-    }
+    ExtrapolateChunk(m, s, beta, step, trial, apgd->linear_update ? dr : NULL, &xv[s], &xpv[s], &gxv[s], &gpv[s], &yv[s], &gyv[s], bv ? &bv[s] : NULL, sums);
     if (trial) PetscCall(Project(tao, s, m, &xpv[s], &xpv[s]));
   }
   if (best) PetscCall(VecRestoreArrayWrite(best, &bv));
@@ -160,6 +172,22 @@ PetscErrorCode APGDTrial(Tao tao, PetscReal step, Vec x_out)
   PetscFunctionReturn(0);
 }
 
+/* One chunk of APGDTest (below), w the chunk's Pi(x - g_d g(x)); sums kept in registers. */
+static void TestChunk(PetscInt m, PetscInt start, const PetscScalar *restrict xv, const PetscScalar *restrict gv, const PetscScalar *restrict yv, const PetscScalar *restrict gyv, const PetscScalar *restrict w, PetscReal sums[4])
+{
+  PetscReal s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+
+  for (PetscInt i = 0; i < m; i++) {
+    const PetscReal d = PetscRealPart(xv[i] - yv[i]), r = PetscRealPart(xv[i] - w[i]);
+    if (!((start + i) & 7)) APGD_PREFETCH(yv, i), APGD_PREFETCH(gyv, i);
+    s0 += d * PetscRealPart(gv[i] - gyv[i]);
+    s1 += d * d;
+    s2 += r * r;
+    s3 += d * PetscRealPart(gyv[i]);
+  }
+  sums[0] += s0, sums[1] += s1, sums[2] += s2, sums[3] += s3;
+}
+
 /*
  * Everything the iteration needs to know about the trial x with gradient g_x, in one pass over
  * x, g_x, y and g(y) and one reduction (which also carries APGDExtrapolate's sums). With d = x - y
@@ -192,15 +220,7 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, APGDTestSums *sums)
       w[i] = xv[s + i] - g_d * gv[s + i];
     }
     PetscCall(Project(tao, s, m, w, w));
-    for (PetscInt i = 0; i < m; i++) {
-      const PetscInt  j = s + i;
-      const PetscReal d = PetscRealPart(xv[j] - yv[j]), r = PetscRealPart(xv[j] - w[i]);
-      if (!(j & 7)) APGD_PREFETCH(yv, j), APGD_PREFETCH(gyv, j);
-      s8[0] += d * PetscRealPart(gv[j] - gyv[j]);
-      s8[1] += d * d;
-      s8[2] += r * r;
-      s8[3] += d * PetscRealPart(gyv[j]);
-    }
+    TestChunk(m, s, &xv[s], &gv[s], &yv[s], &gyv[s], w, s8);
   }
   PetscCall(VecRestoreArrayRead(apgd->g_y, &gyv));
   PetscCall(VecRestoreArrayRead(apgd->y, &yv));

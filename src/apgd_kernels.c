@@ -19,6 +19,7 @@
  * 1,500 rows: 12 KB per vector, so the five or six vectors of a pass stay in the first-level cache.
  */
 #include "apgd_impl.h"
+#include "stream_store.h"
 
 #define APGD_CHUNK 1536
 
@@ -72,7 +73,7 @@ PetscErrorCode APGDProjectInPlace(Tao tao, Vec x)
  * One chunk of APGDExtrapolate (below); the sums are accumulated in registers and added to sums[]
  * once per chunk (through memory every entry, they made the pass latency-bound).
  */
-static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscReal step, PetscBool trial, const PetscScalar *restrict dr, const PetscScalar *restrict xv, PetscScalar *restrict xpv, PetscScalar *restrict gxv, const PetscScalar *restrict gpv, PetscScalar *restrict yv, PetscScalar *restrict gyv, PetscScalar *restrict bv, PetscReal sums[4])
+static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscReal step, PetscBool trial, PetscBool stream, const PetscScalar *restrict dr, const PetscScalar *restrict xv, PetscScalar *restrict xpv, PetscScalar *restrict gxv, const PetscScalar *restrict gpv, PetscScalar *restrict yv, PetscScalar *restrict gyv, PetscScalar *restrict bv, PetscReal sums[4])
 {
   const PetscReal a = 1.0 + beta, b = -beta;
   PetscReal       s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
@@ -87,8 +88,10 @@ static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscRe
     s2 += PetscRealPart(gx - gp) * e;
     s3 += PetscRealPart(gy) * e;
     if (dr) gxv[i] = gx; /* stored shifted; unchanged otherwise: no write-back */
-    gyv[i] = gy;
-    yv[i]  = y;
+    if (stream) { /* write-only streams, read again only after the product with N */
+      TalusStreamStore(&gyv[i], gy);
+      TalusStreamStore(&yv[i], y);
+    } else gyv[i] = gy, yv[i] = y;
     if (bv) bv[i] = xv[i];
     if (trial) xpv[i] = y - step * gy; /* x_prev[i] was read above */
   }
@@ -126,9 +129,10 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
     if (apgd->linear_update) PetscCall((*apgd->linear_update)(tao, s, m, &xv[s], &gxv[s], dr, apgd->linear_update_ctx));
-    ExtrapolateChunk(m, s, beta, step, trial, apgd->linear_update ? dr : NULL, &xv[s], &xpv[s], &gxv[s], &gpv[s], &yv[s], &gyv[s], bv ? &bv[s] : NULL, sums);
+    ExtrapolateChunk(m, s, beta, step, trial, TalusStreamWorthIt(n), apgd->linear_update ? dr : NULL, &xv[s], &xpv[s], &gxv[s], &gpv[s], &yv[s], &gyv[s], bv ? &bv[s] : NULL, sums);
     if (trial) PetscCall(Project(tao, s, m, &xpv[s], &xpv[s]));
   }
+  TalusStreamFence();
   if (best) PetscCall(VecRestoreArrayWrite(best, &bv));
   PetscCall(VecRestoreArrayWrite(apgd->g_y, &gyv));
   PetscCall(VecRestoreArrayWrite(apgd->y, &yv));

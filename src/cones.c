@@ -13,27 +13,28 @@
  *                             (n, t) onto the generator (1, mu)/sqrt(1 + mu^2) in the (n, t) plane.
  * mu = 0 degenerates to the half-line n >= 0 with zero tangential part.
  */
-void TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3])
+static inline void ProjectTriplet(PetscReal mu, const PetscReal *in, PetscReal *out)
 {
   const PetscReal n = in[0], u = in[1], w = in[2];
-  const PetscReal t = PetscSqrtReal(u * u + w * w);
+  const PetscReal t         = PetscSqrtReal(u * u + w * w);
+  const PetscReal n_surface = (n + mu * t) / (1.0 + mu * mu);
+  const PetscReal s_surface = mu * n_surface / t; /* used only when t > 0: t = 0 falls in the other cases */
+  PetscReal       n_out, scale;
 
-  if (mu <= 0.0) {
-    out[0] = n > 0.0 ? n : 0.0;
-    out[1] = out[2] = 0.0;
-  } else if (t <= mu * n) {
-    out[0] = n;
-    out[1] = u;
-    out[2] = w;
-  } else if (mu * t <= -n) {
-    out[0] = out[1] = out[2] = 0.0;
-  } else {
-    const PetscReal n_new = (n + mu * t) / (1.0 + mu * mu);
-    const PetscReal scale = mu * n_new / t; /* t > 0 here: t = 0 falls in one of the cases above */
-    out[0]                = n_new;
-    out[1]                = u * scale;
-    out[2]                = w * scale;
-  }
+  /* the surface point is computed whatever the case and the case then selects: the solver's
+     iterates switch between cases from contact to contact, which a branch predicts badly */
+  if (mu <= 0.0) n_out = n > 0.0 ? n : 0.0, scale = 0.0;
+  else if (t <= mu * n) n_out = n, scale = 1.0;
+  else if (mu * t <= -n) n_out = 0.0, scale = 0.0;
+  else n_out = n_surface, scale = s_surface;
+  out[0] = n_out;
+  out[1] = u * scale;
+  out[2] = w * scale;
+}
+
+void TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3])
+{
+  ProjectTriplet(mu, in, out);
 }
 
 PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, Vec out)
@@ -51,7 +52,7 @@ PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, V
   PetscCall(VecGetArrayRead(in, &x));
   PetscCall(VecGetArrayRead(mu, &m));
   PetscCall(VecGetArray(out, &y));
-  for (PetscInt c = 0; c < ncontacts; c++) TalusProjectTriplet(PetscRealPart(m[c]), &x[3 * c], &y[3 * c]);
+  for (PetscInt c = 0; c < ncontacts; c++) ProjectTriplet(PetscRealPart(m[c]), &x[3 * c], &y[3 * c]);
   /* bilateral rows: the cone is R, the projection the identity (seed 000 eq. 12) */
   for (PetscInt j = 3 * ncontacts; j < nlocal; j++) y[j] = x[j];
   PetscCall(VecRestoreArray(out, &y));
@@ -74,7 +75,7 @@ PetscErrorCode TalusFrictionConesProjectTao(Tao tao, PetscInt start, PetscInt n,
   (void)tao;
   PetscCall(VecGetLocalSize(cones->mu, &nc));
   PetscCall(VecGetArrayRead(cones->mu, &m));
-  for (; j < n && start + j < 3 * nc; j += 3) TalusProjectTriplet(PetscRealPart(m[(start + j) / 3]), &in[j], &out[j]);
+  for (; j < n && start + j < 3 * nc; j += 3) ProjectTriplet(PetscRealPart(m[(start + j) / 3]), &in[j], &out[j]);
   for (; j < n; j++) out[j] = in[j]; /* bilateral rows: the cone is R (seed 000 eq. 12) */
   PetscCall(VecRestoreArrayRead(cones->mu, &m));
   PetscFunctionReturn(0);

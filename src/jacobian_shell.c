@@ -113,6 +113,7 @@ static PetscErrorCode LocalForm(Vec v, Vec *local)
 /* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u */
 static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv, PetscBool add, PetscScalar *restrict yv)
 {
+
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
     const PetscInt a = slot[2 * c], b = slot[2 * c + 1];
     const Contact  k = Unpack(&J[offset], kind[c]);
@@ -127,9 +128,11 @@ static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char
       r0 -= v[0] + v[4] * k.a2 - v[5] * k.a1, r1 -= v[1] + v[5] * k.a0 - v[3] * k.a2, r2 -= v[2] + v[3] * k.a1 - v[4] * k.a0;
     }
     u0 = k.n0 * r0 + k.n1 * r1 + k.n2 * r2, u1 = k.t0 * r0 + k.t1 * r1 + k.t2 * r2, u2 = k.w0 * r0 + k.w1 * r1 + k.w2 * r2;
-    if (zv) yv[3 * c] = zv[3 * c] + u0, yv[3 * c + 1] = zv[3 * c + 1] + u1, yv[3 * c + 2] = zv[3 * c + 2] + u2;
-    else if (add) yv[3 * c] += u0, yv[3 * c + 1] += u1, yv[3 * c + 2] += u2;
-    else yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
+    if (add) yv[3 * c] += u0, yv[3 * c + 1] += u1, yv[3 * c + 2] += u2;
+    else {
+      if (zv) u0 += zv[3 * c], u1 += zv[3 * c + 1], u2 += zv[3 * c + 2];
+      yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
+    }
   }
 }
 

@@ -4,19 +4,53 @@
  * bodies within reach lie in the same or in adjacent cells; the cells are found by sorting the
  * bodies by cell key, not by allocating the grid, so the domain needs no bounds. Planes are few
  * and infinite: every finite body is tested against every plane.
+ *
+ * Both sorts (bodies by cell, pairs by body ids) are radix sorts of 64-bit keys, and the
+ * neighbour cells are found by cursors that only move forward, so the broad phase is a few
+ * sequential sweeps: comparison sorts and a binary search per neighbour cell cost cache misses
+ * that grew with the bed (606 -> 855 ns per body from 10^3 to 3.3x10^5 bodies).
  */
 #include <talus.h>
 
+/* A 64-bit key with a payload: a body and its cell, or a pair of bodies and their ids. */
 typedef struct {
   PetscInt64 key;
-  PetscInt   body;
-} CellEntry;
+  PetscInt   i, j;
+} Keyed;
 
-static int CompareCell(const void *x, const void *y)
+/* Stable LSD radix sort by key (non-negative), 16 bits per pass; passes whose digit is the same
+   for every entry are skipped. */
+static PetscErrorCode RadixSort(PetscInt n, Keyed *v)
 {
-  const CellEntry *a = (const CellEntry *)x, *b = (const CellEntry *)y;
-  if (a->key != b->key) return a->key < b->key ? -1 : 1;
-  return (a->body > b->body) - (a->body < b->body);
+  Keyed    *tmp, *from = v, *to;
+  PetscInt *count;
+
+  PetscFunctionBegin;
+  if (n < 2) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(n, &tmp, 65536, &count));
+  to = tmp;
+  for (int shift = 0; shift < 64; shift += 16) {
+    const PetscInt64 first = (from[0].key >> shift) & 0xffff;
+    PetscBool        same  = PETSC_TRUE;
+    PetscInt         sum   = 0;
+    PetscCall(PetscArrayzero(count, 65536));
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscInt64 d = (from[k].key >> shift) & 0xffff;
+      count[d]++;
+      same = (PetscBool)(same && d == first);
+    }
+    if (same) continue;
+    for (PetscInt d = 0; d < 65536; d++) {
+      const PetscInt c = count[d];
+      count[d]         = sum;
+      sum += c;
+    }
+    for (PetscInt k = 0; k < n; k++) to[count[(from[k].key >> shift) & 0xffff]++] = from[k];
+    to = from, from = (from == v) ? tmp : v;
+  }
+  if (from != v) PetscCall(PetscArraycpy(v, from, n));
+  PetscCall(PetscFree2(tmp, count));
+  PetscFunctionReturn(0);
 }
 
 /* 21 bits per coordinate, offset so that negative cells have positive keys */
@@ -26,29 +60,40 @@ static PetscInt64 CellKey(PetscInt64 ix, PetscInt64 iy, PetscInt64 iz)
   return ((ix + off) << 42) | ((iy + off) << 21) | (iz + off);
 }
 
-static PetscErrorCode AppendPair(PetscInt i, PetscInt j, PetscInt *n, PetscInt *cap, PetscInt **pairs)
+/* Appends pair (min(i, j), max(i, j)) keyed by its bodies' ids (lower id in the high half). */
+static PetscErrorCode AppendPair(const TalusBodies *b, PetscInt i, PetscInt j, PetscInt *n, PetscInt *cap, Keyed **pairs)
 {
   PetscFunctionBegin;
   if (*n == *cap) {
-    PetscInt *grown;
+    Keyed *grown;
     *cap = PetscMax(256, 2 * *cap);
-    PetscCall(PetscMalloc1(2 * *cap, &grown));
-    if (*n) PetscCall(PetscArraycpy(grown, *pairs, 2 * *n));
+    PetscCall(PetscMalloc1(*cap, &grown));
+    if (*n) PetscCall(PetscArraycpy(grown, *pairs, *n));
     PetscCall(PetscFree(*pairs));
     *pairs = grown;
   }
-  (*pairs)[2 * *n]     = PetscMin(i, j);
-  (*pairs)[2 * *n + 1] = PetscMax(i, j);
+  (*pairs)[*n].i   = PetscMin(i, j);
+  (*pairs)[*n].j   = PetscMax(i, j);
+  (*pairs)[*n].key = ((PetscInt64)PetscMin(b->id[i], b->id[j]) << 32) | (PetscInt64)PetscMax(b->id[i], b->id[j]);
   (*n)++;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusBroadPhasePairs(const TalusBodies *b, PetscReal envelope, PetscInt *npairs, PetscInt **pairs)
+/* The candidate pairs, sorted by their bodies' ids (lower id first): the order of the contacts. */
+static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, PetscInt *npairs, Keyed **pairs)
 {
-  CellEntry *cells;
-  PetscInt   nfinite = 0, cap = 0, n = 0;
-  PetscInt64 *coord;
-  PetscReal  rmax = 0.0, cell;
+  /* the neighbour cells with keys above a cell's own: columns (dx, dy) and their dz range */
+  static const int column[5][3] = {
+    {0, 0, 0},
+    {0, 1, -1},
+    {1, -1, -1},
+    {1, 0, -1},
+    {1, 1, -1}
+  };
+  Keyed      *cells;
+  PetscInt    nfinite = 0, cap = 0, n = 0, cursor[5] = {0, 0, 0, 0, 0};
+  PetscInt64 *coord, low_prev[5] = {-1, -1, -1, -1, -1};
+  PetscReal   rmax = 0.0, cell;
 
   PetscFunctionBegin;
   *pairs = NULL;
@@ -58,17 +103,18 @@ PetscErrorCode TalusBroadPhasePairs(const TalusBodies *b, PetscReal envelope, Pe
   if (!(cell > 0.0)) cell = 1.0;
   PetscCall(PetscMalloc2(b->n, &cells, 3 * b->n, &coord));
   for (PetscInt k = 0; k < b->n; k++) {
+    PetscInt64 ix[3];
     if (b->shape[k] == TALUS_PLANE) continue;
     for (int d = 0; d < 3; d++) {
       const PetscReal x = PetscFloorReal(b->position[3 * k + d] / cell);
-      PetscCheck(PetscAbsReal(x) < (PetscReal)((PetscInt64)1 << 20), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "body %" PetscInt_FMT " at %g is too far from the origin for the collision grid (cell %g)", b->id[k], (double)b->position[3 * k + d], (double)cell);
-      coord[3 * nfinite + d] = (PetscInt64)x;
+      PetscCheck(PetscAbsReal(x) < (PetscReal)((PetscInt64)1 << 20) - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "body %" PetscInt_FMT " at %g is too far from the origin for the collision grid (cell %g)", b->id[k], (double)b->position[3 * k + d], (double)cell);
+      ix[d] = (PetscInt64)x;
     }
-    cells[nfinite].key  = CellKey(coord[3 * nfinite], coord[3 * nfinite + 1], coord[3 * nfinite + 2]);
-    cells[nfinite].body = k;
+    cells[nfinite].key = CellKey(ix[0], ix[1], ix[2]);
+    cells[nfinite].i   = k;
     nfinite++;
   }
-  if (nfinite > 1) qsort(cells, (size_t)nfinite, sizeof(CellEntry), CompareCell);
+  PetscCall(RadixSort(nfinite, cells)); /* stable: bodies in index order within a cell */
   /* coordinates in sorted order, recomputed from the keys */
   for (PetscInt e = 0; e < nfinite; e++) {
     const PetscInt64 mask = ((PetscInt64)1 << 21) - 1, off = (PetscInt64)1 << 20;
@@ -77,27 +123,23 @@ PetscErrorCode TalusBroadPhasePairs(const TalusBodies *b, PetscReal envelope, Pe
     coord[3 * e + 2] = (cells[e].key & mask) - off;
   }
   for (PetscInt e = 0; e < nfinite; e++) {
-    const PetscInt i = cells[e].body;
-    /* the 13 neighbour cells with a larger key, plus the rest of this cell: each pair once */
-    for (int dx = -1; dx <= 1; dx++)
-      for (int dy = -1; dy <= 1; dy++)
-        for (int dz = -1; dz <= 1; dz++) {
-          const PetscInt64 key = CellKey(coord[3 * e] + dx, coord[3 * e + 1] + dy, coord[3 * e + 2] + dz);
-          PetscInt         lo = 0, hi = nfinite;
-          if (key < cells[e].key) continue;
-          while (lo < hi) { /* first entry with this key */
-            const PetscInt mid = (lo + hi) / 2;
-            if (cells[mid].key < key) lo = mid + 1;
-            else hi = mid;
-          }
-          for (PetscInt f = (key == cells[e].key ? e + 1 : lo); f < nfinite && cells[f].key == key; f++) {
-            const PetscInt  j     = cells[f].body;
-            const PetscReal reach = TalusBodiesBoundingRadius(b, i) + TalusBodiesBoundingRadius(b, j) + envelope;
-            PetscReal       d2    = 0.0;
-            for (int d = 0; d < 3; d++) d2 += PetscSqr(b->position[3 * i + d] - b->position[3 * j + d]);
-            if (d2 <= reach * reach) PetscCall(AppendPair(i, j, &n, &cap, pairs));
-          }
-        }
+    const PetscInt i = cells[e].i;
+    for (int c = 0; c < 5; c++) {
+      const PetscInt64 x = coord[3 * e] + column[c][0], y = coord[3 * e + 1] + column[c][1], z = coord[3 * e + 2];
+      const PetscInt64 low = CellKey(x, y, z + column[c][2]), high = CellKey(x, y, z + 1);
+      /* low grows with e (the keys are sorted and each column is a fixed offset), so the first
+         entry at or above it is found by moving this column's cursor forward */
+      if (low < low_prev[c]) cursor[c] = 0; /* cannot happen inside the grid's range; stay correct anyway */
+      low_prev[c] = low;
+      while (cursor[c] < nfinite && cells[cursor[c]].key < low) cursor[c]++;
+      for (PetscInt f = (c == 0 ? e + 1 : cursor[c]); f < nfinite && cells[f].key <= high; f++) {
+        const PetscInt  j     = cells[f].i;
+        const PetscReal reach = TalusBodiesBoundingRadius(b, i) + TalusBodiesBoundingRadius(b, j) + envelope;
+        PetscReal       d2    = 0.0;
+        for (int d = 0; d < 3; d++) d2 += PetscSqr(b->position[3 * i + d] - b->position[3 * j + d]);
+        if (d2 <= reach * reach) PetscCall(AppendPair(b, i, j, &n, &cap, pairs));
+      }
+    }
   }
   /* every finite body against every plane, within its bounding radius plus the envelope */
   for (PetscInt p = 0; p < b->n; p++) {
@@ -107,37 +149,38 @@ PetscErrorCode TalusBroadPhasePairs(const TalusBodies *b, PetscReal envelope, Pe
       PetscReal        height;
       if (b->shape[k] == TALUS_PLANE) continue;
       height = m[0] * (b->position[3 * k] - b->position[3 * p]) + m[1] * (b->position[3 * k + 1] - b->position[3 * p + 1]) + m[2] * (b->position[3 * k + 2] - b->position[3 * p + 2]);
-      if (height <= TalusBodiesBoundingRadius(b, k) + envelope) PetscCall(AppendPair(p, k, &n, &cap, pairs));
+      if (height <= TalusBodiesBoundingRadius(b, k) + envelope) PetscCall(AppendPair(b, p, k, &n, &cap, pairs));
     }
   }
   PetscCall(PetscFree2(cells, coord));
+  PetscCall(RadixSort(n, *pairs));
   *npairs = n;
   PetscFunctionReturn(0);
 }
 
-static const TalusBodies *sort_bodies; /* for the comparison below; contact sorting is serial */
-
-static int CompareContact(const void *x, const void *y)
+PetscErrorCode TalusBroadPhasePairs(const TalusBodies *b, PetscReal envelope, PetscInt *npairs, PetscInt **pairs)
 {
-  const TalusContact *c = (const TalusContact *)x, *d = (const TalusContact *)y;
-  const PetscInt      ca = sort_bodies->id[c->a], da = sort_bodies->id[d->a], cb = sort_bodies->id[c->b], db = sort_bodies->id[d->b];
-  if (ca != da) return ca < da ? -1 : 1;
-  if (cb != db) return cb < db ? -1 : 1;
-  return (c->feature > d->feature) - (c->feature < d->feature);
+  Keyed *sorted;
+
+  PetscFunctionBegin;
+  PetscCall(SortedPairs(b, envelope, npairs, &sorted));
+  PetscCall(PetscMalloc1(2 * *npairs + 1, pairs));
+  for (PetscInt p = 0; p < *npairs; p++) (*pairs)[2 * p] = sorted[p].i, (*pairs)[2 * p + 1] = sorted[p].j;
+  PetscCall(PetscFree(sorted));
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusFindContacts(const TalusBodies *b, PetscReal envelope, TalusContactList *list)
 {
-  PetscInt  npairs, *pairs;
+  PetscInt npairs;
+  Keyed   *pairs;
 
   PetscFunctionBegin;
   list->n = 0;
-  PetscCall(TalusBroadPhasePairs(b, envelope, &npairs, &pairs));
-  for (PetscInt p = 0; p < npairs; p++) PetscCall(TalusCollidePair(b, pairs[2 * p], pairs[2 * p + 1], envelope, list));
+  /* pairs sorted by ids, and a pair's contacts by feature: the contacts come out in the canonical
+     order (id_a, id_b, feature), whatever the order bodies are stored in */
+  PetscCall(SortedPairs(b, envelope, &npairs, &pairs));
+  for (PetscInt p = 0; p < npairs; p++) PetscCall(TalusCollidePair(b, pairs[p].i, pairs[p].j, envelope, list));
   PetscCall(PetscFree(pairs));
-  /* a canonical order, whatever the order bodies are stored in */
-  sort_bodies = b;
-  if (list->n > 1) qsort(list->c, (size_t)list->n, sizeof(TalusContact), CompareContact);
-  sort_bodies = NULL;
   PetscFunctionReturn(0);
 }

@@ -159,6 +159,83 @@ static PetscErrorCode CheckBroadPhase(void)
   PetscFunctionReturn(0);
 }
 
+static int CompareContactIds(const void *x, const void *y)
+{
+  const TalusContact *c = (const TalusContact *)x, *d = (const TalusContact *)y;
+  if (c->id_a != d->id_a) return c->id_a < d->id_a ? -1 : 1;
+  if (c->id_b != d->id_b) return c->id_b < d->id_b ? -1 : 1;
+  return (c->feature > d->feature) - (c->feature < d->feature);
+}
+
+/*
+ * TalusFindContacts against every pair collided by brute force: the same contacts, in the canonical
+ * order (id_a, id_b, feature) although the bodies are stored in another order (ids shuffled),
+ * with spheres, tilted boxes (several corners on the floor), planes and negative coordinates.
+ */
+static PetscErrorCode CheckContactOrder(void)
+{
+  TalusBodies     *b;
+  TestRng          rng;
+  TalusContactList found = {0}, brute = {0};
+  const PetscInt   nbodies = 900;
+  const PetscReal  envelope = 0.05, up[3] = {0, 0, 1}, wall[3] = {1, 0, 0}, floor0[3] = {0, 0, -2}, wall0[3] = {-6, 0, 0};
+  PetscInt        *id, mismatched = 0, unordered = 0, corners = 0;
+
+  PetscFunctionBegin;
+  PetscCall(NewBodies(&b));
+  TestRngSeed(&rng, 5);
+  PetscCall(PetscMalloc1(nbodies + 2, &id));
+  for (PetscInt k = 0; k < nbodies + 2; k++) id[k] = k;
+  for (PetscInt k = nbodies + 1; k > 0; k--) { /* shuffle the ids */
+    const PetscInt j = (PetscInt)(TestRngUniform(&rng) * (k + 1)) % (k + 1), t = id[k];
+    id[k] = id[j], id[j] = t;
+  }
+  PetscCall(TalusBodiesAdd(b, id[0], TALUS_PLANE, up, 0, 0, PETSC_TRUE, floor0, NULL));
+  PetscCall(TalusBodiesAdd(b, id[1], TALUS_PLANE, wall, 0, 0, PETSC_TRUE, wall0, NULL));
+  for (PetscInt k = 0; k < nbodies; k++) {
+    const PetscBool box  = (PetscBool)(k % 10 == 0);
+    const PetscReal x[3] = {-6 + 12 * TestRngUniform(&rng), -6 + 12 * TestRngUniform(&rng), box ? -1.9 : -2 + 4 * TestRngUniform(&rng)};
+    const PetscReal r[3] = {0.2 + 0.3 * TestRngUniform(&rng), 0, 0}, half[3] = {0.3, 0.2, 0.1};
+    PetscInt        slot;
+    if (box) { /* boxes sit on the floor, tilted a little, and spheres keep away from them */
+      PetscReal q[4] = {1.0, 0.05 * TestRngUniform(&rng), 0.05 * TestRngUniform(&rng), 0.0}, norm = 0.0;
+      PetscBool clear = PETSC_TRUE;
+      for (PetscInt j = 0; j < b->n; j++)
+        if (b->shape[j] != TALUS_PLANE && Dist3(&b->position[3 * j], x) < 1.5) clear = PETSC_FALSE;
+      if (!clear) continue;
+      PetscCall(TalusBodiesAdd(b, id[2 + k], TALUS_BOX, half, 0, 0, PETSC_FALSE, x, &slot));
+      for (int e = 0; e < 4; e++) norm += q[e] * q[e];
+      for (int e = 0; e < 4; e++) b->quaternion[4 * slot + e] = q[e] / PetscSqrtReal(norm);
+    } else {
+      PetscBool clear = PETSC_TRUE;
+      for (PetscInt j = 0; j < b->n; j++)
+        if (b->shape[j] == TALUS_BOX && Dist3(&b->position[3 * j], x) < 1.5) clear = PETSC_FALSE;
+      if (!clear) continue;
+      PetscCall(TalusBodiesAdd(b, id[2 + k], TALUS_SPHERE, r, 0, 0, PETSC_FALSE, x, NULL));
+    }
+  }
+  PetscCall(TalusFindContacts(b, envelope, &found));
+  for (PetscInt i = 0; i < b->n; i++)
+    for (PetscInt j = i + 1; j < b->n; j++)
+      if (b->shape[i] != b->shape[j] || b->shape[i] == TALUS_SPHERE) PetscCall(TalusCollidePair(b, i, j, envelope, &brute)); /* no plane-plane, no box-box (kept apart) */
+  qsort(brute.c, (size_t)brute.n, sizeof(TalusContact), CompareContactIds);
+  for (PetscInt c = 0; c < found.n; c++) {
+    if (c > 0 && CompareContactIds(&found.c[c - 1], &found.c[c]) >= 0) unordered++;
+    corners += found.c[c].feature > 0;
+  }
+  for (PetscInt c = 0; c < PetscMin(found.n, brute.n); c++)
+    if (CompareContactIds(&found.c[c], &brute.c[c]) || found.c[c].phi != brute.c[c].phi) mismatched++;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  contact order: %" PetscInt_FMT " contacts (%" PetscInt_FMT " box corners) among %" PetscInt_FMT " bodies, brute force %" PetscInt_FMT "\n", found.n, corners, b->n, brute.n));
+  CHECK(found.n == brute.n && mismatched == 0, "%" PetscInt_FMT " contacts found, %" PetscInt_FMT " by brute force, %" PetscInt_FMT " differ", found.n, brute.n, mismatched);
+  CHECK(unordered == 0, "%" PetscInt_FMT " contacts out of (id_a, id_b, feature) order", unordered);
+  CHECK(corners > 10 && found.n > 500, "the scene does not test the order of several contacts per pair");
+  PetscCall(PetscFree(id));
+  PetscCall(TalusContactListDestroy(&found));
+  PetscCall(TalusContactListDestroy(&brute));
+  PetscCall(TalusBodiesDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
 /* Two boxes within reach: refused, not silently ignored. */
 static PetscErrorCode CheckBoxBoxRefused(void)
 {
@@ -187,6 +264,7 @@ int main(int argc, char **argv)
   PetscCall(CheckPlaneSphereAndBox());
   PetscCall(CheckSphereBox());
   PetscCall(CheckBroadPhase());
+  PetscCall(CheckContactOrder());
   PetscCall(CheckBoxBoxRefused());
   int status = TestSummary("test_collide");
   PetscCall(TalusFinalize());

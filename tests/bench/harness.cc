@@ -58,14 +58,49 @@ extern "C" void TalusBenchRegister(const char *name, TalusBenchFunction fn, cons
   bm->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
+extern "C" void TalusBenchRegisterParallel(const char *name, TalusBenchFunction fn, const long *args, int nargs, int passes)
+{
+  auto *bm = benchmark::RegisterBenchmark(name, [fn](benchmark::State &state) {
+    TalusBench b{&state};
+    fn(&b);
+  });
+  for (int k = 0; k < nargs; k++) bm->Arg(args[k]);
+  bm->Iterations(passes)->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+// What ranks other than 0 report: nothing (rank 0 speaks for the run).
+class SilentReporter : public benchmark::BenchmarkReporter {
+public:
+  bool ReportContext(const Context &) override { return true; }
+  void ReportRuns(const std::vector<Run> &) override { }
+};
+
 int main(int argc, char **argv)
 {
+  int rank = 0, status;
+
+  // MPI first, so that ranks other than 0 can drop --benchmark_out before Google Benchmark opens
+  // (and truncates) the file rank 0 writes. PETSc then uses this MPI and leaves finalizing it to us.
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank > 0) {
+    int kept = 1;
+    for (int k = 1; k < argc; k++)
+      if (std::string(argv[k]).rfind("--benchmark_out", 0) != 0) argv[kept++] = argv[k];
+    argc = kept;
+  }
   // Google Benchmark takes its --benchmark_* flags out of argv; PETSc gets the rest.
   benchmark::Initialize(&argc, argv);
   if (TalusInitialize(&argc, &argv, nullptr)) return 1;
   TalusBenchRegisterAll();
-  benchmark::RunSpecifiedBenchmarks();
+  if (rank == 0) benchmark::RunSpecifiedBenchmarks();
+  else {
+    SilentReporter display;
+    benchmark::RunSpecifiedBenchmarks(&display);
+  }
   benchmark::Shutdown();
   TalusBenchCleanup();
-  return TalusFinalize() ? 1 : 0;
+  status = TalusFinalize() ? 1 : 0;
+  MPI_Finalize();
+  return status;
 }

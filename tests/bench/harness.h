@@ -37,11 +37,19 @@ void TalusBenchFail(TalusBench *, const char *message);
 
 /* args: the values of argument 0 to run with (e.g. problem sizes); nargs may be 0. */
 void TalusBenchRegister(const char *name, TalusBenchFunction, const long *args, int nargs);
+/*
+ * A benchmark that runs on every rank of PETSC_COMM_WORLD (mpirun -n P talus_bench): it makes a
+ * fixed number of passes, so that every rank runs the same collective loop (Google Benchmark's
+ * timed loops would stop each rank after a different number). Rank 0 reports.
+ */
+void TalusBenchRegisterParallel(const char *name, TalusBenchFunction, const long *args, int nargs, int passes);
 
 /* Defined by the benchmark files (benchmarks.c): registers every benchmark. */
 void TalusBenchRegisterAll(void);
-/* Defined by sim_benchmarks.c: the simulator's phases on a packed bed; called by TalusBenchRegisterAll. */
+/* Defined by sim_benchmarks.c: the simulator's phases on a packed bed (one rank), and the parallel
+   benchmarks; called by TalusBenchRegisterAll. */
 void TalusBenchRegisterSimulation(void);
+void TalusBenchRegisterParallelSimulation(void);
 /* Defined by the benchmark files: frees what the benchmarks cached, before PETSc shuts down. */
 void TalusBenchCleanup(void);
 

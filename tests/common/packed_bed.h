@@ -10,5 +10,8 @@
 
 /* *n becomes the number of spheres actually placed (nx ny nz close to the request). */
 PetscErrorCode TestPackedBedCreate(MPI_Comm, PetscInt *n, TalusSim *);
+/* The same lattice without planes or gravity, every sphere moving at `velocity`: a bed that
+   streams across the ranks' regions (migration and ghost refresh every step). */
+PetscErrorCode TestFlowingBedCreate(MPI_Comm, PetscInt *n, const PetscReal velocity[3], TalusSim *);
 
 #endif

@@ -162,18 +162,25 @@ PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, Pe
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusContactListReserve(TalusContactList *list, PetscInt need)
+{
+  TalusContact *grown;
+
+  PetscFunctionBegin;
+  if (need <= list->capacity) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(need, &grown));
+  if (list->n) PetscCall(PetscArraycpy(grown, list->c, list->n));
+  PetscCall(PetscFree(list->c));
+  list->c        = grown;
+  list->capacity = need;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusContactListAppend(TalusContactList *list, TalusContact **c)
 {
   PetscFunctionBegin;
-  if (list->n == list->capacity) {
-    TalusContact  *grown;
-    const PetscInt cap = PetscMax(64, list->capacity + list->capacity / 4); /* 1.25x: the list is kept from step to step, so its slack is paid at the memory peak */
-    PetscCall(PetscMalloc1(cap, &grown));
-    if (list->n) PetscCall(PetscArraycpy(grown, list->c, list->n));
-    PetscCall(PetscFree(list->c));
-    list->c        = grown;
-    list->capacity = cap;
-  }
+  /* 1.25x: the list is kept from step to step, so its slack is paid at the memory peak */
+  if (list->n == list->capacity) PetscCall(TalusContactListReserve(list, PetscMax(64, list->capacity + list->capacity / 4)));
   *c = &list->c[list->n++];
   PetscFunctionReturn(0);
 }

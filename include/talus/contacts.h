@@ -24,6 +24,8 @@ typedef struct {
 } TalusContactList;
 
 PETSC_EXTERN PetscErrorCode TalusContactListAppend(TalusContactList *, TalusContact **);
+/* Room for `need` contacts in all (one allocation instead of many growths). */
+PETSC_EXTERN PetscErrorCode TalusContactListReserve(TalusContactList *, PetscInt need);
 PETSC_EXTERN PetscErrorCode TalusContactListDestroy(TalusContactList *);
 
 /* Narrow phase for one pair: appends the contacts with Phi <= envelope (seed 000's delta_K). */

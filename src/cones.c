@@ -18,7 +18,7 @@ static inline void ProjectTriplet(PetscReal mu, const PetscReal *in, PetscReal *
   const PetscReal n = in[0], u = in[1], w = in[2];
   const PetscReal t         = PetscSqrtReal(u * u + w * w);
   const PetscReal n_surface = (n + mu * t) / (1.0 + mu * mu);
-  const PetscReal s_surface = mu * n_surface / t; /* used only when t > 0: t = 0 falls in the other cases */
+  const PetscReal s_surface = t > 0.0 ? mu * n_surface / t : 0.0; /* t = 0 falls in the other cases; no 0/0 even unused (-fp_trap) */
   PetscReal       n_out, scale;
 
   /* the surface point is computed whatever the case and the case then selects: the solver's

@@ -91,7 +91,10 @@ int main(int argc, char **argv)
   }
   // Google Benchmark takes its --benchmark_* flags out of argv; PETSc gets the rest.
   benchmark::Initialize(&argc, argv);
-  if (TalusInitialize(&argc, &argv, nullptr)) return 1;
+  if (TalusInitialize(&argc, &argv, nullptr)) {
+    MPI_Finalize();
+    return 1;
+  }
   TalusBenchRegisterAll();
   if (rank == 0) benchmark::RunSpecifiedBenchmarks();
   else {

@@ -140,6 +140,12 @@ with open(fn, "w") as f:
     f.write(GOOD.replace("position: [0, 0, 1]}", "position: [0, 0, 1], velocity: [0, 0, -80]}"))
 p = run([fn, "-o", os.path.join(WORK, "too-fast-out")])
 check(p.returncode != 0 and "body 1 moved" in p.stderr and "smaller -dt" in p.stderr, "a body too fast for the step: exit %d:\n%s" % (p.returncode, p.stderr))
+# no floating-point exception anywhere in a step (PETSc's -fp_trap turns division by zero, invalid
+# operations and overflow into a signal), on 1 and 2 ranks: e.g. the cone projection of a triplet
+# with no tangential part must not form 0/0 even in a case it then discards
+for ranks in (None, 2):
+    p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", os.path.join(WORK, "fp-trap-%s" % ranks), "-t_final", "0.3", "-fp_trap", "-output_every", "0"], ranks=ranks)
+    check(p.returncode == 0, "filling-125 under -fp_trap on %s rank(s): exit %d\n%s" % (ranks or 1, p.returncode, p.stderr[-2000:]))
 p = run([os.path.join(WORK, "no-such-scene.yaml")])
 check(p.returncode != 0 and "cannot open the scene file" in p.stderr, "missing scene file: %s" % p.stderr)
 # the same filling on 2 ranks: frames.h5 in global-id order, the same final state as on one rank

@@ -122,6 +122,8 @@ PETSC_EXTERN PetscErrorCode TalusMatCreateCOO(MPI_Comm, PetscInt m, PetscInt n, 
 PETSC_EXTERN PetscErrorCode TalusDelassusCreateShell(Mat B, Vec inverse_mass, Mat *N);
 /* M^-1 applied in place to the owned entries of a body-space vector, e.g. a block-diagonal one. */
 typedef PetscErrorCode (*TalusInverseMassFn)(Vec v, void *ctx);
+/* The TalusInverseMassFn of a diagonal M^-1: ctx is the Vec diag(M^-1). */
+PETSC_EXTERN PetscErrorCode TalusInverseMassDiagonal(Vec v, void *inverse_mass);
 /* N = B M^-1 B^T as a MATSHELL with M^-1 given by fn; body is a body-space vector to duplicate. */
 PETSC_EXTERN PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMassFn fn, void *ctx, Mat *N);
 PETSC_EXTERN PetscErrorCode TalusDelassusAssemble(Mat B, Vec inverse_mass, Mat *N);

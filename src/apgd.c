@@ -133,10 +133,8 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     /* Lines 33-37 (the previous iteration's linear-term update), 18 and 9-10 in one pass: y, g(y)
        and the trial step, written over x_prev, which y no longer needs. Before the first
        iteration y = x and g(y) = g(x) already. */
-    if (tao->niter == 0) {
-      for (int k = 0; k < 4; k++) apgd->extrapolation_sums[k] = 0.0;
-      PetscCall(APGDTrial(tao, step, x_prev));
-    } else {
+    if (tao->niter == 0) PetscCall(APGDTrial(tao, step, x_prev)); /* extrapolation_sums are still zero */
+    else {
       PetscCall(APGDExtrapolate(tao, beta, x, g_x, x_prev, g_prev, save_best ? apgd->best : NULL, step, extrapolated_gradient));
       save_best = PETSC_FALSE;
       if (!extrapolated_gradient) { /* -tao_apgd_reuse_gradients false: g(y) by a product with N */

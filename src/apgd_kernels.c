@@ -115,11 +115,13 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   PetscScalar       *gxv, *xpv, *yv, *gyv, *bv = NULL, dr[APGD_CHUNK];
   PetscReal         *sums = apgd->extrapolation_sums;
   PetscInt           n;
+  PetscBool          stream;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAPGDStep, 0, 0, 0, 0));
   sums[0] = sums[1] = sums[2] = sums[3] = 0.0;
   PetscCall(VecGetLocalSize(x, &n));
+  stream = TalusStreamWorthIt(n);
   PetscCall(VecGetArrayRead(x, &xv));
   PetscCall(VecGetArray(g_x, &gxv));
   PetscCall(VecGetArrayRead(g_prev, &gpv));
@@ -130,7 +132,7 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
     if (apgd->linear_update) PetscCall((*apgd->linear_update)(tao, s, m, &xv[s], &gxv[s], dr, apgd->linear_update_ctx));
-    ExtrapolateChunk(m, s, beta, step, trial, TalusStreamWorthIt(n), apgd->linear_update ? dr : NULL, &xv[s], &xpv[s], &gxv[s], &gpv[s], &yv[s], &gyv[s], bv ? &bv[s] : NULL, sums);
+    ExtrapolateChunk(m, s, beta, step, trial, stream, apgd->linear_update ? dr : NULL, &xv[s], &xpv[s], &gxv[s], &gpv[s], &yv[s], &gyv[s], bv ? &bv[s] : NULL, sums);
     if (trial) PetscCall(Project(tao, s, m, &xpv[s], &xpv[s]));
   }
   TalusStreamFence();

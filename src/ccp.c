@@ -164,9 +164,11 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   if (sim->matrix_free) {
     PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, sim->jacobian_kind, J, sim->inverse_mass, &ccp->B));
     PetscCall(PetscFree(slot));
+    ccp->apply_inverse_mass = TalusJacobianApplyInverseMass, ccp->inverse_mass_ctx = ccp->B;
   } else {
     PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &ccp->B));
     PetscCall(PetscFree3(coo_i, coo_j, coo_v));
+    ccp->apply_inverse_mass = TalusInverseMassDiagonal, ccp->inverse_mass_ctx = ccp->inverse_mass;
     if (sim->size > 1) { /* off-rank columns of B: the velocities each product gathers from other ranks */
       Mat             Ad, Ao;
       const PetscInt *garray;
@@ -193,8 +195,7 @@ PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecDuplicate(ccp->v_free, &ccp->v_plus));
   dv = ccp->v_plus;
   PetscCall(MatMultTranspose(ccp->B, ccp->gamma, dv));
-  if (sim->matrix_free) PetscCall(TalusJacobianApplyInverseMass(dv, ccp->B));
-  else PetscCall(VecPointwiseMult(dv, dv, ccp->inverse_mass));
+  PetscCall((*ccp->apply_inverse_mass)(dv, ccp->inverse_mass_ctx));
   PetscCall(VecAXPY(dv, 1.0, ccp->v_free));
   PetscCall(VecGetArrayRead(dv, &v));
   for (PetscInt k = 0; k < b->nowned; k++) {

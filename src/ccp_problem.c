@@ -28,22 +28,6 @@ struct _p_TalusCCP {
   PetscBool          setup;
 };
 
-static PetscErrorCode CCPObjectiveAndGradient(Tao tao, Vec x, PetscReal *f, Vec g, void *ctx)
-{
-  TalusCCP    ccp = (TalusCCP)ctx;
-  Vec         with[2];
-  PetscScalar dots[2];
-
-  PetscFunctionBegin;
-  (void)tao;
-  PetscCall(MatMultAdd(ccp->N, x, ccp->linear, g)); /* g = N x + r: the matrix-free N adds r in its last pass */
-  /* f = 1/2 x.N x + r.x = 1/2 (x.g + x.r): both dots in one pass over x, g, r and one reduction */
-  with[0] = g, with[1] = ccp->linear;
-  PetscCall(VecMDot(x, 2, with, dots));
-  *f = 0.5 * PetscRealPart(dots[0] + dots[1]);
-  PetscFunctionReturn(0);
-}
-
 /* g = N x + r alone: what apgd asks for inside its loop (it follows f by its own sums) */
 static PetscErrorCode CCPGradient(Tao tao, Vec x, Vec g, void *ctx)
 {
@@ -51,7 +35,22 @@ static PetscErrorCode CCPGradient(Tao tao, Vec x, Vec g, void *ctx)
 
   PetscFunctionBegin;
   (void)tao;
-  PetscCall(MatMultAdd(ccp->N, x, ccp->linear, g));
+  PetscCall(MatMultAdd(ccp->N, x, ccp->linear, g)); /* the matrix-free N adds r in its last pass */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CCPObjectiveAndGradient(Tao tao, Vec x, PetscReal *f, Vec g, void *ctx)
+{
+  TalusCCP    ccp = (TalusCCP)ctx;
+  Vec         with[2];
+  PetscScalar dots[2];
+
+  PetscFunctionBegin;
+  PetscCall(CCPGradient(tao, x, g, ctx));
+  /* f = 1/2 x.N x + r.x = 1/2 (x.g + x.r): both dots in one pass over x, g, r and one reduction */
+  with[0] = g, with[1] = ccp->linear;
+  PetscCall(VecMDot(x, 2, with, dots));
+  *f = 0.5 * PetscRealPart(dots[0] + dots[1]);
   PetscFunctionReturn(0);
 }
 

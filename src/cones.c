@@ -37,6 +37,17 @@ void TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3])
   ProjectTriplet(mu, in, out);
 }
 
+/* Local rows [start, start + n) of the impulse layout: triplets up to 3 nc, then free rows, whose
+   cone is R and projection the identity (seed 000 eq. 12). start is a multiple of 3, so a range
+   never splits a triplet. out may be in. */
+static void ProjectRows(const PetscScalar *mu, PetscInt nc, PetscInt start, PetscInt n, const PetscScalar *in, PetscScalar *out)
+{
+  PetscInt j = 0;
+
+  for (; j < n && start + j < 3 * nc; j += 3) ProjectTriplet(PetscRealPart(mu[(start + j) / 3]), &in[j], &out[j]);
+  for (; j < n; j++) out[j] = in[j];
+}
+
 PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, Vec out)
 {
   PetscInt           nlocal, ncontacts;
@@ -52,9 +63,7 @@ PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, V
   PetscCall(VecGetArrayRead(in, &x));
   PetscCall(VecGetArrayRead(mu, &m));
   PetscCall(VecGetArray(out, &y));
-  for (PetscInt c = 0; c < ncontacts; c++) ProjectTriplet(PetscRealPart(m[c]), &x[3 * c], &y[3 * c]);
-  /* bilateral rows: the cone is R, the projection the identity (seed 000 eq. 12) */
-  for (PetscInt j = 3 * ncontacts; j < nlocal; j++) y[j] = x[j];
+  ProjectRows(m, ncontacts, 0, nlocal, x, y);
   PetscCall(VecRestoreArray(out, &y));
   PetscCall(VecRestoreArrayRead(mu, &m));
   PetscCall(VecRestoreArrayRead(in, &x));
@@ -63,20 +72,18 @@ PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, V
   PetscFunctionReturn(0);
 }
 
-/* apgd's projection of local rows [start, start + n): triplets up to 3 nc, then free rows. start
-   is a multiple of 3 (block size 3), so a chunk never splits a triplet. */
+/* apgd's projection of local rows [start, start + n) (block size 3) */
 PetscErrorCode TalusFrictionConesProjectTao(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx)
 {
   TalusFrictionCones *cones = (TalusFrictionCones *)ctx;
   const PetscScalar  *m;
-  PetscInt            nc, j = 0;
+  PetscInt            nc;
 
   PetscFunctionBegin;
   (void)tao;
   PetscCall(VecGetLocalSize(cones->mu, &nc));
   PetscCall(VecGetArrayRead(cones->mu, &m));
-  for (; j < n && start + j < 3 * nc; j += 3) ProjectTriplet(PetscRealPart(m[(start + j) / 3]), &in[j], &out[j]);
-  for (; j < n; j++) out[j] = in[j]; /* bilateral rows: the cone is R (seed 000 eq. 12) */
+  ProjectRows(m, nc, start, n, in, out);
   PetscCall(VecRestoreArrayRead(cones->mu, &m));
   PetscFunctionReturn(0);
 }

@@ -56,7 +56,7 @@ static PetscErrorCode DelassusDestroy(Mat N)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ApplyDiagonalInverseMass(Vec v, void *inverse_mass)
+PetscErrorCode TalusInverseMassDiagonal(Vec v, void *inverse_mass)
 {
   PetscFunctionBegin;
   PetscCall(VecPointwiseMult(v, (Vec)inverse_mass, v));
@@ -90,7 +90,7 @@ PetscErrorCode TalusDelassusCreateShell(Mat B, Vec inverse_mass, Mat *N)
   DelassusShell *shell;
 
   PetscFunctionBegin;
-  PetscCall(TalusDelassusCreateShellWithMass(B, inverse_mass, ApplyDiagonalInverseMass, inverse_mass, N));
+  PetscCall(TalusDelassusCreateShellWithMass(B, inverse_mass, TalusInverseMassDiagonal, inverse_mass, N));
   PetscCall(MatShellGetContext(*N, &shell));
   PetscCall(PetscObjectReference((PetscObject)inverse_mass)); /* held for the callback's context */
   shell->inverse_mass = inverse_mass;

@@ -27,7 +27,7 @@
  */
 #include "sim_impl.h"
 
-/* Software prefetch of the records 32 contacts (3 KB) ahead: without it the two products wait on
+/* Software prefetch of the records 32 contacts (2-3 KB) ahead: without it the two products wait on
    memory for a third of their time on this machine (docs/performance.md). Prefetching past the
    end of the array is harmless. */
 #define JACOBIAN_AHEAD 32

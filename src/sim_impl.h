@@ -43,6 +43,8 @@ struct _p_TalusSim {
 typedef struct {
   Mat B;            /* D^T: 3 rows per owned contact, 6 columns per dynamic body (global dofs) */
   Vec inverse_mass; /* diag(M^-1) of the assembled B (body-frame angular velocities); NULL when matrix-free */
+  TalusInverseMassFn apply_inverse_mass; /* M^-1 in the body space of B, whichever form B takes */
+  void              *inverse_mass_ctx;
   Vec v_free, v_plus, gamma, q, mu; /* body-space ones are ghosted, in the world frame, when B is matrix-free */
   PetscReal bytes_per_product; /* bytes of other ranks' velocities one product with B gathers */
 } TalusStepCCP;

@@ -54,8 +54,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(TalusSimGetCCP(sim, NULL));
   PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUS_CCP_COULOMB : TALUS_CCP_RELAXED));
-  if (sim->matrix_free) PetscCall(TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, TalusJacobianApplyInverseMass, ccp->B, &N));
-  else PetscCall(TalusDelassusCreateShell(ccp->B, ccp->inverse_mass, &N));
+  PetscCall(TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
   PetscCall(TalusCCPSetOperator(sim->ccp, N));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
   PetscCall(TalusCCPSetFriction(sim->ccp, ccp->mu, 0));

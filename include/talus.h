@@ -127,6 +127,14 @@ PETSC_EXTERN PetscErrorCode TalusInverseMassDiagonal(Vec v, void *inverse_mass);
 /* N = B M^-1 B^T as a MATSHELL with M^-1 given by fn; body is a body-space vector to duplicate. */
 PETSC_EXTERN PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMassFn fn, void *ctx, Mat *N);
 PETSC_EXTERN PetscErrorCode TalusDelassusAssemble(Mat B, Vec inverse_mass, Mat *N);
+/*
+ * y = A x + z (z may be NULL), plus shift[c] on local row 3c for each local entry c of shift: the
+ * normal rows of the contacts, which come first in their triplets (the anti-relaxation shift of
+ * seed 001 eq. 28, kept per contact instead of in a full linear-term vector). shift may be NULL.
+ * Matrices that compose "TalusMatMultAddNormalShift_C" (the Delassus shell, the matrix-free B) add
+ * the shift in their own last pass; for others it is one more pass over y.
+ */
+PETSC_EXTERN PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y);
 
 /* ---------------------------------------------------------------- FCLib local problems */
 

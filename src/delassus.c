@@ -2,7 +2,8 @@
  * The Delassus operator N = B M^-1 B^T of seed 000 eq. 14 (B = D^T: one row per contact
  * direction, six columns per dynamic body), applied without ever being formed: MatMultTranspose
  * scatters impulses to the bodies, M^-1 is applied in place, MatMult gathers velocities (and
- * MatMultAdd adds the linear term in the same pass: the solver's gradient N x + r).
+ * MatMultAdd adds the linear term in the same pass: the solver's gradient N x + r, and
+ * TalusMatMultAddNormalShift the anti-relaxation shift too).
  * On several ranks the two products' scatters are the ghost exchange of the solver.
  */
 #include <talus.h>
@@ -15,8 +16,35 @@ typedef struct {
   Vec                body_work;    /* impulses, then velocity changes, in body space */
 } DelassusShell;
 
-/* y = B M^-1 B^T x, plus z if given */
-static PetscErrorCode DelassusApply(Mat N, Vec x, Vec z, Vec y)
+PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
+{
+  PetscErrorCode (*fused)(Mat, Vec, Vec, Vec, Vec) = NULL;
+  const PetscScalar *sv;
+  PetscScalar       *yv;
+  PetscInt           nc, ny;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "TalusMatMultAddNormalShift_C", &fused));
+  if (fused) {
+    PetscCall((*fused)(A, x, z, shift, y));
+    PetscFunctionReturn(0);
+  }
+  if (z) PetscCall(MatMultAdd(A, x, z, y));
+  else PetscCall(MatMult(A, x, y));
+  if (!shift) PetscFunctionReturn(0);
+  PetscCall(VecGetLocalSize(shift, &nc));
+  PetscCall(VecGetLocalSize(y, &ny));
+  PetscCheck(3 * nc <= ny, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "a normal shift for %" PetscInt_FMT " contacts needs at least %" PetscInt_FMT " local rows, not %" PetscInt_FMT, nc, 3 * nc, ny);
+  PetscCall(VecGetArrayRead(shift, &sv));
+  PetscCall(VecGetArray(y, &yv));
+  for (PetscInt c = 0; c < nc; c++) yv[3 * c] += sv[c];
+  PetscCall(VecRestoreArray(y, &yv));
+  PetscCall(VecRestoreArrayRead(shift, &sv));
+  PetscFunctionReturn(0);
+}
+
+/* y = B M^-1 B^T x, plus z and the normal shift if given: B adds them in its own pass when it can */
+static PetscErrorCode DelassusApply(Mat N, Vec x, Vec z, Vec shift, Vec y)
 {
   DelassusShell *shell;
 
@@ -24,22 +52,21 @@ static PetscErrorCode DelassusApply(Mat N, Vec x, Vec z, Vec y)
   PetscCall(MatShellGetContext(N, &shell));
   PetscCall(MatMultTranspose(shell->B, x, shell->body_work));
   PetscCall((*shell->apply_inverse_mass)(shell->body_work, shell->ctx));
-  if (z) PetscCall(MatMultAdd(shell->B, shell->body_work, z, y));
-  else PetscCall(MatMult(shell->B, shell->body_work, y));
+  PetscCall(TalusMatMultAddNormalShift(shell->B, shell->body_work, z, shift, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DelassusMult(Mat N, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(DelassusApply(N, x, NULL, y));
+  PetscCall(DelassusApply(N, x, NULL, NULL, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DelassusMultAdd(Mat N, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(DelassusApply(N, x, z, y));
+  PetscCall(DelassusApply(N, x, z, NULL, y));
   PetscFunctionReturn(0);
 }
 
@@ -49,6 +76,7 @@ static PetscErrorCode DelassusDestroy(Mat N)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
+  PetscCall(PetscObjectComposeFunction((PetscObject)N, "TalusMatMultAddNormalShift_C", NULL));
   PetscCall(MatDestroy(&shell->B));
   PetscCall(VecDestroy(&shell->inverse_mass));
   PetscCall(VecDestroy(&shell->body_work));
@@ -81,6 +109,7 @@ PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMas
   PetscCall(MatShellSetOperation(*N, MATOP_MULT, (void (*)(void))DelassusMult));
   PetscCall(MatShellSetOperation(*N, MATOP_MULT_ADD, (void (*)(void))DelassusMultAdd));
   PetscCall(MatShellSetOperation(*N, MATOP_DESTROY, (void (*)(void))DelassusDestroy));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*N, "TalusMatMultAddNormalShift_C", DelassusApply));
   PetscCall(MatSetOption(*N, MAT_SYMMETRIC, PETSC_TRUE));
   PetscFunctionReturn(0);
 }

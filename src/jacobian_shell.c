@@ -110,8 +110,8 @@ static PetscErrorCode LocalForm(Vec v, Vec *local)
   PetscFunctionReturn(0);
 }
 
-/* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u */
-static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv, PetscBool add, PetscScalar *restrict yv)
+/* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u; plus sv[c] on the normal row */
+static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv, const PetscScalar *restrict sv, PetscBool add, PetscScalar *restrict yv)
 {
 
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
@@ -128,6 +128,7 @@ static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char
       r0 -= v[0] + v[4] * k.a2 - v[5] * k.a1, r1 -= v[1] + v[5] * k.a0 - v[3] * k.a2, r2 -= v[2] + v[3] * k.a1 - v[4] * k.a0;
     }
     u0 = k.n0 * r0 + k.n1 * r1 + k.n2 * r2, u1 = k.t0 * r0 + k.t1 * r1 + k.t2 * r2, u2 = k.w0 * r0 + k.w1 * r1 + k.w2 * r2;
+    if (sv) u0 += sv[c];
     if (add) yv[3 * c] += u0, yv[3 * c + 1] += u1, yv[3 * c + 2] += u2;
     else {
       if (zv) u0 += zv[3 * c], u1 += zv[3 * c + 1], u2 += zv[3 * c + 2];
@@ -136,25 +137,33 @@ static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char
   }
 }
 
-/* y = B x, or y = z + B x when z is given (z may be y): one pass over the contacts */
-static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec y)
+/* y = B x, or y = z + B x when z is given (z may be y), plus the normal shift if given: one pass
+   over the contacts (TalusMatMultAddNormalShift) */
+static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec shift, Vec y)
 {
   JacobianShell     *ctx;
   Vec                xl;
-  const PetscScalar *xv, *zv = NULL;
+  const PetscScalar *xv, *zv = NULL, *sv = NULL;
   PetscScalar       *yv;
   const PetscBool    add = (PetscBool)(z && z == y);
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
+  if (shift) {
+    PetscInt nc;
+    PetscCall(VecGetLocalSize(shift, &nc));
+    PetscCheck(nc == ctx->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "the normal shift has %" PetscInt_FMT " local entries for %" PetscInt_FMT " contacts", nc, ctx->n);
+  }
   PetscCall(VecGhostUpdateBegin(x, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGhostUpdateEnd(x, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(LocalForm(x, &xl));
   PetscCall(VecGetArrayRead(xl, &xv));
   if (z && !add) PetscCall(VecGetArrayRead(z, &zv));
+  if (shift) PetscCall(VecGetArrayRead(shift, &sv));
   PetscCall(VecGetArray(y, &yv));
-  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, zv, add, yv);
+  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, zv, sv, add, yv);
   PetscCall(VecRestoreArray(y, &yv));
+  if (sv) PetscCall(VecRestoreArrayRead(shift, &sv));
   if (zv) PetscCall(VecRestoreArrayRead(z, &zv));
   PetscCall(VecRestoreArrayRead(xl, &xv));
   PetscCall(VecGhostRestoreLocalForm(x, &xl));
@@ -165,14 +174,14 @@ static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec y)
 static PetscErrorCode JacobianMult(Mat B, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(JacobianApply(B, x, NULL, y));
+  PetscCall(JacobianApply(B, x, NULL, NULL, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode JacobianMultAdd(Mat B, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(JacobianApply(B, x, z, y));
+  PetscCall(JacobianApply(B, x, z, NULL, y));
   PetscFunctionReturn(0);
 }
 
@@ -251,6 +260,7 @@ static PetscErrorCode JacobianDestroy(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultAddNormalShift_C", NULL));
   PetscCall(PetscFree(ctx)); /* the records are the caller's (kept from step to step) */
   PetscFunctionReturn(0);
 }
@@ -267,5 +277,6 @@ PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, Petsc
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_ADD, (void (*)(void))JacobianMultAdd));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_TRANSPOSE, (void (*)(void))JacobianMultTranspose));
   PetscCall(MatShellSetOperation(*B, MATOP_DESTROY, (void (*)(void))JacobianDestroy));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatMultAddNormalShift_C", JacobianApply));
   PetscFunctionReturn(0);
 }

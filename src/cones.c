@@ -12,13 +12,19 @@
  *   otherwise                 it goes to the nearest point of the cone's surface, found by projecting
  *                             (n, t) onto the generator (1, mu)/sqrt(1 + mu^2) in the (n, t) plane.
  * mu = 0 degenerates to the half-line n >= 0 with zero tangential part.
+ * The surface point is (p, mu p (u, w) / t) / (1 + mu^2) with p = n + mu t: both parts come from the
+ * one division 1 / ((1 + mu^2) t) (the solver projects twice per iteration; two divisions and a
+ * square root per contact were a tenth of an iteration's time). It cannot overflow: t is 0 (then
+ * it is replaced by 1 and the case is another one) or at least the square root of the smallest
+ * subnormal number, 2.2e-162, since u^2 + w^2 underflows to 0 below that.
  */
 static inline void ProjectTriplet(PetscReal mu, const PetscReal *in, PetscReal *out)
 {
   const PetscReal n = in[0], u = in[1], w = in[2];
   const PetscReal t         = PetscSqrtReal(u * u + w * w);
-  const PetscReal n_surface = (n + mu * t) / (1.0 + mu * mu);
-  const PetscReal s_surface = t > 0.0 ? mu * n_surface / t : 0.0; /* t = 0 falls in the other cases; no 0/0 even unused (-fp_trap) */
+  const PetscReal p         = n + mu * t;
+  const PetscReal inv       = 1.0 / ((1.0 + mu * mu) * (t > 0.0 ? t : 1.0)); /* no 0/0 even unused (-fp_trap) */
+  const PetscReal n_surface = p * t * inv, s_surface = mu * p * inv;
   PetscReal       n_out, scale;
 
   /* the surface point is computed whatever the case and the case then selects: the solver's

@@ -51,6 +51,39 @@ static PetscErrorCode CheckCases(void)
   PetscFunctionReturn(0);
 }
 
+/*
+ * Extreme magnitudes: the projection forms 1 / ((1 + mu^2) t) once (src/cones.c) and must neither
+ * overflow for tiny tangential parts nor lose the closed form for large or small but normal ones.
+ * Tangential parts below 1e-162 square to zero, so they count as zero: the result is off by at
+ * most that much.
+ */
+static PetscErrorCode CheckExtremes(void)
+{
+  const PetscReal mu = 0.5;
+  PetscReal       p[3];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSetFPTrap(PETSC_FP_TRAP_ON)); /* an overflow or 0 * inf, even in a case not selected, stops the test */
+  { /* t = 1e-200 with n = 0: kept (in K to 1e-200), not sent through an infinite reciprocal */
+    const PetscReal x[3] = {0.0, 1e-200, 0.0};
+    TalusProjectTriplet(mu, x, p);
+    CHECK(p[0] == 0.0 && p[1] == 1e-200 && p[2] == 0.0, "t = 1e-200, n = 0 gave (%g %g %g)", p[0], p[1], p[2]);
+  }
+  { /* the smallest subnormal tangential part, n slightly negative: polar cone to 1e-300, sent to 0 */
+    const PetscReal x[3] = {-1e-300, 4.9e-324, 0.0};
+    TalusProjectTriplet(mu, x, p);
+    CHECK(p[0] == 0.0 && p[1] == 0.0 && p[2] == 0.0, "subnormal t, n = -1e-300 gave (%g %g %g)", p[0], p[1], p[2]);
+  }
+  for (int e = 0; e < 4; e++) { /* onto the surface at t = 1e-140, 1e-20, 1, 1e150: the closed form (n + mu t) / (1 + mu^2) */
+    const PetscReal scale = e == 0 ? 1e-140 : e == 1 ? 1e-20 : e == 2 ? 1.0 : 1e150;
+    const PetscReal x[3] = {0.1 * scale, 0.6 * scale, -0.8 * scale}, n = (0.1 + mu) / (1.0 + mu * mu);
+    TalusProjectTriplet(mu, x, p);
+    CHECK(PetscAbsReal(p[0] / scale - n) < 1e-15 && PetscAbsReal(p[1] / scale - 0.6 * mu * n) < 1e-15 && PetscAbsReal(p[2] / scale + 0.8 * mu * n) < 1e-15, "scale %g: (%g %g %g) / scale, expected (%g %g %g)", scale, p[0] / scale, p[1] / scale, p[2] / scale, n, 0.6 * mu * n, -0.8 * mu * n);
+  }
+  PetscCall(PetscSetFPTrap(PETSC_FP_TRAP_OFF));
+  PetscFunctionReturn(0);
+}
+
 /* On random points: feasibility, idempotence, non-expansiveness and the variational inequality
    (x - P(x)).(y - P(x)) <= 0 for every y in K, which characterises the Euclidean projection. */
 static PetscErrorCode CheckRandom(void)
@@ -127,6 +160,7 @@ int main(int argc, char **argv)
 {
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   PetscCall(CheckCases());
+  PetscCall(CheckExtremes());
   PetscCall(CheckRandom());
   PetscCall(CheckVec());
   int status = TestSummary("test_cones");

@@ -26,6 +26,7 @@
  * as the assembled matrix's scatters.
  */
 #include "sim_impl.h"
+#include <petscbt.h>
 
 /* Software prefetch of the records 32 contacts (2-3 KB) ahead: without it the two products wait on
    memory for a third of their time on this machine (docs/performance.md). Prefetching past the
@@ -44,7 +45,14 @@ typedef struct {
   const PetscReal *J;        /* the records, one after the other: n, t, then lambda_a, lambda_b or S_a, S_b */
   const char      *kind;     /* per contact: TALUS_JACOBIAN_AXIAL or TALUS_JACOBIAN_GENERAL, the record's length */
   const PetscReal *minv;     /* TALUS_INVERSE_MASS per owned dynamic body: 1/m, then A J^-1 A^T as xx yy zz xy xz yz */
+  /* B^T g assigns a body's entries at its first contact instead of zeroing the whole body vector
+     first (a pass of its own, 3 % of an iteration): */
+  unsigned char *first;      /* per contact: FIRST_A, FIRST_B if it is the first contact of its body a, b */
+  PetscInt      *untouched;  /* the owned slots no contact touches (zeroed by each B^T g) */
+  PetscInt       nuntouched, nslots; /* slots the contacts touch: [0, nslots) but the untouched */
 } JacobianShell;
+
+enum { FIRST_A = 1, FIRST_B = 2 };
 
 /* lambda with S = lambda n to rounding, or PETSC_FALSE */
 static PetscBool AlongNormal(const PetscReal S[3], const PetscReal n[3], PetscReal *lambda)
@@ -185,8 +193,9 @@ static PetscErrorCode JacobianMultAdd(Mat B, Vec x, Vec z, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* y += B^T g, contact by contact, into owned and ghost slots */
-static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const PetscScalar *restrict gv, PetscScalar *restrict yv)
+/* y = B^T g, contact by contact, into owned and ghost slots: a body's first contact assigns its
+   entries (the vector's may be stale), the others add to them */
+static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const unsigned char *restrict first, const PetscScalar *restrict gv, PetscScalar *restrict yv)
 {
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
     const PetscInt    a = slot[2 * c], b = slot[2 * c + 1];
@@ -195,14 +204,16 @@ static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const cha
     const PetscReal   f0 = k.n0 * g0 + k.t0 * g1 + k.w0 * g2, f1 = k.n1 * g0 + k.t1 * g1 + k.w1 * g2, f2 = k.n2 * g0 + k.t2 * g1 + k.w2 * g2;
     PrefetchRecord(&J[offset]);
     if (b >= 0) { /* +f and S_b x f */
-      PetscScalar *y = &yv[6 * b];
-      y[0] += f0, y[1] += f1, y[2] += f2;
-      y[3] += k.b1 * f2 - k.b2 * f1, y[4] += k.b2 * f0 - k.b0 * f2, y[5] += k.b0 * f1 - k.b1 * f0;
+      PetscScalar    *y    = &yv[6 * b];
+      const PetscBool keep = !(first[c] & FIRST_B);
+      y[0] = (keep ? y[0] : 0.0) + f0, y[1] = (keep ? y[1] : 0.0) + f1, y[2] = (keep ? y[2] : 0.0) + f2;
+      y[3] = (keep ? y[3] : 0.0) + (k.b1 * f2 - k.b2 * f1), y[4] = (keep ? y[4] : 0.0) + (k.b2 * f0 - k.b0 * f2), y[5] = (keep ? y[5] : 0.0) + (k.b0 * f1 - k.b1 * f0);
     }
     if (a >= 0) { /* -f and -(S_a x f) */
-      PetscScalar *y = &yv[6 * a];
-      y[0] -= f0, y[1] -= f1, y[2] -= f2;
-      y[3] -= k.a1 * f2 - k.a2 * f1, y[4] -= k.a2 * f0 - k.a0 * f2, y[5] -= k.a0 * f1 - k.a1 * f0;
+      PetscScalar    *y    = &yv[6 * a];
+      const PetscBool keep = !(first[c] & FIRST_A);
+      y[0] = (keep ? y[0] : 0.0) - f0, y[1] = (keep ? y[1] : 0.0) - f1, y[2] = (keep ? y[2] : 0.0) - f2;
+      y[3] = (keep ? y[3] : 0.0) - (k.a1 * f2 - k.a2 * f1), y[4] = (keep ? y[4] : 0.0) - (k.a2 * f0 - k.a0 * f2), y[5] = (keep ? y[5] : 0.0) - (k.a0 * f1 - k.a1 * f0);
     }
   }
 }
@@ -214,14 +225,18 @@ static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
   Vec                yl;
   const PetscScalar *gv;
   PetscScalar       *yv;
+  PetscInt           nlocal;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
   PetscCall(LocalForm(y, &yl));
-  PetscCall(VecSet(yl, 0.0)); /* owned and ghost slots */
+  PetscCall(VecGetLocalSize(yl, &nlocal));
   PetscCall(VecGetArrayRead(g, &gv));
   PetscCall(VecGetArray(yl, &yv));
-  ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, gv, yv);
+  /* the slots no contact assigns: untouched owned bodies, and any beyond those the contacts touch */
+  for (PetscInt u = 0; u < ctx->nuntouched; u++) PetscCall(PetscArrayzero(&yv[6 * ctx->untouched[u]], 6));
+  if (nlocal > 6 * ctx->nslots) PetscCall(PetscArrayzero(&yv[6 * ctx->nslots], nlocal - 6 * ctx->nslots));
+  ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, ctx->first, gv, yv);
   PetscCall(VecRestoreArray(yl, &yv));
   PetscCall(VecRestoreArrayRead(g, &gv));
   PetscCall(VecGhostRestoreLocalForm(y, &yl));
@@ -254,6 +269,28 @@ PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B)
   PetscFunctionReturn(0);
 }
 
+/* Each body's first contact, and the owned slots no contact touches (ghost slots exist only for
+   bodies that contacts touch) */
+static PetscErrorCode FirstContacts(JacobianShell *ctx)
+{
+  PetscBT seen;
+
+  PetscFunctionBegin;
+  ctx->nslots = ctx->ndynamic;
+  for (PetscInt e = 0; e < 2 * ctx->n; e++) ctx->nslots = PetscMax(ctx->nslots, ctx->slot[e] + 1);
+  PetscCall(PetscBTCreate(ctx->nslots, &seen));
+  PetscCall(PetscMalloc2(ctx->n, &ctx->first, ctx->ndynamic, &ctx->untouched));
+  for (PetscInt c = 0; c < ctx->n; c++) {
+    const PetscInt a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
+    ctx->first[c]    = (unsigned char)((a >= 0 && !PetscBTLookupSet(seen, a) ? FIRST_A : 0) | (b >= 0 && !PetscBTLookupSet(seen, b) ? FIRST_B : 0));
+  }
+  ctx->nuntouched = 0;
+  for (PetscInt k = 0; k < ctx->ndynamic; k++)
+    if (!PetscBTLookup(seen, k)) ctx->untouched[ctx->nuntouched++] = k;
+  PetscCall(PetscBTDestroy(&seen));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode JacobianDestroy(Mat B)
 {
   JacobianShell *ctx;
@@ -261,6 +298,7 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultAddNormalShift_C", NULL));
+  PetscCall(PetscFree2(ctx->first, ctx->untouched));
   PetscCall(PetscFree(ctx)); /* the records are the caller's (kept from step to step) */
   PetscFunctionReturn(0);
 }
@@ -272,6 +310,7 @@ PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, Petsc
   PetscFunctionBegin;
   PetscCall(PetscNew(&ctx));
   ctx->n = ncontacts, ctx->ndynamic = ndynamic, ctx->slot = slot, ctx->kind = kind, ctx->J = J, ctx->minv = minv;
+  PetscCall(FirstContacts(ctx));
   PetscCall(MatCreateShell(comm, 3 * ncontacts, 6 * ndynamic, PETSC_DETERMINE, PETSC_DETERMINE, ctx, B));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT, (void (*)(void))JacobianMult));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_ADD, (void (*)(void))JacobianMultAdd));

@@ -1,0 +1,153 @@
+/*
+ * The matrix-free B of src/jacobian_shell.c (compiled into this test: its functions are private to
+ * the library) on a few hand-made contacts, general and axial, with a fixed body and an owned body
+ * that no contact touches:
+ *   - B^T g does not depend on what the body vector held before (a body's first contact assigns
+ *     its entries, untouched bodies are zeroed: there is no zeroing pass);
+ *   - B and B^T are adjoint: (B^T g).v = g.(B v) for random g, v;
+ *   - B v against the formula of seed 000 eq. 7 written out here, contact by contact;
+ *   - TalusMatMultAddNormalShift adds z and the shift to the normal rows in B's own pass, as the
+ *     product followed by the additions does.
+ */
+#include "../common/check.h"
+#include "../../src/sim_impl.h"
+
+#define NBODIES   4 /* slot 3 is touched by no contact */
+#define NCONTACTS 4
+
+static PetscReal Uniform(unsigned *state)
+{
+  *state = *state * 1103515245u + 12345u;
+  return (PetscReal)((*state >> 8) & 0xffffff) / (PetscReal)0x800000 - 1.0;
+}
+
+/* u = F (v_b + omega_b x S_b - v_a - omega_a x S_a), straight from the definitions */
+static void Relative(const PetscReal frame[9], const PetscReal Sa[3], const PetscReal Sb[3], const PetscScalar *va, const PetscScalar *vb, PetscReal u[3])
+{
+  PetscReal r[3] = {0, 0, 0}, wa[3], wb[3];
+
+  if (vb) {
+    TalusCross3(&vb[3], Sb, wb);
+    for (int d = 0; d < 3; d++) r[d] += vb[d] + wb[d];
+  }
+  if (va) {
+    TalusCross3(&va[3], Sa, wa);
+    for (int d = 0; d < 3; d++) r[d] -= va[d] + wa[d];
+  }
+  for (int k = 0; k < 3; k++) u[k] = TalusDot3(&frame[3 * k], r);
+}
+
+int main(int argc, char **argv)
+{
+  /* contacts: two general (boxes: arms off the normal), one axial (spheres), one against a fixed body */
+  const PetscInt slot[2 * NCONTACTS] = {0, 1, 1, 2, 2, 0, -1, 2};
+  PetscReal      frame[NCONTACTS][9], Sa[NCONTACTS][3], Sb[NCONTACTS][3], J[NCONTACTS * TALUS_JACOBIAN_GENERAL], minv[TALUS_INVERSE_MASS * NBODIES];
+  char           kind[NCONTACTS];
+  unsigned       seed = 11;
+  Mat            B;
+  Vec            g, z, shift, y, y2, v, w0, w1;
+  PetscScalar   *a;
+  PetscReal      dot_v, dot_g, worst = 0.0;
+  PetscBool      same;
+  PetscInt       offset = 0, naxial = 0;
+
+  PetscCall(TalusInitialize(&argc, &argv, NULL));
+  for (PetscInt c = 0; c < NCONTACTS; c++) {
+    PetscReal n[3], len;
+    for (int d = 0; d < 3; d++) n[d] = Uniform(&seed);
+    len = TalusNorm3(n);
+    for (int d = 0; d < 3; d++) frame[c][d] = n[d] / len;
+    TalusCompleteFrame(frame[c], &frame[c][3], &frame[c][6]);
+    for (int d = 0; d < 3; d++) {
+      Sa[c][d] = c == 2 ? -0.3 * frame[c][d] : Uniform(&seed); /* contact 2: both arms along the normal */
+      Sb[c][d] = c == 2 ? 0.7 * frame[c][d] : Uniform(&seed);
+    }
+    kind[c] = TalusJacobianRecord(frame[c], Sa[c], Sb[c], &J[offset]);
+    naxial += kind[c] == TALUS_JACOBIAN_AXIAL;
+    offset += kind[c];
+  }
+  CHECK(naxial == 1, "%" PetscInt_FMT " axial records, expected 1", naxial);
+  for (PetscInt k = 0; k < TALUS_INVERSE_MASS * NBODIES; k++) minv[k] = 1.0;
+  PetscCall(TalusJacobianCreateShell(PETSC_COMM_SELF, NCONTACTS, NBODIES, slot, kind, J, minv, &B));
+  PetscCall(VecCreateGhostBlock(PETSC_COMM_SELF, 6, 6 * NBODIES, PETSC_DECIDE, 0, NULL, &v));
+  PetscCall(VecDuplicate(v, &w0));
+  PetscCall(VecDuplicate(v, &w1));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 3 * NCONTACTS, &g));
+  PetscCall(VecDuplicate(g, &z));
+  PetscCall(VecDuplicate(g, &y));
+  PetscCall(VecDuplicate(g, &y2));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, NCONTACTS, &shift));
+  PetscCall(VecGetArray(g, &a));
+  for (PetscInt i = 0; i < 3 * NCONTACTS; i++) a[i] = Uniform(&seed);
+  PetscCall(VecRestoreArray(g, &a));
+  PetscCall(VecGetArray(z, &a));
+  for (PetscInt i = 0; i < 3 * NCONTACTS; i++) a[i] = Uniform(&seed);
+  PetscCall(VecRestoreArray(z, &a));
+  PetscCall(VecGetArray(shift, &a));
+  for (PetscInt i = 0; i < NCONTACTS; i++) a[i] = Uniform(&seed);
+  PetscCall(VecRestoreArray(shift, &a));
+  PetscCall(VecGetArray(v, &a));
+  for (PetscInt i = 0; i < 6 * NBODIES; i++) a[i] = Uniform(&seed);
+  PetscCall(VecRestoreArray(v, &a));
+
+  /* B^T g into a zeroed vector and into one full of garbage */
+  PetscCall(VecSet(w0, 0.0));
+  PetscCall(VecSet(w1, 1e300));
+  PetscCall(MatMultTranspose(B, g, w0));
+  PetscCall(MatMultTranspose(B, g, w1));
+  PetscCall(VecEqual(w0, w1, &same));
+  CHECK(same, "B^T g depends on what the body vector held before");
+  PetscCall(VecGetArray(w1, &a));
+  CHECK(a[18] == 0 && a[19] == 0 && a[20] == 0 && a[21] == 0 && a[22] == 0 && a[23] == 0, "the untouched body's entries are not zero: %g %g %g", a[18], a[19], a[20]);
+  PetscCall(VecRestoreArray(w1, &a));
+
+  /* adjoint */
+  PetscCall(MatMult(B, v, y));
+  PetscCall(VecDot(w0, v, &dot_v));
+  PetscCall(VecDot(g, y, &dot_g));
+  CHECK(PetscAbsReal(dot_v - dot_g) <= 1e-14 * PetscAbsReal(dot_g), "(B^T g).v = %.17g but g.(B v) = %.17g", (double)dot_v, (double)dot_g);
+
+  /* B v against the formula */
+  {
+    const PetscScalar *vv, *yv;
+    PetscCall(VecGetArrayRead(v, &vv));
+    PetscCall(VecGetArrayRead(y, &yv));
+    for (PetscInt c = 0; c < NCONTACTS; c++) {
+      PetscReal u[3];
+      Relative(frame[c], Sa[c], Sb[c], slot[2 * c] >= 0 ? &vv[6 * slot[2 * c]] : NULL, slot[2 * c + 1] >= 0 ? &vv[6 * slot[2 * c + 1]] : NULL, u);
+      for (int k = 0; k < 3; k++) worst = PetscMax(worst, PetscAbsReal(u[k] - yv[3 * c + k]));
+    }
+    PetscCall(VecRestoreArrayRead(y, &yv));
+    PetscCall(VecRestoreArrayRead(v, &vv));
+  }
+  CHECK(worst < 1e-14, "B v differs from seed 000 eq. 7 by %g", (double)worst);
+
+  /* the normal shift in B's pass */
+  PetscCall(TalusMatMultAddNormalShift(B, v, z, shift, y2));
+  PetscCall(VecAXPY(y, 1.0, z));
+  {
+    const PetscScalar *sv;
+    PetscCall(VecGetArrayRead(shift, &sv));
+    PetscCall(VecGetArray(y, &a));
+    for (PetscInt c = 0; c < NCONTACTS; c++) a[3 * c] += sv[c];
+    PetscCall(VecRestoreArray(y, &a));
+    PetscCall(VecRestoreArrayRead(shift, &sv));
+  }
+  PetscCall(VecAXPY(y2, -1.0, y));
+  PetscCall(VecNorm(y2, NORM_INFINITY, &worst));
+  CHECK(worst < 1e-14, "TalusMatMultAddNormalShift differs from B v + z + shift e_n by %g", (double)worst);
+
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %d contacts (%" PetscInt_FMT " axial), B^T g with a stale body vector, adjoint (B^T g).v - g.(B v) = %.1e\n", NCONTACTS, naxial, (double)(dot_v - dot_g)));
+  PetscCall(VecDestroy(&g));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&y2));
+  PetscCall(VecDestroy(&shift));
+  PetscCall(VecDestroy(&v));
+  PetscCall(VecDestroy(&w0));
+  PetscCall(VecDestroy(&w1));
+  PetscCall(MatDestroy(&B));
+  int status = TestSummary("test_jacobian_shell");
+  PetscCall(TalusFinalize());
+  return status;
+}

@@ -10,15 +10,28 @@
  *     product followed by the additions does.
  */
 #include "../common/check.h"
+#include "../common/random_problem.h"
 #include "../../src/sim_impl.h"
 
 #define NBODIES   4 /* slot 3 is touched by no contact */
 #define NCONTACTS 4
 
-static PetscReal Uniform(unsigned *state)
+static PetscReal Uniform(TestRng *rng)
 {
-  *state = *state * 1103515245u + 12345u;
-  return (PetscReal)((*state >> 8) & 0xffffff) / (PetscReal)0x800000 - 1.0;
+  return 2.0 * TestRngUniform(rng) - 1.0; /* in [-1, 1) */
+}
+
+static PetscErrorCode FillUniform(TestRng *rng, Vec v)
+{
+  PetscScalar *a;
+  PetscInt     n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGetArray(v, &a));
+  for (PetscInt i = 0; i < n; i++) a[i] = Uniform(rng);
+  PetscCall(VecRestoreArray(v, &a));
+  PetscFunctionReturn(0);
 }
 
 /* u = F (v_b + omega_b x S_b - v_a - omega_a x S_a), straight from the definitions */
@@ -43,7 +56,7 @@ int main(int argc, char **argv)
   const PetscInt slot[2 * NCONTACTS] = {0, 1, 1, 2, 2, 0, -1, 2};
   PetscReal      frame[NCONTACTS][9], Sa[NCONTACTS][3], Sb[NCONTACTS][3], J[NCONTACTS * TALUS_JACOBIAN_GENERAL], minv[TALUS_INVERSE_MASS * NBODIES];
   char           kind[NCONTACTS];
-  unsigned       seed = 11;
+  TestRng        rng;
   Mat            B;
   Vec            g, z, shift, y, y2, v, w0, w1;
   PetscScalar   *a;
@@ -52,15 +65,16 @@ int main(int argc, char **argv)
   PetscInt       offset = 0, naxial = 0;
 
   PetscCall(TalusInitialize(&argc, &argv, NULL));
+  TestRngSeed(&rng, 11);
   for (PetscInt c = 0; c < NCONTACTS; c++) {
     PetscReal n[3], len;
-    for (int d = 0; d < 3; d++) n[d] = Uniform(&seed);
+    for (int d = 0; d < 3; d++) n[d] = Uniform(&rng);
     len = TalusNorm3(n);
     for (int d = 0; d < 3; d++) frame[c][d] = n[d] / len;
     TalusCompleteFrame(frame[c], &frame[c][3], &frame[c][6]);
     for (int d = 0; d < 3; d++) {
-      Sa[c][d] = c == 2 ? -0.3 * frame[c][d] : Uniform(&seed); /* contact 2: both arms along the normal */
-      Sb[c][d] = c == 2 ? 0.7 * frame[c][d] : Uniform(&seed);
+      Sa[c][d] = c == 2 ? -0.3 * frame[c][d] : Uniform(&rng); /* contact 2: both arms along the normal */
+      Sb[c][d] = c == 2 ? 0.7 * frame[c][d] : Uniform(&rng);
     }
     kind[c] = TalusJacobianRecord(frame[c], Sa[c], Sb[c], &J[offset]);
     naxial += kind[c] == TALUS_JACOBIAN_AXIAL;
@@ -77,18 +91,10 @@ int main(int argc, char **argv)
   PetscCall(VecDuplicate(g, &y));
   PetscCall(VecDuplicate(g, &y2));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, NCONTACTS, &shift));
-  PetscCall(VecGetArray(g, &a));
-  for (PetscInt i = 0; i < 3 * NCONTACTS; i++) a[i] = Uniform(&seed);
-  PetscCall(VecRestoreArray(g, &a));
-  PetscCall(VecGetArray(z, &a));
-  for (PetscInt i = 0; i < 3 * NCONTACTS; i++) a[i] = Uniform(&seed);
-  PetscCall(VecRestoreArray(z, &a));
-  PetscCall(VecGetArray(shift, &a));
-  for (PetscInt i = 0; i < NCONTACTS; i++) a[i] = Uniform(&seed);
-  PetscCall(VecRestoreArray(shift, &a));
-  PetscCall(VecGetArray(v, &a));
-  for (PetscInt i = 0; i < 6 * NBODIES; i++) a[i] = Uniform(&seed);
-  PetscCall(VecRestoreArray(v, &a));
+  PetscCall(FillUniform(&rng, g));
+  PetscCall(FillUniform(&rng, z));
+  PetscCall(FillUniform(&rng, shift));
+  PetscCall(FillUniform(&rng, v));
 
   /* B^T g into a zeroed vector and into one full of garbage */
   PetscCall(VecSet(w0, 0.0));

@@ -48,9 +48,9 @@ void TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3])
    never splits a triplet. out may be in. */
 static void ProjectRows(const PetscScalar *mu, PetscInt nc, PetscInt start, PetscInt n, const PetscScalar *in, PetscScalar *out)
 {
-  PetscInt j = 0;
+  PetscInt j = 0, c = start / 3;
 
-  for (; j < n && start + j < 3 * nc; j += 3) ProjectTriplet(PetscRealPart(mu[(start + j) / 3]), &in[j], &out[j]);
+  for (; j < n && start + j < 3 * nc; j += 3, c++) ProjectTriplet(PetscRealPart(mu[c]), &in[j], &out[j]);
   for (; j < n; j++) out[j] = in[j];
 }
 

@@ -2,6 +2,7 @@
    properties that characterise a Euclidean projection onto a closed convex set. */
 #include "../common/check.h"
 #include "../common/random_problem.h"
+#include <string.h>
 
 static PetscReal Dist(const PetscReal a[3], const PetscReal b[3])
 {
@@ -121,6 +122,85 @@ static PetscErrorCode CheckRandom(void)
   PetscFunctionReturn(0);
 }
 
+/*
+ * The Vec routine projects groups of 8 contacts with SIMD where the processor has it
+ * (src/cones_wide.c): every result must be bitwise the scalar TalusProjectTriplet's, signed zeros
+ * included, in place and not, over every case (inside, polar, surface, mu = 0, the apex, t = 0,
+ * points on the boundary, extreme magnitudes), with a contact count that leaves a scalar tail and
+ * bilateral rows after the triplets.
+ */
+static PetscErrorCode CheckWideEqualsScalar(void)
+{
+  const PetscInt     nc = 1003, nfree = 5, n = 3 * nc + nfree;
+  const PetscReal    special[][4] = {
+    {0.5, 0.0, 0.0, 0.0},     {0.5, -0.0, 0.0, -0.0}, {0.5, -1.0, 0.0, 0.0},   {0.5, 1.0, 0.0, 0.0},     {0.5, 2.0, 1.0, 0.0},
+    {0.5, 1.0, 0.5, 0.0},     {0.0, 1.0, 0.3, -0.2},  {0.0, -1.0, 0.3, -0.2},  {0.0, -0.0, 1.0, 1.0},    {0.3, 1e150, 1e150, 1e150},
+    {0.3, 1e-200, 1e-200, 0}, {0.3, -1e-200, 0, 1e-200}, {2.0, -1.0, 0.5, 0.0}, {0.25, -0.5, -2.0, 0.0}, {1e-300, 1.0, 1.0, 0.0},
+  };
+  const PetscInt     nspecial = (PetscInt)(sizeof(special) / sizeof(special[0]));
+  TestRng            rng;
+  Vec                x, y, mu;
+  PetscScalar       *xa, *ma;
+  const PetscScalar *ya;
+  PetscInt           differ = 0, cases[4] = {0, 0, 0, 0};
+
+  PetscFunctionBegin;
+  TestRngSeed(&rng, 777);
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nc, &mu));
+  PetscCall(VecGetArray(x, &xa));
+  PetscCall(VecGetArray(mu, &ma));
+  for (PetscInt c = 0; c < nc; c++) {
+    if (c < nspecial) {
+      ma[c] = special[c][0];
+      for (int d = 0; d < 3; d++) xa[3 * c + d] = special[c][1 + d];
+    } else {
+      ma[c] = (c % 9 == 0) ? 0.0 : 2.0 * TestRngUniform(&rng);
+      for (int d = 0; d < 3; d++) xa[3 * c + d] = 4.0 * TestRngUniform(&rng) - 2.0;
+    }
+    if (ma[c] <= 0.0) cases[3]++;
+    else {
+      const PetscReal t = PetscSqrtReal(xa[3 * c + 1] * xa[3 * c + 1] + xa[3 * c + 2] * xa[3 * c + 2]);
+      cases[t <= ma[c] * xa[3 * c] ? 0 : ma[c] * t <= -xa[3 * c] ? 1 : 2]++;
+    }
+  }
+  for (PetscInt i = 3 * nc; i < n; i++) xa[i] = 4.0 * TestRngUniform(&rng) - 2.0;
+  PetscCall(VecRestoreArray(mu, &ma));
+  PetscCall(VecRestoreArray(x, &xa));
+  for (int in_place = 0; in_place < 2; in_place++) {
+    if (in_place) {
+      PetscCall(VecCopy(x, y));
+      PetscCall(TalusProjectFrictionCones(y, mu, nfree, y));
+    } else PetscCall(TalusProjectFrictionCones(x, mu, nfree, y));
+    PetscCall(VecGetArray(x, &xa));
+    PetscCall(VecGetArray(mu, &ma));
+    PetscCall(VecGetArrayRead(y, &ya));
+    for (PetscInt c = 0; c < nc; c++) {
+      PetscReal ref[3];
+      TalusProjectTriplet(ma[c], &xa[3 * c], ref);
+      differ += memcmp(ref, &ya[3 * c], sizeof(ref)) != 0;
+    }
+    for (PetscInt i = 3 * nc; i < n; i++) differ += memcmp(&xa[i], &ya[i], sizeof(PetscReal)) != 0;
+    PetscCall(VecRestoreArrayRead(y, &ya));
+    PetscCall(VecRestoreArray(mu, &ma));
+    PetscCall(VecRestoreArray(x, &xa));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  Vec projection against the scalar one, bitwise (%s): %" PetscInt_FMT " of %" PetscInt_FMT " differ; inside %" PetscInt_FMT ", polar %" PetscInt_FMT ", surface %" PetscInt_FMT ", mu = 0 %" PetscInt_FMT "\n",
+#if defined(__x86_64__) && defined(__GNUC__)
+                        __builtin_cpu_supports("avx512f") ? "AVX-512 path" : "no AVX-512 here: scalar path only",
+#else
+                        "scalar path only",
+#endif
+                        differ, 2 * (nc + nfree), cases[0], cases[1], cases[2], cases[3]));
+  CHECK(differ == 0, "%" PetscInt_FMT " projected triplets or free rows differ from the scalar projection", differ);
+  CHECK(cases[0] > 50 && cases[1] > 50 && cases[2] > 50 && cases[3] > 50, "the points do not cover every case");
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&mu));
+  PetscFunctionReturn(0);
+}
+
 /* The Vec routine: triplets projected, trailing bilateral rows left free, bad layout refused. */
 static PetscErrorCode CheckVec(void)
 {
@@ -163,6 +243,7 @@ int main(int argc, char **argv)
   PetscCall(CheckExtremes());
   PetscCall(CheckRandom());
   PetscCall(CheckVec());
+  PetscCall(CheckWideEqualsScalar());
   int status = TestSummary("test_cones");
   PetscCall(TalusFinalize());
   return status;

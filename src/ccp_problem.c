@@ -85,15 +85,14 @@ static PetscErrorCode CCPAntiRelax(Tao tao, PetscInt start, PetscInt n, const Pe
   TalusCCP           ccp = (TalusCCP)ctx;
   const PetscScalar *mu;
   PetscScalar       *sv;
-  PetscInt           nc, j = 0;
+  PetscInt           nc, j = 0, c = start / 3;
 
   PetscFunctionBegin;
   (void)tao, (void)x;
   PetscCall(VecGetLocalSize(ccp->cones.mu, &nc));
   PetscCall(VecGetArrayRead(ccp->cones.mu, &mu));
   PetscCall(VecGetArray(ccp->shift, &sv));
-  for (; j < n && start + j < 3 * nc; j += 3) {
-    const PetscInt  c = (start + j) / 3;
+  for (; j < n && start + j < 3 * nc; j += 3, c++) { /* the contact index counted, as in cones.c */
     /* this is the chunk's first touch (apgd calls the update before its own pass): prefetch
        768 B ahead in g and 256 B ahead in the per-contact arrays */
     __builtin_prefetch(&g[j + 96]), __builtin_prefetch(&mu[c + 32]), __builtin_prefetch(&sv[c + 32]);

@@ -5,8 +5,9 @@
  * This is the one public header. The pieces it declares:
  *   - TalusInitialize / TalusFinalize: PETSc start-up plus registration of what talus adds.
  *   - The Tao type "apgd" (TAOAPGD) and its TaoAPGD* setters.
- *   - Friction-cone projection of (n, u, w) triplets.
- *   - TalusCCP: one cone complementarity problem u = N g + r over friction cones, solved by apgd.
+ *   - The feasible set of a contact problem (friction cones, non-negative and free rows) and its projection.
+ *   - TalusCCP: one cone complementarity problem u = N r + q over that set, solved by any Tao type
+ *     registered for it (apgd for friction; TAO's bound-constrained types for frictionless sets).
  *   - FCLib local problems read and written with parallel HDF5.
  */
 #ifndef TALUS_H
@@ -56,37 +57,58 @@ PETSC_EXTERN PetscErrorCode TaoAPGDGetResidualStep(Tao, PetscReal *);
    solver kept between problems whose size changes anyway, e.g. the time steps of a simulation. */
 PETSC_EXTERN PetscErrorCode TaoAPGDReleaseWorkVectors(Tao);
 
-/* ---------------------------------------------------------------- friction cones */
+/* ---------------------------------------------------------------- the feasible set */
 
 /*
- * Layout of a vector of contact impulses on each rank: ncontacts triplets (normal, tangent u,
- * tangent w), then nfree scalar rows that are left unconstrained (bilateral joints).
- * mu is a Vec with one entry per contact, distributed like the triplets.
+ * The feasible set of a contact problem as row blocks, in this order among each rank's rows:
+ *   - friction cones of 3 rows (normal, tangent u, tangent w), K_i = {||(u, w)|| <= mu_i n}
+ *     (seed 000 eq. 10a), one entry of mu per cone, mu distributed like the cones;
+ *   - nnonneg_local rows that must be >= 0 (unilateral constraints, e.g. joint limits);
+ *   - nfree_local rows left free (bilateral constraints, e.g. joints: their cone is R, seed 000 eq. 12).
  */
 typedef struct {
   Vec      mu;
+  PetscInt nnonneg_local;
   PetscInt nfree_local;
-} TalusFrictionCones;
+} TalusFeasibleSet;
 
-/* Euclidean projection of each triplet onto {||(u,w)|| <= mu n} (seed 000 eq. 10a). */
-PETSC_EXTERN PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, Vec out);
+/* The rows the set spans on this rank: 3 per cone plus the non-negative and free rows. */
+PETSC_EXTERN PetscErrorCode TalusFeasibleSetGetLocalSize(const TalusFeasibleSet *, PetscInt *);
+/* Euclidean projection of every row block of in onto its set; out may be in. */
+PETSC_EXTERN PetscErrorCode TalusFeasibleSetProject(const TalusFeasibleSet *, Vec in, Vec out);
 PETSC_EXTERN void           TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3]);
-/* apgd's projection (block size 3): ctx is a TalusFrictionCones*, whose mu it reads. */
-PETSC_EXTERN PetscErrorCode TalusFrictionConesProjectTao(Tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
+/* apgd's projection (block size 3): ctx is a TalusFeasibleSet*. */
+PETSC_EXTERN PetscErrorCode TalusFeasibleSetProjectTao(Tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
 
 /* ---------------------------------------------------------------- one CCP */
 
-typedef enum {
-  TALUS_CCP_RELAXED, /* seed 000 eq. 14: r in K, u = N r + q in K*, r.u = 0 */
-  TALUS_CCP_COULOMB  /* FCLib/De Saxce: u + mu||u_t|| e_n in K*, by anti-relaxation (seed 001 eq. 28) */
-} TalusCCPType;
-PETSC_EXTERN const char *const TalusCCPTypes[];
+/*
+ * The problem variants, registered in a PetscFunctionList (TalusCCPRegister) and chosen with
+ * TalusCCPSetType() or -ccp_problem:
+ *   relaxed   seed 000 eq. 14: r in K, u = N r + q in K*, r.u = 0;
+ *   coulomb   FCLib/De Saxce: u + mu||u_t|| e_n in K*, by anti-relaxation (seed 001 eq. 28).
+ */
+typedef const char *TalusCCPType;
+#define TALUSCCPRELAXED "relaxed"
+#define TALUSCCPCOULOMB "coulomb"
 
 typedef struct _p_TalusCCP *TalusCCP;
 
-/* Complementarity measures of a solution (all global maxima over contacts). */
+/* A variant's constructor: sets the variant's operations on a TalusCCP (src/ccp_impl.h). */
+PETSC_EXTERN PetscErrorCode TalusCCPRegister(const char name[], PetscErrorCode (*create)(TalusCCP));
+
+/*
+ * How a Tao type takes a TalusCCP: it gives the Tao the problem's objective and gradient and the
+ * feasible set in the form the type understands, or fails with a message saying why it cannot
+ * (for example a box-constrained type and friction cones with mu > 0). Registered per Tao type
+ * name with TalusCCPSolverRegister(); TalusCCPSetUp() looks up the type the Tao has.
+ */
+typedef PetscErrorCode (*TalusCCPSolverAttachFn)(TalusCCP, Tao);
+PETSC_EXTERN PetscErrorCode TalusCCPSolverRegister(const char tao_type[], TalusCCPSolverAttachFn);
+
+/* Complementarity measures of a solution (all global maxima over row blocks). */
 typedef struct {
-  PetscReal primal;          /* max distance of r_i from K_i */
+  PetscReal primal;          /* max distance of r_i from its set K_i */
   PetscReal dual;            /* max distance of u_i (Coulomb: u_i + mu||u_t|| e_n) from K*_i */
   PetscReal complementarity; /* max |r_i . u_i| (Coulomb: with the De Saxce term) */
   PetscReal objective;       /* 1/2 r.N r + q.r */
@@ -95,16 +117,17 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode TalusCCPCreate(MPI_Comm, TalusCCP *);
 PETSC_EXTERN PetscErrorCode TalusCCPSetOperator(TalusCCP, Mat N);
 PETSC_EXTERN PetscErrorCode TalusCCPSetLinearTerm(TalusCCP, Vec q);
-PETSC_EXTERN PetscErrorCode TalusCCPSetFriction(TalusCCP, Vec mu, PetscInt nfree_local);
+/* The row blocks: one friction cone per entry of mu, then nnonneg_local rows >= 0, then nfree_local free rows. */
+PETSC_EXTERN PetscErrorCode TalusCCPSetFeasibleSet(TalusCCP, Vec mu, PetscInt nnonneg_local, PetscInt nfree_local);
 PETSC_EXTERN PetscErrorCode TalusCCPSetType(TalusCCP, TalusCCPType);
 PETSC_EXTERN PetscErrorCode TalusCCPGetType(TalusCCP, TalusCCPType *);
 PETSC_EXTERN PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP, const char[]);
 PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);
-/* Lets go of the problem (operator, linear term, friction: the caller's objects and what they hold)
-   and of the solver's work vectors, and keeps the solver and its settings, e.g. between the time
-   steps of a simulation. */
+/* Lets go of the problem (operator, linear term, feasible set: the caller's objects and what they
+   hold) and of the solver's work vectors, and keeps the solver and its settings, e.g. between the
+   time steps of a simulation. */
 PETSC_EXTERN PetscErrorCode TalusCCPReset(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPComputeVelocity(TalusCCP, Vec r, Vec u);
 PETSC_EXTERN PetscErrorCode TalusCCPCheck(TalusCCP, Vec r, TalusCCPChecks *);

@@ -1,74 +1,47 @@
 /*
  * TalusCCP: one cone complementarity problem
- *     u = N g + q,   g_i in K_i,   u_i in K*_i,   g_i . u_i = 0      (seed 000 eq. 14)
- * solved as the convex QP  min 1/2 g^T N g + q^T g  over the product of friction cones
- * (seed 000 eq. 15) with the Tao type "apgd".
+ *     u = N r + q,   r_i in K_i,   u_i in K*_i,   r_i . u_i = 0      (seed 000 eq. 14)
+ * posed as the convex QP  min 1/2 r^T N r + q^T r  over the product of the sets K_i (seed 000
+ * eq. 15): friction cones, non-negative rows and free rows (TalusFeasibleSet).
  *
  * N is any Mat: an assembled W read from a file, or (in the simulator) a shell applying
- * B M^-1 B^T. Rows are ncontacts triplets then nfree bilateral rows on every rank.
- *
- * The "coulomb" problem replaces the relaxed dual condition by the De Saxce one,
- * u_i + mu_i ||u_i,t|| e_n in K*_i, by the anti-relaxation of seed 001 (eq. 28, lines 33-37):
- * after each iterate the normal linear term becomes q_n + mu ||u_t||, with u_t the tangential
- * part of the gradient N g + q (the tangential linear term never changes, so that part is u_t).
- * The shift s = mu ||u_t|| is kept per contact (8 B) and added to the normal rows by the product
- * with N (TalusMatMultAddNormalShift): a full linear-term vector updated every iteration and read
- * by every product moved about 100 B per contact and iteration, the shift 32.
+ * B M^-1 B^T. The object names its set and leaves the solving to a Tao: any type registered with
+ * TalusCCPSolverRegister (ccp_solvers.c) that can handle the set. The problem variants (relaxed,
+ * Coulomb, ...) live in a PetscFunctionList (ccp_variants.c).
  */
-#include <talus.h>
+#include "ccp_impl.h"
 
-const char *const TalusCCPTypes[] = {"relaxed", "coulomb", "TalusCCPType", "TALUS_CCP_", NULL};
-
-struct _p_TalusCCP {
-  MPI_Comm           comm;
-  Mat                N;
-  Vec                q;      /* the problem's linear term */
-  Vec                shift;  /* per contact: the anti-relaxation shift of the normal linear term */
-  TalusFrictionCones cones;
-  TalusCCPType       type;
-  Tao                tao;
-  char              *prefix;
-  PetscBool          setup;
-};
-
-/* The anti-relaxation shift in use, or NULL when the linear term is q alone */
-static Vec Shift(TalusCCP ccp)
-{
-  return ccp->type == TALUS_CCP_COULOMB ? ccp->shift : NULL;
-}
-
-/* g = N x + r alone, r = q + s e_n: what apgd asks for inside its loop (it follows f by its own sums) */
-static PetscErrorCode CCPGradient(Tao tao, Vec x, Vec g, void *ctx)
+PetscErrorCode TalusCCPGradient(Tao tao, Vec x, Vec g, void *ctx)
 {
   TalusCCP ccp = (TalusCCP)ctx;
 
   PetscFunctionBegin;
   (void)tao;
-  PetscCall(TalusMatMultAddNormalShift(ccp->N, x, ccp->q, Shift(ccp), g)); /* the matrix-free N adds r in its last pass */
+  /* g = N x + q + s e_n; the matrix-free N adds the linear term and the shift in its last pass */
+  PetscCall(TalusMatMultAddNormalShift(ccp->N, x, ccp->q, ccp->shift, g));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CCPObjectiveAndGradient(Tao tao, Vec x, PetscReal *f, Vec g, void *ctx)
+PetscErrorCode TalusCCPObjectiveAndGradient(Tao tao, Vec x, PetscReal *f, Vec g, void *ctx)
 {
-  TalusCCP           ccp   = (TalusCCP)ctx;
-  Vec                shift = Shift(ccp);
+  TalusCCP           ccp = (TalusCCP)ctx;
   const PetscScalar *xv, *gv, *qv, *sv = NULL;
   PetscInt           n, nc = 0;
   PetscReal          sum = 0.0;
 
   PetscFunctionBegin;
-  PetscCall(CCPGradient(tao, x, g, ctx));
-  /* f = 1/2 x.N x + r.x = 1/2 x.(g + r), r = q + s e_n: one pass and one reduction */
+  PetscCall(TalusCCPGradient(tao, x, g, ctx));
+  /* f = 1/2 x.N x + (q + s e_n).x = 1/2 x.(g + q + s e_n): one pass and one reduction */
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xv));
   PetscCall(VecGetArrayRead(g, &gv));
   PetscCall(VecGetArrayRead(ccp->q, &qv));
   for (PetscInt i = 0; i < n; i++) sum += PetscRealPart(xv[i] * (gv[i] + qv[i]));
-  if (shift) {
-    PetscCall(VecGetLocalSize(shift, &nc));
-    PetscCall(VecGetArrayRead(shift, &sv));
+  if (ccp->shift) {
+    PetscCall(VecGetLocalSize(ccp->shift, &nc));
+    PetscCall(VecGetArrayRead(ccp->shift, &sv));
     for (PetscInt c = 0; c < nc; c++) sum += PetscRealPart(xv[3 * c] * sv[c]);
-    PetscCall(VecRestoreArrayRead(shift, &sv));
+    PetscCall(VecRestoreArrayRead(ccp->shift, &sv));
   }
   PetscCall(VecRestoreArrayRead(ccp->q, &qv));
   PetscCall(VecRestoreArrayRead(g, &gv));
@@ -78,32 +51,55 @@ static PetscErrorCode CCPObjectiveAndGradient(Tao tao, Vec x, PetscReal *f, Vec 
   PetscFunctionReturn(0);
 }
 
-/* Anti-relaxation (seed 001 eq. 28, lines 33-37) of local rows [start, start + n), whole triplets:
-   r_n = q_n + s with s = mu ||u_t||, u_t = (N x + r)_t the tangential part of the gradient g. */
-static PetscErrorCode CCPAntiRelax(Tao tao, PetscInt start, PetscInt n, const PetscScalar x[], const PetscScalar g[], PetscScalar dr[], void *ctx)
+PetscFunctionList TalusCCPList = NULL;
+
+PetscErrorCode TalusFunctionListNames(PetscFunctionList list, char names[], size_t size)
 {
-  TalusCCP           ccp = (TalusCCP)ctx;
-  const PetscScalar *mu;
-  PetscScalar       *sv;
-  PetscInt           nc, j = 0, c = start / 3;
+  const char **array;
+  int          n;
 
   PetscFunctionBegin;
-  (void)tao, (void)x;
-  PetscCall(VecGetLocalSize(ccp->cones.mu, &nc));
-  PetscCall(VecGetArrayRead(ccp->cones.mu, &mu));
-  PetscCall(VecGetArray(ccp->shift, &sv));
-  for (; j < n && start + j < 3 * nc; j += 3, c++) { /* the contact index counted, as in cones.c */
-    /* this is the chunk's first touch (apgd calls the update before its own pass): prefetch
-       768 B ahead in g and 256 B ahead in the per-contact arrays */
-    __builtin_prefetch(&g[j + 96]), __builtin_prefetch(&mu[c + 32]), __builtin_prefetch(&sv[c + 32]);
-    const PetscReal s_next = PetscRealPart(mu[c]) * PetscSqrtReal(PetscRealPart(g[j + 1] * g[j + 1] + g[j + 2] * g[j + 2]));
-    dr[j]                  = s_next - sv[c];
-    dr[j + 1] = dr[j + 2] = 0.0;
-    sv[c]                  = s_next;
+  names[0] = 0;
+  PetscCall(PetscFunctionListGet(list, &array, &n));
+  for (int i = 0; i < n; i++) {
+    if (i) PetscCall(PetscStrlcat(names, ", ", size));
+    PetscCall(PetscStrlcat(names, array[i], size));
   }
-  for (; j < n; j++) dr[j] = 0.0; /* bilateral rows keep their linear term */
-  PetscCall(VecRestoreArray(ccp->shift, &sv));
-  PetscCall(VecRestoreArrayRead(ccp->cones.mu, &mu));
+  PetscCall(PetscFree(array));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPRegister(const char name[], PetscErrorCode (*create)(TalusCCP))
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListAdd(&TalusCCPList, name, create));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSetType(TalusCCP ccp, TalusCCPType type)
+{
+  PetscErrorCode (*create)(TalusCCP);
+  char names[256];
+
+  PetscFunctionBegin;
+  PetscCall(TalusRegisterAll());
+  PetscCall(PetscFunctionListFind(TalusCCPList, type, &create));
+  if (!create) {
+    PetscCall(TalusFunctionListNames(TalusCCPList, names, sizeof(names)));
+    SETERRQ(ccp->comm, PETSC_ERR_USER_INPUT, "-ccp_problem %s is not known: use one of %s", type, names);
+  }
+  PetscCall(PetscFree(ccp->type_name));
+  PetscCall(PetscStrallocpy(type, &ccp->type_name));
+  PetscCall(PetscMemzero(&ccp->ops, sizeof(ccp->ops)));
+  PetscCall((*create)(ccp));
+  ccp->setup = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPGetType(TalusCCP ccp, TalusCCPType *type)
+{
+  PetscFunctionBegin;
+  *type = ccp->type_name;
   PetscFunctionReturn(0);
 }
 
@@ -112,7 +108,7 @@ PetscErrorCode TalusCCPCreate(MPI_Comm comm, TalusCCP *ccp)
   PetscFunctionBegin;
   PetscCall(PetscNew(ccp));
   (*ccp)->comm = comm;
-  (*ccp)->type = TALUS_CCP_RELAXED;
+  PetscCall(TalusCCPSetType(*ccp, TALUSCCPRELAXED));
   PetscCall(TaoCreate(comm, &(*ccp)->tao));
   PetscCall(TaoSetType((*ccp)->tao, TAOAPGD));
   PetscFunctionReturn(0);
@@ -138,29 +134,16 @@ PetscErrorCode TalusCCPSetLinearTerm(TalusCCP ccp, Vec q)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusCCPSetFriction(TalusCCP ccp, Vec mu, PetscInt nfree_local)
+PetscErrorCode TalusCCPSetFeasibleSet(TalusCCP ccp, Vec mu, PetscInt nnonneg_local, PetscInt nfree_local)
 {
   PetscFunctionBegin;
+  PetscCheck(nnonneg_local >= 0 && nfree_local >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row counts must be >= 0, got %" PetscInt_FMT " non-negative and %" PetscInt_FMT " free rows", nnonneg_local, nfree_local);
   PetscCall(PetscObjectReference((PetscObject)mu));
-  PetscCall(VecDestroy(&ccp->cones.mu));
-  ccp->cones.mu          = mu;
-  ccp->cones.nfree_local = nfree_local;
+  PetscCall(VecDestroy(&ccp->set.mu));
+  ccp->set.mu            = mu;
+  ccp->set.nnonneg_local = nnonneg_local;
+  ccp->set.nfree_local   = nfree_local;
   ccp->setup             = PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPSetType(TalusCCP ccp, TalusCCPType type)
-{
-  PetscFunctionBegin;
-  ccp->type  = type;
-  ccp->setup = PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPGetType(TalusCCP ccp, TalusCCPType *type)
-{
-  PetscFunctionBegin;
-  *type = ccp->type;
   PetscFunctionReturn(0);
 }
 
@@ -179,44 +162,31 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
   PetscBool set;
 
   PetscFunctionBegin;
-  /* Read as a string and matched here: PETSc 3.18's enum parsing overruns a buffer on an unknown
-     value (seen under AddressSanitizer), and this way the error names the valid choices. */
-  PetscCall(PetscStrncpy(name, TalusCCPTypes[ccp->type], sizeof(name)));
+  PetscCall(TalusRegisterAll());
   PetscOptionsBegin(ccp->comm, ccp->prefix, "Cone complementarity problem", "TalusCCP");
-  PetscCall(PetscOptionsString("-ccp_problem", "relaxed: the CCP of seed 000 eq. 14; coulomb: De Saxce's Coulomb problem by anti-relaxation (seed 001 eq. 28)", "TalusCCPSetType", name, name, sizeof(name), &set));
+  PetscCall(PetscOptionsFList("-ccp_problem", "relaxed: the CCP of seed 000 eq. 14; coulomb: De Saxce's Coulomb problem by anti-relaxation (seed 001 eq. 28)", "TalusCCPSetType", TalusCCPList, ccp->type_name, name, sizeof(name), &set));
   PetscOptionsEnd();
-  if (set) {
-    PetscBool relaxed, coulomb;
-    PetscCall(PetscStrcasecmp(name, TalusCCPTypes[TALUS_CCP_RELAXED], &relaxed));
-    PetscCall(PetscStrcasecmp(name, TalusCCPTypes[TALUS_CCP_COULOMB], &coulomb));
-    PetscCheck(relaxed || coulomb, ccp->comm, PETSC_ERR_USER_INPUT, "-ccp_problem %s is not known: use relaxed or coulomb", name);
-    PetscCall(TalusCCPSetType(ccp, coulomb ? TALUS_CCP_COULOMB : TALUS_CCP_RELAXED));
-  }
+  if (set) PetscCall(TalusCCPSetType(ccp, name));
   PetscCall(TaoSetFromOptions(ccp->tao));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCCPSetUp(TalusCCP ccp)
 {
-  PetscBool is_apgd;
-  PetscInt  nrows, ncols, nq, nc;
+  PetscInt nrows, ncols, nq, nset, nc;
 
   PetscFunctionBegin;
   if (ccp->setup) PetscFunctionReturn(0);
-  PetscCheck(ccp->N && ccp->q && ccp->cones.mu, ccp->comm, PETSC_ERR_ORDER, "TalusCCP needs TalusCCPSetOperator(), TalusCCPSetLinearTerm() and TalusCCPSetFriction() before TalusCCPSetUp()");
+  PetscCheck(ccp->N && ccp->q && ccp->set.mu, ccp->comm, PETSC_ERR_ORDER, "TalusCCP needs TalusCCPSetOperator(), TalusCCPSetLinearTerm() and TalusCCPSetFeasibleSet() before TalusCCPSetUp()");
   PetscCall(MatGetLocalSize(ccp->N, &nrows, &ncols));
   PetscCall(VecGetLocalSize(ccp->q, &nq));
-  PetscCall(VecGetLocalSize(ccp->cones.mu, &nc));
-  PetscCheck(nrows == ncols && nrows == nq && nq == 3 * nc + ccp->cones.nfree_local, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "TalusCCP local sizes disagree: N is %" PetscInt_FMT " x %" PetscInt_FMT ", q has %" PetscInt_FMT ", and %" PetscInt_FMT " contacts + %" PetscInt_FMT " free rows need %" PetscInt_FMT, nrows, ncols, nq, nc, ccp->cones.nfree_local, 3 * nc + ccp->cones.nfree_local);
-  PetscCall(PetscObjectTypeCompare((PetscObject)ccp->tao, TAOAPGD, &is_apgd));
-  PetscCheck(is_apgd, ccp->comm, PETSC_ERR_SUP, "Only the Tao type \"apgd\" handles friction cones; remove -tao_type or set it to apgd");
+  PetscCall(VecGetLocalSize(ccp->set.mu, &nc));
+  PetscCall(TalusFeasibleSetGetLocalSize(&ccp->set, &nset));
+  PetscCheck(nrows == ncols && nrows == nq && nq == nset, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "TalusCCP local sizes disagree: N is %" PetscInt_FMT " x %" PetscInt_FMT ", q has %" PetscInt_FMT ", and %" PetscInt_FMT " cones + %" PetscInt_FMT " non-negative + %" PetscInt_FMT " free rows need %" PetscInt_FMT, nrows, ncols, nq, nc, ccp->set.nnonneg_local, ccp->set.nfree_local, nset);
   PetscCall(VecDestroy(&ccp->shift));
-  PetscCall(VecDuplicate(ccp->cones.mu, &ccp->shift));
-  PetscCall(TaoSetObjectiveAndGradient(ccp->tao, NULL, CCPObjectiveAndGradient, ccp));
-  PetscCall(TaoSetGradient(ccp->tao, NULL, CCPGradient, ccp));
-  PetscCall(TaoAPGDSetProjection(ccp->tao, 3, TalusFrictionConesProjectTao, &ccp->cones));
-  PetscCall(TaoAPGDSetLinearTermUpdate(ccp->tao, ccp->type == TALUS_CCP_COULOMB ? CCPAntiRelax : NULL, ccp));
+  if (ccp->ops.update_linear_term) PetscCall(VecDuplicate(ccp->set.mu, &ccp->shift));
+  PetscCall(TalusCCPSolverAttach(ccp));
   ccp->setup = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -226,19 +196,19 @@ PetscErrorCode TalusCCPReset(TalusCCP ccp)
   PetscFunctionBegin;
   PetscCall(MatDestroy(&ccp->N));
   PetscCall(VecDestroy(&ccp->q));
-  PetscCall(VecDestroy(&ccp->cones.mu));
+  PetscCall(VecDestroy(&ccp->set.mu));
   PetscCall(VecDestroy(&ccp->shift));
-  PetscCall(TaoAPGDReleaseWorkVectors(ccp->tao));
+  PetscCall(TalusCCPSolverRelease(ccp));
   ccp->setup = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
-/* Solves the CCP; r holds the warm start on entry and the solution (the best iterate) on exit. */
+/* Solves the CCP; r holds the warm start on entry and the solution (for apgd the best iterate) on exit. */
 PetscErrorCode TalusCCPSolve(TalusCCP ccp, Vec r)
 {
   PetscFunctionBegin;
   PetscCall(TalusCCPSetUp(ccp));
-  PetscCall(VecSet(ccp->shift, 0.0));
+  if (ccp->shift) PetscCall(VecSet(ccp->shift, 0.0));
   PetscCall(TaoSetSolution(ccp->tao, r));
   PetscCall(TaoSolve(ccp->tao));
   PetscFunctionReturn(0);
@@ -253,28 +223,31 @@ PetscErrorCode TalusCCPComputeVelocity(TalusCCP ccp, Vec r, Vec u)
 }
 
 /*
- * Distances used to judge a solution, per contact with the cone K = {||t|| <= mu n}:
- *   primal: ||r - Pi_K(r)||;
- *   dual:   distance of v from the dual cone K* = {mu ||v_t|| <= v_n}; by Moreau's decomposition
- *           v = Pi_K*(v) + Pi_(K*)°(v) and (K*)° = -K, so it is ||Pi_K(-v)||;
- *   complementarity: |r . v|;
- * with v = u (relaxed) or v = u + mu ||u_t|| e_n (Coulomb).
+ * Distances used to judge a solution, per row block:
+ *   friction cone K = {||t|| <= mu n}:
+ *     primal: ||r - Pi_K(r)||;
+ *     dual:   distance of v from the dual cone K* = {mu ||v_t|| <= v_n}; by Moreau's decomposition
+ *             v = Pi_K*(v) + Pi_(K*)°(v) and (K*)° = -K, so it is ||Pi_K(-v)||;
+ *     complementarity: |r . v|, with v = u or the variant's dual velocity (Coulomb: u + mu ||u_t|| e_n);
+ *   non-negative row: primal max(0, -r), dual max(0, -u), complementarity |r u|;
+ *   free row (K = R, K* = {0}): dual |u|.
  */
 PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
 {
   Vec                u;
   const PetscScalar *rv, *uv, *mu;
-  PetscInt           nc;
+  PetscInt           nc, n;
   PetscReal          local[3] = {0, 0, 0}, global[3];
   PetscScalar        ru, qr;
 
   PetscFunctionBegin;
   PetscCall(VecDuplicate(r, &u));
   PetscCall(TalusCCPComputeVelocity(ccp, r, u));
-  PetscCall(VecGetLocalSize(ccp->cones.mu, &nc));
+  PetscCall(VecGetLocalSize(ccp->set.mu, &nc));
+  PetscCall(VecGetLocalSize(r, &n));
   PetscCall(VecGetArrayRead(r, &rv));
   PetscCall(VecGetArrayRead(u, &uv));
-  PetscCall(VecGetArrayRead(ccp->cones.mu, &mu));
+  PetscCall(VecGetArrayRead(ccp->set.mu, &mu));
   for (PetscInt c = 0; c < nc; c++) {
     const PetscReal m = PetscRealPart(mu[c]);
     PetscReal       ri[3], vi[3], p[3], neg[3];
@@ -282,7 +255,7 @@ PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
       ri[k] = PetscRealPart(rv[3 * c + k]);
       vi[k] = PetscRealPart(uv[3 * c + k]);
     }
-    if (ccp->type == TALUS_CCP_COULOMB) vi[0] += m * PetscSqrtReal(vi[1] * vi[1] + vi[2] * vi[2]);
+    if (ccp->ops.dual_velocity) ccp->ops.dual_velocity(m, vi);
     TalusProjectTriplet(m, ri, p);
     local[0] = PetscMax(local[0], PetscSqrtReal(PetscSqr(ri[0] - p[0]) + PetscSqr(ri[1] - p[1]) + PetscSqr(ri[2] - p[2])));
     for (PetscInt k = 0; k < 3; k++) neg[k] = -vi[k];
@@ -290,7 +263,14 @@ PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
     local[1] = PetscMax(local[1], PetscSqrtReal(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
     local[2] = PetscMax(local[2], PetscAbsReal(ri[0] * vi[0] + ri[1] * vi[1] + ri[2] * vi[2]));
   }
-  PetscCall(VecRestoreArrayRead(ccp->cones.mu, &mu));
+  for (PetscInt i = 3 * nc; i < 3 * nc + ccp->set.nnonneg_local; i++) {
+    const PetscReal ri = PetscRealPart(rv[i]), ui = PetscRealPart(uv[i]);
+    local[0] = PetscMax(local[0], -ri);
+    local[1] = PetscMax(local[1], -ui);
+    local[2] = PetscMax(local[2], PetscAbsReal(ri * ui));
+  }
+  for (PetscInt i = 3 * nc + ccp->set.nnonneg_local; i < n; i++) local[1] = PetscMax(local[1], PetscAbsReal(PetscRealPart(uv[i])));
+  PetscCall(VecRestoreArrayRead(ccp->set.mu, &mu));
   PetscCall(VecRestoreArrayRead(u, &uv));
   PetscCall(VecRestoreArrayRead(r, &rv));
   PetscCall(MPIU_Allreduce(local, global, 3, MPIU_REAL, MPIU_MAX, ccp->comm));
@@ -318,8 +298,8 @@ PetscErrorCode TalusCCPView(TalusCCP ccp, PetscViewer viewer)
 
   PetscFunctionBegin;
   if (ccp->q) PetscCall(VecGetSize(ccp->q, &n));
-  if (ccp->cones.mu) PetscCall(VecGetSize(ccp->cones.mu, &nc));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "TalusCCP: %s problem, %" PetscInt_FMT " rows (%" PetscInt_FMT " contacts)\n", TalusCCPTypes[ccp->type], n, nc));
+  if (ccp->set.mu) PetscCall(VecGetSize(ccp->set.mu, &nc));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "TalusCCP: %s problem, %" PetscInt_FMT " rows (%" PetscInt_FMT " friction cones)\n", ccp->type_name, n, nc));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(TaoView(ccp->tao, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -333,8 +313,9 @@ PetscErrorCode TalusCCPDestroy(TalusCCP *ccp)
   PetscCall(MatDestroy(&(*ccp)->N));
   PetscCall(VecDestroy(&(*ccp)->q));
   PetscCall(VecDestroy(&(*ccp)->shift));
-  PetscCall(VecDestroy(&(*ccp)->cones.mu));
+  PetscCall(VecDestroy(&(*ccp)->set.mu));
   PetscCall(TaoDestroy(&(*ccp)->tao));
+  PetscCall(PetscFree((*ccp)->type_name));
   PetscCall(PetscFree((*ccp)->prefix));
   PetscCall(PetscFree(*ccp));
   PetscFunctionReturn(0);

@@ -1,35 +1,53 @@
 /*
  * talus ccp FILE.hdf5: solve one 3D frictional contact problem stored in FCLib's local form,
- * distributed over the ranks by whole contacts, with the Tao type "apgd".
+ * distributed over the ranks by whole contacts, with the Tao type "apgd" or any other that can
+ * handle the problem (-tao_type; TAO's bound-constrained types for frictionless problems).
  */
 #include <talus.h>
 #include "commands.h"
 
+/* What every Tao type reports (iterations, residual, reason), then a type's own statistics where it has them. */
+static PetscErrorCode ReportSolver(Tao tao)
+{
+  TaoType            tao_type;
+  TaoConvergedReason reason;
+  PetscInt           its, restarts, backtracks, best_it;
+  PetscReal          residual, gatol, L;
+  PetscErrorCode (*apgd_statistics)(Tao, PetscInt *, PetscInt *, PetscInt *, PetscReal *);
+
+  PetscFunctionBegin;
+  PetscCall(TaoGetType(tao, &tao_type));
+  PetscCall(TaoGetSolutionStatus(tao, &its, NULL, &residual, NULL, NULL, &reason));
+  PetscCall(TaoGetTolerances(tao, &gatol, NULL, NULL));
+  PetscCall(PetscObjectQueryFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", &apgd_statistics));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  solver      %s: %s after %" PetscInt_FMT " iterations", tao_type, TaoConvergedReasons[reason], its));
+  if (apgd_statistics) {
+    PetscCall((*apgd_statistics)(tao, &restarts, &backtracks, &best_it, &L));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (%" PetscInt_FMT " restarts, %" PetscInt_FMT " backtracks, best iterate %" PetscInt_FMT ", final L %.3g)", restarts, backtracks, best_it, (double)L));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n  residual    %.3e (%s; tolerance -tao_gatol %.1e)\n", (double)residual, apgd_statistics ? "eq. 39" : "the Tao type's own gradient norm", (double)gatol));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReportSolve(TalusCCP ccp, const char filename[], const TalusFCLibProblem *prob, Vec r, PetscLogDouble seconds)
 {
-  Tao                tao;
-  TaoConvergedReason reason;
-  PetscInt           its, restarts, backtracks, best_it, nnz_rows;
-  PetscReal          f, residual, gatol, L;
-  TalusCCPChecks     checks;
-  MatInfo            info;
-  PetscMPIInt        size;
-  TalusCCPType       type;
+  Tao            tao;
+  PetscInt       nnz_rows;
+  TalusCCPChecks checks;
+  MatInfo        info;
+  PetscMPIInt    size;
+  TalusCCPType   type;
 
   PetscFunctionBegin;
   PetscCall(TalusCCPGetTao(ccp, &tao));
-  PetscCall(TaoGetSolutionStatus(tao, &its, &f, &residual, NULL, NULL, &reason));
-  PetscCall(TaoGetTolerances(tao, &gatol, NULL, NULL));
-  PetscCall(TaoAPGDGetStatistics(tao, &restarts, &backtracks, &best_it, &L));
   PetscCall(TalusCCPCheck(ccp, r, &checks));
   PetscCall(MatGetInfo(prob->W, MAT_GLOBAL_SUM, &info));
   PetscCall(MatGetSize(prob->W, &nnz_rows, NULL));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(TalusCCPGetType(ccp, &type));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus ccp: %s\n", filename));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  problem     %" PetscInt_FMT " contacts, W %" PetscInt_FMT " x %" PetscInt_FMT " with %.0f nonzeros, %s problem, on %d rank%s\n", prob->ncontacts, nnz_rows, nnz_rows, info.nz_used, TalusCCPTypes[type], size, size > 1 ? "s" : ""));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  solver      apgd: %s after %" PetscInt_FMT " iterations (%" PetscInt_FMT " restarts, %" PetscInt_FMT " backtracks, best iterate %" PetscInt_FMT ", final L %.3g)\n", TaoConvergedReasons[reason], its, restarts, backtracks, best_it, (double)L));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  residual    %.3e (eq. 39; tolerance -tao_gatol %.1e)\n", (double)residual, (double)gatol));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  problem     %" PetscInt_FMT " contacts, W %" PetscInt_FMT " x %" PetscInt_FMT " with %.0f nonzeros, %s problem, on %d rank%s\n", prob->ncontacts, nnz_rows, nnz_rows, info.nz_used, type, size, size > 1 ? "s" : ""));
+  PetscCall(ReportSolver(tao));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  checks      r in K: %.2e   u in K*: %.2e   max |r.u|: %.2e   objective %.10g\n", (double)checks.primal, (double)checks.dual, (double)checks.complementarity, (double)checks.objective));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  time        %.4f s (solve)\n", (double)seconds));
   PetscFunctionReturn(0);
@@ -45,7 +63,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscLogDouble    t0, t1;
 
   PetscFunctionBegin;
-  PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb] [-ccp_solution OUT.h5] [-tao_* options]");
+  PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb] [-ccp_solution OUT.h5] [-tao_type apgd|...] [-tao_* options]");
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "talus ccp: solve one FCLib local contact problem", "talus");
   PetscCall(PetscOptionsString("-ccp_solution", "Write the solution to this HDF5 file as /solution/r and /solution/u", "", solution, solution, sizeof(solution), &write_solution));
   PetscOptionsEnd();
@@ -54,7 +72,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscCall(TalusCCPCreate(PETSC_COMM_WORLD, &ccp));
   PetscCall(TalusCCPSetOperator(ccp, prob.W));
   PetscCall(TalusCCPSetLinearTerm(ccp, prob.q));
-  PetscCall(TalusCCPSetFriction(ccp, prob.mu, 0));
+  PetscCall(TalusCCPSetFeasibleSet(ccp, prob.mu, 0, 0));
   PetscCall(TalusCCPSetFromOptions(ccp));
   PetscCall(VecDuplicate(prob.q, &r));
   PetscCall(VecSet(r, 0.0)); /* the cold start of seed 001 line 1 */

@@ -1,7 +1,7 @@
 /*
- * Euclidean projection onto products of friction cones (seed 000 eq. 10a):
- *   K_i = { (n, u, w) : n >= 0, ||(u, w)|| <= mu_i n }.
- * Each contact's three rows live on one rank, so the projection is purely local.
+ * Euclidean projection onto the feasible set of a contact problem: products of friction cones
+ * (seed 000 eq. 10a), K_i = { (n, u, w) : n >= 0, ||(u, w)|| <= mu_i n }, then non-negative rows,
+ * then free rows. Each block's rows live on one rank, so the projection is purely local.
  */
 #include <talus.h>
 #include "cones_wide.h"
@@ -44,10 +44,10 @@ void TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3])
   ProjectTriplet(mu, in, out);
 }
 
-/* Local rows [start, start + n) of the impulse layout: triplets up to 3 nc, then free rows, whose
-   cone is R and projection the identity (seed 000 eq. 12). start is a multiple of 3, so a range
-   never splits a triplet. out may be in. */
-static void ProjectRows(const PetscScalar *mu, PetscInt nc, PetscInt start, PetscInt n, const PetscScalar *in, PetscScalar *out)
+/* Local rows [start, start + n) of the feasible set's layout: triplets up to 3 nc, then rows >= 0 up to
+   3 nc + nnonneg, then free rows, whose cone is R and projection the identity (seed 000 eq. 12).
+   start is a multiple of 3, so a range never splits a triplet. out may be in. */
+static void ProjectRows(const PetscScalar *mu, PetscInt nc, PetscInt nnonneg, PetscInt start, PetscInt n, const PetscScalar *in, PetscScalar *out)
 {
   PetscInt j = 0, c = start / 3;
 
@@ -56,27 +56,39 @@ static void ProjectRows(const PetscScalar *mu, PetscInt nc, PetscInt start, Pets
     j += 3 * wide, c += wide;
   }
   for (; j < n && start + j < 3 * nc; j += 3, c++) ProjectTriplet(PetscRealPart(mu[c]), &in[j], &out[j]);
+  for (; j < n && start + j < 3 * nc + nnonneg; j++) out[j] = PetscRealPart(in[j]) > 0.0 ? in[j] : 0.0;
   for (; j < n; j++) out[j] = in[j];
 }
 
-PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, Vec out)
+PetscErrorCode TalusFeasibleSetGetLocalSize(const TalusFeasibleSet *set, PetscInt *n)
 {
-  PetscInt           nlocal, ncontacts;
+  PetscInt nc;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(set->mu, &nc));
+  *n = 3 * nc + set->nnonneg_local + set->nfree_local;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusFeasibleSetProject(const TalusFeasibleSet *set, Vec in, Vec out)
+{
+  PetscInt           nlocal, ncontacts, nset;
   const PetscScalar *x, *m;
   PetscScalar       *y;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventProject, in, out, 0, 0));
   PetscCall(VecGetLocalSize(in, &nlocal));
-  PetscCall(VecGetLocalSize(mu, &ncontacts));
-  PetscCheck(nlocal == 3 * ncontacts + nfree_local, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "Impulse vector has %" PetscInt_FMT " local rows but %" PetscInt_FMT " contacts and %" PetscInt_FMT " free rows need %" PetscInt_FMT, nlocal, ncontacts, nfree_local, 3 * ncontacts + nfree_local);
+  PetscCall(VecGetLocalSize(set->mu, &ncontacts));
+  PetscCall(TalusFeasibleSetGetLocalSize(set, &nset));
+  PetscCheck(nlocal == nset, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "Impulse vector has %" PetscInt_FMT " local rows but %" PetscInt_FMT " cones, %" PetscInt_FMT " non-negative and %" PetscInt_FMT " free rows need %" PetscInt_FMT, nlocal, ncontacts, set->nnonneg_local, set->nfree_local, nset);
   PetscCall(VecGetArrayRead(in, &x));
-  PetscCall(VecGetArrayRead(mu, &m));
+  PetscCall(VecGetArrayRead(set->mu, &m));
   PetscCall(VecGetArray(out, &y));
-  ProjectRows(m, ncontacts, 0, nlocal, x, y);
+  ProjectRows(m, ncontacts, set->nnonneg_local, 0, nlocal, x, y);
   PetscCall(VecRestoreArray(out, &y));
-  PetscCall(VecRestoreArrayRead(mu, &m));
+  PetscCall(VecRestoreArrayRead(set->mu, &m));
   PetscCall(VecRestoreArrayRead(in, &x));
   PetscCall(PetscLogFlops(12.0 * ncontacts));
   PetscCall(PetscLogEventEnd(TALUS_EventProject, in, out, 0, 0));
@@ -84,17 +96,17 @@ PetscErrorCode TalusProjectFrictionCones(Vec in, Vec mu, PetscInt nfree_local, V
 }
 
 /* apgd's projection of local rows [start, start + n) (block size 3) */
-PetscErrorCode TalusFrictionConesProjectTao(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx)
+PetscErrorCode TalusFeasibleSetProjectTao(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx)
 {
-  TalusFrictionCones *cones = (TalusFrictionCones *)ctx;
-  const PetscScalar  *m;
-  PetscInt            nc;
+  const TalusFeasibleSet *set = (const TalusFeasibleSet *)ctx;
+  const PetscScalar      *m;
+  PetscInt                nc;
 
   PetscFunctionBegin;
   (void)tao;
-  PetscCall(VecGetLocalSize(cones->mu, &nc));
-  PetscCall(VecGetArrayRead(cones->mu, &m));
-  ProjectRows(m, nc, start, n, in, out);
-  PetscCall(VecRestoreArrayRead(cones->mu, &m));
+  PetscCall(VecGetLocalSize(set->mu, &nc));
+  PetscCall(VecGetArrayRead(set->mu, &m));
+  ProjectRows(m, nc, set->nnonneg_local, start, n, in, out);
+  PetscCall(VecRestoreArrayRead(set->mu, &m));
   PetscFunctionReturn(0);
 }

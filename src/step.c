@@ -53,11 +53,11 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(TalusSimGetCCP(sim, NULL));
-  PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUS_CCP_COULOMB : TALUS_CCP_RELAXED));
+  PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUSCCPCOULOMB : TALUSCCPRELAXED));
   PetscCall(TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
   PetscCall(TalusCCPSetOperator(sim->ccp, N));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
-  PetscCall(TalusCCPSetFriction(sim->ccp, ccp->mu, 0));
+  PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, 0, 0));
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma));
   stats->bytes_per_product = ccp->bytes_per_product;
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));

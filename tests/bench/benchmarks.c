@@ -61,16 +61,18 @@ static void BenchTriad(TalusBench *b)
 /* Friction-cone projection: reads 3 + 1 doubles, writes 3 per contact = 56 bytes. */
 static void BenchProjection(TalusBench *b)
 {
-  RandomProblem *prob = Problem((PetscInt)TalusBenchArg(b, 0));
-  Vec            y;
+  RandomProblem   *prob = Problem((PetscInt)TalusBenchArg(b, 0));
+  Vec              y;
+  TalusFeasibleSet set;
 
   if (!prob || VecDuplicate(prob->q, &y)) {
     TalusBenchFail(b, "set-up failed");
     return;
   }
-  TalusProjectFrictionCones(prob->q, prob->mu, 0, y); /* warm-up */
+  set = (TalusFeasibleSet){.mu = prob->mu, .nnonneg_local = 0, .nfree_local = 0};
+  TalusFeasibleSetProject(&set, prob->q, y); /* warm-up */
   while (TalusBenchKeepRunning(b))
-    if (TalusProjectFrictionCones(prob->q, prob->mu, 0, y)) TalusBenchFail(b, "projection failed");
+    if (TalusFeasibleSetProject(&set, prob->q, y)) TalusBenchFail(b, "projection failed");
   TalusBenchSetItems(b, (double)TalusBenchArg(b, 0));
   TalusBenchSetBytes(b, 56.0 * (double)TalusBenchArg(b, 0));
   TalusBenchReportNanosecondsPer(b, "ns_per_contact", (double)TalusBenchArg(b, 0));
@@ -119,7 +121,7 @@ static void BenchAPGDIteration(TalusBench *b)
     TalusBenchFail(b, "set-up failed");
     return;
   }
-  if (TalusCCPCreate(PETSC_COMM_WORLD, &ccp) || TalusCCPSetOperator(ccp, prob->N) || TalusCCPSetLinearTerm(ccp, prob->q) || TalusCCPSetFriction(ccp, prob->mu, 0) || TalusCCPSetType(ccp, TALUS_CCP_COULOMB) || TalusCCPGetTao(ccp, &tao) || TaoSetTolerances(tao, 0.0, 0.0, 0.0) || TaoSetMaximumIterations(tao, iterations) || TalusCCPSetUp(ccp) || VecDuplicate(prob->q, &r)) {
+  if (TalusCCPCreate(PETSC_COMM_WORLD, &ccp) || TalusCCPSetOperator(ccp, prob->N) || TalusCCPSetLinearTerm(ccp, prob->q) || TalusCCPSetFeasibleSet(ccp, prob->mu, 0, 0) || TalusCCPSetType(ccp, TALUSCCPCOULOMB) || TalusCCPGetTao(ccp, &tao) || TaoSetTolerances(tao, 0.0, 0.0, 0.0) || TaoSetMaximumIterations(tao, iterations) || TalusCCPSetUp(ccp) || VecDuplicate(prob->q, &r)) {
     TalusBenchFail(b, "set-up failed");
     return;
   }

@@ -149,6 +149,27 @@ for name in ("LMGC_100_PR_PerioBox-i00361-60-03000.hdf5", "Capsules-i125-1213.hd
         compl = np.abs(rn * un + r[1::3] * u[1::3] + r[2::3] * u[2::3]).max()
         check(compl <= 1e-6 * scale, "%s %s: max |r.u| = %g" % (name, problem, compl))
 
+# a frictionless real problem (LMGC90's, mu set to 0) by another Tao type: the same answer as apgd's,
+# and a report with what every type has and apgd's own statistics only for apgd
+if shipped is not None:
+    W, q, mu = read_csr_problem(os.path.join(shipped, "LMGC_100_PR_PerioBox-i00361-60-03000.hdf5"))
+    fn = write_fclib("lmgc-frictionless.h5", W, q, 0.0 * mu)
+    answers = {}
+    for tao_type in ("apgd", "blmvm", "bncg"):
+        out = path("lmgc-frictionless-%s.h5" % tao_type)
+        rc, so, se = run(["ccp", fn, "-tao_type", tao_type, "-tao_gatol", "1e-9", "-tao_max_it", "20000", "-ccp_solution", out], ranks=2)
+        check(rc == 0, "frictionless LMGC90 by %s: exit %d\n%s%s" % (tao_type, rc, so, se))
+        check(("solver      %s: " % tao_type) in so, "frictionless LMGC90 by %s: the report does not name the type:\n%s" % (tao_type, so))
+        check(("restarts" in so) == (tao_type == "apgd"), "frictionless LMGC90 by %s: apgd's statistics %s:\n%s" % (tao_type, "missing" if tao_type == "apgd" else "printed", so))
+        if rc == 0:
+            with h5py.File(out, "r") as f:
+                answers[tao_type] = f["/solution/u"][()]
+    for tao_type in answers:
+        if tao_type != "apgd" and "apgd" in answers:
+            d = np.max(np.abs(answers[tao_type] - answers["apgd"])) / max(np.abs(answers["apgd"]).max(), 1e-300)
+            check(d < 1e-5, "frictionless LMGC90: u by %s and by apgd differ by %g relative" % (tao_type, d))
+            print("frictionless LMGC90 (%d contacts): u by %s within %.1e of apgd's" % (len(q) // 3, tao_type, d))
+
 # ---------------------------------------------------------------- bad input
 bad = []
 bad.append(([path("does-not-exist.h5")], "cannot open"))
@@ -182,7 +203,8 @@ bad.append(([path("truncated.h5")], ""))
 bad.append(([], "usage: talus ccp FILE"))
 bad.append(([good, "-ccp_problem", "frictionless"], "-ccp_problem"))
 bad.append(([good, "-tao_apgd_step_growth", "3"], "step_growth"))
-bad.append(([good, "-tao_type", "blmvm"], "apgd"))
+bad.append(([good, "-tao_type", "blmvm"], "handles box constraints only"))
+bad.append(([good, "-tao_type", "nm"], "cannot solve a contact problem"))
 
 for args, expected in bad:
     for ranks in (None, 2):

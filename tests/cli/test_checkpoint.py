@@ -112,6 +112,13 @@ for ranks in (1, 2):
         xmf = open(os.path.join(out(cut), "frames.xmf")).read()
         check(xmf.count("<Time ") == 9, "np%d: frames.xmf lists %d frames" % (ranks, xmf.count("<Time ")))
 
+# a checkpoint of format 1 (tests/fixtures/ckpt-format1-filling125-step20.h5, written by commit 82a3a78
+# from this scene with -t_final 0.2 -checkpoint_every 20 -output_every 5) still restarts, and goes on
+# bit for bit as the run that never stopped (on 1 rank, as it was written)
+fixture = os.path.join(ROOT, "tests", "fixtures", "ckpt-format1-filling125-step20.h5")
+if ok(run(["-restart", fixture, "-o", out("format1"), "-t_final", "0.4", "-checkpoint_every", "20"]), "restart from the format-1 fixture"):
+    compare(ckpt("full-np1", 40), ckpt("format1", 40), "format-1 checkpoint restarted vs never stopped")
+
 # a checkpoint of the initial state (step 0, no contacts yet: empty datasets) restarts on 2 ranks
 if ok(run([SCENE, "-o", out("step0"), "-t_final", "0", "-checkpoint_every", "1"]), "checkpoint at step 0"):
     p = run(["-restart", ckpt("step0", 0), "-t_final", "0.4"], 2)

@@ -87,6 +87,41 @@ if p.returncode == 0:
     check(growth <= 1e-6 * energy[0], "filling-125: mechanical energy grew by %g J in one step (E0 = %g J)" % (growth, energy[0]))
     print("filling-125: max penetration %.2e m, largest one-step energy change %+.3e J, energy %.1f -> %.1f J" % (pen, growth, energy[0], energy[-1]))
 
+# ------------------------------------------------------------------ another Tao type in a scene
+# The contact problem is solver-neutral: a frictionless filling (mu = 0: boxes, not cones) stepped by
+# TAO's blmvm and bncg on 2 ranks ends where apgd's does, to the solvers' tolerance; with friction
+# blmvm is refused with a message.
+frictionless = os.path.join(WORK, "filling-125-frictionless.yaml")
+with open(os.path.join(ROOT, "tests", "scenes", "filling-125.yaml")) as f:
+    text = f.read()
+check("mu: 0.25" in text, "filling-125.yaml no longer has mu: 0.25")
+with open(frictionless, "w") as f:
+    f.write(text.replace("mu: 0.25", "mu: 0"))
+
+
+def last_frame(out):
+    with h5py.File(os.path.join(out, "frames.h5"), "r") as f:
+        g = f[sorted(k for k in f if k.startswith("frame"))[-1]]
+        order = np.argsort(g["id"][()])
+        return g["position"][()][order], g["velocity"][()][order]
+
+
+ends = {}
+for tao_type in ("apgd", "blmvm", "bncg"):
+    out_tao = os.path.join(WORK, "frictionless-" + tao_type)
+    p = run([frictionless, "-o", out_tao, "-t_final", "0.4", "-output_every", "40", "-tao_type", tao_type], 2)
+    check(p.returncode == 0, "frictionless filling by %s: exit %d\n%s" % (tao_type, p.returncode, p.stderr[-2000:]))
+    if p.returncode == 0:
+        ends[tao_type] = last_frame(out_tao)
+for tao_type in ("blmvm", "bncg"):
+    if tao_type in ends and "apgd" in ends:
+        dx = np.abs(ends[tao_type][0] - ends["apgd"][0]).max()
+        dv = np.abs(ends[tao_type][1] - ends["apgd"][1]).max()
+        print("frictionless filling, 40 steps: %s against apgd: positions within %.1e m, velocities within %.1e m/s" % (tao_type, dx, dv))
+        check(dx < 1e-6 and dv < 1e-4, "frictionless filling: %s and apgd end %g m, %g m/s apart" % (tao_type, dx, dv))
+p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", os.path.join(WORK, "friction-blmvm"), "-t_final", "0.1", "-tao_type", "blmvm"])
+check(p.returncode == 1 and "handles box constraints only" in p.stderr and "PETSC ERROR" not in p.stderr, "blmvm with friction: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+
 # ------------------------------------------------------------------ bad scenes
 GOOD = """name: bad
 gravity: [0, 0, -9.81]

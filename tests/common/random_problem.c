@@ -180,7 +180,7 @@ PetscErrorCode TestCCPCreate(MPI_Comm comm, Mat N, Vec q, Vec mu, TalusCCPType t
   PetscCall(TalusCCPCreate(comm, ccp));
   PetscCall(TalusCCPSetOperator(*ccp, N));
   PetscCall(TalusCCPSetLinearTerm(*ccp, q));
-  PetscCall(TalusCCPSetFriction(*ccp, mu, 0));
+  PetscCall(TalusCCPSetFeasibleSet(*ccp, mu, 0, 0));
   PetscCall(TalusCCPSetType(*ccp, type));
   PetscCall(TalusCCPGetTao(*ccp, &tao));
   PetscCall(TaoSetTolerances(tao, gatol, PETSC_DEFAULT, PETSC_DEFAULT));

@@ -11,7 +11,7 @@ static PetscErrorCode SolveRelaxed(Mat N, Vec q, Vec mu, Vec r)
   TalusCCP ccp;
 
   PetscFunctionBegin;
-  PetscCall(TestCCPCreate(PETSC_COMM_WORLD, N, q, mu, TALUS_CCP_RELAXED, 1e-10, 20000, &ccp));
+  PetscCall(TestCCPCreate(PETSC_COMM_WORLD, N, q, mu, TALUSCCPRELAXED, 1e-10, 20000, &ccp));
   PetscCall(TestCCPSolveCold(ccp, r, NULL));
   PetscCall(TalusCCPDestroy(&ccp));
   PetscFunctionReturn(0);

@@ -56,7 +56,7 @@ static PetscErrorCode MakeBounds(Vec q, PetscInt stride, Vec *lo, Vec *hi)
 }
 
 /* Solves with a TAO type on the assembled W; bounds given, or the cone projection when cones != NULL. */
-static PetscErrorCode SolveWith(const char type[], QP *qp, PetscInt stride, TalusFrictionCones *cones, PetscReal gatol, Vec x, PetscReal *f, PetscInt *its)
+static PetscErrorCode SolveWith(const char type[], QP *qp, PetscInt stride, TalusFeasibleSet *cones, PetscReal gatol, Vec x, PetscReal *f, PetscInt *its)
 {
   Tao                tao;
   Vec                lo, hi;
@@ -67,7 +67,7 @@ static PetscErrorCode SolveWith(const char type[], QP *qp, PetscInt stride, Talu
   PetscCall(TaoSetType(tao, type));
   PetscCall(TaoSetObjectiveAndGradient(tao, NULL, QPObjGrad, qp));
   PetscCall(TaoSetHessian(tao, qp->W, qp->W, QPHessian, NULL));
-  if (cones) PetscCall(TaoAPGDSetProjection(tao, 3, TalusFrictionConesProjectTao, cones));
+  if (cones) PetscCall(TaoAPGDSetProjection(tao, 3, TalusFeasibleSetProjectTao, cones));
   else {
     PetscCall(MakeBounds(qp->q, stride, &lo, &hi));
     PetscCall(TaoSetVariableBounds(tao, lo, hi));
@@ -95,7 +95,7 @@ static PetscErrorCode Compare(PetscInt ncontacts, PetscInt nbodies, unsigned lon
   IS                 normals;
   Vec                x_n;
   PetscInt           nlocal, start;
-  TalusFrictionCones cones;
+  TalusFeasibleSet cones;
   const char        *refs[] = {TAOTRON, TAOBLMVM};
   const PetscReal    ref_gatol[] = {1e-10, 1e-7}; /* blmvm's quasi-Newton stalls near 1e-8 on singular W */
   Vec                x_cone, x_box, x_ref, u_cone, u_ref;
@@ -107,8 +107,7 @@ static PetscErrorCode Compare(PetscInt ncontacts, PetscInt nbodies, unsigned lon
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
   PetscCall(TalusDelassusAssemble(prob.B, prob.inverse_mass, &qp.W));
   qp.q        = prob.q;
-  cones.mu    = prob.mu;
-  cones.nfree_local = 0;
+  cones       = (TalusFeasibleSet){.mu = prob.mu, .nnonneg_local = 0, .nfree_local = 0};
   PetscCall(VecDuplicate(prob.q, &x_cone));
   PetscCall(VecDuplicate(prob.q, &x_box));
   PetscCall(VecDuplicate(prob.q, &x_ref));

@@ -140,6 +140,7 @@ static PetscErrorCode CheckWideEqualsScalar(void)
   const PetscInt     nspecial = (PetscInt)(sizeof(special) / sizeof(special[0]));
   TestRng            rng;
   Vec                x, y, mu;
+  TalusFeasibleSet   set;
   PetscScalar       *xa, *ma;
   const PetscScalar *ya;
   PetscInt           differ = 0, cases[4] = {0, 0, 0, 0};
@@ -168,11 +169,12 @@ static PetscErrorCode CheckWideEqualsScalar(void)
   for (PetscInt i = 3 * nc; i < n; i++) xa[i] = 4.0 * TestRngUniform(&rng) - 2.0;
   PetscCall(VecRestoreArray(mu, &ma));
   PetscCall(VecRestoreArray(x, &xa));
+  set = (TalusFeasibleSet){.mu = mu, .nnonneg_local = 0, .nfree_local = nfree};
   for (int in_place = 0; in_place < 2; in_place++) {
     if (in_place) {
       PetscCall(VecCopy(x, y));
-      PetscCall(TalusProjectFrictionCones(y, mu, nfree, y));
-    } else PetscCall(TalusProjectFrictionCones(x, mu, nfree, y));
+      PetscCall(TalusFeasibleSetProject(&set, y, y));
+    } else PetscCall(TalusFeasibleSetProject(&set, x, y));
     PetscCall(VecGetArray(x, &xa));
     PetscCall(VecGetArray(mu, &ma));
     PetscCall(VecGetArrayRead(y, &ya));
@@ -201,32 +203,38 @@ static PetscErrorCode CheckWideEqualsScalar(void)
   PetscFunctionReturn(0);
 }
 
-/* The Vec routine: triplets projected, trailing bilateral rows left free, bad layout refused. */
+/* The Vec routine: triplets projected, then non-negative rows clipped at 0, trailing bilateral rows
+   left free; a bad layout refused. */
 static PetscErrorCode CheckVec(void)
 {
-  Vec          x, y, mu, bad;
-  PetscScalar *a;
-  PetscErrorCode ierr;
+  Vec              x, y, mu, bad;
+  TalusFeasibleSet set;
+  PetscScalar     *a;
+  PetscErrorCode   ierr;
 
   PetscFunctionBegin;
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 2 * 3 + 2, &x));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 2 * 3 + 2 + 2, &x));
   PetscCall(VecDuplicate(x, &y));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, 2, &mu));
   PetscCall(VecSet(mu, 0.5));
   PetscCall(VecGetArray(x, &a));
   a[0] = -1, a[1] = 0.1, a[2] = 0;  /* polar: -> 0 */
   a[3] = 1, a[4] = 0.1, a[5] = 0.1; /* inside */
-  a[6] = -5, a[7] = 7;              /* free rows */
+  a[6] = -3, a[7] = 4;              /* non-negative rows */
+  a[8] = -5, a[9] = 7;              /* free rows */
   PetscCall(VecRestoreArray(x, &a));
-  PetscCall(TalusProjectFrictionCones(x, mu, 2, y));
+  set = (TalusFeasibleSet){.mu = mu, .nnonneg_local = 2, .nfree_local = 2};
+  PetscCall(TalusFeasibleSetProject(&set, x, y));
   PetscCall(VecGetArray(y, &a));
   CHECK(a[0] == 0 && a[1] == 0 && a[2] == 0, "first triplet not projected to 0");
   CHECK(a[3] == 1 && a[4] == 0.1 && a[5] == 0.1, "interior triplet changed");
-  CHECK(a[6] == -5 && a[7] == 7, "bilateral rows changed: %g %g", a[6], a[7]);
+  CHECK(a[6] == 0 && a[7] == 4, "non-negative rows projected to %g %g, expected 0 4", a[6], a[7]);
+  CHECK(a[8] == -5 && a[9] == 7, "bilateral rows changed: %g %g", a[8], a[9]);
   PetscCall(VecRestoreArray(y, &a));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, 7, &bad));
+  set = (TalusFeasibleSet){.mu = mu, .nnonneg_local = 0, .nfree_local = 0};
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = TalusProjectFrictionCones(bad, mu, 0, bad);
+  ierr = TalusFeasibleSetProject(&set, bad, bad);
   PetscCall(PetscPopErrorHandler());
   CHECK(ierr == PETSC_ERR_ARG_SIZ, "a 7-row vector with 2 contacts was not refused (error %d)", (int)ierr);
   PetscCall(VecDestroy(&bad));

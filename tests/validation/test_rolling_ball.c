@@ -53,7 +53,7 @@ static PetscErrorCode SolveBall(TalusCCPType type, Vec g, PetscInt *its)
   PetscCall(TalusCCPCreate(PETSC_COMM_SELF, &ccp));
   PetscCall(TalusCCPSetOperator(ccp, N));
   PetscCall(TalusCCPSetLinearTerm(ccp, q));
-  PetscCall(TalusCCPSetFriction(ccp, mu, 0));
+  PetscCall(TalusCCPSetFeasibleSet(ccp, mu, 0, 0));
   PetscCall(TalusCCPSetType(ccp, type));
   PetscCall(TalusCCPGetTao(ccp, &tao));
   PetscCall(TaoSetTolerances(tao, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT));
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, 3, &g));
 
-  PetscCall(SolveBall(TALUS_CCP_COULOMB, g, &its));
+  PetscCall(SolveBall(TALUSCCPCOULOMB, g, &its));
   PetscCall(VecGetArrayRead(g, &a));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "coulomb (anti-relaxed): g = (%.8f, %.8f, %.8f) in %" PetscInt_FMT " iterations\n", a[0], a[1], a[2], its));
   CHECK(PetscAbsReal(a[0] - 0.0981) < 1e-6, "g_n = %.8f, expected 0.0981", a[0]);
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
   CHECK(PetscAbsReal(a[2]) < 1e-6, "g_w = %.8f, expected 0", a[2]);
   PetscCall(VecRestoreArrayRead(g, &a));
 
-  PetscCall(SolveBall(TALUS_CCP_RELAXED, g, &its));
+  PetscCall(SolveBall(TALUSCCPRELAXED, g, &its));
   PetscCall(VecGetArrayRead(g, &a));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "relaxed: g = (%.8f, %.8f, %.8f) in %" PetscInt_FMT " iterations, lift-off u_n = %.6f m/s\n", a[0], a[1], a[2], its, a[0] - 0.0981));
   CHECK(PetscAbsReal(a[0] - 0.4981 / 1.14) < 1e-5, "g_n = %.8f, expected 0.436930", a[0]);

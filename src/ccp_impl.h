@@ -1,0 +1,54 @@
+/*
+ * Private to the TalusCCP object (ccp_problem.c), its problem variants (ccp_variants.c) and the
+ * attachments of Tao types to it (ccp_solvers.c). A new variant or a new solver attachment is a
+ * file that includes this header plus one registration line in TalusRegisterAll (talus.c).
+ */
+#ifndef TALUS_CCP_IMPL_H
+#define TALUS_CCP_IMPL_H
+#include <talus.h>
+
+/* What a problem variant changes in the problem: set by its constructor (TalusCCPRegister). */
+typedef struct {
+  /* The change of the linear term between iterations (seed 001 eq. 28 for the Coulomb problem), in
+     apgd's blocks; ctx is the TalusCCP. NULL: the linear term stays q. A variant that sets it keeps
+     its per-cone shift of the normal rows in ccp->shift, which the gradient adds. */
+  TaoAPGDLinearTermUpdateFn update_linear_term;
+  /* The velocity v of one cone whose distance from K* the checks measure, from u = N r + q, in
+     place (the De Saxce term of the Coulomb problem). NULL: v = u. */
+  void (*dual_velocity)(PetscReal mu, PetscReal v[3]);
+} TalusCCPOps;
+
+struct _p_TalusCCP {
+  MPI_Comm         comm;
+  Mat              N;
+  Vec              q;     /* the problem's linear term */
+  Vec              shift; /* per cone, while ops.update_linear_term is set: the shift of the normal linear term */
+  TalusFeasibleSet set;
+  char            *type_name;
+  TalusCCPOps      ops;
+  Tao              tao;
+  char            *prefix;
+  PetscBool        setup;
+};
+
+/* The names in a PetscFunctionList, joined by ", " (for messages that list the choices). */
+PETSC_INTERN PetscErrorCode TalusFunctionListNames(PetscFunctionList, char names[], size_t size);
+
+/* The problem variants by name (TalusCCPRegister) and the variants talus registers (ccp_variants.c). */
+PETSC_EXTERN PetscFunctionList TalusCCPList;
+PETSC_INTERN PetscErrorCode     TalusCCPCreate_Relaxed(TalusCCP);
+PETSC_INTERN PetscErrorCode     TalusCCPCreate_Coulomb(TalusCCP);
+
+/* The Tao type's attachment (ccp_solvers.c): found by the Tao's type, called by TalusCCPSetUp; its
+   release, called by TalusCCPReset. And the attachments talus registers. */
+PETSC_INTERN PetscErrorCode TalusCCPSolverAttach(TalusCCP);
+PETSC_INTERN PetscErrorCode TalusCCPSolverRelease(TalusCCP);
+PETSC_INTERN PetscErrorCode TalusCCPSolverListDestroy(void);
+PETSC_INTERN PetscErrorCode TalusCCPAttach_APGD(TalusCCP, Tao);
+PETSC_INTERN PetscErrorCode TalusCCPAttach_Bounds(TalusCCP, Tao);
+
+/* The objective and gradient callbacks of a TalusCCP (ctx), for the Tao types' attachments. */
+PETSC_INTERN PetscErrorCode TalusCCPGradient(Tao, Vec x, Vec g, void *ctx);
+PETSC_INTERN PetscErrorCode TalusCCPObjectiveAndGradient(Tao, Vec x, PetscReal *f, Vec g, void *ctx);
+
+#endif

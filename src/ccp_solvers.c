@@ -1,0 +1,147 @@
+/*
+ * How Tao types take a TalusCCP: one attachment per Tao type name, registered with
+ * TalusCCPSolverRegister (talus.c registers those below), looked up by TalusCCPSetUp from the type
+ * the Tao has when it is set up (so -tao_type chooses, as for any Tao).
+ *
+ * apgd takes every set: the projection onto cones, non-negative and free rows, and the variant's
+ * change of the linear term (the anti-relaxation of the Coulomb problem).
+ *
+ * TAO's bound-constrained types take the sets that are boxes: friction cones with mu = 0
+ * (n >= 0, t = 0), non-negative rows and free rows. With mu = 0 the Coulomb problem is the relaxed
+ * one (its shift mu ||u_t|| is 0), so they solve both variants of a frictionless problem. A type
+ * whose data cannot follow a change of the problem's size (TAO's own keep their work vectors) is
+ * made anew by TalusCCPReset with the same type, prefix, options and tolerances.
+ */
+#include "ccp_impl.h"
+
+static PetscFunctionList TalusCCPSolverList = NULL;
+
+PetscErrorCode TalusCCPSolverRegister(const char tao_type[], TalusCCPSolverAttachFn attach)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListAdd(&TalusCCPSolverList, tao_type, attach));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSolverListDestroy(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListDestroy(&TalusCCPSolverList));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
+{
+  TalusCCPSolverAttachFn attach;
+  TaoType                type;
+  char                   names[512];
+
+  PetscFunctionBegin;
+  PetscCall(TaoGetType(ccp->tao, &type));
+  PetscCall(PetscFunctionListFind(TalusCCPSolverList, type, &attach));
+  if (!attach) {
+    PetscCall(TalusFunctionListNames(TalusCCPSolverList, names, sizeof(names)));
+    SETERRQ(ccp->comm, PETSC_ERR_SUP, "The Tao type %s cannot solve a contact problem: -tao_type must be one of %s", type, names);
+  }
+  PetscCall((*attach)(ccp, ccp->tao));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPAttach_APGD(TalusCCP ccp, Tao tao)
+{
+  PetscFunctionBegin;
+  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, TalusCCPObjectiveAndGradient, ccp));
+  PetscCall(TaoSetGradient(tao, NULL, TalusCCPGradient, ccp));
+  PetscCall(TaoAPGDSetProjection(tao, 3, TalusFeasibleSetProjectTao, &ccp->set));
+  PetscCall(TaoAPGDSetLinearTermUpdate(tao, ccp->ops.update_linear_term, ccp));
+  PetscFunctionReturn(0);
+}
+
+/* The Hessian is N whatever the point: nothing to compute. */
+static PetscErrorCode ConstantHessian(Tao tao, Vec x, Mat H, Mat P, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)tao, (void)x, (void)H, (void)P, (void)ctx;
+  PetscFunctionReturn(0);
+}
+
+/* The box of a frictionless set: cones n >= 0, t = 0; non-negative rows >= 0; free rows unbounded. */
+static PetscErrorCode FeasibleSetBox(const TalusFeasibleSet *set, Vec like, Vec *lower, Vec *upper)
+{
+  PetscScalar *lo, *up;
+  PetscInt     nc, n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(set->mu, &nc));
+  PetscCall(VecGetLocalSize(like, &n));
+  PetscCall(VecDuplicate(like, lower));
+  PetscCall(VecDuplicate(like, upper));
+  PetscCall(VecGetArray(*lower, &lo));
+  PetscCall(VecGetArray(*upper, &up));
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscBool cone = (PetscBool)(i < 3 * nc), free_row = (PetscBool)(i >= 3 * nc + set->nnonneg_local);
+    lo[i] = free_row ? PETSC_NINFINITY : 0.0;
+    up[i] = (cone && i % 3) ? 0.0 : PETSC_INFINITY;
+  }
+  PetscCall(VecRestoreArray(*lower, &lo));
+  PetscCall(VecRestoreArray(*upper, &up));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPAttach_Bounds(TalusCCP ccp, Tao tao)
+{
+  Vec       lower, upper;
+  PetscReal mu_max;
+  PetscInt  ncones;
+  TaoType   type;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetSize(ccp->set.mu, &ncones));
+  PetscCall(VecMax(ccp->set.mu, NULL, &mu_max));
+  PetscCall(TaoGetType(tao, &type));
+  /* mu = 0 everywhere also makes any change of the linear term by anti-relaxation vanish */
+  PetscCheck(ncones == 0 || mu_max <= 0.0, ccp->comm, PETSC_ERR_SUP, "The Tao type %s handles box constraints only, and this problem has friction cones (mu up to %g): use -tao_type apgd, or friction coefficients of 0", type, (double)mu_max);
+  PetscCall(FeasibleSetBox(&ccp->set, ccp->q, &lower, &upper));
+  PetscCall(TaoSetVariableBounds(tao, lower, upper));
+  PetscCall(VecDestroy(&lower));
+  PetscCall(VecDestroy(&upper));
+  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, TalusCCPObjectiveAndGradient, ccp));
+  PetscCall(TaoSetGradient(tao, NULL, TalusCCPGradient, ccp));
+  PetscCall(TaoSetHessian(tao, ccp->N, ccp->N, ConstantHessian, NULL));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * After a problem: apgd frees its work vectors (the next problem may have another size). Types that
+ * cannot are made anew: same type, prefix and options, then the tolerances and iteration limits the
+ * old one had (set in code or by options).
+ */
+PetscErrorCode TalusCCPSolverRelease(TalusCCP ccp)
+{
+  PetscErrorCode (*release)(Tao);
+  Tao       fresh;
+  TaoType   type;
+  PetscReal gatol, grtol, gttol;
+  PetscInt  max_it, max_funcs;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)ccp->tao, "TaoAPGDReleaseWorkVectors_C", &release));
+  if (release) {
+    PetscCall((*release)(ccp->tao));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(TaoGetType(ccp->tao, &type));
+  PetscCall(TaoGetTolerances(ccp->tao, &gatol, &grtol, &gttol));
+  PetscCall(TaoGetMaximumIterations(ccp->tao, &max_it));
+  PetscCall(TaoGetMaximumFunctionEvaluations(ccp->tao, &max_funcs));
+  PetscCall(TaoCreate(ccp->comm, &fresh));
+  PetscCall(TaoSetType(fresh, type));
+  PetscCall(TaoSetOptionsPrefix(fresh, ccp->prefix));
+  PetscCall(TaoSetFromOptions(fresh));
+  PetscCall(TaoSetTolerances(fresh, gatol, grtol, gttol));
+  PetscCall(TaoSetMaximumIterations(fresh, max_it));
+  PetscCall(TaoSetMaximumFunctionEvaluations(fresh, max_funcs));
+  PetscCall(TaoDestroy(&ccp->tao));
+  ccp->tao = fresh;
+  PetscFunctionReturn(0);
+}

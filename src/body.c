@@ -1,8 +1,6 @@
 /* Bodies: storage, mass properties, materials (see include/talus/bodies.h). */
 #include <talus.h>
 
-const char *const TalusShapes[] = {"sphere", "box", "plane", "TalusShape", "TALUS_", NULL};
-
 PetscErrorCode TalusBodiesCreate(TalusBodies **bodies)
 {
   PetscFunctionBegin;
@@ -89,24 +87,6 @@ PetscErrorCode TalusBodiesFindMaterial(TalusBodies *b, const char name[], PetscI
   PetscFunctionReturn(0);
 }
 
-void TalusShapeMassProperties(TalusShape shape, const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
-{
-  if (shape == TALUS_SPHERE) {
-    const PetscReal r = size[0];
-    *mass             = density * 4.0 / 3.0 * PETSC_PI * r * r * r;
-    inertia[0] = inertia[1] = inertia[2] = 0.4 * (*mass) * r * r;
-  } else if (shape == TALUS_BOX) { /* half-extents a, b, c: I_x = m (b^2 + c^2) / 3 */
-    const PetscReal a = size[0], bb = size[1], c = size[2];
-    *mass      = density * 8.0 * a * bb * c;
-    inertia[0] = (*mass) * (bb * bb + c * c) / 3.0;
-    inertia[1] = (*mass) * (a * a + c * c) / 3.0;
-    inertia[2] = (*mass) * (a * a + bb * bb) / 3.0;
-  } else {
-    *mass      = 0.0;
-    inertia[0] = inertia[1] = inertia[2] = 0.0;
-  }
-}
-
 PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, const PetscReal size[3], PetscReal mass, PetscInt material, PetscBool fixed, const PetscReal position[3], PetscInt *index)
 {
   const PetscInt k = b->n;
@@ -120,7 +100,7 @@ PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, con
   b->dof[k]      = -1;
   b->shape[k]    = shape;
   b->material[k] = material;
-  b->fixed[k]    = (PetscBool)(fixed || shape == TALUS_PLANE);
+  b->fixed[k]    = (PetscBool)(fixed || !TalusShapeTable[shape].finite);
   for (int d = 0; d < 3; d++) {
     b->size[3 * k + d]     = size[d];
     b->position[3 * k + d] = position[d];
@@ -159,10 +139,7 @@ PetscReal TalusBodiesPairFriction(const TalusBodies *b, PetscInt i, PetscInt j)
 
 PetscReal TalusBodiesBoundingRadius(const TalusBodies *b, PetscInt k)
 {
-  const PetscReal *s = &b->size[3 * k];
-  if (b->shape[k] == TALUS_SPHERE) return s[0];
-  if (b->shape[k] == TALUS_BOX) return PetscSqrtReal(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-  return PETSC_INFINITY;
+  return TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]);
 }
 
 PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *b)

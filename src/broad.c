@@ -98,13 +98,13 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
   PetscFunctionBegin;
   *pairs = NULL;
   for (PetscInt k = 0; k < b->n; k++)
-    if (b->shape[k] != TALUS_PLANE) rmax = PetscMax(rmax, TalusBodiesBoundingRadius(b, k));
+    if (TalusBodiesIsFinite(b, k)) rmax = PetscMax(rmax, TalusBodiesBoundingRadius(b, k));
   cell = 2.0 * rmax + envelope;
   if (!(cell > 0.0)) cell = 1.0;
   PetscCall(PetscMalloc2(b->n, &cells, 3 * b->n, &coord));
   for (PetscInt k = 0; k < b->n; k++) {
     PetscInt64 ix[3];
-    if (b->shape[k] == TALUS_PLANE) continue;
+    if (!TalusBodiesIsFinite(b, k)) continue;
     for (int d = 0; d < 3; d++) {
       const PetscReal x = PetscFloorReal(b->position[3 * k + d] / cell);
       PetscCheck(PetscAbsReal(x) < (PetscReal)((PetscInt64)1 << 20) - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "body %" PetscInt_FMT " at %g is too far from the origin for the collision grid (cell %g)", b->id[k], (double)b->position[3 * k + d], (double)cell);
@@ -143,11 +143,11 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
   }
   /* every finite body against every plane, within its bounding radius plus the envelope */
   for (PetscInt p = 0; p < b->n; p++) {
-    if (b->shape[p] != TALUS_PLANE) continue;
+    if (TalusBodiesIsFinite(b, p)) continue;
     for (PetscInt k = 0; k < b->n; k++) {
       const PetscReal *m = &b->size[3 * p];
       PetscReal        height;
-      if (b->shape[k] == TALUS_PLANE) continue;
+      if (!TalusBodiesIsFinite(b, k)) continue;
       height = m[0] * (b->position[3 * k] - b->position[3 * p]) + m[1] * (b->position[3 * k + 1] - b->position[3 * p + 1]) + m[2] * (b->position[3 * k + 2] - b->position[3 * p + 2]);
       if (height <= TalusBodiesBoundingRadius(b, k) + envelope) PetscCall(AppendPair(b, p, k, &n, &cap, pairs));
     }

@@ -463,10 +463,11 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   /* bodies to the ranks that write their rows */
   PetscCall(PetscMalloc4(b->n + 1, &mine, b->n + 1, &dest, b->n + 1, &planes, sim->nhistory + 1, &contacts));
   for (PetscInt k = 0; k < b->n; k++) {
-    BodyRow *row = b->shape[k] == TALUS_PLANE ? &planes[nplanes++] : &mine[nmine];
+    BodyRow *row = !TalusBodiesIsFinite(b, k) ? &planes[nplanes++] : &mine[nmine];
     TalusBodiesPack(b, k, &row->body);
-    row->rank = sim->rank;
-    if (b->shape[k] != TALUS_PLANE) dest[nmine++] = SliceRank(sim->nfinite, sim->size, b->slot[k]);
+    row->body.shape = TalusShapeTable[b->shape[k]].code; /* the file keeps the stable code, not the enum value */
+    row->rank       = sim->rank;
+    if (TalusBodiesIsFinite(b, k)) dest[nmine++] = SliceRank(sim->nfinite, sim->size, b->slot[k]);
   }
   lo = SliceStart(sim->nfinite, sim->size, sim->rank), hi = SliceStart(sim->nfinite, sim->size, sim->rank + 1);
   PetscCall(ExchangeUnlessLocal(sim, nmine, dest, sizeof(BodyRow), mine, &nin, (void **)&in));
@@ -937,15 +938,19 @@ static int CompareHistory(const void *x, const void *y)
   return TalusContactHistoryCompare(&((const ContactRow *)x)->h, &((const ContactRow *)y)->h);
 }
 
-/* What a stored row may hold; anything else is damage the checksums did not catch. */
-static PetscBool RowIsSane(const BodyRow *row, PetscInt nmaterials, PetscBool plane)
+/* What a stored row may hold, its shape's stored code turned into the shape (in place); anything
+   else is damage the checksums did not catch. */
+static PetscBool RowIsSane(BodyRow *row, PetscInt nmaterials, PetscBool plane)
 {
-  const TalusBodyRecord *b = &row->body;
-  PetscReal              qq = 0.0;
+  TalusBodyRecord *b = &row->body;
+  TalusShape       shape;
+  PetscReal        qq = 0.0;
   for (int d = 0; d < 4; d++) qq += b->quaternion[d] * b->quaternion[d];
   if (b->material < 0 || b->material >= nmaterials || PetscAbsReal(qq - 1.0) > 1e-6 || b->mass < 0.0) return PETSC_FALSE;
-  if (plane) return (PetscBool)(b->shape == TALUS_PLANE && b->fixed);
-  return (PetscBool)(b->shape == TALUS_SPHERE || b->shape == TALUS_BOX);
+  if (!TalusShapeFromCode(b->shape, &shape)) return PETSC_FALSE;
+  b->shape = shape;
+  if (plane) return (PetscBool)(!TalusShapeTable[shape].finite && b->fixed);
+  return TalusShapeTable[shape].finite;
 }
 
 PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene, char **scene_text, PetscLogDouble *io_seconds)

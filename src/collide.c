@@ -1,8 +1,9 @@
 /*
  * Narrow phase: contact points, gaps and frames for sphere-sphere, sphere-plane, sphere-box and
  * box-plane (the box corners within the envelope). Each routine works in its own natural order
- * (first, second) with n pointing from first to second; TalusCollidePair then orders the pair by
- * global id as seed 000 requires (n from the lower index to the higher), flipping n if needed.
+ * (first, second) with n pointing from first to second; the pair table says which routine a pair
+ * of shapes takes and in which order. TalusCollidePair then orders the contact by global id as
+ * seed 000 requires (n from the lower index to the higher), flipping n if needed.
  */
 #include <talus.h>
 
@@ -11,7 +12,10 @@ typedef struct {
   PetscInt  feature;
 } Hit;
 
-static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, Hit *hit, PetscInt *nhits)
+/* The most contact points one pair routine gives (a box's corners on a plane). */
+#define MAX_HITS 8
+
+static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, Hit *hit, PetscInt *nhits)
 {
   const PetscReal *ci = &b->position[3 * i], *cj = &b->position[3 * j];
   const PetscReal  ri = b->size[3 * i], rj = b->size[3 * j];
@@ -29,7 +33,7 @@ static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, Hit *hit,
 }
 
 /* first = plane, second = sphere; n is the plane's outward normal */
-static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, Hit *hit, PetscInt *nhits)
+static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, PetscReal envelope, Hit *hit, PetscInt *nhits)
 {
   const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], *c = &b->position[3 * s];
   const PetscReal  r = b->size[3 * s];
@@ -72,7 +76,7 @@ static void PlaneBox(const TalusBodies *b, PetscInt p, PetscInt x, PetscReal env
 }
 
 /* first = box, second = sphere: closest point of the box to the centre, or the nearest face from inside */
-static void BoxSphere(const TalusBodies *b, PetscInt x, PetscInt s, Hit *hit, PetscInt *nhits)
+static void BoxSphere(const TalusBodies *b, PetscInt x, PetscInt s, PetscReal envelope, Hit *hit, PetscInt *nhits)
 {
   const PetscReal *h = &b->size[3 * x], *c = &b->position[3 * s];
   const PetscReal  r = b->size[3 * s];
@@ -117,27 +121,39 @@ static void BodyOffset(const TalusBodies *b, PetscInt k, const PetscReal p[3], P
   TalusRotateBack(A, rel, s);
 }
 
+/*
+ * The pair table, indexed by the shapes of (i, j): the routine, and whether it takes the pair as
+ * (j, i). An empty entry is a pair talus cannot collide (box-box); two unbounded shapes (planes) are
+ * both fixed and never reach the table.
+ */
+typedef void (*PairFn)(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope, Hit hits[], PetscInt *nhits);
+typedef struct {
+  PairFn    collide;
+  PetscBool swap;
+} PairEntry;
+
+static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
+  [TALUS_SPHERE] = {[TALUS_SPHERE] = {SphereSphere, PETSC_FALSE}, [TALUS_BOX] = {BoxSphere, PETSC_TRUE}, [TALUS_PLANE] = {PlaneSphere, PETSC_TRUE}},
+  [TALUS_BOX]    = {[TALUS_SPHERE] = {BoxSphere, PETSC_FALSE}, [TALUS_PLANE] = {PlaneBox, PETSC_TRUE}},
+  [TALUS_PLANE]  = {[TALUS_SPHERE] = {PlaneSphere, PETSC_FALSE}, [TALUS_BOX] = {PlaneBox, PETSC_FALSE}},
+};
+
+PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
+{
+  return (PetscBool)(pair_table[a][b].collide != NULL);
+}
+
 PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, TalusContactList *list)
 {
-  Hit        hits[8];
-  PetscInt   nhits = 0, first = i, second = j;
-  TalusShape si = b->shape[i], sj = b->shape[j];
+  Hit              hits[MAX_HITS];
+  PetscInt         nhits = 0, first = i, second = j;
+  const PairEntry *pair  = &pair_table[b->shape[i]][b->shape[j]];
 
   PetscFunctionBegin;
   if (b->fixed[i] && b->fixed[j]) PetscFunctionReturn(0); /* nothing can move: no contact to solve */
-  /* put the pair in the order the routines expect: plane first, then box, then sphere */
-  if (si < sj) { /* enum order sphere < box < plane: larger first */
-    first  = j;
-    second = i;
-    si     = b->shape[first];
-    sj     = b->shape[second];
-  }
-  if (si == TALUS_SPHERE && sj == TALUS_SPHERE) SphereSphere(b, first, second, hits, &nhits);
-  else if (si == TALUS_PLANE && sj == TALUS_SPHERE) PlaneSphere(b, first, second, hits, &nhits);
-  else if (si == TALUS_PLANE && sj == TALUS_BOX) PlaneBox(b, first, second, envelope, hits, &nhits);
-  else if (si == TALUS_BOX && sj == TALUS_SPHERE) BoxSphere(b, first, second, hits, &nhits);
-  else if (si == TALUS_PLANE) PetscFunctionReturn(0); /* fixed half-spaces never interact */
-  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " are two boxes within reach of each other: box-box contact is not supported", b->id[i], b->id[j]);
+  PetscCheck(pair->collide, PETSC_COMM_SELF, PETSC_ERR_SUP, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " (a %s and a %s) are within reach of each other: %s-%s contact is not supported", b->id[i], b->id[j], TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name, TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
+  if (pair->swap) first = j, second = i;
+  pair->collide(b, first, second, envelope, hits, &nhits);
 
   for (PetscInt h = 0; h < nhits; h++) {
     TalusContact *c;

@@ -13,7 +13,7 @@
 
 static PetscBool IsFinite(const TalusBodies *b, PetscInt k)
 {
-  return (PetscBool)(b->shape[k] != TALUS_PLANE);
+  return (PetscBool)(TalusBodiesIsFinite(b, k));
 }
 
 PetscErrorCode TalusSimDistribute(TalusSim sim)

@@ -178,7 +178,7 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
   PetscCall(PetscMalloc7(b->n, &id, 3 * b->n, &pos, 4 * b->n, &quat, 3 * b->n, &vel, 3 * b->n, &omega, 3 * b->n, &size, b->n, &slot));
   for (PetscInt k = 0; k < b->nowned; k++) {
-    if (b->shape[k] == TALUS_PLANE) continue;
+    if (!TalusBodiesIsFinite(b, k)) continue;
     id[n]   = b->id[k];
     slot[n] = b->slot[k];
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
@@ -237,7 +237,7 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
     PetscInt     found = 0, total;
     PetscCall(TalusSimGetBodies(sim, &b));
     PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
-    for (PetscInt k = 0; k < b->nowned; k++) found += (b->id[k] == out->probe && b->shape[k] != TALUS_PLANE);
+    for (PetscInt k = 0; k < b->nowned; k++) found += (b->id[k] == out->probe && TalusBodiesIsFinite(b, k));
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &found, 1, MPIU_INT, MPI_SUM, out->comm));
     PetscCheck(found, out->comm, PETSC_ERR_USER_INPUT, "-probe %" PetscInt_FMT ": no sphere or box has this id (the scene has %" PetscInt_FMT " of them, numbered with the planes in scene order)", out->probe, total);
     PetscCall(PetscSNPrintf(path, sizeof(path), "probe-%" PetscInt_FMT ".csv", out->probe));
@@ -275,7 +275,7 @@ static PetscErrorCode WriteProbe(TalusOutput out, TalusSim sim)
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
   for (PetscInt k = 0; k < b->nowned; k++) {
-    if (b->id[k] != out->probe || b->shape[k] == TALUS_PLANE) continue;
+    if (b->id[k] != out->probe || !TalusBodiesIsFinite(b, k)) continue;
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
     TalusRotate(A, &b->omega[3 * k], &row[6]);
     for (int d = 0; d < 3; d++) row[d] = b->position[3 * k + d], row[3 + d] = b->velocity[3 * k + d];

@@ -168,35 +168,30 @@ static PetscErrorCode MaterialOf(Reader *r, yaml_node_t *map, TalusBodies *b, Pe
   PetscFunctionReturn(0);
 }
 
-/* A body's shape and size from the keys of its mapping. */
+/* A body's shape and size from the keys of its mapping: the shape's table entry names its size key. */
 static PetscErrorCode ShapeOf(Reader *r, yaml_node_t *map, TalusShape *shape, PetscReal size[3])
 {
-  yaml_node_t *node;
-  const char  *name;
+  yaml_node_t         *node, *size_node;
+  const char          *name, *invalid;
+  const TalusShapeOps *ops;
+  char                 names[128];
 
   PetscFunctionBegin;
   PetscCall(RequireKey(r, map, "shape", "a body", &node));
   PetscCall(GetString(r, node, "shape", &name));
+  if (!TalusShapeFromName(name, shape)) {
+    PetscCall(TalusShapeNames(names, sizeof(names)));
+    SceneError(r, node, "unknown shape \"%s\" (expected %s)", name, names);
+  }
+  ops     = &TalusShapeTable[*shape];
   size[0] = size[1] = size[2] = 0.0;
-  if (!strcmp(name, "sphere")) {
-    yaml_node_t *rn;
-    *shape = TALUS_SPHERE;
-    PetscCall(RequireKey(r, map, "radius", "a sphere", &rn));
-    PetscCall(GetNumber(r, rn, "radius", &size[0]));
-    if (!(size[0] > 0.0)) SceneError(r, rn, "radius must be positive, got %g", (double)size[0]);
-  } else if (!strcmp(name, "box")) {
-    yaml_node_t *hn;
-    *shape = TALUS_BOX;
-    PetscCall(RequireKey(r, map, "half_extents", "a box", &hn));
-    PetscCall(GetVector(r, hn, "half_extents", 3, size));
-    if (!(size[0] > 0 && size[1] > 0 && size[2] > 0)) SceneError(r, hn, "half_extents must be positive, got (%g, %g, %g)", (double)size[0], (double)size[1], (double)size[2]);
-  } else if (!strcmp(name, "plane")) {
-    yaml_node_t *nn;
-    *shape = TALUS_PLANE;
-    PetscCall(RequireKey(r, map, "normal", "a plane", &nn));
-    PetscCall(GetVector(r, nn, "normal", 3, size));
-    if (TalusNorm3(size) == 0.0) SceneError(r, nn, "a plane's normal must not be zero");
-  } else SceneError(r, node, "unknown shape \"%s\" (expected sphere, box or plane)", name);
+  PetscCall(RequireKey(r, map, ops->size_key, ops->name, &size_node));
+  if (ops->size_len == 1) PetscCall(GetNumber(r, size_node, ops->size_key, &size[0]));
+  else PetscCall(GetVector(r, size_node, ops->size_key, 3, size));
+  if ((invalid = ops->check_size(size))) {
+    if (ops->size_len == 1) SceneError(r, size_node, "%s, got %g", invalid, (double)size[0]);
+    SceneError(r, size_node, "%s, got (%g, %g, %g)", invalid, (double)size[0], (double)size[1], (double)size[2]);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -215,7 +210,7 @@ static PetscErrorCode SetState(Reader *r, yaml_node_t *map, TalusBodies *b, Pets
     if (n == 0.0) SceneError(r, rot, "rotation axis must not be zero");
     b->quaternion[4 * k] = PetscCosReal(0.5 * axis_angle[3] * PETSC_PI / 180.0);
     for (int d = 0; d < 3; d++) b->quaternion[4 * k + 1 + d] = PetscSinReal(0.5 * axis_angle[3] * PETSC_PI / 180.0) * axis_angle[d] / n;
-    if (b->shape[k] != TALUS_PLANE) {
+    if (TalusBodiesIsFinite(b, k)) {
       /* angular velocity was given in the world frame: express it in the body frame */
       PetscReal A[9], w[3];
       TalusQuatToMatrix(&b->quaternion[4 * k], A);
@@ -227,7 +222,20 @@ static PetscErrorCode SetState(Reader *r, yaml_node_t *map, TalusBodies *b, Pets
   PetscFunctionReturn(0);
 }
 
-static const char *const body_keys[] = {"shape", "radius", "half_extents", "normal", "mass", "inertia", "material", "position", "velocity", "angular_velocity", "rotation", "fixed", NULL};
+static const char *const body_keys[] = {"shape", "mass", "inertia", "material", "position", "velocity", "angular_velocity", "rotation", "fixed", NULL};
+
+/* A body's keys: body_keys, then every shape's size key (one per shape, in table order). */
+static void BodyKeys(const char *keys[])
+{
+  PetscInt n = 0;
+  for (; body_keys[n]; n++) keys[n] = body_keys[n];
+  for (int s = 0; s < TALUS_NSHAPES; s++) {
+    PetscBool seen = PETSC_FALSE;
+    for (PetscInt k = 0; k < n; k++) seen = (PetscBool)(seen || !strcmp(keys[k], TalusShapeTable[s].size_key));
+    if (!seen) keys[n++] = TalusShapeTable[s].size_key;
+  }
+  keys[n] = NULL;
+}
 
 static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
 {
@@ -237,14 +245,17 @@ static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
   PetscBool    fixed = PETSC_FALSE;
   yaml_node_t *node;
 
+  const char  *keys[sizeof(body_keys) / sizeof(body_keys[0]) + TALUS_NSHAPES];
+
   PetscFunctionBegin;
-  PetscCall(CheckKeys(r, map, "a body", body_keys));
+  BodyKeys(keys);
+  PetscCall(CheckKeys(r, map, "a body", keys));
   PetscCall(ShapeOf(r, map, &shape, size));
   PetscCall(MaterialOf(r, map, b, &material));
   if ((node = Lookup(r, map, "mass"))) {
     PetscCall(GetNumber(r, node, "mass", &mass));
     if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
-  } else if (shape != TALUS_PLANE && !(b->materials[material].density > 0.0)) SceneError(r, map, "a body needs a mass, or a material with a positive density");
+  } else if (TalusShapeTable[shape].finite && !(b->materials[material].density > 0.0)) SceneError(r, map, "a body needs a mass, or a material with a positive density");
   if ((node = Lookup(r, map, "fixed"))) PetscCall(GetBool(r, node, "fixed", &fixed));
   PetscCall(RequireKey(r, map, "position", "a body", &node));
   PetscCall(GetVector(r, node, "position", 3, position));
@@ -451,10 +462,10 @@ static PetscErrorCode CheckPlacement(Reader *r, yaml_node_t *where, TalusSim sim
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
   for (PetscInt k = 0; k < b->n; k++) {
-    if (b->shape[k] == TALUS_PLANE) continue;
+    if (!TalusBodiesIsFinite(b, k)) continue;
     for (int d = 0; d < 3; d++)
       if (b->position[3 * k + d] < scene->domain_min[d] || b->position[3 * k + d] > scene->domain_max[d])
-        SceneError(r, where, "body %" PetscInt_FMT " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]", b->id[k], TalusShapes[b->shape[k]], (double)b->position[3 * k], (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)scene->domain_min[0], (double)scene->domain_max[0], (double)scene->domain_min[1], (double)scene->domain_max[1], (double)scene->domain_min[2], (double)scene->domain_max[2]);
+        SceneError(r, where, "body %" PetscInt_FMT " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]", b->id[k], TalusShapeTable[b->shape[k]].name, (double)b->position[3 * k], (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)scene->domain_min[0], (double)scene->domain_max[0], (double)scene->domain_min[1], (double)scene->domain_max[1], (double)scene->domain_min[2], (double)scene->domain_max[2]);
   }
   /* overlaps beyond the tolerance: the narrow phase over the broad phase's pairs */
   PetscCall(TalusBroadPhasePairs(b, 0.0, &npairs, &pairs));
@@ -463,9 +474,10 @@ static PetscErrorCode CheckPlacement(Reader *r, yaml_node_t *where, TalusSim sim
     const PetscInt   i = pairs[2 * p], j = pairs[2 * p + 1];
     PetscErrorCode   ierr = 0;
     if (b->fixed[i] && b->fixed[j]) continue;
-    if (b->shape[i] == TALUS_BOX && b->shape[j] == TALUS_BOX) {
+    if (!TalusShapePairSupported(b->shape[i], b->shape[j])) {
+      const char *si = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
       PetscCall(PetscFree(pairs));
-      SceneError(r, where, "boxes %" PetscInt_FMT " and %" PetscInt_FMT " start within reach of each other: box-box contact is not supported", b->id[i], b->id[j]);
+      SceneError(r, where, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " (a %s and a %s) start within reach of each other: %s-%s contact is not supported", b->id[i], b->id[j], si, sj, si, sj);
     }
     PetscCall(TalusCollidePair(b, i, j, 0.0, &list));
     for (PetscInt c = 0; c < list.n && !ierr; c++)

@@ -115,7 +115,7 @@ static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
   PetscReal    maxima[2], energy, work;
 
   PetscFunctionBegin;
-  for (PetscInt k = 0; k < b->nowned; k++) finite += b->shape[k] != TALUS_PLANE;
+  for (PetscInt k = 0; k < b->nowned; k++) finite += TalusBodiesIsFinite(b, k);
   counts[0] = finite, counts[1] = stats->contacts, counts[2] = -finite, counts[3] = -stats->contacts;
   PetscCall(MPIU_Allreduce(counts, spread, 4, MPIU_INT, MPI_MAX, sim->comm));
   stats->bodies_max = spread[0], stats->contacts_max = spread[1], stats->bodies_min = -spread[2], stats->contacts_min = -spread[3];

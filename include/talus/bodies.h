@@ -9,12 +9,31 @@
 #define TALUS_BODIES_H
 #include <petscsys.h>
 
+/* The shapes; what each one is comes from its entry in TalusShapeTable (src/shapes.c). */
 typedef enum {
   TALUS_SPHERE,
   TALUS_BOX,
-  TALUS_PLANE
+  TALUS_PLANE,
+  TALUS_NSHAPES
 } TalusShape;
-PETSC_EXTERN const char *const TalusShapes[];
+
+typedef struct {
+  const char *name;     /* in scenes, messages and outputs */
+  PetscInt    code;     /* stored in checkpoints: never changed, never reused */
+  const char *size_key; /* the scene key that gives the size */
+  PetscInt    size_len; /* 1: a number, size[0]; 3: a vector, size[0..2] */
+  PetscBool   finite;   /* PETSC_FALSE: unbounded, always fixed, replicated on every rank (planes) */
+  void (*mass_properties)(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3]);
+  PetscReal (*bounding_radius)(const PetscReal size[3]); /* of the sphere about the centre that holds the shape */
+  const char *(*check_size)(const PetscReal size[3]);    /* why a size is invalid, or NULL */
+} TalusShapeOps;
+
+PETSC_EXTERN const TalusShapeOps TalusShapeTable[TALUS_NSHAPES];
+/* The shape with this name or stored code; PETSC_FALSE if there is none. */
+PETSC_EXTERN PetscBool      TalusShapeFromName(const char name[], TalusShape *);
+PETSC_EXTERN PetscBool      TalusShapeFromCode(PetscInt code, TalusShape *);
+/* "sphere, box or plane": the names for messages. */
+PETSC_EXTERN PetscErrorCode TalusShapeNames(char names[], size_t size);
 
 typedef struct {
   char      name[64];
@@ -50,6 +69,13 @@ typedef struct {
   PetscReal size[3], mass, inertia[3], position[3], quaternion[4], velocity[3], omega[3];
 } TalusBodyRecord;
 
+/* A finite body (not an unbounded, replicated shape such as a plane): it has a bounding radius, a
+   slot among the finite bodies and, unless fixed, velocity dofs. */
+static inline PetscBool TalusBodiesIsFinite(const TalusBodies *b, PetscInt k)
+{
+  return TalusShapeTable[b->shape[k]].finite;
+}
+
 PETSC_EXTERN PetscErrorCode TalusBodiesCreate(TalusBodies **);
 PETSC_EXTERN void           TalusBodiesPack(const TalusBodies *, PetscInt k, TalusBodyRecord *);
 /* Appends a packed body as it is (no mass computation). */
@@ -70,7 +96,7 @@ PETSC_EXTERN PetscErrorCode TalusBodiesFindMaterial(TalusBodies *, const char na
  */
 PETSC_EXTERN PetscErrorCode TalusBodiesAdd(TalusBodies *, PetscInt id, TalusShape, const PetscReal size[3], PetscReal mass, PetscInt material, PetscBool fixed, const PetscReal position[3], PetscInt *index);
 PETSC_EXTERN PetscReal      TalusBodiesPairFriction(const TalusBodies *, PetscInt a, PetscInt b);
-/* Mass and principal inertia of a solid shape of the given density (sphere: 2/5 m r^2, box: m (b^2 + c^2) / 3 with half-extents). */
+/* Mass and principal inertia of a solid shape of the given density (the shape's table entry). */
 PETSC_EXTERN void           TalusShapeMassProperties(TalusShape, const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3]);
 /* Radius of the sphere around the centre that contains the shape (infinite for planes). */
 PETSC_EXTERN PetscReal      TalusBodiesBoundingRadius(const TalusBodies *, PetscInt b);

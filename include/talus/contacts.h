@@ -28,6 +28,8 @@ PETSC_EXTERN PetscErrorCode TalusContactListAppend(TalusContactList *, TalusCont
 PETSC_EXTERN PetscErrorCode TalusContactListReserve(TalusContactList *, PetscInt need);
 PETSC_EXTERN PetscErrorCode TalusContactListDestroy(TalusContactList *);
 
+/* Whether the narrow phase has a routine for this pair of shapes (collide.c's pair table). */
+PETSC_EXTERN PetscBool      TalusShapePairSupported(TalusShape, TalusShape);
 /* Narrow phase for one pair: appends the contacts with Phi <= envelope (seed 000's delta_K). */
 PETSC_EXTERN PetscErrorCode TalusCollidePair(const TalusBodies *, PetscInt i, PetscInt j, PetscReal envelope, TalusContactList *);
 

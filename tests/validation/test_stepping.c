@@ -138,9 +138,9 @@ static PetscErrorCode Incline(TalusShape shape, PetscReal theta, PetscReal mu, P
   for (PetscInt s = 0; s < (PetscInt)(T / 0.005 + 0.5); s++) PetscCall(TalusSimStep(sim, &st));
   PetscCall(PetscOptionsClearValue(NULL, "-tao_gatol"));
   a = b->velocity[3 * k] / T; /* uniform acceleration from rest */
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s on a %.0f degree incline, mu %.2f: a = %.5f m/s^2, closed form %.5f\n", TalusShapes[shape], (double)(theta * 180 / PETSC_PI), (double)mu, (double)a, (double)expected));
-  if (expected == 0.0) CHECK(PetscAbsReal(b->velocity[3 * k]) < 1e-6 && PetscAbsReal(b->position[3 * k]) < 1e-6, "%s should stick: v = %g, x = %g", TalusShapes[shape], b->velocity[3 * k], b->position[3 * k]);
-  else CHECK(PetscAbsReal(a - expected) <= 0.01 * expected, "%s acceleration %g, expected %g (1 %%)", TalusShapes[shape], (double)a, (double)expected);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s on a %.0f degree incline, mu %.2f: a = %.5f m/s^2, closed form %.5f\n", TalusShapeTable[shape].name, (double)(theta * 180 / PETSC_PI), (double)mu, (double)a, (double)expected));
+  if (expected == 0.0) CHECK(PetscAbsReal(b->velocity[3 * k]) < 1e-6 && PetscAbsReal(b->position[3 * k]) < 1e-6, "%s should stick: v = %g, x = %g", TalusShapeTable[shape].name, b->velocity[3 * k], b->position[3 * k]);
+  else CHECK(PetscAbsReal(a - expected) <= 0.01 * expected, "%s acceleration %g, expected %g (1 %%)", TalusShapeTable[shape].name, (double)a, (double)expected);
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);
 }

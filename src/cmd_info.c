@@ -1,82 +1,74 @@
 /* talus info FILE.h5: what a checkpoint or a frames file holds (docs/checkpoint-format.md, docs/outputs.md). */
 #include <talus.h>
 #include <talus/checkpoint.h>
-#include <hdf5.h>
 #include <sys/stat.h>
 #include "commands.h"
+#include "h5io.h"
 
-typedef enum {
-  KIND_MISSING,
-  KIND_UNREADABLE,
-  KIND_CHECKPOINT,
-  KIND_FRAMES,
-  KIND_OTHER
-} FileKind;
-
-/* Rank 0 looks at the file; frames files are described from there too. */
-static FileKind Inspect(const char path[], PetscInt *nframes, PetscInt *nbodies, double *t_first, double *t_last)
+/* A frames file: how many frames, bodies per frame, the first and last times (faults noted in r). */
+static void InspectFrames(TalusH5Reader *r, PetscInt *nframes, PetscInt *nbodies, PetscReal *t_first, PetscReal *t_last)
 {
-  struct stat st;
-  hid_t       file;
-  H5G_info_t  info;
-  FileKind    kind = KIND_OTHER;
+  H5G_info_t info;
 
   *nframes = *nbodies = 0;
   *t_first = *t_last = 0.0;
-  if (stat(path, &st) != 0) return KIND_MISSING;
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) return KIND_UNREADABLE;
-  if (H5Aexists(file, "format") > 0) kind = KIND_CHECKPOINT;
-  else if (H5Lexists(file, "frame000000", H5P_DEFAULT) > 0 && H5Gget_info(file, &info) >= 0) {
-    char name[32];
-    kind = KIND_FRAMES;
-    for (hsize_t f = 0; f < info.nlinks; f++) {
-      double t = 0.0;
-      hid_t  attr;
-      snprintf(name, sizeof(name), "frame%06d", (int)f);
-      if (H5Lexists(file, name, H5P_DEFAULT) <= 0) break;
-      attr = H5Aopen_by_name(file, name, "time", H5P_DEFAULT, H5P_DEFAULT);
-      if (attr >= 0) {
-        H5Aread(attr, H5T_NATIVE_DOUBLE, &t);
-        H5Aclose(attr);
-      }
-      if (f == 0) {
-        hid_t   dset = H5Dopen2(file, "frame000000/id", H5P_DEFAULT), space = dset >= 0 ? H5Dget_space(dset) : -1;
-        hsize_t dims[1] = {0};
-        if (space >= 0) H5Sget_simple_extent_dims(space, dims, NULL), H5Sclose(space);
-        if (dset >= 0) H5Dclose(dset);
-        *nbodies = (PetscInt)dims[0];
-        *t_first = t;
-      }
-      *t_last = t;
-      (*nframes)++;
-    }
+  if (H5Gget_info(r->file, &info) < 0) {
+    TalusH5Fault(r, "%s", "its root group cannot be read");
+    return;
   }
-  H5Fclose(file);
-  return kind;
+  for (hsize_t f = 0; f < info.nlinks && !r->bad; f++) {
+    char      name[32];
+    PetscReal t = 0.0;
+    hid_t     group;
+    snprintf(name, sizeof(name), "frame%06d", (int)f);
+    if (H5Lexists(r->file, name, H5P_DEFAULT) <= 0) break;
+    if ((group = H5Gopen2(r->file, name, H5P_DEFAULT)) < 0) {
+      TalusH5Fault(r, "%s cannot be opened", name);
+      break;
+    }
+    TalusH5ReadAttribute(r, group, "time", PETSC_FALSE, 1, &t);
+    if (f == 0) {
+      hid_t   dset = H5Dopen2(group, "id", H5P_DEFAULT), space = dset >= 0 ? H5Dget_space(dset) : -1;
+      hsize_t dims[1] = {0};
+      if (space < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) TalusH5Fault(r, "%s", "frame000000/id cannot be read");
+      if (space >= 0) H5Sclose(space);
+      if (dset >= 0) H5Dclose(dset);
+      *nbodies = (PetscInt)dims[0];
+      *t_first = t;
+    }
+    H5Gclose(group);
+    *t_last = t;
+    (*nframes)++;
+  }
 }
 
 PetscErrorCode TalusCommandInfo(int argc, char **argv)
 {
-  PetscMPIInt rank;
-  int         kind = KIND_OTHER;
-  PetscInt    counts[2] = {0, 0}; /* known on rank 0, which prints */
-  double      times[2]  = {0.0, 0.0};
-  const char *path;
-  struct stat st;
+  TalusH5Reader r;
+  PetscBool     checkpoint;
+  PetscInt      nframes = 0, nbodies = 0;
+  PetscReal     times[2] = {0.0, 0.0};
+  const char   *path;
+  struct stat   st;
 
   PetscFunctionBegin;
   PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "usage: talus info FILE.h5 (a checkpoint or a frames file)");
   path = argv[1];
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  if (rank == 0) kind = Inspect(path, &counts[0], &counts[1], &times[0], &times[1]);
-  PetscCallMPI(MPI_Bcast(&kind, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-  PetscCheck(kind != KIND_MISSING, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "talus info: %s: no such file", path);
-  PetscCheck(kind != KIND_UNREADABLE, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "talus info: %s is not a readable HDF5 file (truncated or damaged?)", path);
-  PetscCheck(kind != KIND_OTHER, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "talus info: %s is an HDF5 file but neither a talus checkpoint nor a frames file", path);
-  if (kind == KIND_FRAMES) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: talus frames file\n  frames: %" PetscInt_FMT " (t = %g .. %g s)\n  bodies per frame: %" PetscInt_FMT "\n", path, counts[0], times[0], times[1], counts[1]));
+  PetscCall(PetscMemzero(&r, sizeof(r)));
+  r.comm = PETSC_COMM_WORLD, r.path = path, r.file = -1, r.fd = -1;
+  r.kind = "talus checkpoint or frames file", r.action = "talus info: cannot describe";
+  PetscCallMPI(MPI_Comm_rank(r.comm, &r.rank));
+  PetscCallMPI(MPI_Comm_size(r.comm, &r.size));
+  PetscCall(TalusH5Open(&r));
+  checkpoint = (PetscBool)(H5Aexists(r.file, "format") > 0);
+  if (!checkpoint) {
+    if (H5Lexists(r.file, "frame000000", H5P_DEFAULT) > 0) InspectFrames(&r, &nframes, &nbodies, &times[0], &times[1]);
+    else TalusH5Fault(&r, "%s", "an HDF5 file, but neither a talus checkpoint nor a frames file");
+  }
+  PetscCall(TalusH5Verdict(&r));
+  TalusH5Close(&r);
+  if (!checkpoint) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: talus frames file\n  frames: %" PetscInt_FMT " (t = %g .. %g s)\n  bodies per frame: %" PetscInt_FMT "\n", path, nframes, (double)times[0], (double)times[1], nbodies));
   } else {
     TalusCheckpointInfo info;
     char               *options;

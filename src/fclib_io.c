@@ -9,19 +9,11 @@
  * assembly, which routes entries read on one rank to the rank that owns their row.
  * libfclib itself is not linked: its serial HDF5 clashes with the MPI build talus uses.
  */
-#include <talus.h>
-#include <hdf5.h>
+#include "h5io.h"
 #include <unistd.h>
 
-/* Every validation failure is decided collectively so that all ranks raise the same error. */
-#define FCLibCheck(comm, local_ok, ...) \
-  do { \
-    PetscBool ok_ = (local_ok) ? PETSC_TRUE : PETSC_FALSE, all_ok_; \
-    PetscCall(MPIU_Allreduce(&ok_, &all_ok_, 1, MPIU_BOOL, MPI_LAND, comm)); \
-    PetscCheck(all_ok_, comm, PETSC_ERR_FILE_UNEXPECTED, __VA_ARGS__); \
-  } while (0)
-
-#define H5Call(comm, call, ...) FCLibCheck(comm, (call) >= 0, __VA_ARGS__)
+#define FCLibCheck(comm, local_ok, ...) TalusH5Check(comm, local_ok, __VA_ARGS__)
+#define H5Call(comm, call, ...)          TalusH5Check(comm, (call) >= 0, __VA_ARGS__)
 
 typedef struct {
   MPI_Comm    comm;

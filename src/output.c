@@ -70,20 +70,22 @@ PetscErrorCode TalusOutputSetFromOptions(TalusOutput out)
 
 /*
  * One dataset of a frame: `total` rows of `width`, this rank writing its n rows at rows slot[k];
- * rows nobody writes (bodies removed from the run) keep the fill value (-1 ids, NaN numbers).
+ * rows nobody writes (bodies removed from the run) keep the fill value (-1 ids, NaN numbers). The
+ * ranks agree on the outcome before the next collective call.
  */
-static PetscErrorCode WriteRows(TalusOutput out, hid_t group, const char name[], hid_t type, PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
+static PetscErrorCode WriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, const char name[], hid_t type, PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
 {
   hsize_t  dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
   hid_t    filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE), xfer = H5Pcreate(H5P_DATASET_XFER), dset;
   hsize_t *coords;
-  herr_t   err;
+  char     path[PETSC_MAX_PATH_LEN];
   const PetscInt64 id_fill = -1;
   const double     nan     = NAN;
 
   PetscFunctionBegin;
   H5Pset_fill_value(dcpl, type, type == H5T_NATIVE_DOUBLE ? (const void *)&nan : (const void *)&id_fill);
   dset = H5Dcreate2(group, name, type == H5T_NATIVE_DOUBLE ? H5T_IEEE_F64LE : H5T_STD_I64LE, filespace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  TalusH5Note(w, dset, name);
   PetscCall(PetscMalloc1(2 * n * width + 1, &coords));
   for (PetscInt k = 0; k < n; k++)
     for (PetscInt c = 0; c < width; c++) {
@@ -99,15 +101,17 @@ static PetscErrorCode WriteRows(TalusOutput out, hid_t group, const char name[],
     H5Sselect_none(memspace);
   }
   H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
-  err = dset >= 0 ? H5Dwrite(dset, type, memspace, filespace, xfer, data) : -1;
-  if (dset >= 0) H5Dclose(dset);
+  if (dset >= 0) {
+    TalusH5Note(w, H5Dwrite(dset, type, memspace, filespace, xfer, data), name);
+    H5Dclose(dset);
+  }
   H5Sclose(memspace);
   H5Sclose(filespace);
   H5Pclose(dcpl);
   H5Pclose(xfer);
   PetscCall(PetscFree(coords));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, out->comm));
-  PetscCheck(err >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot write %s to %s/%s (disk full?)", name, out->dir, out->frames_name);
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  PetscCall(TalusH5Agree(w, path));
   PetscFunctionReturn(0);
 }
 
@@ -168,8 +172,9 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   PetscReal   *pos, *quat, *vel, *omega, *size, t, A[9];
   PetscInt64  *id;
   PetscInt    *slot, n = 0, total, stats_step;
-  char         name[32];
-  hid_t        group, attr, space;
+  char         name[32], path[PETSC_MAX_PATH_LEN];
+  hid_t        group;
+  TalusH5Writer w;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
@@ -188,27 +193,23 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
     n++;
   }
   PetscCall(PetscSNPrintf(name, sizeof(name), "/frame%06" PetscInt_FMT, out->nframes));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
   group = H5Gcreate2(out->frames, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  PetscCheck(group >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot add %s to %s/%s", name, out->dir, out->frames_name);
-  space = H5Screate(H5S_SCALAR);
-  attr  = H5Acreate2(group, "time", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(attr, H5T_NATIVE_DOUBLE, &t);
-  H5Aclose(attr);
-  {
-    PetscInt64 step = stats_step;
-    attr            = H5Acreate2(group, "step", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(attr, H5T_NATIVE_INT64, &step);
-    H5Aclose(attr);
-  }
-  H5Sclose(space);
-  PetscCall(WriteRows(out, group, "id", H5T_NATIVE_INT64, total, n, slot, 1, id));
-  PetscCall(WriteRows(out, group, "position", H5T_NATIVE_DOUBLE, total, n, slot, 3, pos));
-  PetscCall(WriteRows(out, group, "quaternion", H5T_NATIVE_DOUBLE, total, n, slot, 4, quat));
-  PetscCall(WriteRows(out, group, "velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, vel));
-  PetscCall(WriteRows(out, group, "angular_velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, omega));
-  PetscCall(WriteRows(out, group, "size", H5T_NATIVE_DOUBLE, total, n, slot, 3, size));
+  TalusH5Note(&w, group, name);
+  PetscCall(TalusH5Agree(&w, path));
+  TalusH5WriteAttribute(&w, group, "time", PETSC_FALSE, 1, &t);
+  TalusH5WriteAttribute(&w, group, "step", PETSC_TRUE, 1, &stats_step);
+  PetscCall(TalusH5Agree(&w, path));
+  PetscCall(WriteRows(out, &w, group, "id", H5T_NATIVE_INT64, total, n, slot, 1, id));
+  PetscCall(WriteRows(out, &w, group, "position", H5T_NATIVE_DOUBLE, total, n, slot, 3, pos));
+  PetscCall(WriteRows(out, &w, group, "quaternion", H5T_NATIVE_DOUBLE, total, n, slot, 4, quat));
+  PetscCall(WriteRows(out, &w, group, "velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, vel));
+  PetscCall(WriteRows(out, &w, group, "angular_velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, omega));
+  PetscCall(WriteRows(out, &w, group, "size", H5T_NATIVE_DOUBLE, total, n, slot, 3, size));
   H5Gclose(group);
-  H5Fflush(out->frames, H5F_SCOPE_GLOBAL); /* readable after a crash */
+  TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)"); /* readable after a crash */
+  PetscCall(TalusH5Agree(&w, path));
   PetscCall(PetscFree7(id, pos, quat, vel, omega, size, slot));
   PetscCall(TalusOutputAddFrameTime(out, t));
   PetscCall(TalusOutputWriteXdmf(out, total));
@@ -245,13 +246,16 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
     if (out->probe_file && !append_probe) fprintf(out->probe_file, "t,x,y,z,vx,vy,vz,wx,wy,wz\n");
   }
   if (out->output_every > 0 && !frames_open) {
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS);
+    TalusH5Writer w;
+    PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", -1));
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL);
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
     out->frames = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
-    PetscCheck(out->frames >= 0, out->comm, PETSC_ERR_FILE_OPEN, "cannot create %s", path);
+    TalusH5Note(&w, out->frames, "the file");
+    PetscCall(TalusH5Agree(&w, path));
     PetscCall(TalusOutputWriteFrame(out, sim));
   }
   PetscCall(PetscTime(&out->start));

@@ -3,7 +3,7 @@
 #ifndef TALUS_OUTPUT_IMPL_H
 #define TALUS_OUTPUT_IMPL_H
 #include <talus.h>
-#include <hdf5.h>
+#include "h5io.h"
 #include <errno.h>
 #include "files.h"
 #include <sys/resource.h>

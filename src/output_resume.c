@@ -50,11 +50,12 @@ static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], PetscReal 
  */
 static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_keep, PetscBool *opened)
 {
-  char     path[PETSC_MAX_PATH_LEN], name[32];
-  int      exists = 0;
-  hid_t    fapl;
-  H5G_info_t info;
-  PetscInt step, total;
+  char          path[PETSC_MAX_PATH_LEN], name[32];
+  int           exists = 0;
+  hid_t         fapl;
+  H5G_info_t    info;
+  PetscInt      step, total;
+  TalusH5Writer w;
 
   PetscFunctionBegin;
   *opened = PETSC_FALSE;
@@ -75,6 +76,7 @@ static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_ke
     PetscCall(PetscPrintf(out->comm, "talus: warning: cannot reopen %s (damaged by the crash?); it is left as it is and frames from step %" PetscInt_FMT " go to %s/%s\n", path, step, out->dir, out->frames_name));
     PetscFunctionReturn(0);
   }
+  PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
   for (hsize_t f = 0; f < info.nlinks; f++) {
     double t = PETSC_MAX_REAL;
     PetscCall(PetscSNPrintf(name, sizeof(name), "frame%06" PetscInt_FMT, (PetscInt)f));
@@ -85,9 +87,10 @@ static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_ke
       if (attr >= 0) H5Aclose(attr);
     }
     if ((PetscInt)f == out->nframes && t <= t_keep) PetscCall(TalusOutputAddFrameTime(out, t));
-    else PetscCheck(H5Ldelete(out->frames, name, H5P_DEFAULT) >= 0, out->comm, PETSC_ERR_FILE_WRITE, "cannot remove %s (written after the checkpoint) from %s", name, path);
+    else TalusH5Note(&w, H5Ldelete(out->frames, name, H5P_DEFAULT), "removing a frame written after the checkpoint");
   }
-  H5Fflush(out->frames, H5F_SCOPE_GLOBAL);
+  TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)");
+  PetscCall(TalusH5Agree(&w, path));
   PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
   PetscCall(TalusOutputWriteXdmf(out, total));
   *opened = PETSC_TRUE;

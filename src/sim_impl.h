@@ -1,5 +1,6 @@
-/* The simulator's private state, shared by sim.c (life cycle), distribute.c (ownership, ghosts,
-   migration), ccp.c (the CCP of a step) and step.c. */
+/* The simulator's private state, shared by sim.c (life cycle), sim_state.c (its state for
+   checkpoints), distribute.c (ownership, ghosts, migration), ccp.c and jacobian_shell.c (the CCP of
+   a step) and step.c. Nothing outside the simulator includes it. */
 #ifndef TALUS_SIM_IMPL_H
 #define TALUS_SIM_IMPL_H
 #include <talus.h>
@@ -70,10 +71,5 @@ PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimBuildGhosts(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimDropGhosts(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimMigrate(TalusSim, PetscBool rebalance);
-/* Checkpoint steps: owned bodies in id order (the canonical layout a restart rebuilds), then on
-   several ranks a fresh partition of them, so that the regions of the run that goes on and of a
-   run restarted on as many ranks come from the same input (see docs/checkpoint-format.md). */
-PETSC_INTERN PetscErrorCode TalusSimCanonicalize(TalusSim);
-PETSC_INTERN PetscErrorCode TalusSimRepartition(TalusSim);
 
 #endif

@@ -81,6 +81,67 @@ PETSC_EXTERN PetscErrorCode TalusSimGetTime(TalusSim, PetscReal *t, PetscReal *t
 PETSC_EXTERN PetscErrorCode TalusSimGetStep(TalusSim, PetscInt *step);
 /* The last step's contacts kept by this rank (their local body indices are stale after migration: use id_a, id_b). */
 PETSC_EXTERN PetscErrorCode TalusSimGetContacts(TalusSim, const TalusContactList **);
+/* ---------------------------------------------------------------- the state, for checkpoints */
+
+/* The simulator's state besides its bodies, materials and warm starts: what a checkpoint keeps and
+   a restart gives back (TalusSimGetState, TalusSimRestore). */
+typedef struct {
+  PetscInt  step; /* steps taken since the start of the run */
+  PetscReal t, dt, t_final;
+  PetscReal gravity[3], envelope;
+  PetscBool anti_relax;
+  PetscBool has_domain;
+  PetscReal domain_min[3], domain_max[3];
+  PetscReal rmax;        /* largest bounding radius of a finite body */
+  PetscInt  nfinite;     /* finite bodies at the start of the run: the slots, the rows of frames */
+  PetscInt  bodies_lost; /* removed at the domain's edge since the start (global) */
+  PetscInt  rebalances;
+  PetscInt  decomp_last_rebalance, decomp_cooldown; /* the decomposition's back-off (decomp.h) */
+} TalusSimState;
+
+/* What TalusSimRestore loads into a new, empty simulator. */
+typedef struct {
+  TalusSimState        state;
+  PetscInt             nmaterials;
+  const TalusMaterial *materials;
+  const PetscReal     *mu_pair; /* nmaterials^2 friction table, or NULL */
+  /* the unbounded bodies (planes): all of them, the same on every rank */
+  PetscInt               nplanes;
+  const TalusBodyRecord *planes;
+  /* this rank's share of the finite bodies and the rank each goes to */
+  PetscInt           nbodies;
+  TalusBodyRecord   *bodies;
+  const PetscMPIInt *body_rank;
+  /* this rank's share of the warm starts and the rank each goes to (that of the body that keeps it) */
+  PetscInt             nhistory;
+  TalusContactHistory *history;
+  const PetscMPIInt   *history_rank;
+} TalusSimSnapshot;
+
+PETSC_EXTERN PetscErrorCode TalusSimGetComm(TalusSim, MPI_Comm *);
+PETSC_EXTERN PetscErrorCode TalusSimGetState(TalusSim, TalusSimState *);
+/* The warm starts this rank keeps (the last step's contacts, sorted by (id_a, id_b, feature)). */
+PETSC_EXTERN PetscErrorCode TalusSimGetHistory(TalusSim, PetscInt *n, const TalusContactHistory **);
+/*
+ * Sends items[k] (bytes each) to rank dest[k]; *recv gets what this rank receives (collective). When
+ * no rank sends anything away, the items stay as they are and *recv = items: free *recv only when it
+ * is not items.
+ */
+PETSC_EXTERN PetscErrorCode TalusSimExchange(TalusSim, PetscInt n, const PetscMPIInt dest[], size_t bytes, void *items, PetscInt *nrecv, void **recv);
+/*
+ * Before a checkpoint: the owned bodies in id order (the canonical layout a restart rebuilds). After
+ * it, on several ranks, a fresh partition of them, so that the regions of the run that goes on and
+ * of a run restarted on as many ranks come from the same input (docs/checkpoint-format.md).
+ */
+PETSC_EXTERN PetscErrorCode TalusSimCanonicalize(TalusSim);
+PETSC_EXTERN PetscErrorCode TalusSimRepartition(TalusSim);
+/*
+ * Loads a snapshot into a new, empty simulator (collective, any number of ranks): the materials,
+ * the planes on every rank, the bodies and warm starts moved to the ranks given, the state; then
+ * the partition the run that wrote the snapshot made right after writing it (TalusSimRepartition).
+ */
+PETSC_EXTERN PetscErrorCode TalusSimRestore(TalusSim, const TalusSimSnapshot *);
+
 /* One step: collide, assemble, solve, integrate. */
 PETSC_EXTERN PetscErrorCode TalusSimStep(TalusSim, TalusStepStats *);
 

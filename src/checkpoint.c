@@ -12,7 +12,7 @@
  * -checkpoint_keep removed. A crash at any point leaves the previous checkpoint whole.
  */
 #define _DEFAULT_SOURCE /* symlink, scandir */
-#include "sim_impl.h"
+#include <talus.h>
 #include "files.h"
 #include <talus/checkpoint.h>
 #include <errno.h>
@@ -244,6 +244,8 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
 {
   char           base[64], tmp[PETSC_MAX_PATH_LEN], final[PETSC_MAX_PATH_LEN];
   PetscLogDouble t0, t1, t2, t3;
+  PetscInt       step;
+  PetscReal      t;
   int            err = 0;
   struct stat    st;
 
@@ -252,7 +254,9 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   PetscCall(MakeDirectory(ck));
   PetscCall(PetscTime(&t0));
   PetscCall(TalusSimCanonicalize(sim));
-  PetscCall(PetscSNPrintf(base, sizeof(base), "ckpt-%08" PetscInt_FMT ".h5", sim->step));
+  PetscCall(TalusSimGetStep(sim, &step));
+  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+  PetscCall(PetscSNPrintf(base, sizeof(base), "ckpt-%08" PetscInt_FMT ".h5", step));
   PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s/%s.tmp", ck->dir, base));
   PetscCall(PetscSNPrintf(final, sizeof(final), "%s/%s", ck->dir, base));
   PetscCall(PetscTime(&t1));
@@ -269,10 +273,10 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   PetscCall(PetscTime(&t3));
   ck->slowest_write     = PetscMax(ck->slowest_write, t3 - t0);
   ck->last_write        = t3;
-  ck->last_step_written = sim->step;
+  ck->last_step_written = step;
   ck->written++;
   if (ck->rank == 0 && stat(final, &st) == 0)
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: checkpoint %s (step %" PetscInt_FMT ", t = %g s): %.1f MB written and synced in %.3f s (%.0f MB/s), %.3f s in all\n", final, sim->step, (double)sim->t, st.st_size / 1e6, (double)(t2 - t1), st.st_size / 1e6 / PetscMax(t2 - t1, 1e-9), (double)(t3 - t0)));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: checkpoint %s (step %" PetscInt_FMT ", t = %g s): %.1f MB written and synced in %.3f s (%.0f MB/s), %.3f s in all\n", final, step, (double)t, st.st_size / 1e6, (double)(t2 - t1), st.st_size / 1e6 / PetscMax(t2 - t1, 1e-9), (double)(t3 - t0)));
   PetscFunctionReturn(0);
 }
 
@@ -280,14 +284,18 @@ PetscErrorCode TalusCheckpointAfterStep(TalusCheckpoint ck, TalusSim sim, PetscB
 {
   int            due = 0, all;
   PetscLogDouble now;
+  PetscInt       step;
+  PetscReal      t;
 
   PetscFunctionBegin;
   *stop = PETSC_FALSE;
   PetscCall(TalusCheckpointSetUp(ck));
+  PetscCall(TalusSimGetStep(sim, &step));
+  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
   PetscCall(PetscTime(&now));
   ck->longest_step  = PetscMax(ck->longest_step, now - ck->last_step_end);
   ck->last_step_end = now;
-  if (ck->every > 0 && sim->step % ck->every == 0) due |= DUE_SCHEDULE;
+  if (ck->every > 0 && step % ck->every == 0) due |= DUE_SCHEDULE;
   if (caught_signal) due |= DUE_SIGNAL;
   if (ck->rank == 0) { /* one clock decides */
     if (ck->interval > 0.0 && now - ck->last_write >= ck->interval) due |= DUE_INTERVAL;
@@ -295,17 +303,20 @@ PetscErrorCode TalusCheckpointAfterStep(TalusCheckpoint ck, TalusSim sim, PetscB
   }
   PetscCallMPI(MPI_Allreduce(&due, &all, 1, MPI_INT, MPI_BOR, ck->comm));
   if (!all) PetscFunctionReturn(0);
-  if (ck->last_step_written != sim->step) PetscCall(TalusCheckpointWrite(ck, sim));
+  if (ck->last_step_written != step) PetscCall(TalusCheckpointWrite(ck, sim));
   if (all & (DUE_SIGNAL | DUE_WALLTIME)) {
     *stop = PETSC_TRUE;
-    PetscCall(PetscPrintf(ck->comm, "talus: %s at step %" PetscInt_FMT " (t = %g s): checkpoint written, stopping with exit status %d; restart with: talus -restart %s/last.h5\n", (all & DUE_SIGNAL) ? "signal received" : "wall-clock limit near", sim->step, (double)sim->t, TALUS_EXIT_RESUBMIT, ck->dir));
+    PetscCall(PetscPrintf(ck->comm, "talus: %s at step %" PetscInt_FMT " (t = %g s): checkpoint written, stopping with exit status %d; restart with: talus -restart %s/last.h5\n", (all & DUE_SIGNAL) ? "signal received" : "wall-clock limit near", step, (double)t, TALUS_EXIT_RESUBMIT, ck->dir));
   }
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCheckpointEnd(TalusCheckpoint ck, TalusSim sim)
 {
+  PetscInt step;
+
   PetscFunctionBegin;
-  if (Planned(ck) && ck->last_step_written != sim->step) PetscCall(TalusCheckpointWrite(ck, sim));
+  PetscCall(TalusSimGetStep(sim, &step));
+  if (Planned(ck) && ck->last_step_written != step) PetscCall(TalusCheckpointWrite(ck, sim));
   PetscFunctionReturn(0);
 }

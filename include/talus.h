@@ -2,7 +2,10 @@
  * talus: distributed rigid-body dynamics with frictional contact posed as a cone
  * complementarity problem (CCP) and solved by accelerated projected gradient descent.
  *
- * This is the one public header. The pieces it declares:
+ * The solver-level API: it names no body, shape or simulator, and the solver layer (src/solver/)
+ * is built against it alone. The simulator's API is in include/talus/ (sim.h, scene.h, output.h,
+ * checkpoint.h, bodies.h, contacts.h, math3.h), each of which includes what it needs. The pieces
+ * declared here:
  *   - TalusInitialize / TalusFinalize: PETSc start-up plus registration of what talus adds.
  *   - The Tao type "apgd" (TAOAPGD) and its TaoAPGD* setters.
  *   - The feasible set of a contact problem (friction cones, non-negative and free rows) and its projection.
@@ -14,16 +17,13 @@
 #define TALUS_H
 
 #include <petsctao.h>
-#include <talus/math3.h>
-#include <talus/bodies.h>
-#include <talus/contacts.h>
-#include <talus/sim.h>
-#include <talus/scene.h>
-#include <talus/output.h>
 
 PETSC_EXTERN PetscErrorCode TalusInitialize(int *argc, char ***argv, const char help[]);
 PETSC_EXTERN PetscErrorCode TalusFinalize(void);
+/* Registers everything talus adds to PETSc (TalusInitialize calls it); the solver layer alone: */
 PETSC_EXTERN PetscErrorCode TalusRegisterAll(void);
+/* the Tao type apgd, the contact problem's variants and solver attachments, the solver's log events */
+PETSC_EXTERN PetscErrorCode TalusSolverRegisterAll(void);
 
 /* ---------------------------------------------------------------- the Tao type "apgd" */
 

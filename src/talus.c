@@ -1,43 +1,28 @@
-/* Start-up and shut-down of talus: PETSc plus the registration of what talus adds to it. */
-#include "ccp_impl.h"
+/* Start-up and shut-down of talus: PETSc plus the registration of what talus adds to it; the error handler of the command. */
+#include <talus/sim.h>
 
-PetscLogEvent TALUS_EventProject, TALUS_EventAPGDStep, TALUS_EventAPGDTest, TALUS_EventRead;
 PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
 
 static PetscBool talus_registered = PETSC_FALSE;
 
-/* Undoes TalusRegisterAll, from PetscFinalize (as TaoFinalizePackage does for TAO's lists). */
 static PetscErrorCode TalusFinalizePackage(void)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFunctionListDestroy(&TalusCCPList));
-  PetscCall(TalusCCPSolverListDestroy());
   talus_registered = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
-/* Registers the Tao type "apgd", the contact problem's variants and the Tao types that can solve it,
-   and the log events. Safe to call more than once. */
+/* Registers the solver layer (TalusSolverRegisterAll) and the simulator's log events. Safe to call more than once. */
 PetscErrorCode TalusRegisterAll(void)
 {
-  PetscClassId       classid;
-  const char *const  bound_types[] = {TAOBLMVM, TAOBQNLS, TAOBNCG};
+  PetscClassId classid;
 
   PetscFunctionBegin;
+  PetscCall(TalusSolverRegisterAll());
   if (talus_registered) PetscFunctionReturn(0);
   talus_registered = PETSC_TRUE;
   PetscCall(PetscRegisterFinalize(TalusFinalizePackage));
-  PetscCall(TaoRegister(TAOAPGD, TaoCreate_APGD));
-  PetscCall(TalusCCPRegister(TALUSCCPRELAXED, TalusCCPCreate_Relaxed));
-  PetscCall(TalusCCPRegister(TALUSCCPCOULOMB, TalusCCPCreate_Coulomb));
-  PetscCall(TalusCCPSolverRegister(TAOAPGD, TalusCCPAttach_APGD));
-  /* TAO's bound-constrained types that solve the frictionless problems (tests/unit/test_ccp_solvers.c) */
-  for (size_t i = 0; i < sizeof(bound_types) / sizeof(bound_types[0]); i++) PetscCall(TalusCCPSolverRegister(bound_types[i], TalusCCPAttach_Bounds));
   PetscCall(PetscClassIdRegister("talus", &classid));
-  PetscCall(PetscLogEventRegister("TalusProject", classid, &TALUS_EventProject));
-  PetscCall(PetscLogEventRegister("APGDStep", classid, &TALUS_EventAPGDStep));
-  PetscCall(PetscLogEventRegister("APGDTest", classid, &TALUS_EventAPGDTest));
-  PetscCall(PetscLogEventRegister("TalusRead", classid, &TALUS_EventRead));
   PetscCall(PetscLogEventRegister("Collide", classid, &TALUS_EventCollide));
   PetscCall(PetscLogEventRegister("Assemble", classid, &TALUS_EventAssemble));
   PetscCall(PetscLogEventRegister("Solve", classid, &TALUS_EventSolve));

@@ -8,6 +8,10 @@
 #ifndef TALUS_BODIES_H
 #define TALUS_BODIES_H
 #include <petscsys.h>
+/* The solver layer is built with TALUS_SOLVER_LAYER (meson.build) and must not see bodies or shapes. */
+#ifdef TALUS_SOLVER_LAYER
+  #error "the solver layer (src/solver) must not include the simulator's headers"
+#endif
 
 /* The shapes; what each one is comes from its entry in TalusShapeTable (src/shapes.c). */
 typedef enum {

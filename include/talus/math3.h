@@ -6,6 +6,10 @@
 #ifndef TALUS_MATH3_H
 #define TALUS_MATH3_H
 #include <petscsys.h>
+/* The solver layer is built with TALUS_SOLVER_LAYER (meson.build) and must not see bodies or shapes. */
+#ifdef TALUS_SOLVER_LAYER
+  #error "the solver layer (src/solver) must not include the simulator's headers"
+#endif
 
 static inline PetscReal TalusDot3(const PetscReal a[3], const PetscReal b[3])
 {

@@ -7,7 +7,8 @@
  */
 #ifndef TALUS_SIM_H
 #define TALUS_SIM_H
-#include <petsctao.h>
+#include <talus.h>
+#include <talus/math3.h>
 #include <talus/contacts.h>
 
 typedef struct {
@@ -49,7 +50,6 @@ PETSC_EXTERN PetscErrorCode TalusSimSetEnvelope(TalusSim, PetscReal envelope);
 PETSC_EXTERN PetscErrorCode TalusSimSetAntiRelaxation(TalusSim, PetscBool);
 /* B applied matrix-free from a compact record per contact (default) or assembled (-ccp_matrix_free). */
 PETSC_EXTERN PetscErrorCode TalusSimSetMatrixFree(TalusSim, PetscBool);
-typedef struct _p_TalusCCP *TalusCCP; /* talus.h */
 /* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
    between steps (tolerances, iteration limits, monitors). Do not destroy it. */
 PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);

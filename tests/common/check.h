@@ -1,7 +1,8 @@
 /* Minimal assertions for the C tests: count failures, print each on rank 0, exit non-zero at the end. */
 #ifndef TALUS_TEST_CHECK_H
 #define TALUS_TEST_CHECK_H
-#include <talus.h>
+#include <talus/checkpoint.h>
+#include <talus/output.h>
 
 extern int test_failures, test_checks;
 

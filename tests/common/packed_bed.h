@@ -6,7 +6,7 @@
  */
 #ifndef TALUS_TEST_PACKED_BED_H
 #define TALUS_TEST_PACKED_BED_H
-#include <talus.h>
+#include <talus/sim.h>
 
 /* *n becomes the number of spheres actually placed (nx ny nz close to the request). */
 PetscErrorCode TestPackedBedCreate(MPI_Comm, PetscInt *n, TalusSim *);

@@ -11,7 +11,7 @@
  */
 #include "../common/check.h"
 #include "../common/random_problem.h"
-#include "../../src/sim_impl.h"
+#include "../../src/sim/sim_impl.h"
 
 #define NBODIES   4 /* slot 3 is touched by no contact */
 #define NCONTACTS 4

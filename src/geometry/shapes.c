@@ -3,7 +3,8 @@
  * phase and the checkpoint need of a shape. A new shape is an entry here (its enum value in
  * include/talus/bodies.h, a new code) plus its pair functions in the table of collide.c.
  */
-#include <talus.h>
+#include <talus/contacts.h>
+#include <talus/math3.h>
 
 static void SphereMass(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
 {

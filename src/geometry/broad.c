@@ -10,7 +10,8 @@
  * sequential sweeps: comparison sorts and a binary search per neighbour cell cost cache misses
  * that grew with the bed (606 -> 855 ns per body from 10^3 to 3.3x10^5 bodies).
  */
-#include <talus.h>
+#include <talus/contacts.h>
+#include <talus/math3.h>
 
 /* A 64-bit key with a payload: a body and its cell, or a pair of bodies and their ids. */
 typedef struct {

@@ -1,7 +1,7 @@
 /*
  * Private to the TalusCCP object (ccp_problem.c), its problem variants (ccp_variants.c) and the
  * attachments of Tao types to it (ccp_solvers.c). A new variant or a new solver attachment is a
- * file that includes this header plus one registration line in TalusRegisterAll (talus.c).
+ * file that includes this header plus one registration line in TalusSolverRegisterAll (register.c).
  */
 #ifndef TALUS_CCP_IMPL_H
 #define TALUS_CCP_IMPL_H

@@ -12,9 +12,8 @@
  * -checkpoint_keep removed. A crash at any point leaves the previous checkpoint whole.
  */
 #define _DEFAULT_SOURCE /* symlink, scandir */
-#include <talus.h>
-#include "files.h"
 #include <talus/checkpoint.h>
+#include "files.h"
 #include <errno.h>
 #include <signal.h>
 #include <dirent.h>

@@ -1,5 +1,6 @@
 /* Bodies: storage, mass properties, materials (see include/talus/bodies.h). */
-#include <talus.h>
+#include <talus/contacts.h>
+#include <talus/math3.h>
 
 PetscErrorCode TalusBodiesCreate(TalusBodies **bodies)
 {

@@ -1,7 +1,8 @@
 /* Subcommands of the talus executable; argv[0] is the subcommand's name. */
 #ifndef TALUS_COMMANDS_H
 #define TALUS_COMMANDS_H
-#include <talus.h>
+#include <talus/checkpoint.h>
+#include <talus/output.h>
 
 PetscErrorCode TalusCommandCCP(int argc, char **argv);
 /* Runs a scene, or (restart not empty) goes on from a checkpoint; *exit_status is 0 or TALUS_EXIT_RESUBMIT. */

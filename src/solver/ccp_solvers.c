@@ -1,6 +1,6 @@
 /*
  * How Tao types take a TalusCCP: one attachment per Tao type name, registered with
- * TalusCCPSolverRegister (talus.c registers those below), looked up by TalusCCPSetUp from the type
+ * TalusCCPSolverRegister (register.c registers those below), looked up by TalusCCPSetUp from the type
  * the Tao has when it is set up (so -tao_type chooses, as for any Tao).
  *
  * apgd takes every set: the projection onto cones, non-negative and free rows, and the variant's

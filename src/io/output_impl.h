@@ -2,7 +2,7 @@
    them at a restart). */
 #ifndef TALUS_OUTPUT_IMPL_H
 #define TALUS_OUTPUT_IMPL_H
-#include <talus.h>
+#include <talus/output.h>
 #include "h5io.h"
 #include <errno.h>
 #include "files.h"

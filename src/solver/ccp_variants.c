@@ -1,5 +1,5 @@
 /*
- * The problem variants of TalusCCP, registered by name in TalusRegisterAll (talus.c).
+ * The problem variants of TalusCCP, registered by name in TalusSolverRegisterAll (register.c).
  *
  * relaxed: the CCP of seed 000 eq. 14 as it stands; the linear term is q throughout.
  *

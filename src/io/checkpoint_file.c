@@ -9,6 +9,7 @@
  */
 #define _DEFAULT_SOURCE /* realpath, scandir */
 #include "h5io.h"
+#include <talus/math3.h>
 #include "options_io.h"
 #include <talus/checkpoint.h>
 #include <stddef.h>

@@ -5,7 +5,6 @@
  * docs/scene-format.md. Every mistake is reported as FILE:LINE: what is wrong and what is
  * expected, before anything runs.
  */
-#include <talus.h>
 #include <talus/scene.h>
 #include <yaml.h>
 

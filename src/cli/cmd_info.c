@@ -3,7 +3,7 @@
 #include <talus/checkpoint.h>
 #include <sys/stat.h>
 #include "commands.h"
-#include "h5io.h"
+#include "../io/h5io.h"
 
 /* A frames file: how many frames, bodies per frame, the first and last times (faults noted in r). */
 static void InspectFrames(TalusH5Reader *r, PetscInt *nframes, PetscInt *nbodies, PetscReal *t_first, PetscReal *t_last)

@@ -82,7 +82,7 @@ PetscErrorCode TalusCCPSetType(TalusCCP ccp, TalusCCPType type)
   char names[256];
 
   PetscFunctionBegin;
-  PetscCall(TalusRegisterAll());
+  PetscCall(TalusSolverRegisterAll());
   PetscCall(PetscFunctionListFind(TalusCCPList, type, &create));
   if (!create) {
     PetscCall(TalusFunctionListNames(TalusCCPList, names, sizeof(names)));
@@ -162,7 +162,7 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
   PetscBool set;
 
   PetscFunctionBegin;
-  PetscCall(TalusRegisterAll());
+  PetscCall(TalusSolverRegisterAll());
   PetscOptionsBegin(ccp->comm, ccp->prefix, "Cone complementarity problem", "TalusCCP");
   PetscCall(PetscOptionsFList("-ccp_problem", "relaxed: the CCP of seed 000 eq. 14; coulomb: De Saxce's Coulomb problem by anti-relaxation (seed 001 eq. 28)", "TalusCCPSetType", TalusCCPList, ccp->type_name, name, sizeof(name), &set));
   PetscOptionsEnd();

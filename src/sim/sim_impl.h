@@ -3,7 +3,7 @@
    a step) and step.c. Nothing outside the simulator includes it. */
 #ifndef TALUS_SIM_IMPL_H
 #define TALUS_SIM_IMPL_H
-#include <talus.h>
+#include <talus/sim.h>
 #include <decomp.h>
 
 struct _p_TalusSim {

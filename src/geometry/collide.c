@@ -5,7 +5,8 @@
  * of shapes takes and in which order. TalusCollidePair then orders the contact by global id as
  * seed 000 requires (n from the lower index to the higher), flipping n if needed.
  */
-#include <talus.h>
+#include <talus/contacts.h>
+#include <talus/math3.h>
 
 typedef struct {
   PetscReal phi, n[3], p_first[3], p_second[3];

@@ -1,5 +1,6 @@
 /* Contact Jacobian blocks (seed 000 eq. 5, 7) and warm starts between steps. */
-#include <talus.h>
+#include <talus/contacts.h>
+#include <talus/math3.h>
 
 void TalusContactJacobian(const TalusBodies *bodies, const TalusContact *c, PetscBool body_b, PetscReal rows[3][6])
 {

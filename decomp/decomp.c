@@ -13,8 +13,6 @@ struct _p_TalusDecomp {
   PetscBool             partitioned;
   PetscInt              rebalance_every;
   PetscReal             imbalance_threshold;
-  PetscLogDouble        migrated_bytes;
-  PetscInt              migrations;
   PetscInt              last_rebalance, cooldown; /* back-off when repartitioning does not help */
 };
 
@@ -77,15 +75,16 @@ PetscErrorCode TalusDecompCreate(MPI_Comm comm, TalusDecomp *dd)
   }
   (*dd)->zz = Zoltan_Create(comm);
   PetscCheck((*dd)->zz, comm, PETSC_ERR_LIB, "Zoltan_Create failed");
-  Zoltan_Set_Param((*dd)->zz, "DEBUG_LEVEL", "0"); /* first: Zoltan reports the other settings at level 1 */
-  Zoltan_Set_Param((*dd)->zz, "LB_METHOD", "RCB");
-  Zoltan_Set_Param((*dd)->zz, "KEEP_CUTS", "1");      /* for point and box assignment */
-  Zoltan_Set_Param((*dd)->zz, "RETURN_LISTS", "NONE");
-  Zoltan_Set_Param((*dd)->zz, "NUM_GID_ENTRIES", "1");
-  Zoltan_Set_Param((*dd)->zz, "NUM_LID_ENTRIES", "1");
-  Zoltan_Set_Param((*dd)->zz, "OBJ_WEIGHT_DIM", "1");
-  Zoltan_Set_Param((*dd)->zz, "IMBALANCE_TOL", "1.05");
-  Zoltan_Set_Param((*dd)->zz, "AVERAGE_CUTS", "1"); /* cuts midway between neighbours: no body on a cut */
+  {
+    /* DEBUG_LEVEL first: Zoltan reports the other settings at level 1. KEEP_CUTS: for point and box
+       assignment. AVERAGE_CUTS: cuts midway between neighbours, so no body lies on a cut. */
+    static const char *const params[][2] = {
+      {"DEBUG_LEVEL", "0"},     {"LB_METHOD", "RCB"},      {"KEEP_CUTS", "1"},        {"RETURN_LISTS", "NONE"},
+      {"NUM_GID_ENTRIES", "1"}, {"NUM_LID_ENTRIES", "1"}, {"OBJ_WEIGHT_DIM", "1"},   {"IMBALANCE_TOL", "1.05"},
+      {"AVERAGE_CUTS", "1"},
+    };
+    for (size_t k = 0; k < sizeof(params) / sizeof(params[0]); k++) PetscCheck(Zoltan_Set_Param((*dd)->zz, params[k][0], params[k][1]) == ZOLTAN_OK, comm, PETSC_ERR_LIB, "Zoltan refused the parameter %s = %s", params[k][0], params[k][1]);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -131,13 +130,6 @@ PetscErrorCode TalusDecompPartition(TalusDecomp dd, PetscInt n, const PetscInt i
   Zoltan_LB_Free_Part(&export_gids, &export_lids, &export_procs, &export_parts);
   PetscCheck(err == ZOLTAN_OK, dd->comm, PETSC_ERR_LIB, "Zoltan's recursive coordinate bisection failed (error %d)", err);
   dd->partitioned = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusDecompIsPartitioned(TalusDecomp dd, PetscBool *done)
-{
-  PetscFunctionBegin;
-  *done = dd->partitioned;
   PetscFunctionReturn(0);
 }
 
@@ -342,8 +334,6 @@ PetscErrorCode TalusDecompExchange(TalusDecomp dd, PetscInt n, const PetscMPIInt
   PetscCall(PetscSFBcastBegin(sf, unit, sendbuf, *recv, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(sf, unit, sendbuf, *recv, MPI_REPLACE));
   PetscCallMPI(MPI_Type_free(&unit));
-  dd->migrated_bytes += (PetscLogDouble)(n * item_bytes);
-  dd->migrations++;
   if (sendbuf != (char *)items) PetscCall(PetscFree(sendbuf));
   PetscCall(PetscFree(order));
   PetscCall(PetscSFDestroy(&sf));
@@ -381,13 +371,5 @@ PetscErrorCode TalusDecompCreateGhostSF(TalusDecomp dd, PetscInt n, const PetscI
   *nghost = nrecv;
   PetscCall(PetscFree(send));
   PetscCall(PetscFree(recv));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusDecompGetTraffic(TalusDecomp dd, PetscLogDouble *bytes, PetscInt *migrations)
-{
-  PetscFunctionBegin;
-  if (bytes) *bytes = dd->migrated_bytes;
-  if (migrations) *migrations = dd->migrations;
   PetscFunctionReturn(0);
 }

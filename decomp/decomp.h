@@ -17,7 +17,6 @@ PETSC_EXTERN PetscErrorCode TalusDecompSetFromOptions(TalusDecomp);
 
 /* Recursive coordinate bisection of the items held on each rank (collective); keeps the cuts. */
 PETSC_EXTERN PetscErrorCode TalusDecompPartition(TalusDecomp, PetscInt n, const PetscInt ids[], const PetscReal centres[], const PetscReal weights[]);
-PETSC_EXTERN PetscErrorCode TalusDecompIsPartitioned(TalusDecomp, PetscBool *);
 /* The rank whose region holds x. */
 PETSC_EXTERN PetscErrorCode TalusDecompOwner(TalusDecomp, const PetscReal x[3], PetscMPIInt *owner);
 /* The ranks whose regions meet the box [lo, hi]; ranks must hold room for all of them. */
@@ -47,7 +46,5 @@ PETSC_EXTERN PetscErrorCode TalusDecompCreateRecordType(size_t bytes, MPI_Dataty
  * rank then root index. PetscSFBcast with it refreshes every ghost from its owner.
  */
 PETSC_EXTERN PetscErrorCode TalusDecompCreateGhostSF(TalusDecomp, PetscInt n, const PetscInt offset[], const PetscMPIInt dest[], PetscSF *sf, PetscInt *nghost);
-/* Bytes this rank sent and received through the decomposition since the last reset. */
-PETSC_EXTERN PetscErrorCode TalusDecompGetTraffic(TalusDecomp, PetscLogDouble *migrated_bytes, PetscInt *migrations);
 
 #endif

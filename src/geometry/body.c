@@ -1,5 +1,6 @@
 /* Bodies: storage, mass properties, materials (see include/talus/bodies.h). */
 #include <talus/contacts.h>
+#include "../grow.h"
 #include <talus/math3.h>
 
 PetscErrorCode TalusBodiesCreate(TalusBodies **bodies)
@@ -24,15 +25,14 @@ PetscErrorCode TalusBodiesDestroy(TalusBodies **bodies)
   PetscFunctionReturn(0);
 }
 
-/* Grows every array together; amortised doubling. */
+/* Grows every array together (TalusGrowCapacity). */
 PetscErrorCode TalusBodiesReserve(TalusBodies *b, PetscInt need)
 {
-  TalusBodies old = *b;
-  PetscInt    cap = PetscMax(16, 2 * b->capacity);
+  TalusBodies    old = *b;
+  const PetscInt cap = TalusGrowCapacity(b->capacity, need);
 
   PetscFunctionBegin;
   if (need <= b->capacity) PetscFunctionReturn(0);
-  while (cap < need) cap *= 2;
   PetscCall(PetscMalloc5(cap, &b->id, cap, &b->shape, 3 * cap, &b->size, cap, &b->mass, 3 * cap, &b->inertia));
   PetscCall(PetscMalloc6(3 * cap, &b->position, 4 * cap, &b->quaternion, 3 * cap, &b->velocity, 3 * cap, &b->omega, cap, &b->material, cap, &b->fixed));
   PetscCall(PetscMalloc2(cap, &b->slot, cap, &b->dof));

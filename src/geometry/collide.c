@@ -6,6 +6,7 @@
  * seed 000 requires (n from the lower index to the higher), flipping n if needed.
  */
 #include <talus/contacts.h>
+#include "../grow.h"
 #include <talus/math3.h>
 
 typedef struct {
@@ -196,8 +197,7 @@ PetscErrorCode TalusContactListReserve(TalusContactList *list, PetscInt need)
 PetscErrorCode TalusContactListAppend(TalusContactList *list, TalusContact **c)
 {
   PetscFunctionBegin;
-  /* 1.25x: the list is kept from step to step, so its slack is paid at the memory peak */
-  if (list->n == list->capacity) PetscCall(TalusContactListReserve(list, PetscMax(64, list->capacity + list->capacity / 4)));
+  if (list->n == list->capacity) PetscCall(TalusContactListReserve(list, TalusGrowCapacity(list->capacity, list->n + 1)));
   *c = &list->c[list->n++];
   PetscFunctionReturn(0);
 }

@@ -5,6 +5,7 @@
  */
 #define _DEFAULT_SOURCE /* strtok_r */
 #include "options_io.h"
+#include "../grow.h"
 #include <stdlib.h>
 
 /* Options that describe one job, not the run: never stored, never restored. */
@@ -47,8 +48,9 @@ static PetscErrorCode ForEachOption(const char options[], PetscErrorCode (*fn)(c
 }
 
 typedef struct {
-  char  *buf;
-  size_t len, cap;
+  char    *buf;
+  size_t   len;
+  PetscInt cap;
 } Text;
 
 static PetscErrorCode KeepRunOption(const char name[], const char value[], void *ctx)
@@ -58,15 +60,8 @@ static PetscErrorCode KeepRunOption(const char name[], const char value[], void 
 
   PetscFunctionBegin;
   if (IsJobOption(name) || !strncmp(name, "-checkpoint_test", 16)) PetscFunctionReturn(0);
-  if (t->len + need >= t->cap) {
-    char *grown;
-    t->cap = 2 * (t->len + need);
-    PetscCall(PetscMalloc1(t->cap, &grown));
-    if (t->len) PetscCall(PetscArraycpy(grown, t->buf, t->len));
-    PetscCall(PetscFree(t->buf));
-    t->buf = grown;
-  }
-  t->len += (size_t)snprintf(t->buf + t->len, t->cap - t->len, "%s%s%s%s", t->len ? " " : "", name, value ? " " : "", value ? value : "");
+  PetscCall(TalusGrowArray(1, (PetscInt)(t->len + need), &t->cap, &t->buf));
+  t->len += (size_t)snprintf(t->buf + t->len, (size_t)t->cap - t->len, "%s%s%s%s", t->len ? " " : "", name, value ? " " : "", value ? value : "");
   PetscFunctionReturn(0);
 }
 

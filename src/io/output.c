@@ -138,19 +138,11 @@ PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
   PetscFunctionReturn(0);
 }
 
-/* The times of the frames written so far, for frames.xmf. */
-/* Appends x to a growing array of n reals (capacity doubled when full). */
+/* Appends x to a growing array of n reals. */
 static PetscErrorCode AppendReal(PetscReal **array, PetscInt *n, PetscInt *capacity, PetscReal x)
 {
   PetscFunctionBegin;
-  if (*n >= *capacity) {
-    PetscReal *grown;
-    *capacity = PetscMax(64, 2 * *capacity);
-    PetscCall(PetscMalloc1(*capacity, &grown));
-    if (*n) PetscCall(PetscArraycpy(grown, *array, *n));
-    PetscCall(PetscFree(*array));
-    *array = grown;
-  }
+  PetscCall(TalusGrowArray(sizeof(PetscReal), *n + 1, capacity, array));
   (*array)[(*n)++] = x;
   PetscFunctionReturn(0);
 }

@@ -3,6 +3,7 @@
 #ifndef TALUS_OUTPUT_IMPL_H
 #define TALUS_OUTPUT_IMPL_H
 #include <talus/output.h>
+#include "../grow.h"
 #include "h5io.h"
 #include <errno.h>
 #include "files.h"

@@ -214,14 +214,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
   b->nowned = b->n;
   PetscCall(TalusDecompExchange(sim->decomp, hnout, hdest, sizeof(TalusContactHistory), hout, &hnin, (void **)&hin));
-  if (sim->nhistory + hnin > sim->history_capacity) {
-    TalusContactHistory *grown;
-    sim->history_capacity = PetscMax(2 * sim->history_capacity, sim->nhistory + hnin);
-    PetscCall(PetscMalloc1(sim->history_capacity, &grown));
-    if (sim->nhistory) PetscCall(PetscArraycpy(grown, sim->history, sim->nhistory));
-    PetscCall(PetscFree(sim->history));
-    sim->history = grown;
-  }
+  PetscCall(TalusGrowArray(sizeof(TalusContactHistory), sim->nhistory + hnin, &sim->history_capacity, &sim->history));
   for (PetscInt h = 0; h < hnin; h++) sim->history[sim->nhistory++] = hin[h];
   if (sim->nhistory > 1) qsort(sim->history, (size_t)sim->nhistory, sizeof(TalusContactHistory), TalusContactHistoryCompare);
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &lost, 1, MPIU_INT, MPI_SUM, sim->comm));

@@ -4,6 +4,7 @@
 #ifndef TALUS_SIM_IMPL_H
 #define TALUS_SIM_IMPL_H
 #include <talus/sim.h>
+#include "../grow.h"
 #include <decomp.h>
 
 struct _p_TalusSim {

@@ -35,11 +35,7 @@ static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 static PetscErrorCode RecordHistory(TalusSim sim)
 {
   PetscFunctionBegin;
-  if (sim->contacts.n > sim->history_capacity) {
-    PetscCall(PetscFree(sim->history));
-    sim->history_capacity = PetscMax(sim->contacts.n, sim->history_capacity + sim->history_capacity / 4);
-    PetscCall(PetscMalloc1(sim->history_capacity, &sim->history));
-  }
+  PetscCall(TalusGrowArray(sizeof(TalusContactHistory), sim->contacts.n, &sim->history_capacity, &sim->history));
   for (PetscInt c = 0; c < sim->contacts.n; c++) TalusContactRecordHistory(sim->bodies, &sim->contacts.c[c], &sim->history[c]);
   sim->nhistory = sim->contacts.n; /* already sorted: contacts come sorted by (id_a, id_b, feature) */
   PetscFunctionReturn(0);

@@ -103,11 +103,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   nd = sim->ndynamic;
   if (sim->matrix_free) {
     PetscCall(CreateGhostedBodyVector(sim, &ccp->v_free, &slot, &ccp->bytes_per_product));
-    if (nd > sim->inverse_mass_capacity) { /* kept from step to step, like B's records */
-      PetscCall(PetscFree(sim->inverse_mass));
-      sim->inverse_mass_capacity = PetscMax(nd, sim->inverse_mass_capacity + sim->inverse_mass_capacity / 4);
-      PetscCall(PetscMalloc1(TALUS_INVERSE_MASS * sim->inverse_mass_capacity, &sim->inverse_mass));
-    }
+    PetscCall(TalusGrowArray(TALUS_INVERSE_MASS * sizeof(PetscReal), nd, &sim->inverse_mass_capacity, &sim->inverse_mass)); /* kept from step to step, like B's records */
   } else {
     PetscCall(VecCreateMPI(sim->comm, 6 * nd, PETSC_DETERMINE, &ccp->inverse_mass));
     PetscCall(VecDuplicate(ccp->inverse_mass, &ccp->v_free));
@@ -140,7 +136,7 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   if (sim->matrix_free) {
     if (list->n > sim->jacobian_capacity) { /* kept from step to step: fresh memory every step costs page faults */
       PetscCall(PetscFree3(sim->jacobian_slot, sim->jacobian_kind, sim->jacobian));
-      sim->jacobian_capacity = PetscMax(list->n, sim->jacobian_capacity + sim->jacobian_capacity / 4);
+      sim->jacobian_capacity = TalusGrowCapacity(sim->jacobian_capacity, list->n);
       PetscCall(PetscMalloc3(2 * sim->jacobian_capacity, &sim->jacobian_slot, sim->jacobian_capacity, &sim->jacobian_kind, TALUS_JACOBIAN_GENERAL * sim->jacobian_capacity, &sim->jacobian));
     }
     cslot = sim->jacobian_slot, J = sim->jacobian;

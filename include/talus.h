@@ -184,12 +184,12 @@ PETSC_EXTERN PetscErrorCode TalusFCLibWrite(const char filename[], const TalusFC
 PETSC_EXTERN PetscErrorCode TalusFCLibWriteSolution(const char filename[], Vec r, Vec u);
 PETSC_EXTERN PetscErrorCode TalusFCLibProblemDestroy(TalusFCLibProblem *);
 
-/* Log events of the solver phases (registered by TalusInitialize). */
 /* Prints only the first line of an error: what went wrong, for users rather than developers. */
 PETSC_EXTERN PetscErrorCode TalusErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
 
 PETSC_EXTERN PetscBool      TalusErrorWasCollective(void);
 
+/* Log events of the solver phases (registered by TalusSolverRegisterAll). */
 PETSC_EXTERN PetscLogEvent TALUS_EventProject, TALUS_EventAPGDStep, TALUS_EventAPGDTest, TALUS_EventRead;
 
 #endif

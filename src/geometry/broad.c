@@ -8,7 +8,7 @@
  * Both sorts (bodies by cell, pairs by body ids) are radix sorts of 64-bit keys, and the
  * neighbour cells are found by cursors that only move forward, so the broad phase is a few
  * sequential sweeps: comparison sorts and a binary search per neighbour cell cost cache misses
- * that grew with the bed (606 -> 855 ns per body from 10^3 to 3.3x10^5 bodies).
+ * that grow with the bed (docs/performance.md).
  */
 #include <talus/contacts.h>
 #include <talus/math3.h>
@@ -182,8 +182,8 @@ PetscErrorCode TalusFindContacts(const TalusBodies *b, PetscReal envelope, Talus
      order (id_a, id_b, feature), whatever the order bodies are stored in */
   PetscCall(SortedPairs(b, envelope, &npairs, &pairs));
   /* a pair of spheres or a sphere and a plane has at most one contact, and the broad phase's test
-     is the narrow phase's for them: room for one per pair is room enough but for box corners (the
-     first step of a run otherwise grew the list 1.25x at a time, 45 times for 10^6 bodies) */
+     is the narrow phase's for them: room for one per pair is room enough but for box corners, and
+     one allocation instead of growing the list many times in the first step of a run */
   PetscCall(TalusContactListReserve(list, npairs));
   for (PetscInt p = 0; p < npairs; p++) PetscCall(TalusCollidePair(b, pairs[p].i, pairs[p].j, envelope, list));
   PetscCall(PetscFree(pairs));

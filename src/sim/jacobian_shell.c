@@ -29,8 +29,7 @@
 #include <petscbt.h>
 
 /* Software prefetch of the records 32 contacts (2-3 KB) ahead: without it the two products wait on
-   memory for a third of their time on this machine (docs/performance.md). Prefetching past the
-   end of the array is harmless. */
+   memory (docs/performance.md). Prefetching past the end of the array is harmless. */
 #define JACOBIAN_AHEAD 32
 static inline void PrefetchRecord(const PetscReal *R)
 {
@@ -46,7 +45,7 @@ typedef struct {
   const char      *kind;     /* per contact: TALUS_JACOBIAN_AXIAL or TALUS_JACOBIAN_GENERAL, the record's length */
   const PetscReal *minv;     /* TALUS_INVERSE_MASS per owned dynamic body: 1/m, then A J^-1 A^T as xx yy zz xy xz yz */
   /* B^T g assigns a body's entries at its first contact instead of zeroing the whole body vector
-     first (a pass of its own, 3 % of an iteration): */
+     first, which would be a pass of its own: */
   unsigned char *first;      /* per contact: FIRST_A, FIRST_B if it is the first contact of its body a, b */
   PetscInt      *untouched;  /* the owned slots no contact touches (zeroed by each B^T g) */
   PetscInt       nuntouched, nslots; /* slots the contacts touch: [0, nslots) but the untouched */
@@ -90,7 +89,7 @@ void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const Pe
 }
 
 /* One contact's record unpacked into scalars (kept in registers: writing small arrays on the stack
-   and reading them back as vectors stalls store forwarding, which cost a third of B^T's time). */
+   and reading them back as vectors stalls store forwarding). */
 typedef struct {
   PetscReal n0, n1, n2, t0, t1, t2, w0, w1, w2; /* frame rows n, t, w = n x t */
   PetscReal a0, a1, a2, b0, b1, b2;             /* world-frame lever arms S_a, S_b */

@@ -60,7 +60,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(TaoGetSolutionStatus(tao, &stats->iterations, NULL, &stats->residual, NULL, NULL, &stats->reason));
   PetscCall(MatDestroy(&N));
   /* the solver outlives the step, its problem must not: this step's B and vectors would otherwise
-     still be held when the next step builds its own (+0.9 KB per body at the memory peak) */
+     still be held when the next step builds its own, at the memory peak */
   PetscCall(TalusCCPReset(sim->ccp));
   PetscCall(PetscLogEventEnd(TALUS_EventSolve, 0, 0, 0, 0));
   PetscFunctionReturn(0);

@@ -229,10 +229,6 @@ static PetscErrorCode APGDDestroyWork(TAO_APGD *apgd)
   PetscFunctionReturn(0);
 }
 
-/*
- * Work vectors like the solution. A time stepper solves a CCP of a different size every step with
- * the same Tao: when the solution's layout changes, the work vectors follow (no new Tao needed).
- */
 /* The work vectors and the gradient go; the next solve makes them again (TaoSetUp_APGD). */
 static PetscErrorCode TaoAPGDReleaseWorkVectors_APGD(Tao tao)
 {
@@ -242,6 +238,10 @@ static PetscErrorCode TaoAPGDReleaseWorkVectors_APGD(Tao tao)
   PetscFunctionReturn(0);
 }
 
+/*
+ * Work vectors like the solution. A time stepper solves a CCP of a different size every step with
+ * the same Tao: when the solution's layout changes, the work vectors follow (no new Tao needed).
+ */
 static PetscErrorCode TaoSetUp_APGD(Tao tao)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;

@@ -16,8 +16,8 @@
  *
  * The projection and the linear-term update work on blocks of local rows (TaoAPGDProjectionFn), so
  * each pass hands them a chunk that is still in cache. A chunk is a whole number of blocks of about
- * 384 rows: 3 KB per vector, so the eight streams of a pass stay in the first-level cache (1,536
- * rows measured 1-2 ns per contact-iteration slower at 10^6 contacts, 192 the same as 384).
+ * 384 rows: 3 KB per vector, so the eight streams of a pass stay in the first-level cache
+ * (docs/performance.md, "Measurements behind the code's choices").
  */
 #include "apgd_impl.h"
 #include "stream_store.h"
@@ -25,8 +25,8 @@
 #define APGD_CHUNK 384
 
 /* Software prefetch, one cache line per stream every 8 entries, 1 KB ahead: with five or six streams
-   per pass the hardware prefetchers alone leave this machine's memory latency exposed (measured:
-   docs/performance.md). Prefetching past the end of an array is harmless. */
+   per pass the hardware prefetchers alone leave the memory latency exposed (docs/performance.md).
+   Prefetching past the end of an array is harmless. */
 #define APGD_AHEAD 128
 #define APGD_PREFETCH(v, i) __builtin_prefetch(&(v)[(i) + APGD_AHEAD])
 
@@ -222,9 +222,8 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, APGDTestSums *sums)
   PetscCall(VecGetArrayRead(apgd->g_y, &gyv));
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
-    /* by lines of 8 entries, the prefetches between them: testing the index for them at every
-       entry cost 5 % of an iteration here at 10^6 contacts (in the other passes the same change
-       measured nothing, so they keep the simpler loop) */
+    /* by lines of 8 entries, the prefetches between them, instead of testing the index for them at
+       every entry: this pass is the one where the test showed (docs/performance.md) */
     for (PetscInt i0 = 0; i0 < m; i0 += 8) {
       const PetscInt end = PetscMin(i0 + 8, m);
       APGD_PREFETCH(xv, s + i0), APGD_PREFETCH(gv, s + i0);

@@ -14,8 +14,8 @@
  *                             (n, t) onto the generator (1, mu)/sqrt(1 + mu^2) in the (n, t) plane.
  * mu = 0 degenerates to the half-line n >= 0 with zero tangential part.
  * The surface point is (p, mu p (u, w) / t) / (1 + mu^2) with p = n + mu t: both parts come from the
- * one division 1 / ((1 + mu^2) t) (the solver projects twice per iteration; two divisions and a
- * square root per contact were a tenth of an iteration's time). It cannot overflow: t is 0 (then
+ * one division 1 / ((1 + mu^2) t) (the solver projects twice per iteration, so divisions count).
+ * It cannot overflow: t is 0 (then
  * it is replaced by 1 and the case is another one) or at least the square root of the smallest
  * subnormal number, 2.2e-162, since u^2 + w^2 underflows to 0 below that.
  */

@@ -29,7 +29,8 @@ static int NumObjects(void *data, int *ierr)
   return (int)((PartitionInput *)data)->n;
 }
 
-static void ObjectList(void *data, int ngid, int nlid, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim, float *weights, int *ierr)
+static void ObjectList(void *data, int ngid, int nlid, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int wdim, float *weights,
+                       int *ierr)
 {
   PartitionInput *in = (PartitionInput *)data;
   for (PetscInt k = 0; k < in->n; k++) {
@@ -46,7 +47,8 @@ static int NumGeometry(void *data, int *ierr)
   return 3;
 }
 
-static void Geometry(void *data, int ngid, int nlid, int nobj, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int ndim, double *geom, int *ierr)
+static void Geometry(void *data, int ngid, int nlid, int nobj, ZOLTAN_ID_PTR gids, ZOLTAN_ID_PTR lids, int ndim,
+                     double *geom, int *ierr)
 {
   PartitionInput *in = (PartitionInput *)data;
   for (int k = 0; k < nobj; k++)
@@ -79,11 +81,19 @@ PetscErrorCode TalusDecompCreate(MPI_Comm comm, TalusDecomp *dd)
     /* DEBUG_LEVEL first: Zoltan reports the other settings at level 1. KEEP_CUTS: for point and box
        assignment. AVERAGE_CUTS: cuts midway between neighbours, so no body lies on a cut. */
     static const char *const params[][2] = {
-      {"DEBUG_LEVEL", "0"},     {"LB_METHOD", "RCB"},      {"KEEP_CUTS", "1"},        {"RETURN_LISTS", "NONE"},
-      {"NUM_GID_ENTRIES", "1"}, {"NUM_LID_ENTRIES", "1"}, {"OBJ_WEIGHT_DIM", "1"},   {"IMBALANCE_TOL", "1.05"},
-      {"AVERAGE_CUTS", "1"},
+      {"DEBUG_LEVEL",     "0"   },
+      {"LB_METHOD",       "RCB" },
+      {"KEEP_CUTS",       "1"   },
+      {"RETURN_LISTS",    "NONE"},
+      {"NUM_GID_ENTRIES", "1"   },
+      {"NUM_LID_ENTRIES", "1"   },
+      {"OBJ_WEIGHT_DIM",  "1"   },
+      {"IMBALANCE_TOL",   "1.05"},
+      {"AVERAGE_CUTS",    "1"   },
     };
-    for (size_t k = 0; k < sizeof(params) / sizeof(params[0]); k++) PetscCheck(Zoltan_Set_Param((*dd)->zz, params[k][0], params[k][1]) == ZOLTAN_OK, comm, PETSC_ERR_LIB, "Zoltan refused the parameter %s = %s", params[k][0], params[k][1]);
+    for (size_t k = 0; k < sizeof(params) / sizeof(params[0]); k++)
+      PetscCheck(Zoltan_Set_Param((*dd)->zz, params[k][0], params[k][1]) == ZOLTAN_OK, comm, PETSC_ERR_LIB,
+                 "Zoltan refused the parameter %s = %s", params[k][0], params[k][1]);
   }
   PetscFunctionReturn(0);
 }
@@ -101,20 +111,26 @@ PetscErrorCode TalusDecompSetFromOptions(TalusDecomp dd)
 {
   PetscFunctionBegin;
   PetscOptionsBegin(dd->comm, NULL, "Domain decomposition (recursive coordinate bisection)", "TalusDecomp");
-  PetscCall(PetscOptionsInt("-decomp_rebalance_every", "Repartition every this many steps (0: only when imbalanced)", "", dd->rebalance_every, &dd->rebalance_every, NULL));
-  PetscCall(PetscOptionsReal("-decomp_imbalance", "Repartition when max / mean work per rank exceeds this", "", dd->imbalance_threshold, &dd->imbalance_threshold, NULL));
+  PetscCall(PetscOptionsInt("-decomp_rebalance_every", "Repartition every this many steps (0: only when imbalanced)",
+                            "", dd->rebalance_every, &dd->rebalance_every, NULL));
+  PetscCall(PetscOptionsReal("-decomp_imbalance", "Repartition when max / mean work per rank exceeds this", "",
+                             dd->imbalance_threshold, &dd->imbalance_threshold, NULL));
   PetscOptionsEnd();
-  PetscCheck(dd->rebalance_every >= 0, dd->comm, PETSC_ERR_USER_INPUT, "-decomp_rebalance_every must be >= 0, got %" PetscInt_FMT, dd->rebalance_every);
-  PetscCheck(dd->imbalance_threshold >= 1.0, dd->comm, PETSC_ERR_USER_INPUT, "-decomp_imbalance must be >= 1 (max / mean), got %g", (double)dd->imbalance_threshold);
+  PetscCheck(dd->rebalance_every >= 0, dd->comm, PETSC_ERR_USER_INPUT,
+             "-decomp_rebalance_every must be >= 0, got %" PetscInt_FMT, dd->rebalance_every);
+  PetscCheck(dd->imbalance_threshold >= 1.0, dd->comm, PETSC_ERR_USER_INPUT,
+             "-decomp_imbalance must be >= 1 (max / mean), got %g", (double)dd->imbalance_threshold);
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusDecompPartition(TalusDecomp dd, PetscInt n, const PetscInt ids[], const PetscReal centres[], const PetscReal weights[])
+PetscErrorCode TalusDecompPartition(TalusDecomp dd, PetscInt n, const PetscInt ids[], const PetscReal centres[],
+                                    const PetscReal weights[])
 {
   PartitionInput in = {n, ids, centres, weights};
-  int            changes, ngid, nlid, nimport, nexport, *import_procs = NULL, *import_parts = NULL, *export_procs = NULL, *export_parts = NULL;
-  ZOLTAN_ID_PTR  import_gids = NULL, import_lids = NULL, export_gids = NULL, export_lids = NULL;
-  int            err;
+  int changes, ngid, nlid, nimport, nexport, *import_procs = NULL, *import_parts = NULL, *export_procs = NULL,
+                                             *export_parts = NULL;
+  ZOLTAN_ID_PTR import_gids = NULL, import_lids = NULL, export_gids = NULL, export_lids = NULL;
+  int           err;
 
   PetscFunctionBegin;
   if (dd->size == 1) {
@@ -125,10 +141,12 @@ PetscErrorCode TalusDecompPartition(TalusDecomp dd, PetscInt n, const PetscInt i
   Zoltan_Set_Obj_List_Fn(dd->zz, ObjectList, &in);
   Zoltan_Set_Num_Geom_Fn(dd->zz, NumGeometry, &in);
   Zoltan_Set_Geom_Multi_Fn(dd->zz, Geometry, &in);
-  err = Zoltan_LB_Partition(dd->zz, &changes, &ngid, &nlid, &nimport, &import_gids, &import_lids, &import_procs, &import_parts, &nexport, &export_gids, &export_lids, &export_procs, &export_parts);
+  err = Zoltan_LB_Partition(dd->zz, &changes, &ngid, &nlid, &nimport, &import_gids, &import_lids, &import_procs,
+                            &import_parts, &nexport, &export_gids, &export_lids, &export_procs, &export_parts);
   Zoltan_LB_Free_Part(&import_gids, &import_lids, &import_procs, &import_parts);
   Zoltan_LB_Free_Part(&export_gids, &export_lids, &export_procs, &export_parts);
-  PetscCheck(err == ZOLTAN_OK, dd->comm, PETSC_ERR_LIB, "Zoltan's recursive coordinate bisection failed (error %d)", err);
+  PetscCheck(err == ZOLTAN_OK, dd->comm, PETSC_ERR_LIB, "Zoltan's recursive coordinate bisection failed (error %d)",
+             err);
   dd->partitioned = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -144,12 +162,14 @@ PetscErrorCode TalusDecompOwner(TalusDecomp dd, const PetscReal x[3], PetscMPIIn
     PetscFunctionReturn(0);
   }
   PetscCheck(dd->partitioned, dd->comm, PETSC_ERR_ORDER, "TalusDecompPartition() must come before TalusDecompOwner()");
-  PetscCheck(Zoltan_LB_Point_Assign(dd->zz, coords, &proc) == ZOLTAN_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "Zoltan_LB_Point_Assign failed");
+  PetscCheck(Zoltan_LB_Point_Assign(dd->zz, coords, &proc) == ZOLTAN_OK, PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "Zoltan_LB_Point_Assign failed");
   *owner = (PetscMPIInt)proc;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusDecompRanksInBox(TalusDecomp dd, const PetscReal lo[3], const PetscReal hi[3], PetscInt *n, PetscMPIInt ranks[])
+PetscErrorCode TalusDecompRanksInBox(TalusDecomp dd, const PetscReal lo[3], const PetscReal hi[3], PetscInt *n,
+                                     PetscMPIInt ranks[])
 {
   int nprocs = 0, *procs;
 
@@ -159,9 +179,11 @@ PetscErrorCode TalusDecompRanksInBox(TalusDecomp dd, const PetscReal lo[3], cons
     ranks[0] = 0;
     PetscFunctionReturn(0);
   }
-  PetscCheck(dd->partitioned, dd->comm, PETSC_ERR_ORDER, "TalusDecompPartition() must come before TalusDecompRanksInBox()");
+  PetscCheck(dd->partitioned, dd->comm, PETSC_ERR_ORDER,
+             "TalusDecompPartition() must come before TalusDecompRanksInBox()");
   PetscCall(PetscMalloc1(dd->size, &procs));
-  PetscCheck(Zoltan_LB_Box_Assign(dd->zz, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], procs, &nprocs) == ZOLTAN_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "Zoltan_LB_Box_Assign failed");
+  PetscCheck(Zoltan_LB_Box_Assign(dd->zz, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], procs, &nprocs) == ZOLTAN_OK,
+             PETSC_COMM_SELF, PETSC_ERR_LIB, "Zoltan_LB_Box_Assign failed");
   for (int k = 0; k < nprocs; k++) ranks[k] = (PetscMPIInt)procs[k];
   *n = nprocs;
   PetscCall(PetscFree(procs));
@@ -195,7 +217,8 @@ PetscErrorCode TalusDecompWantsRebalance(TalusDecomp dd, PetscInt step, PetscRea
     PetscFunctionReturn(0);
   }
   if (dd->last_rebalance < 0 || step - dd->last_rebalance >= dd->cooldown) {
-    if (dd->last_rebalance >= 0 && step - dd->last_rebalance == dd->cooldown) dd->cooldown = PetscMin(2 * dd->cooldown, 1024); /* the last one did not help */
+    if (dd->last_rebalance >= 0 && step - dd->last_rebalance == dd->cooldown)
+      dd->cooldown = PetscMin(2 * dd->cooldown, 1024); /* the last one did not help */
     dd->last_rebalance = step;
     *want              = PETSC_TRUE;
   }
@@ -213,7 +236,8 @@ PetscErrorCode TalusDecompGetBackoff(TalusDecomp dd, PetscInt *last_rebalance, P
 PetscErrorCode TalusDecompSetBackoff(TalusDecomp dd, PetscInt last_rebalance, PetscInt cooldown)
 {
   PetscFunctionBegin;
-  PetscCheck(cooldown >= 1, dd->comm, PETSC_ERR_ARG_OUTOFRANGE, "the rebalancing wait must be >= 1 step, got %" PetscInt_FMT, cooldown);
+  PetscCheck(cooldown >= 1, dd->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "the rebalancing wait must be >= 1 step, got %" PetscInt_FMT, cooldown);
   dd->last_rebalance = last_rebalance;
   dd->cooldown       = cooldown;
   PetscFunctionReturn(0);
@@ -237,7 +261,8 @@ static int CompareIncoming(const void *a, const void *b)
  * every received item is a leaf pointing at (source rank, position in the source's send buffer).
  * *order gives, for each position of the send buffer, the item it holds.
  */
-static PetscErrorCode CreateExchangeSF(TalusDecomp dd, PetscInt n, const PetscMPIInt dest[], PetscSF *sf, PetscInt **order, PetscInt *nrecv)
+static PetscErrorCode CreateExchangeSF(TalusDecomp dd, PetscInt n, const PetscMPIInt dest[], PetscSF *sf,
+                                       PetscInt **order, PetscInt *nrecv)
 {
   PetscInt    *count, *start, nto = 0, k, nleaves = 0;
   PetscMPIInt *toranks, nfrom, *fromranks;
@@ -248,7 +273,8 @@ static PetscErrorCode CreateExchangeSF(TalusDecomp dd, PetscInt n, const PetscMP
   PetscFunctionBegin;
   PetscCall(PetscCalloc2(dd->size, &count, dd->size + 1, &start));
   for (k = 0; k < n; k++) {
-    PetscCheck(dest[k] >= 0 && dest[k] < dd->size, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "destination rank %d of item %" PetscInt_FMT " is not in the communicator", dest[k], k);
+    PetscCheck(dest[k] >= 0 && dest[k] < dd->size, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "destination rank %d of item %" PetscInt_FMT " is not in the communicator", dest[k], k);
     count[dest[k]]++;
   }
   for (PetscMPIInt r = 0; r < dd->size; r++) {
@@ -273,7 +299,8 @@ static PetscErrorCode CreateExchangeSF(TalusDecomp dd, PetscInt n, const PetscMP
       todata[2 * nto + 1] = start[r];
       nto++;
     }
-  PetscCall(PetscCommBuildTwoSided(dd->comm, 2, MPIU_INT, (PetscMPIInt)nto, toranks, todata, &nfrom, &fromranks, &fromdata));
+  PetscCall(
+    PetscCommBuildTwoSided(dd->comm, 2, MPIU_INT, (PetscMPIInt)nto, toranks, todata, &nfrom, &fromranks, &fromdata));
   PetscCall(PetscMalloc1(nfrom, &in));
   for (PetscMPIInt f = 0; f < nfrom; f++) {
     in[f].rank   = fromranks[f];
@@ -314,20 +341,22 @@ PetscErrorCode TalusDecompCreateRecordType(size_t bytes, MPI_Datatype *unit)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusDecompExchange(TalusDecomp dd, PetscInt n, const PetscMPIInt dest[], size_t item_bytes, const void *items, PetscInt *nrecv, void **recv)
+PetscErrorCode TalusDecompExchange(TalusDecomp dd, PetscInt n, const PetscMPIInt dest[], size_t item_bytes,
+                                   const void *items, PetscInt *nrecv, void **recv)
 {
-  PetscSF       sf;
-  PetscInt     *order, k;
-  char         *sendbuf;
-  MPI_Datatype  unit;
+  PetscSF      sf;
+  PetscInt    *order, k;
+  char        *sendbuf;
+  MPI_Datatype unit;
 
   PetscFunctionBegin;
   PetscCall(CreateExchangeSF(dd, n, dest, &sf, &order, nrecv));
-  for (k = 0; k < n && order[k] == k; k++) {}
+  for (k = 0; k < n && order[k] == k; k++) { }
   if (k == n) sendbuf = (char *)items; /* already grouped by destination: no copy */
   else {
     PetscCall(PetscMalloc1(n * item_bytes + 1, &sendbuf));
-    for (k = 0; k < n; k++) PetscCall(PetscMemcpy(sendbuf + k * item_bytes, (const char *)items + order[k] * item_bytes, item_bytes));
+    for (k = 0; k < n; k++)
+      PetscCall(PetscMemcpy(sendbuf + k * item_bytes, (const char *)items + order[k] * item_bytes, item_bytes));
   }
   PetscCall(PetscMalloc1(*nrecv * item_bytes + 1, (char **)recv));
   PetscCall(TalusDecompCreateRecordType(item_bytes, &unit));
@@ -345,7 +374,8 @@ typedef struct {
   PetscMPIInt rank;
 } GhostSource;
 
-PetscErrorCode TalusDecompCreateGhostSF(TalusDecomp dd, PetscInt n, const PetscInt offset[], const PetscMPIInt dest[], PetscSF *sf, PetscInt *nghost)
+PetscErrorCode TalusDecompCreateGhostSF(TalusDecomp dd, PetscInt n, const PetscInt offset[], const PetscMPIInt dest[],
+                                        PetscSF *sf, PetscInt *nghost)
 {
   PetscInt     nsend = offset[n], nrecv, k = 0;
   GhostSource *send, *recv;

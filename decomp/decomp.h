@@ -16,11 +16,13 @@ PETSC_EXTERN PetscErrorCode TalusDecompDestroy(TalusDecomp *);
 PETSC_EXTERN PetscErrorCode TalusDecompSetFromOptions(TalusDecomp);
 
 /* Recursive coordinate bisection of the items held on each rank (collective); keeps the cuts. */
-PETSC_EXTERN PetscErrorCode TalusDecompPartition(TalusDecomp, PetscInt n, const PetscInt ids[], const PetscReal centres[], const PetscReal weights[]);
+PETSC_EXTERN PetscErrorCode TalusDecompPartition(TalusDecomp, PetscInt n, const PetscInt ids[],
+                                                 const PetscReal centres[], const PetscReal weights[]);
 /* The rank whose region holds x. */
 PETSC_EXTERN PetscErrorCode TalusDecompOwner(TalusDecomp, const PetscReal x[3], PetscMPIInt *owner);
 /* The ranks whose regions meet the box [lo, hi]; ranks must hold room for all of them. */
-PETSC_EXTERN PetscErrorCode TalusDecompRanksInBox(TalusDecomp, const PetscReal lo[3], const PetscReal hi[3], PetscInt *n, PetscMPIInt ranks[]);
+PETSC_EXTERN PetscErrorCode TalusDecompRanksInBox(TalusDecomp, const PetscReal lo[3], const PetscReal hi[3],
+                                                  PetscInt *n, PetscMPIInt ranks[]);
 
 /* max / mean over ranks of the local work (collective). */
 PETSC_EXTERN PetscErrorCode TalusDecompImbalance(TalusDecomp, PetscReal local_work, PetscReal *imbalance);
@@ -37,14 +39,17 @@ PETSC_EXTERN PetscErrorCode TalusDecompSetBackoff(TalusDecomp, PetscInt last_reb
  * rank); *recv receives the items sent here, ordered by source rank then by source order (so the
  * result is deterministic). Free *recv with PetscFree. Collective.
  */
-PETSC_EXTERN PetscErrorCode TalusDecompExchange(TalusDecomp, PetscInt n, const PetscMPIInt dest[], size_t item_bytes, const void *items, PetscInt *nrecv, void **recv);
-/* An MPI type for opaque records of `bytes` bytes, made of the widest words that divide it (free with MPI_Type_free). */
+PETSC_EXTERN PetscErrorCode TalusDecompExchange(TalusDecomp, PetscInt n, const PetscMPIInt dest[], size_t item_bytes,
+                                                const void *items, PetscInt *nrecv, void **recv);
+/* An MPI type for opaque records of `bytes` bytes, made of the widest words that divide it
+   (free with MPI_Type_free). */
 PETSC_EXTERN PetscErrorCode TalusDecompCreateRecordType(size_t bytes, MPI_Datatype *unit);
 /*
  * The ghost star forest: roots are the n local items, item k is copied to the ndest[k] ranks
  * listed at dest[offset[k] .. offset[k + 1]). Leaves are this rank's ghost slots, ordered by source
  * rank then root index. PetscSFBcast with it refreshes every ghost from its owner.
  */
-PETSC_EXTERN PetscErrorCode TalusDecompCreateGhostSF(TalusDecomp, PetscInt n, const PetscInt offset[], const PetscMPIInt dest[], PetscSF *sf, PetscInt *nghost);
+PETSC_EXTERN PetscErrorCode TalusDecompCreateGhostSF(TalusDecomp, PetscInt n, const PetscInt offset[],
+                                                     const PetscMPIInt dest[], PetscSF *sf, PetscInt *nghost);
 
 #endif

@@ -36,7 +36,8 @@ PETSC_EXTERN PetscErrorCode TalusSolverRegisterAll(void);
  * reaching the end of the local rows, and out[i] = Pi_C(in)[i] must come back. out may be in.
  * Local sets are what let apgd fuse each projection into the vector pass that needs it.
  */
-typedef PetscErrorCode (*TaoAPGDProjectionFn)(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
+typedef PetscErrorCode (*TaoAPGDProjectionFn)(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[],
+                                              PetscScalar out[], void *ctx);
 
 /*
  * Change of the linear term between iterations (the anti-relaxation of seed 001, lines 33-37).
@@ -45,13 +46,15 @@ typedef PetscErrorCode (*TaoAPGDProjectionFn)(Tao tao, PetscInt start, PetscInt 
  * [start, start + n) and writes the change (r_new - r_old) of every one of them into dr, so that
  * the solver keeps its gradients consistent without another product with N.
  */
-typedef PetscErrorCode (*TaoAPGDLinearTermUpdateFn)(Tao tao, PetscInt start, PetscInt n, const PetscScalar x[], const PetscScalar g[], PetscScalar dr[], void *ctx);
+typedef PetscErrorCode (*TaoAPGDLinearTermUpdateFn)(Tao tao, PetscInt start, PetscInt n, const PetscScalar x[],
+                                                    const PetscScalar g[], PetscScalar dr[], void *ctx);
 
 PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetProjection(Tao, PetscInt bs, TaoAPGDProjectionFn, void *);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetLinearTermUpdate(Tao, TaoAPGDLinearTermUpdateFn, void *);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetResidualStep(Tao, PetscReal);
-PETSC_EXTERN PetscErrorCode TaoAPGDGetStatistics(Tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz);
+PETSC_EXTERN PetscErrorCode TaoAPGDGetStatistics(Tao, PetscInt *restarts, PetscInt *backtracks,
+                                                 PetscInt *best_iteration, PetscReal *lipschitz);
 PETSC_EXTERN PetscErrorCode TaoAPGDGetResidualStep(Tao, PetscReal *);
 /* Frees apgd's work vectors (6 of the problem's size) until the next solve makes them again: for a
    solver kept between problems whose size changes anyway, e.g. the time steps of a simulation. */
@@ -78,7 +81,8 @@ PETSC_EXTERN PetscErrorCode TalusFeasibleSetGetLocalSize(const TalusFeasibleSet 
 PETSC_EXTERN PetscErrorCode TalusFeasibleSetProject(const TalusFeasibleSet *, Vec in, Vec out);
 PETSC_EXTERN void           TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3]);
 /* apgd's projection (block size 3): ctx is a TalusFeasibleSet*. */
-PETSC_EXTERN PetscErrorCode TalusFeasibleSetProjectTao(Tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
+PETSC_EXTERN PetscErrorCode TalusFeasibleSetProjectTao(Tao, PetscInt start, PetscInt n, const PetscScalar in[],
+                                                       PetscScalar out[], void *ctx);
 
 /* ---------------------------------------------------------------- one CCP */
 
@@ -137,7 +141,9 @@ PETSC_EXTERN PetscErrorCode TalusCCPDestroy(TalusCCP *);
 
 /* An AIJ matrix (local m x n of global M x N) from COO triplets, which may hold other ranks' rows;
    ADD_VALUES sums duplicates. */
-PETSC_EXTERN PetscErrorCode TalusMatCreateCOO(MPI_Comm, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt ncoo, PetscInt coo_i[], PetscInt coo_j[], const PetscScalar coo_v[], InsertMode, Mat *);
+PETSC_EXTERN PetscErrorCode TalusMatCreateCOO(MPI_Comm, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt ncoo,
+                                              PetscInt coo_i[], PetscInt coo_j[], const PetscScalar coo_v[], InsertMode,
+                                              Mat *);
 
 /* ---------------------------------------------------------------- the Delassus operator */
 
@@ -185,9 +191,10 @@ PETSC_EXTERN PetscErrorCode TalusFCLibWriteSolution(const char filename[], Vec r
 PETSC_EXTERN PetscErrorCode TalusFCLibProblemDestroy(TalusFCLibProblem *);
 
 /* Prints only the first line of an error: what went wrong, for users rather than developers. */
-PETSC_EXTERN PetscErrorCode TalusErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType, const char *, void *);
+PETSC_EXTERN PetscErrorCode TalusErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType,
+                                              const char *, void *);
 
-PETSC_EXTERN PetscBool      TalusErrorWasCollective(void);
+PETSC_EXTERN PetscBool TalusErrorWasCollective(void);
 
 /* Log events of the solver phases (registered by TalusSolverRegisterAll). */
 PETSC_EXTERN PetscLogEvent TALUS_EventProject, TALUS_EventAPGDStep, TALUS_EventAPGDTest, TALUS_EventRead;

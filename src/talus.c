@@ -1,7 +1,9 @@
-/* Start-up and shut-down of talus: PETSc plus the registration of what talus adds to it; the error handler of the command. */
+/* Start-up and shut-down of talus: PETSc plus the registration of what talus adds to it; the
+   error handler of the command. */
 #include <talus/sim.h>
 
-PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
+PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput,
+  TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
 
 static PetscBool talus_registered = PETSC_FALSE;
 
@@ -57,7 +59,9 @@ static PetscBool talus_error_collective = PETSC_FALSE;
 
 static PetscBool IsUserError(PetscErrorCode n)
 {
-  return (PetscBool)(n == PETSC_ERR_USER || n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_FILE_OPEN || n == PETSC_ERR_FILE_READ || n == PETSC_ERR_FILE_UNEXPECTED || n == PETSC_ERR_FILE_WRITE || n == PETSC_ERR_ARG_OUTOFRANGE || n == PETSC_ERR_SUP || n == PETSC_ERR_ARG_WRONG);
+  return (PetscBool)(n == PETSC_ERR_USER || n == PETSC_ERR_USER_INPUT || n == PETSC_ERR_FILE_OPEN ||
+                     n == PETSC_ERR_FILE_READ || n == PETSC_ERR_FILE_UNEXPECTED || n == PETSC_ERR_FILE_WRITE ||
+                     n == PETSC_ERR_ARG_OUTOFRANGE || n == PETSC_ERR_SUP || n == PETSC_ERR_ARG_WRONG);
 }
 
 /* True when the last error was a user error raised on all of PETSC_COMM_WORLD together, so every
@@ -67,7 +71,8 @@ PetscBool TalusErrorWasCollective(void)
   return talus_error_collective;
 }
 
-PetscErrorCode TalusErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+PetscErrorCode TalusErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
+                                 PetscErrorType p, const char *mess, void *ctx)
 {
   PetscMPIInt size = 1, world_rank = 0, world = 1;
   const char *text = NULL;
@@ -81,7 +86,8 @@ PetscErrorCode TalusErrorHandler(MPI_Comm comm, int line, const char *fun, const
   else text = mess;
   if (IsUserError(n)) {
     if (world_rank == 0) fprintf(stderr, "talus: error: %s\n", text);
-  } else if (world > 1) fprintf(stderr, "talus: error on rank %d: %s (in %s at %s:%d)\n", world_rank, text, fun, file, line);
+  } else if (world > 1)
+    fprintf(stderr, "talus: error on rank %d: %s (in %s at %s:%d)\n", world_rank, text, fun, file, line);
   else fprintf(stderr, "talus: error: %s (in %s at %s:%d)\n", text, fun, file, line);
   fflush(stderr);
   return n;

@@ -34,8 +34,8 @@ typedef struct {
 
 PETSC_EXTERN const TalusShapeOps TalusShapeTable[TALUS_NSHAPES];
 /* The shape with this name or stored code; PETSC_FALSE if there is none. */
-PETSC_EXTERN PetscBool      TalusShapeFromName(const char name[], TalusShape *);
-PETSC_EXTERN PetscBool      TalusShapeFromCode(PetscInt code, TalusShape *);
+PETSC_EXTERN PetscBool TalusShapeFromName(const char name[], TalusShape *);
+PETSC_EXTERN PetscBool TalusShapeFromCode(PetscInt code, TalusShape *);
 /* "sphere, box or plane": the names for messages. */
 PETSC_EXTERN PetscErrorCode TalusShapeNames(char names[], size_t size);
 
@@ -48,7 +48,7 @@ typedef struct {
 typedef struct {
   PetscInt    n, capacity;
   PetscInt    nowned;
-  PetscInt   *id;         /* global id */
+  PetscInt   *id; /* global id */
   TalusShape *shape;
   PetscReal  *size;       /* 3 per body: sphere (radius, -, -); box half-extents; plane unit outward normal */
   PetscReal  *mass;       /* 0 for fixed bodies */
@@ -59,8 +59,8 @@ typedef struct {
   PetscReal  *omega;      /* 3: body frame */
   PetscInt   *material;
   PetscBool  *fixed;
-  PetscInt   *slot;       /* index among the finite bodies in id order (rows of frames.h5) */
-  PetscInt   *dof;        /* first global velocity dof of a dynamic body (6 per body), -1 if fixed */
+  PetscInt   *slot; /* index among the finite bodies in id order (rows of frames.h5) */
+  PetscInt   *dof;  /* first global velocity dof of a dynamic body (6 per body), -1 if fixed */
 
   PetscInt       nmaterials;
   TalusMaterial *materials;
@@ -91,20 +91,24 @@ PETSC_EXTERN PetscErrorCode TalusBodiesReserve(TalusBodies *, PetscInt need);
 /* Orders the bodies by global id (no ghosts may be present): the canonical order of checkpoints. */
 PETSC_EXTERN PetscErrorCode TalusBodiesSortById(TalusBodies *);
 PETSC_EXTERN PetscErrorCode TalusBodiesDestroy(TalusBodies **);
-PETSC_EXTERN PetscErrorCode TalusBodiesAddMaterial(TalusBodies *, const char name[], PetscReal mu, PetscReal density, PetscInt *index);
+PETSC_EXTERN PetscErrorCode TalusBodiesAddMaterial(TalusBodies *, const char name[], PetscReal mu, PetscReal density,
+                                                   PetscInt *index);
 PETSC_EXTERN PetscErrorCode TalusBodiesFindMaterial(TalusBodies *, const char name[], PetscInt *index);
 /*
  * Appends a body with zero velocity and identity orientation. size: radius (sphere), half-extents
  * (box) or outward normal (plane, normalised here). mass <= 0 means "from the material's density".
  * Planes are always fixed. Returns its local index.
  */
-PETSC_EXTERN PetscErrorCode TalusBodiesAdd(TalusBodies *, PetscInt id, TalusShape, const PetscReal size[3], PetscReal mass, PetscInt material, PetscBool fixed, const PetscReal position[3], PetscInt *index);
+PETSC_EXTERN PetscErrorCode TalusBodiesAdd(TalusBodies *, PetscInt id, TalusShape, const PetscReal size[3],
+                                           PetscReal mass, PetscInt material, PetscBool fixed,
+                                           const PetscReal position[3], PetscInt *index);
 PETSC_EXTERN PetscReal      TalusBodiesPairFriction(const TalusBodies *, PetscInt a, PetscInt b);
 /* Mass and principal inertia of a solid shape of the given density (the shape's table entry). */
-PETSC_EXTERN void           TalusShapeMassProperties(TalusShape, const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3]);
+PETSC_EXTERN void TalusShapeMassProperties(TalusShape, const PetscReal size[3], PetscReal density, PetscReal *mass,
+                                           PetscReal inertia[3]);
 /* Radius of the sphere around the centre that contains the shape (infinite for planes). */
-PETSC_EXTERN PetscReal      TalusBodiesBoundingRadius(const TalusBodies *, PetscInt b);
+PETSC_EXTERN PetscReal TalusBodiesBoundingRadius(const TalusBodies *, PetscInt b);
 /* Kinetic energy of the owned dynamic bodies (translation plus rotation), local sum. */
-PETSC_EXTERN PetscReal      TalusBodiesKineticEnergyLocal(const TalusBodies *);
+PETSC_EXTERN PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *);
 
 #endif

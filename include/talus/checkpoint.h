@@ -30,7 +30,8 @@ typedef struct {
  * (TalusSimCanonicalize, which TalusCheckpointWrite calls). scene_text is the scene file's text
  * (may be NULL), kept in the file for provenance.
  */
-PETSC_EXTERN PetscErrorCode TalusCheckpointFileWrite(TalusSim, const TalusScene *, const char scene_text[], const char path[]);
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileWrite(TalusSim, const TalusScene *, const char scene_text[],
+                                                     const char path[]);
 /*
  * Loads a checkpoint into a new, empty sim (collective, any number of ranks): bodies, materials,
  * contact histories, time, settings; *scene gets the scene's name and domain, *scene_text its text
@@ -39,7 +40,8 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointFileWrite(TalusSim, const TalusScene 
  * names the file, the fault and, when there is one, the previous checkpoint to try; sim is left
  * untouched.
  */
-PETSC_EXTERN PetscErrorCode TalusCheckpointFileRead(MPI_Comm, const char path[], TalusSim, TalusScene *, char **scene_text, PetscLogDouble *io_seconds);
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileRead(MPI_Comm, const char path[], TalusSim, TalusScene *,
+                                                    char **scene_text, PetscLogDouble *io_seconds);
 PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetInfo(MPI_Comm, const char path[], TalusCheckpointInfo *);
 /* Puts the options stored in a checkpoint into the options database, except those already set
    (on the command line), which win. */

@@ -15,7 +15,7 @@ typedef struct {
   PetscReal frame[9];     /* rows n, u, w (world) */
   PetscReal sa[3], sb[3]; /* contact point minus centre, in the body frame of a and of b */
   PetscReal mu;
-  PetscReal impulse[3];   /* gamma = h * force, in (n, u, w): warm start in, solution out */
+  PetscReal impulse[3]; /* gamma = h * force, in (n, u, w): warm start in, solution out */
 } TalusContact;
 
 typedef struct {
@@ -29,16 +29,17 @@ PETSC_EXTERN PetscErrorCode TalusContactListReserve(TalusContactList *, PetscInt
 PETSC_EXTERN PetscErrorCode TalusContactListDestroy(TalusContactList *);
 
 /* Whether the narrow phase has a routine for this pair of shapes (collide.c's pair table). */
-PETSC_EXTERN PetscBool      TalusShapePairSupported(TalusShape, TalusShape);
+PETSC_EXTERN PetscBool TalusShapePairSupported(TalusShape, TalusShape);
 /* Narrow phase for one pair: appends the contacts with Phi <= envelope (seed 000's delta_K). */
-PETSC_EXTERN PetscErrorCode TalusCollidePair(const TalusBodies *, PetscInt i, PetscInt j, PetscReal envelope, TalusContactList *);
+PETSC_EXTERN PetscErrorCode TalusCollidePair(const TalusBodies *, PetscInt i, PetscInt j, PetscReal envelope,
+                                             TalusContactList *);
 
 /* Broad phase + narrow phase over all bodies: a uniform grid of cells for the finite bodies,
    every finite body against every plane. Contacts come out sorted by (id_a, id_b, feature). */
 PETSC_EXTERN PetscErrorCode TalusFindContacts(const TalusBodies *, PetscReal envelope, TalusContactList *);
 /* The candidate pairs of the broad phase (i < j local indices), for tests and benchmarks. */
-PETSC_EXTERN PetscErrorCode TalusBroadPhasePairs(const TalusBodies *, PetscReal envelope, PetscInt *npairs, PetscInt **pairs);
-
+PETSC_EXTERN PetscErrorCode TalusBroadPhasePairs(const TalusBodies *, PetscReal envelope, PetscInt *npairs,
+                                                 PetscInt **pairs);
 
 /*
  * The three rows of D_i^T (seed 000 eq. 7) for one body of contact c: with d each of n, u, w,
@@ -46,7 +47,8 @@ PETSC_EXTERN PetscErrorCode TalusBroadPhasePairs(const TalusBodies *, PetscReal 
  * sign = +1 for body b, -1 for body a; s the contact point's offset in that body's frame.
  * rows[3][6] for (n, u, w) x (v_x, v_y, v_z, w_x, w_y, w_z).
  */
-PETSC_EXTERN void TalusContactJacobian(const TalusBodies *, const TalusContact *, PetscBool body_b, PetscReal rows[3][6]);
+PETSC_EXTERN void TalusContactJacobian(const TalusBodies *, const TalusContact *, PetscBool body_b,
+                                       PetscReal rows[3][6]);
 /*
  * What a contact leaves for the next step's warm start (seed 001 warm-starts from the previous
  * step's impulses): the pair, the feature, the impulse as a world-frame vector (the contact frame
@@ -65,6 +67,7 @@ PETSC_EXTERN void TalusContactRecordHistory(const TalusBodies *, const TalusCont
  * Warm start: each contact of `current` found in `history` (sorted) takes the stored impulse,
  * re-expressed in its new frame; the others start from zero.
  */
-PETSC_EXTERN PetscErrorCode TalusContactsWarmStart(const TalusBodies *, const TalusContactHistory *history, PetscInt nhistory, TalusContactList *current, PetscInt *matched);
+PETSC_EXTERN PetscErrorCode TalusContactsWarmStart(const TalusBodies *, const TalusContactHistory *history,
+                                                   PetscInt nhistory, TalusContactList *current, PetscInt *matched);
 
 #endif

@@ -91,7 +91,7 @@ static inline void TalusQuatIntegrate(PetscReal e[4], const PetscReal omega_body
 static inline void TalusCompleteFrame(const PetscReal n[3], PetscReal u[3], PetscReal w[3])
 {
   /* cross n with the axis it is least aligned with */
-  PetscReal a[3] = {0, 0, 0}, norm;
+  PetscReal       a[3] = {0, 0, 0}, norm;
   const PetscReal ax = PetscAbsReal(n[0]), ay = PetscAbsReal(n[1]), az = PetscAbsReal(n[2]);
   if (ax <= ay && ax <= az) a[0] = 1;
   else if (ay <= az) a[1] = 1;

@@ -4,7 +4,7 @@
 #include <talus/sim.h>
 
 typedef struct {
-  char      name[256];         /* the scene's name: names the output directory */
+  char      name[256];                /* the scene's name: names the output directory */
   char      file[PETSC_MAX_PATH_LEN]; /* the YAML file it came from (kept whole in checkpoints) */
   PetscReal domain_min[3], domain_max[3];
   PetscReal overlap_tolerance; /* largest overlap allowed between bodies at the start (m) */

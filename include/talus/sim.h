@@ -24,12 +24,12 @@ typedef struct {
   PetscReal          support_force_over_weight; /* force on fixed bodies along gravity / weight of dynamic bodies */
   PetscReal          wall_step, wall_collide, wall_assemble, wall_solve, wall_integrate, wall_migrate, wall_ghost;
   /* per-rank spread, for load balance */
-  PetscInt           bodies_min, bodies_max, contacts_min, contacts_max;
-  PetscReal          imbalance; /* max / mean over ranks of (owned bodies + owned contacts) */
+  PetscInt  bodies_min, bodies_max, contacts_min, contacts_max;
+  PetscReal imbalance; /* max / mean over ranks of (owned bodies + owned contacts) */
   /* communication, max over ranks: bytes received per product with N (the ghost velocities of B's
      columns gathered by MatMult, the same volume sent back by MatMultTranspose), and bytes of ghost
      body records received this step */
-  PetscReal          bytes_per_product, ghost_bytes;
+  PetscReal bytes_per_product, ghost_bytes;
 } TalusStepStats;
 
 typedef struct {
@@ -127,7 +127,8 @@ PETSC_EXTERN PetscErrorCode TalusSimGetHistory(TalusSim, PetscInt *n, const Talu
  * no rank sends anything away, the items stay as they are and *recv = items: free *recv only when it
  * is not items.
  */
-PETSC_EXTERN PetscErrorCode TalusSimExchange(TalusSim, PetscInt n, const PetscMPIInt dest[], size_t bytes, void *items, PetscInt *nrecv, void **recv);
+PETSC_EXTERN PetscErrorCode TalusSimExchange(TalusSim, PetscInt n, const PetscMPIInt dest[], size_t bytes, void *items,
+                                             PetscInt *nrecv, void **recv);
 /*
  * Before a checkpoint: the owned bodies in id order (the canonical layout a restart rebuilds). After
  * it, on several ranks, a fresh partition of them, so that the regions of the run that goes on and
@@ -145,6 +146,7 @@ PETSC_EXTERN PetscErrorCode TalusSimRestore(TalusSim, const TalusSimSnapshot *);
 /* One step: collide, assemble, solve, integrate. */
 PETSC_EXTERN PetscErrorCode TalusSimStep(TalusSim, TalusStepStats *);
 
-PETSC_EXTERN PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
+PETSC_EXTERN PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate,
+  TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
 
 #endif

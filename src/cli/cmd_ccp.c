@@ -20,16 +20,22 @@ static PetscErrorCode ReportSolver(Tao tao)
   PetscCall(TaoGetSolutionStatus(tao, &its, NULL, &residual, NULL, NULL, &reason));
   PetscCall(TaoGetTolerances(tao, &gatol, NULL, NULL));
   PetscCall(PetscObjectQueryFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", &apgd_statistics));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  solver      %s: %s after %" PetscInt_FMT " iterations", tao_type, TaoConvergedReasons[reason], its));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  solver      %s: %s after %" PetscInt_FMT " iterations", tao_type,
+                        TaoConvergedReasons[reason], its));
   if (apgd_statistics) {
     PetscCall((*apgd_statistics)(tao, &restarts, &backtracks, &best_it, &L));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (%" PetscInt_FMT " restarts, %" PetscInt_FMT " backtracks, best iterate %" PetscInt_FMT ", final L %.3g)", restarts, backtracks, best_it, (double)L));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          " (%" PetscInt_FMT " restarts, %" PetscInt_FMT " backtracks, best iterate %" PetscInt_FMT
+                          ", final L %.3g)",
+                          restarts, backtracks, best_it, (double)L));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n  residual    %.3e (%s; tolerance -tao_gatol %.1e)\n", (double)residual, apgd_statistics ? "eq. 39" : "the Tao type's own gradient norm", (double)gatol));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n  residual    %.3e (%s; tolerance -tao_gatol %.1e)\n", (double)residual,
+                        apgd_statistics ? "eq. 39" : "the Tao type's own gradient norm", (double)gatol));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReportSolve(TalusCCP ccp, const char filename[], const TalusFCLibProblem *prob, Vec r, PetscLogDouble seconds)
+static PetscErrorCode ReportSolve(TalusCCP ccp, const char filename[], const TalusFCLibProblem *prob, Vec r,
+                                  PetscLogDouble seconds)
 {
   Tao            tao;
   PetscInt       nnz_rows;
@@ -46,9 +52,14 @@ static PetscErrorCode ReportSolve(TalusCCP ccp, const char filename[], const Tal
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(TalusCCPGetType(ccp, &type));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus ccp: %s\n", filename));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  problem     %" PetscInt_FMT " contacts, W %" PetscInt_FMT " x %" PetscInt_FMT " with %.0f nonzeros, %s problem, on %d rank%s\n", prob->ncontacts, nnz_rows, nnz_rows, info.nz_used, type, size, size > 1 ? "s" : ""));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  problem     %" PetscInt_FMT " contacts, W %" PetscInt_FMT " x %" PetscInt_FMT
+                        " with %.0f nonzeros, %s problem, on %d rank%s\n",
+                        prob->ncontacts, nnz_rows, nnz_rows, info.nz_used, type, size, size > 1 ? "s" : ""));
   PetscCall(ReportSolver(tao));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  checks      r in K: %.2e   u in K*: %.2e   max |r.u|: %.2e   objective %.10g\n", (double)checks.primal, (double)checks.dual, (double)checks.complementarity, (double)checks.objective));
+  PetscCall(
+    PetscPrintf(PETSC_COMM_WORLD, "  checks      r in K: %.2e   u in K*: %.2e   max |r.u|: %.2e   objective %.10g\n",
+                (double)checks.primal, (double)checks.dual, (double)checks.complementarity, (double)checks.objective));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  time        %.4f s (solve)\n", (double)seconds));
   PetscFunctionReturn(0);
 }
@@ -63,9 +74,12 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscLogDouble    t0, t1;
 
   PetscFunctionBegin;
-  PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb] [-ccp_solution OUT.h5] [-tao_type apgd|...] [-tao_* options]");
+  PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+             "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb] [-ccp_solution OUT.h5] [-tao_type apgd|...] "
+             "[-tao_* options]");
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "talus ccp: solve one FCLib local contact problem", "talus");
-  PetscCall(PetscOptionsString("-ccp_solution", "Write the solution to this HDF5 file as /solution/r and /solution/u", "", solution, solution, sizeof(solution), &write_solution));
+  PetscCall(PetscOptionsString("-ccp_solution", "Write the solution to this HDF5 file as /solution/r and /solution/u",
+                               "", solution, solution, sizeof(solution), &write_solution));
   PetscOptionsEnd();
 
   PetscCall(TalusFCLibRead(PETSC_COMM_WORLD, argv[1], &prob));

@@ -30,7 +30,8 @@ static void InspectFrames(TalusH5Reader *r, PetscInt *nframes, PetscInt *nbodies
     if (f == 0) {
       hid_t   dset = H5Dopen2(group, "id", H5P_DEFAULT), space = dset >= 0 ? H5Dget_space(dset) : -1;
       hsize_t dims[1] = {0};
-      if (space < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) TalusH5Fault(r, "%s", "frame000000/id cannot be read");
+      if (space < 0 || H5Sget_simple_extent_dims(space, dims, NULL) < 0)
+        TalusH5Fault(r, "%s", "frame000000/id cannot be read");
       if (space >= 0) H5Sclose(space);
       if (dset >= 0) H5Dclose(dset);
       *nbodies = (PetscInt)dims[0];
@@ -52,7 +53,8 @@ PetscErrorCode TalusCommandInfo(int argc, char **argv)
   struct stat   st;
 
   PetscFunctionBegin;
-  PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "usage: talus info FILE.h5 (a checkpoint or a frames file)");
+  PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "usage: talus info FILE.h5 (a checkpoint or a frames file)");
   path = argv[1];
   PetscCall(PetscMemzero(&r, sizeof(r)));
   r.comm = PETSC_COMM_WORLD, r.path = path, r.file = -1, r.fd = -1;
@@ -68,7 +70,10 @@ PetscErrorCode TalusCommandInfo(int argc, char **argv)
   PetscCall(TalusH5Verdict(&r));
   TalusH5Close(&r);
   if (!checkpoint) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: talus frames file\n  frames: %" PetscInt_FMT " (t = %g .. %g s)\n  bodies per frame: %" PetscInt_FMT "\n", path, nframes, (double)times[0], (double)times[1], nbodies));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "%s: talus frames file\n  frames: %" PetscInt_FMT
+                          " (t = %g .. %g s)\n  bodies per frame: %" PetscInt_FMT "\n",
+                          path, nframes, (double)times[0], (double)times[1], nbodies));
   } else {
     TalusCheckpointInfo info;
     char               *options;
@@ -76,10 +81,21 @@ PetscErrorCode TalusCommandInfo(int argc, char **argv)
     PetscCall(TalusCheckpointFileGetInfo(PETSC_COMM_WORLD, path, &info));
     PetscCall(TalusCheckpointFileGetOptions(PETSC_COMM_WORLD, path, &options));
     if (stat(path, &st) == 0) size = (double)st.st_size;
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: talus checkpoint, format version %" PetscInt_FMT ", written %s on %" PetscInt_FMT " ranks\n", path, info.version, info.created, info.ranks));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  scene: %s\n  step: %" PetscInt_FMT ", t = %.10g s of %g s, h = %g s\n", info.scene_name, info.step, info.t, info.t_final, info.dt));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  bodies: %" PetscInt_FMT " (of %" PetscInt_FMT " at the start; %" PetscInt_FMT " removed), planes: %" PetscInt_FMT ", materials: %" PetscInt_FMT "\n", info.nbodies, info.nfinite, info.bodies_lost, info.nplanes, info.nmaterials));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  contacts with warm starts: %" PetscInt_FMT "\n  size: %.3f MB (%.0f B per body)\n  options: %s\n", info.ncontacts, size / 1e6, info.nbodies ? size / info.nbodies : 0.0, options[0] ? options : "(none)"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "%s: talus checkpoint, format version %" PetscInt_FMT ", written %s on %" PetscInt_FMT
+                          " ranks\n",
+                          path, info.version, info.created, info.ranks));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  scene: %s\n  step: %" PetscInt_FMT ", t = %.10g s of %g s, h = %g s\n",
+                          info.scene_name, info.step, info.t, info.t_final, info.dt));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  bodies: %" PetscInt_FMT " (of %" PetscInt_FMT " at the start; %" PetscInt_FMT
+                          " removed), planes: %" PetscInt_FMT ", materials: %" PetscInt_FMT "\n",
+                          info.nbodies, info.nfinite, info.bodies_lost, info.nplanes, info.nmaterials));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  contacts with warm starts: %" PetscInt_FMT
+                          "\n  size: %.3f MB (%.0f B per body)\n  options: %s\n",
+                          info.ncontacts, size / 1e6, info.nbodies ? size / info.nbodies : 0.0,
+                          options[0] ? options : "(none)"));
     PetscCall(PetscFree(options));
   }
   PetscFunctionReturn(0);

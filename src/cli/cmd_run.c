@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 
 /* The simulation and its scene, from a scene file or from a checkpoint. */
-static PetscErrorCode Load(const char scene_file[], const char restart[], TalusSim *sim, TalusScene *scene, char **scene_text)
+static PetscErrorCode Load(const char scene_file[], const char restart[], TalusSim *sim, TalusScene *scene,
+                           char **scene_text)
 {
   PetscFunctionBegin;
   *scene_text = NULL;
@@ -21,7 +22,11 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], TalusS
     PetscCall(PetscTime(&t0));
     PetscCall(TalusCheckpointFileRead(PETSC_COMM_WORLD, restart, *sim, scene, scene_text, &io));
     PetscCall(PetscTime(&t1));
-    if (stat(restart, &st) == 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: read %s: %.1f MB in %.3f s (%.0f MB/s), bodies redistributed in %.3f s\n", restart, st.st_size / 1e6, (double)io, st.st_size / 1e6 / PetscMax(io, 1e-9), (double)(t1 - t0 - io)));
+    if (stat(restart, &st) == 0)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "talus: read %s: %.1f MB in %.3f s (%.0f MB/s), bodies redistributed in %.3f s\n", restart,
+                            st.st_size / 1e6, (double)io, st.st_size / 1e6 / PetscMax(io, 1e-9),
+                            (double)(t1 - t0 - io)));
   } else {
     PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));
@@ -44,15 +49,20 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
 
   PetscFunctionBegin;
   *exit_status = 0;
-  PetscCheck(!(scene_file && restart), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "give either a scene file (%s) or -restart %s, not both", scene_file, restart);
-  PetscCheck(!restart || restart[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-restart needs a checkpoint file, e.g. -restart out/SCENE/checkpoints/last.h5");
+  PetscCheck(!(scene_file && restart), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "give either a scene file (%s) or -restart %s, not both", scene_file, restart);
+  PetscCheck(!restart || restart[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "-restart needs a checkpoint file, e.g. -restart out/SCENE/checkpoints/last.h5");
   PetscCall(Load(scene_file, restart, &sim, &scene, &scene_text));
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "out/%s", scene.name));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Running a scene", "talus");
   PetscCall(PetscOptionsString("-o", "Output directory", "", dir, dir, sizeof(dir), &set));
   {
     char from[PETSC_MAX_PATH_LEN] = "";
-    PetscCall(PetscOptionsString("-restart", "Go on from this checkpoint (e.g. OUTPUT_DIR/checkpoints/last.h5) instead of a scene file", "", from, from, sizeof(from), &set));
+    PetscCall(
+      PetscOptionsString("-restart",
+                         "Go on from this checkpoint (e.g. OUTPUT_DIR/checkpoints/last.h5) instead of a scene file", "",
+                         from, from, sizeof(from), &set));
   }
   PetscOptionsEnd();
   PetscCall(TalusOutputCreate(PETSC_COMM_WORLD, dir, &scene, &out));
@@ -67,10 +77,15 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
   PetscCall(TalusSimGetStep(sim, &step));
   PetscCall(TalusSimGetFiniteBodyCount(sim, &nfinite));
   if (restart) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: restart of scene %s from %s at step %" PetscInt_FMT " (t = %g s): %" PetscInt_FMT " bodies, h = %g s to t = %g s, output in %s\n", scene.name, restart, step, (double)t, nfinite, (double)dt, (double)t_final, dir));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "talus: restart of scene %s from %s at step %" PetscInt_FMT " (t = %g s): %" PetscInt_FMT
+                          " bodies, h = %g s to t = %g s, output in %s\n",
+                          scene.name, restart, step, (double)t, nfinite, (double)dt, (double)t_final, dir));
     PetscCall(TalusOutputResume(out, sim));
   } else {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: scene %s (%s): %" PetscInt_FMT " bodies, h = %g s to t = %g s, output in %s\n", scene.name, scene_file, nfinite, (double)dt, (double)t_final, dir));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "talus: scene %s (%s): %" PetscInt_FMT " bodies, h = %g s to t = %g s, output in %s\n",
+                          scene.name, scene_file, nfinite, (double)dt, (double)t_final, dir));
     PetscCall(TalusOutputBegin(out, sim));
   }
   while (t < t_final - 0.5 * dt && !stop) {

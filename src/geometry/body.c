@@ -34,7 +34,8 @@ PetscErrorCode TalusBodiesReserve(TalusBodies *b, PetscInt need)
   PetscFunctionBegin;
   if (need <= b->capacity) PetscFunctionReturn(0);
   PetscCall(PetscMalloc5(cap, &b->id, cap, &b->shape, 3 * cap, &b->size, cap, &b->mass, 3 * cap, &b->inertia));
-  PetscCall(PetscMalloc6(3 * cap, &b->position, 4 * cap, &b->quaternion, 3 * cap, &b->velocity, 3 * cap, &b->omega, cap, &b->material, cap, &b->fixed));
+  PetscCall(PetscMalloc6(3 * cap, &b->position, 4 * cap, &b->quaternion, 3 * cap, &b->velocity, 3 * cap, &b->omega, cap,
+                         &b->material, cap, &b->fixed));
   PetscCall(PetscMalloc2(cap, &b->slot, cap, &b->dof));
   if (old.n) {
     PetscCall(PetscArraycpy(b->id, old.id, old.n));
@@ -58,12 +59,14 @@ PetscErrorCode TalusBodiesReserve(TalusBodies *b, PetscInt need)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusBodiesAddMaterial(TalusBodies *b, const char name[], PetscReal mu, PetscReal density, PetscInt *index)
+PetscErrorCode TalusBodiesAddMaterial(TalusBodies *b, const char name[], PetscReal mu, PetscReal density,
+                                      PetscInt *index)
 {
   TalusMaterial *grown;
 
   PetscFunctionBegin;
-  PetscCheck(mu >= 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "material %s: friction coefficient mu = %g must be >= 0", name, (double)mu);
+  PetscCheck(mu >= 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "material %s: friction coefficient mu = %g must be >= 0",
+             name, (double)mu);
   PetscCall(PetscMalloc1(b->nmaterials + 1, &grown));
   if (b->nmaterials) PetscCall(PetscArraycpy(grown, b->materials, b->nmaterials));
   PetscCall(PetscFree(b->materials));
@@ -88,13 +91,15 @@ PetscErrorCode TalusBodiesFindMaterial(TalusBodies *b, const char name[], PetscI
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, const PetscReal size[3], PetscReal mass, PetscInt material, PetscBool fixed, const PetscReal position[3], PetscInt *index)
+PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, const PetscReal size[3], PetscReal mass,
+                              PetscInt material, PetscBool fixed, const PetscReal position[3], PetscInt *index)
 {
   const PetscInt k = b->n;
   PetscReal      m, inertia[3];
 
   PetscFunctionBegin;
-  PetscCheck(material >= 0 && material < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "body %" PetscInt_FMT ": material %" PetscInt_FMT " does not exist", id, material);
+  PetscCheck(material >= 0 && material < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "body %" PetscInt_FMT ": material %" PetscInt_FMT " does not exist", id, material);
   PetscCall(TalusBodiesReserve(b, k + 1));
   b->id[k]       = id;
   b->slot[k]     = -1;
@@ -113,7 +118,7 @@ PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, con
     PetscCheck(norm > 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "plane %" PetscInt_FMT ": the normal is zero", id);
     for (int d = 0; d < 3; d++) b->size[3 * k + d] = size[d] / norm;
   }
-  b->quaternion[4 * k] = 1.0;
+  b->quaternion[4 * k]     = 1.0;
   b->quaternion[4 * k + 1] = b->quaternion[4 * k + 2] = b->quaternion[4 * k + 3] = 0.0;
   /* given mass: the shape's inertia at unit density, scaled to that mass; otherwise the material's density */
   TalusShapeMassProperties(shape, &b->size[3 * k], mass > 0.0 ? 1.0 : b->materials[material].density, &m, inertia);
@@ -122,7 +127,11 @@ PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, con
     m = mass;
   }
   if (b->fixed[k]) m = inertia[0] = inertia[1] = inertia[2] = 0.0;
-  else PetscCheck(m > 0.0 && inertia[0] > 0.0 && inertia[1] > 0.0 && inertia[2] > 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT ": a dynamic body needs a positive mass (give mass or a material density > 0)", id);
+  else
+    PetscCheck(m > 0.0 && inertia[0] > 0.0 && inertia[1] > 0.0 && inertia[2] > 0.0, PETSC_COMM_SELF,
+               PETSC_ERR_USER_INPUT,
+               "body %" PetscInt_FMT ": a dynamic body needs a positive mass (give mass or a material density > 0)",
+               id);
   b->mass[k] = m;
   for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = inertia[d];
   b->n++;
@@ -148,7 +157,9 @@ PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *b)
   PetscReal e = 0.0;
   for (PetscInt k = 0; k < b->nowned; k++) {
     if (b->fixed[k]) continue;
-    for (int d = 0; d < 3; d++) e += 0.5 * b->mass[k] * b->velocity[3 * k + d] * b->velocity[3 * k + d] + 0.5 * b->inertia[3 * k + d] * b->omega[3 * k + d] * b->omega[3 * k + d];
+    for (int d = 0; d < 3; d++)
+      e += 0.5 * b->mass[k] * b->velocity[3 * k + d] * b->velocity[3 * k + d] +
+           0.5 * b->inertia[3 * k + d] * b->omega[3 * k + d] * b->omega[3 * k + d];
   }
   return e;
 }
@@ -228,7 +239,7 @@ PetscErrorCode TalusBodiesSortById(TalusBodies *b)
 
   PetscFunctionBegin;
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "sort the bodies without their ghosts");
-  for (k = 1; k < n && b->id[k - 1] < b->id[k]; k++) {}
+  for (k = 1; k < n && b->id[k - 1] < b->id[k]; k++) { }
   if (k >= n) PetscFunctionReturn(0); /* already in order: the usual case */
   PetscCall(PetscMalloc3(n, &all, n, &ids, n, &perm));
   for (k = 0; k < n; k++) {

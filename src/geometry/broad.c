@@ -62,7 +62,8 @@ static PetscInt64 CellKey(PetscInt64 ix, PetscInt64 iy, PetscInt64 iz)
 }
 
 /* Appends pair (min(i, j), max(i, j)) keyed by its bodies' ids (lower id in the high half). */
-static PetscErrorCode AppendPair(const TalusBodies *b, PetscInt i, PetscInt j, PetscInt *n, PetscInt *cap, Keyed **pairs)
+static PetscErrorCode AppendPair(const TalusBodies *b, PetscInt i, PetscInt j, PetscInt *n, PetscInt *cap,
+                                 Keyed **pairs)
 {
   PetscFunctionBegin;
   if (*n == *cap) {
@@ -85,11 +86,11 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
 {
   /* the neighbour cells with keys above a cell's own: columns (dx, dy) and their dz range */
   static const int column[5][3] = {
-    {0, 0, 0},
-    {0, 1, -1},
+    {0, 0,  0 },
+    {0, 1,  -1},
     {1, -1, -1},
-    {1, 0, -1},
-    {1, 1, -1}
+    {1, 0,  -1},
+    {1, 1,  -1}
   };
   Keyed      *cells;
   PetscInt    nfinite = 0, cap = 0, n = 0, cursor[5] = {0, 0, 0, 0, 0};
@@ -108,7 +109,9 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
     if (!TalusBodiesIsFinite(b, k)) continue;
     for (int d = 0; d < 3; d++) {
       const PetscReal x = PetscFloorReal(b->position[3 * k + d] / cell);
-      PetscCheck(PetscAbsReal(x) < (PetscReal)((PetscInt64)1 << 20) - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "body %" PetscInt_FMT " at %g is too far from the origin for the collision grid (cell %g)", b->id[k], (double)b->position[3 * k + d], (double)cell);
+      PetscCheck(PetscAbsReal(x) < (PetscReal)((PetscInt64)1 << 20) - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+                 "body %" PetscInt_FMT " at %g is too far from the origin for the collision grid (cell %g)", b->id[k],
+                 (double)b->position[3 * k + d], (double)cell);
       ix[d] = (PetscInt64)x;
     }
     cells[nfinite].key = CellKey(ix[0], ix[1], ix[2]);
@@ -149,7 +152,9 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
       const PetscReal *m = &b->size[3 * p];
       PetscReal        height;
       if (!TalusBodiesIsFinite(b, k)) continue;
-      height = m[0] * (b->position[3 * k] - b->position[3 * p]) + m[1] * (b->position[3 * k + 1] - b->position[3 * p + 1]) + m[2] * (b->position[3 * k + 2] - b->position[3 * p + 2]);
+      height = m[0] * (b->position[3 * k] - b->position[3 * p]) +
+               m[1] * (b->position[3 * k + 1] - b->position[3 * p + 1]) +
+               m[2] * (b->position[3 * k + 2] - b->position[3 * p + 2]);
       if (height <= TalusBodiesBoundingRadius(b, k) + envelope) PetscCall(AppendPair(b, p, k, &n, &cap, pairs));
     }
   }

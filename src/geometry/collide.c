@@ -38,7 +38,7 @@ static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal
 static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, PetscReal envelope, Hit *hit, PetscInt *nhits)
 {
   const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], *c = &b->position[3 * s];
-  const PetscReal  r = b->size[3 * s];
+  const PetscReal  r      = b->size[3 * s];
   const PetscReal  height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
 
   hit->phi = height - r;
@@ -61,7 +61,7 @@ static void PlaneBox(const TalusBodies *b, PetscInt p, PetscInt x, PetscReal env
   *nhits = 0;
   for (PetscInt corner = 0; corner < 8; corner++) {
     const PetscReal local[3] = {(corner & 1) ? h[0] : -h[0], (corner & 2) ? h[1] : -h[1], (corner & 4) ? h[2] : -h[2]};
-    PetscReal       c[3], height;
+    PetscReal c[3], height;
     TalusRotate(A, local, c);
     for (int k = 0; k < 3; k++) c[k] += b->position[3 * x + k];
     height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
@@ -128,37 +128,49 @@ static void BodyOffset(const TalusBodies *b, PetscInt k, const PetscReal p[3], P
  * (j, i). An empty entry is a pair talus cannot collide (box-box); two unbounded shapes (planes) are
  * both fixed and never reach the table.
  */
-typedef void (*PairFn)(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope, Hit hits[], PetscInt *nhits);
+typedef void (*PairFn)(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope, Hit hits[],
+                       PetscInt *nhits);
 typedef struct {
   PairFn    collide;
   PetscBool swap;
 } PairEntry;
 
+// clang-format off
 static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
-  [TALUS_SPHERE] = {[TALUS_SPHERE] = {SphereSphere, PETSC_FALSE}, [TALUS_BOX] = {BoxSphere, PETSC_TRUE}, [TALUS_PLANE] = {PlaneSphere, PETSC_TRUE}},
-  [TALUS_BOX]    = {[TALUS_SPHERE] = {BoxSphere, PETSC_FALSE}, [TALUS_PLANE] = {PlaneBox, PETSC_TRUE}},
-  [TALUS_PLANE]  = {[TALUS_SPHERE] = {PlaneSphere, PETSC_FALSE}, [TALUS_BOX] = {PlaneBox, PETSC_FALSE}},
+  [TALUS_SPHERE][TALUS_SPHERE] = {SphereSphere, PETSC_FALSE},
+  [TALUS_SPHERE][TALUS_BOX]    = {BoxSphere,    PETSC_TRUE},
+  [TALUS_SPHERE][TALUS_PLANE]  = {PlaneSphere,  PETSC_TRUE},
+  [TALUS_BOX][TALUS_SPHERE]    = {BoxSphere,    PETSC_FALSE},
+  [TALUS_BOX][TALUS_PLANE]     = {PlaneBox,     PETSC_TRUE},
+  [TALUS_PLANE][TALUS_SPHERE]  = {PlaneSphere,  PETSC_FALSE},
+  [TALUS_PLANE][TALUS_BOX]     = {PlaneBox,     PETSC_FALSE},
 };
+// clang-format on
 
 PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
 {
   return (PetscBool)(pair_table[a][b].collide != NULL);
 }
 
-PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, TalusContactList *list)
+PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
+                                TalusContactList *list)
 {
   Hit              hits[MAX_HITS];
   PetscInt         nhits = 0, first = i, second = j;
-  const PairEntry *pair  = &pair_table[b->shape[i]][b->shape[j]];
+  const PairEntry *pair = &pair_table[b->shape[i]][b->shape[j]];
 
   PetscFunctionBegin;
   if (b->fixed[i] && b->fixed[j]) PetscFunctionReturn(0); /* nothing can move: no contact to solve */
-  PetscCheck(pair->collide, PETSC_COMM_SELF, PETSC_ERR_SUP, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " (a %s and a %s) are within reach of each other: %s-%s contact is not supported", b->id[i], b->id[j], TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name, TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
+  PetscCheck(pair->collide, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "bodies %" PetscInt_FMT " and %" PetscInt_FMT
+             " (a %s and a %s) are within reach of each other: %s-%s contact is not supported",
+             b->id[i], b->id[j], TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name,
+             TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
   if (pair->swap) first = j, second = i;
   pair->collide(b, first, second, envelope, hits, &nhits);
 
   for (PetscInt h = 0; h < nhits; h++) {
-    TalusContact *c;
+    TalusContact   *c;
     const PetscBool flip = (PetscBool)(b->id[first] > b->id[second]);
     PetscReal       n[3];
     if (hits[h].phi > envelope) continue;
@@ -197,7 +209,8 @@ PetscErrorCode TalusContactListReserve(TalusContactList *list, PetscInt need)
 PetscErrorCode TalusContactListAppend(TalusContactList *list, TalusContact **c)
 {
   PetscFunctionBegin;
-  if (list->n == list->capacity) PetscCall(TalusContactListReserve(list, TalusGrowCapacity(list->capacity, list->n + 1)));
+  if (list->n == list->capacity)
+    PetscCall(TalusContactListReserve(list, TalusGrowCapacity(list->capacity, list->n + 1)));
   *c = &list->c[list->n++];
   PetscFunctionReturn(0);
 }

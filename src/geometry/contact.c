@@ -36,10 +36,12 @@ void TalusContactRecordHistory(const TalusBodies *bodies, const TalusContact *c,
   h->id_b    = bodies->id[c->b];
   h->feature = c->feature;
   h->owner   = bodies->fixed[c->a] ? bodies->id[c->b] : bodies->id[c->a];
-  for (int k = 0; k < 3; k++) h->impulse[k] = c->impulse[0] * c->frame[k] + c->impulse[1] * c->frame[3 + k] + c->impulse[2] * c->frame[6 + k];
+  for (int k = 0; k < 3; k++)
+    h->impulse[k] = c->impulse[0] * c->frame[k] + c->impulse[1] * c->frame[3 + k] + c->impulse[2] * c->frame[6 + k];
 }
 
-PetscErrorCode TalusContactsWarmStart(const TalusBodies *bodies, const TalusContactHistory *history, PetscInt nhistory, TalusContactList *current, PetscInt *matched)
+PetscErrorCode TalusContactsWarmStart(const TalusBodies *bodies, const TalusContactHistory *history, PetscInt nhistory,
+                                      TalusContactList *current, PetscInt *matched)
 {
   PetscInt p = 0;
 
@@ -47,7 +49,9 @@ PetscErrorCode TalusContactsWarmStart(const TalusBodies *bodies, const TalusCont
   *matched = 0;
   for (PetscInt i = 0; i < current->n; i++) {
     TalusContact       *c   = &current->c[i];
-    TalusContactHistory key = {bodies->id[c->a], bodies->id[c->b], c->feature, 0, {0, 0, 0}};
+    TalusContactHistory key = {
+      bodies->id[c->a], bodies->id[c->b], c->feature, 0, {0, 0, 0}
+    };
     /* both are sorted by (id_a, id_b, feature): walk them together */
     while (p < nhistory && TalusContactHistoryCompare(&history[p], &key) < 0) p++;
     c->impulse[0] = c->impulse[1] = c->impulse[2] = 0.0;

@@ -64,9 +64,9 @@ static const char *PlaneCheck(const PetscReal size[3])
 
 /* Indexed by TalusShape. The codes are stored in checkpoints: a code is never changed or reused. */
 const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
-  [TALUS_SPHERE] = {"sphere", 0, "radius", 1, PETSC_TRUE, SphereMass, SphereRadius, SphereCheck},
-  [TALUS_BOX]    = {"box", 1, "half_extents", 3, PETSC_TRUE, BoxMass, BoxRadius, BoxCheck},
-  [TALUS_PLANE]  = {"plane", 2, "normal", 3, PETSC_FALSE, PlaneMass, PlaneRadius, PlaneCheck},
+  [TALUS_SPHERE] = {"sphere", 0, "radius",       1, PETSC_TRUE,  SphereMass, SphereRadius, SphereCheck},
+  [TALUS_BOX]    = {"box",    1, "half_extents", 3, PETSC_TRUE,  BoxMass,    BoxRadius,    BoxCheck   },
+  [TALUS_PLANE]  = {"plane",  2, "normal",       3, PETSC_FALSE, PlaneMass,  PlaneRadius,  PlaneCheck },
 };
 
 PetscBool TalusShapeFromName(const char name[], TalusShape *shape)
@@ -100,7 +100,8 @@ PetscErrorCode TalusShapeNames(char names[], size_t size)
   PetscFunctionReturn(0);
 }
 
-void TalusShapeMassProperties(TalusShape shape, const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
+void TalusShapeMassProperties(TalusShape shape, const PetscReal size[3], PetscReal density, PetscReal *mass,
+                              PetscReal inertia[3])
 {
   TalusShapeTable[shape].mass_properties(size, density, mass, inertia);
 }

@@ -76,23 +76,24 @@ PetscErrorCode TalusCheckpointSetScene(TalusCheckpoint ck, const TalusScene *sce
   ck->scene = *scene;
   PetscCall(PetscFree(ck->scene_text));
   if (text) PetscCall(PetscStrallocpy(text, &ck->scene_text));
-  else { /* rank 0 reads the scene file; every rank keeps the text */
-    long  len = -1;
-    FILE *fp  = NULL;
+  else { /* rank 0 reads the scene file; every rank keeps the text */ long len = -1;
+    FILE                                                                  *fp  = NULL;
     if (ck->rank == 0 && (fp = fopen(scene->file, "rb"))) {
       fseek(fp, 0, SEEK_END);
       len = ftell(fp);
       rewind(fp);
     }
     PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, ck->comm));
-    PetscCheck(len >= 0, ck->comm, PETSC_ERR_FILE_OPEN, "cannot read the scene file %s to keep it in checkpoints", scene->file);
+    PetscCheck(len >= 0, ck->comm, PETSC_ERR_FILE_OPEN, "cannot read the scene file %s to keep it in checkpoints",
+               scene->file);
     PetscCall(PetscCalloc1(len + 1, &ck->scene_text));
     if (fp) {
       if (fread(ck->scene_text, 1, (size_t)len, fp) != (size_t)len) len = -1;
       fclose(fp);
     }
     PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, ck->comm));
-    PetscCheck(len >= 0, ck->comm, PETSC_ERR_FILE_READ, "cannot read the scene file %s to keep it in checkpoints", scene->file);
+    PetscCheck(len >= 0, ck->comm, PETSC_ERR_FILE_READ, "cannot read the scene file %s to keep it in checkpoints",
+               scene->file);
     PetscCallMPI(MPI_Bcast(ck->scene_text, (PetscMPIInt)len, MPI_CHAR, 0, ck->comm));
   }
   PetscFunctionReturn(0);
@@ -108,8 +109,8 @@ PetscErrorCode TalusCheckpointSetOutputDirectory(TalusCheckpoint ck, const char 
 /* [D-]HH:MM:SS, MM:SS or SS (Slurm's forms) to seconds; -1 when it is none of them */
 static PetscReal ParseWalltime(const char s[])
 {
-  long   part[4] = {0, 0, 0, 0}, days = 0;
-  int    n = 0, used = 0;
+  long        part[4] = {0, 0, 0, 0}, days = 0;
+  int         n = 0, used = 0;
   const char *p = s;
 
   if (strchr(s, '-')) {
@@ -137,22 +138,41 @@ PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint ck)
 
   PetscFunctionBegin;
   PetscOptionsBegin(ck->comm, NULL, "Checkpoints and restart (docs/checkpoint-format.md)", "TalusCheckpoint");
-  PetscCall(PetscOptionsInt("-checkpoint_every", "Write a checkpoint every this many steps (0: not on a step schedule)", "", ck->every, &ck->every, NULL));
-  PetscCall(PetscOptionsReal("-checkpoint_interval", "Write a checkpoint every this many seconds of wall time (0: never on a clock)", "", ck->interval, &ck->interval, NULL));
-  PetscCall(PetscOptionsInt("-checkpoint_keep", "Keep the newest this many checkpoints (older ones are deleted once a new one is safe)", "", ck->keep, &ck->keep, NULL));
-  PetscCall(PetscOptionsString("-checkpoint_dir", "Directory of the checkpoints (default: OUTPUT_DIR/checkpoints)", "", ck->dir, ck->dir, sizeof(ck->dir), NULL));
-  PetscCall(PetscOptionsString("-walltime", "The job's wall-clock limit, [D-]HH:MM:SS: checkpoint and exit with status 75 before it runs out", "", walltime, walltime, sizeof(walltime), &set));
-  PetscCall(PetscOptionsReal("-walltime_margin", "Seconds kept in hand before -walltime, on top of two of the longest steps and two of the slowest checkpoint writes", "", ck->margin, &ck->margin, NULL));
-  PetscCall(PetscOptionsBool("-checkpoint_view", "Print the checkpoint settings at the start", "TalusCheckpointView", ck->view, &ck->view, NULL));
-  PetscCall(PetscOptionsInt("-checkpoint_test_kill", "Testing only: SIGKILL every rank in the middle of writing the N-th checkpoint", "", ck->kill_during, &ck->kill_during, NULL));
+  PetscCall(PetscOptionsInt("-checkpoint_every", "Write a checkpoint every this many steps (0: not on a step schedule)",
+                            "", ck->every, &ck->every, NULL));
+  PetscCall(PetscOptionsReal("-checkpoint_interval",
+                             "Write a checkpoint every this many seconds of wall time (0: never on a clock)", "",
+                             ck->interval, &ck->interval, NULL));
+  PetscCall(PetscOptionsInt("-checkpoint_keep",
+                            "Keep the newest this many checkpoints (older ones are deleted once a new one is safe)", "",
+                            ck->keep, &ck->keep, NULL));
+  PetscCall(PetscOptionsString("-checkpoint_dir", "Directory of the checkpoints (default: OUTPUT_DIR/checkpoints)", "",
+                               ck->dir, ck->dir, sizeof(ck->dir), NULL));
+  PetscCall(PetscOptionsString(
+    "-walltime", "The job's wall-clock limit, [D-]HH:MM:SS: checkpoint and exit with status 75 before it runs out", "",
+    walltime, walltime, sizeof(walltime), &set));
+  PetscCall(PetscOptionsReal("-walltime_margin",
+                             "Seconds kept in hand before -walltime, on top of two of the longest steps and two of the "
+                             "slowest checkpoint writes",
+                             "", ck->margin, &ck->margin, NULL));
+  PetscCall(PetscOptionsBool("-checkpoint_view", "Print the checkpoint settings at the start", "TalusCheckpointView",
+                             ck->view, &ck->view, NULL));
+  PetscCall(PetscOptionsInt("-checkpoint_test_kill",
+                            "Testing only: SIGKILL every rank in the middle of writing the N-th checkpoint", "",
+                            ck->kill_during, &ck->kill_during, NULL));
   PetscOptionsEnd();
-  PetscCheck(ck->every >= 0, ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_every must be >= 0, got %" PetscInt_FMT, ck->every);
-  PetscCheck(ck->interval >= 0.0, ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_interval must be >= 0 s, got %g", (double)ck->interval);
-  PetscCheck(ck->keep >= 1, ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_keep must be >= 1, got %" PetscInt_FMT, ck->keep);
-  PetscCheck(ck->margin >= 0.0, ck->comm, PETSC_ERR_USER_INPUT, "-walltime_margin must be >= 0 s, got %g", (double)ck->margin);
+  PetscCheck(ck->every >= 0, ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_every must be >= 0, got %" PetscInt_FMT,
+             ck->every);
+  PetscCheck(ck->interval >= 0.0, ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_interval must be >= 0 s, got %g",
+             (double)ck->interval);
+  PetscCheck(ck->keep >= 1, ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_keep must be >= 1, got %" PetscInt_FMT,
+             ck->keep);
+  PetscCheck(ck->margin >= 0.0, ck->comm, PETSC_ERR_USER_INPUT, "-walltime_margin must be >= 0 s, got %g",
+             (double)ck->margin);
   if (set) {
     ck->walltime = ParseWalltime(walltime);
-    PetscCheck(ck->walltime > 0.0, ck->comm, PETSC_ERR_USER_INPUT, "-walltime %s: expected [D-]HH:MM:SS, MM:SS or SS, more than 0", walltime);
+    PetscCheck(ck->walltime > 0.0, ck->comm, PETSC_ERR_USER_INPUT,
+               "-walltime %s: expected [D-]HH:MM:SS, MM:SS or SS, more than 0", walltime);
   }
   PetscFunctionReturn(0);
 }
@@ -198,7 +218,11 @@ PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint ck)
 PetscErrorCode TalusCheckpointView(TalusCheckpoint ck, PetscViewer viewer)
 {
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "checkpoints in %s: every %" PetscInt_FMT " steps, every %g s, keep %" PetscInt_FMT ", walltime %g s (margin %g s); %" PetscInt_FMT " written\n", ck->dir, ck->every, (double)ck->interval, ck->keep, (double)ck->walltime, (double)ck->margin, ck->written));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "checkpoints in %s: every %" PetscInt_FMT " steps, every %g s, keep %" PetscInt_FMT
+                                   ", walltime %g s (margin %g s); %" PetscInt_FMT " written\n",
+                                   ck->dir, ck->every, (double)ck->interval, ck->keep, (double)ck->walltime,
+                                   (double)ck->margin, ck->written));
   PetscFunctionReturn(0);
 }
 
@@ -261,12 +285,15 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   PetscCall(PetscTime(&t1));
   PetscCall(TalusCheckpointFileWrite(sim, &ck->scene, ck->scene_text, tmp));
   if (ck->kill_during && ck->written + 1 == ck->kill_during) { /* test only: die between writing and publishing */
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: -checkpoint_test_kill: killing rank %d while checkpoint %s is unfinished\n", ck->rank, tmp));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                          "talus: -checkpoint_test_kill: killing rank %d while checkpoint %s is unfinished\n", ck->rank,
+                          tmp));
     raise(SIGKILL);
   }
   if (ck->rank == 0) err = Publish(ck, tmp, final, base);
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, ck->comm));
-  PetscCheck(!err, ck->comm, PETSC_ERR_FILE_WRITE, "cannot publish checkpoint %s: %s (the previous checkpoint is untouched)", final, strerror(err));
+  PetscCheck(!err, ck->comm, PETSC_ERR_FILE_WRITE,
+             "cannot publish checkpoint %s: %s (the previous checkpoint is untouched)", final, strerror(err));
   PetscCall(PetscTime(&t2));
   PetscCall(TalusSimRepartition(sim));
   PetscCall(PetscTime(&t3));
@@ -275,7 +302,11 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   ck->last_step_written = step;
   ck->written++;
   if (ck->rank == 0 && stat(final, &st) == 0)
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: checkpoint %s (step %" PetscInt_FMT ", t = %g s): %.1f MB written and synced in %.3f s (%.0f MB/s), %.3f s in all\n", final, step, (double)t, st.st_size / 1e6, (double)(t2 - t1), st.st_size / 1e6 / PetscMax(t2 - t1, 1e-9), (double)(t3 - t0)));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                          "talus: checkpoint %s (step %" PetscInt_FMT
+                          ", t = %g s): %.1f MB written and synced in %.3f s (%.0f MB/s), %.3f s in all\n",
+                          final, step, (double)t, st.st_size / 1e6, (double)(t2 - t1),
+                          st.st_size / 1e6 / PetscMax(t2 - t1, 1e-9), (double)(t3 - t0)));
   PetscFunctionReturn(0);
 }
 
@@ -298,14 +329,20 @@ PetscErrorCode TalusCheckpointAfterStep(TalusCheckpoint ck, TalusSim sim, PetscB
   if (caught_signal) due |= DUE_SIGNAL;
   if (ck->rank == 0) { /* one clock decides */
     if (ck->interval > 0.0 && now - ck->last_write >= ck->interval) due |= DUE_INTERVAL;
-    if (ck->walltime > 0.0 && now - ck->start + ck->margin + 2.0 * ck->longest_step + 2.0 * ck->slowest_write >= ck->walltime) due |= DUE_WALLTIME;
+    if (ck->walltime > 0.0 &&
+        now - ck->start + ck->margin + 2.0 * ck->longest_step + 2.0 * ck->slowest_write >= ck->walltime)
+      due |= DUE_WALLTIME;
   }
   PetscCallMPI(MPI_Allreduce(&due, &all, 1, MPI_INT, MPI_BOR, ck->comm));
   if (!all) PetscFunctionReturn(0);
   if (ck->last_step_written != step) PetscCall(TalusCheckpointWrite(ck, sim));
   if (all & (DUE_SIGNAL | DUE_WALLTIME)) {
     *stop = PETSC_TRUE;
-    PetscCall(PetscPrintf(ck->comm, "talus: %s at step %" PetscInt_FMT " (t = %g s): checkpoint written, stopping with exit status %d; restart with: talus -restart %s/last.h5\n", (all & DUE_SIGNAL) ? "signal received" : "wall-clock limit near", step, (double)t, TALUS_EXIT_RESUBMIT, ck->dir));
+    PetscCall(PetscPrintf(
+      ck->comm,
+      "talus: %s at step %" PetscInt_FMT
+      " (t = %g s): checkpoint written, stopping with exit status %d; restart with: talus -restart %s/last.h5\n",
+      (all & DUE_SIGNAL) ? "signal received" : "wall-clock limit near", step, (double)t, TALUS_EXIT_RESUBMIT, ck->dir));
   }
   PetscFunctionReturn(0);
 }

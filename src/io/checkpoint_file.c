@@ -30,8 +30,14 @@ typedef struct {
   PetscInt            rank, owner_slot;
 } ContactRow;
 
-#define BODY_INT(name, member)            {name, PETSC_TRUE, 1, offsetof(BodyRow, member)}
-#define BODY_REAL(name, member, width)    {name, PETSC_FALSE, width, offsetof(BodyRow, member)}
+#define BODY_INT(name, member) \
+  { \
+    name, PETSC_TRUE, 1, offsetof(BodyRow, member) \
+  }
+#define BODY_REAL(name, member, width) \
+  { \
+    name, PETSC_FALSE, width, offsetof(BodyRow, member) \
+  }
 static const TalusH5Field body_fields[] = {
   BODY_INT("id", body.id),
   BODY_INT("shape", body.shape),
@@ -46,7 +52,10 @@ static const TalusH5Field body_fields[] = {
   BODY_REAL("velocity", body.velocity, 3),
   BODY_REAL("omega", body.omega, 3),
 };
-#define CONTACT_INT(name, member) {name, PETSC_TRUE, 1, offsetof(ContactRow, member)}
+#define CONTACT_INT(name, member) \
+  { \
+    name, PETSC_TRUE, 1, offsetof(ContactRow, member) \
+  }
 static const TalusH5Field contact_fields[] = {
   CONTACT_INT("id_a", h.id_a),
   CONTACT_INT("id_b", h.id_b),
@@ -94,10 +103,10 @@ static void DirectoryOf(const char path[], char dir[], size_t len)
  */
 static void PreviousCheckpoint(const char path[], char previous[], size_t len)
 {
-  char          dir[PETSC_MAX_PATH_LEN], real[PETSC_MAX_PATH_LEN], *base;
-  long          step = -1, best = -1, s;
+  char            dir[PETSC_MAX_PATH_LEN], real[PETSC_MAX_PATH_LEN], *base;
+  long            step = -1, best = -1, s;
   struct dirent **list = NULL;
-  int           n;
+  int             n;
 
   previous[0] = 0;
   if (!realpath(path, real)) PetscStrncpy(real, path, sizeof(real));
@@ -141,7 +150,8 @@ static PetscErrorCode CheckpointReader(MPI_Comm comm, const char path[], TalusH5
 
 /* ------------------------------------------------------------------------------ writing */
 
-PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, const char scene_text[], const char path[])
+PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, const char scene_text[],
+                                        const char path[])
 {
   TalusBodies               *b;
   TalusSimState              state;
@@ -185,17 +195,22 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
       slice[r].body.id = -1, slice[r].rank = -1; /* rows of removed bodies */
     }
     for (PetscInt k = 0; k < nin; k++) {
-      PetscCheck(in[k].body.slot >= lo && in[k].body.slot < hi, PETSC_COMM_SELF, PETSC_ERR_PLIB, "body %" PetscInt_FMT " with slot %" PetscInt_FMT " sent to the wrong writer", in[k].body.id, in[k].body.slot);
+      PetscCheck(in[k].body.slot >= lo && in[k].body.slot < hi, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "body %" PetscInt_FMT " with slot %" PetscInt_FMT " sent to the wrong writer", in[k].body.id,
+                 in[k].body.slot);
       slice[in[k].body.slot - lo] = in[k];
     }
   }
   /* warm starts, with the slot of the body that keeps them (owned here, ids sorted) */
   for (PetscInt h = 0; h < nhistory; h++) {
-    PetscInt where = -1;
+    PetscInt where   = -1;
     contacts[h].h    = history[h];
     contacts[h].rank = w.rank;
     PetscCall(PetscFindInt(history[h].owner, b->n, b->id, &where));
-    PetscCheck(where >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "contact (%" PetscInt_FMT ", %" PetscInt_FMT ") is kept by body %" PetscInt_FMT ", which is not here (bodies not in canonical order?)", history[h].id_a, history[h].id_b, history[h].owner);
+    PetscCheck(where >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "contact (%" PetscInt_FMT ", %" PetscInt_FMT ") is kept by body %" PetscInt_FMT
+               ", which is not here (bodies not in canonical order?)",
+               history[h].id_a, history[h].id_b, history[h].owner);
     contacts[h].owner_slot = b->slot[where];
   }
   PetscCallMPI(MPI_Exscan(&nhistory, &coffset, 1, MPIU_INT, MPI_SUM, w.comm));
@@ -215,13 +230,26 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   TalusH5Note(&w, w.file, "the file");
   PetscCall(TalusH5Agree(&w, path));
   {
-    PetscInt    ints[]  = {TALUS_CHECKPOINT_VERSION, state.step, state.nfinite, nlive, nplanes, ctotal, b->nmaterials, state.bodies_lost, state.rebalances, w.size, state.anti_relax, state.has_domain};
-    const char *names[] = {"version", "step", "finite_bodies", "bodies", "planes", "contacts", "materials", "bodies_lost", "rebalances", "ranks", "anti_relaxation", "has_domain"};
+    PetscInt    ints[]     = {TALUS_CHECKPOINT_VERSION,
+                              state.step,
+                              state.nfinite,
+                              nlive,
+                              nplanes,
+                              ctotal,
+                              b->nmaterials,
+                              state.bodies_lost,
+                              state.rebalances,
+                              w.size,
+                              state.anti_relax,
+                              state.has_domain};
+    const char *names[]    = {"version",   "step",        "finite_bodies", "bodies", "planes",          "contacts",
+                              "materials", "bodies_lost", "rebalances",    "ranks",  "anti_relaxation", "has_domain"};
     PetscInt    backoff[2] = {state.decomp_last_rebalance, state.decomp_cooldown};
     char        created[64];
     time_t      clock = time(NULL);
     TalusH5WriteStringAttribute(&w, w.file, "format", TALUS_CHECKPOINT_FORMAT);
-    for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++) TalusH5WriteAttribute(&w, w.file, names[k], PETSC_TRUE, 1, &ints[k]);
+    for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
+      TalusH5WriteAttribute(&w, w.file, names[k], PETSC_TRUE, 1, &ints[k]);
     TalusH5WriteAttribute(&w, w.file, "decomp_backoff", PETSC_TRUE, 2, backoff);
     TalusH5WriteAttribute(&w, w.file, "time", PETSC_FALSE, 1, &state.t);
     TalusH5WriteAttribute(&w, w.file, "dt", PETSC_FALSE, 1, &state.dt);
@@ -237,9 +265,12 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
     TalusH5WriteStringAttribute(&w, w.file, "scene_name", scene->name);
     TalusH5WriteStringAttribute(&w, w.file, "scene_file", scene->file);
   }
-  PetscCall(TalusH5WriteTable(&w, "bodies", body_fields, NFIELDS(body_fields), sizeof(BodyRow), state.nfinite, lo, hi - lo, slice));
-  PetscCall(TalusH5WriteTable(&w, "planes", body_fields, NFIELDS(body_fields), sizeof(BodyRow), nplanes, 0, w.rank == 0 ? nplanes : 0, planes));
-  PetscCall(TalusH5WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal, coffset, nhistory, contacts));
+  PetscCall(TalusH5WriteTable(&w, "bodies", body_fields, NFIELDS(body_fields), sizeof(BodyRow), state.nfinite, lo,
+                              hi - lo, slice));
+  PetscCall(TalusH5WriteTable(&w, "planes", body_fields, NFIELDS(body_fields), sizeof(BodyRow), nplanes, 0,
+                              w.rank == 0 ? nplanes : 0, planes));
+  PetscCall(TalusH5WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal,
+                              coffset, nhistory, contacts));
   {
     const PetscInt nm = b->nmaterials, mine_m = w.rank == 0 ? nm : 0;
     PetscReal     *props;
@@ -253,7 +284,8 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
     }
     if (group >= 0) {
       PetscCall(TalusH5WriteDataset(&w, group, "mu_density", TALUS_H5_REAL, nm, 2, 0, mine_m, props));
-      if (b->mu_pair) PetscCall(TalusH5WriteDataset(&w, group, "mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, mine_m, b->mu_pair));
+      if (b->mu_pair)
+        PetscCall(TalusH5WriteDataset(&w, group, "mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, mine_m, b->mu_pair));
       H5Gclose(group);
     }
     PetscCall(TalusH5WriteText(&w, "materials/names", names, (size_t)(64 * nm)));
@@ -283,9 +315,11 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(info, sizeof(*info)));
-  if (!r->bad && H5Aexists(r->file, "format") <= 0) TalusH5Fault(r, "%s", "not a talus checkpoint (no format attribute)");
+  if (!r->bad && H5Aexists(r->file, "format") <= 0)
+    TalusH5Fault(r, "%s", "not a talus checkpoint (no format attribute)");
   TalusH5ReadStringAttribute(r, r->file, "format", format, sizeof(format));
-  if (!r->bad && strcmp(format, TALUS_CHECKPOINT_FORMAT)) TalusH5Fault(r, "not a talus checkpoint (format \"%s\")", format);
+  if (!r->bad && strcmp(format, TALUS_CHECKPOINT_FORMAT))
+    TalusH5Fault(r, "not a talus checkpoint (format \"%s\")", format);
   TalusH5ReadAttribute(r, r->file, "version", PETSC_TRUE, 1, &info->version);
   if (!r->bad && info->version != TALUS_CHECKPOINT_VERSION) {
     char v[32];
@@ -328,7 +362,9 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
     state->decomp_last_rebalance = backoff[0];
     state->decomp_cooldown       = backoff[1];
   }
-  if (!r->bad && (info->nfinite < 0 || info->nbodies < 0 || info->nbodies > info->nfinite || info->nplanes < 0 || info->ncontacts < 0 || info->nmaterials < 1 || !(info->dt > 0.0))) TalusH5Fault(r, "%s", "the header's counts are inconsistent");
+  if (!r->bad && (info->nfinite < 0 || info->nbodies < 0 || info->nbodies > info->nfinite || info->nplanes < 0 ||
+                  info->ncontacts < 0 || info->nmaterials < 1 || !(info->dt > 0.0)))
+    TalusH5Fault(r, "%s", "the header's counts are inconsistent");
   PetscCall(TalusH5Verdict(r));
   PetscFunctionReturn(0);
 }
@@ -347,7 +383,7 @@ PetscErrorCode TalusCheckpointFileGetInfo(MPI_Comm comm, const char path[], Talu
 
 PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm comm, const char path[], char **options)
 {
-  TalusH5Reader              r;
+  TalusH5Reader       r;
   TalusCheckpointInfo info;
 
   PetscFunctionBegin;
@@ -380,25 +416,27 @@ static PetscBool RowIsSane(BodyRow *row, PetscInt nmaterials, PetscBool plane)
   TalusShape       shape;
   PetscReal        qq = 0.0;
   for (int d = 0; d < 4; d++) qq += b->quaternion[d] * b->quaternion[d];
-  if (b->material < 0 || b->material >= nmaterials || PetscAbsReal(qq - 1.0) > 1e-6 || b->mass < 0.0) return PETSC_FALSE;
+  if (b->material < 0 || b->material >= nmaterials || PetscAbsReal(qq - 1.0) > 1e-6 || b->mass < 0.0)
+    return PETSC_FALSE;
   if (!TalusShapeFromCode(b->shape, &shape)) return PETSC_FALSE;
   b->shape = shape;
   if (plane) return (PetscBool)(!TalusShapeTable[shape].finite && b->fixed);
   return TalusShapeTable[shape].finite;
 }
 
-PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene, char **scene_text, PetscLogDouble *io_seconds)
+PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene,
+                                       char **scene_text, PetscLogDouble *io_seconds)
 {
   PetscLogDouble       t0, t1;
-  TalusH5Reader               r;
+  TalusH5Reader        r;
   TalusCheckpointInfo  info;
   TalusSimSnapshot     snap;
   PetscInt             lo, hi, clo, chi, nkeep = 0, nm;
   PetscReal           *props = NULL, *mu_pair = NULL;
   BodyRow             *rows = NULL, *planes = NULL;
-  ContactRow          *crows = NULL;
+  ContactRow          *crows         = NULL;
   TalusBodyRecord     *plane_records = NULL, *records = NULL;
-  TalusContactHistory *history = NULL;
+  TalusContactHistory *history   = NULL;
   TalusMaterial       *materials = NULL;
   PetscMPIInt         *dest = NULL, *hdest = NULL;
   char                *names = NULL, *options = NULL;
@@ -413,18 +451,24 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   nm = info.nmaterials;
   lo = SliceStart(info.nfinite, r.size, r.rank), hi = SliceStart(info.nfinite, r.size, r.rank + 1);
   clo = SliceStart(info.ncontacts, r.size, r.rank), chi = SliceStart(info.ncontacts, r.size, r.rank + 1);
-  PetscCall(PetscMalloc3(hi - lo + 1, &rows, info.nplanes + 1, &planes, chi - clo + 1, &crows)); /* every stored field is read into them */
+  PetscCall(PetscMalloc3(hi - lo + 1, &rows, info.nplanes + 1, &planes, chi - clo + 1,
+                         &crows)); /* every stored field is read into them */
   PetscCall(PetscCalloc1(2 * nm + 1, &props));
   PetscCall(PetscCalloc1(nm * nm + 1, &mu_pair));
   PetscCall(TalusH5ReadDataset(&r, "materials/mu_density", TALUS_H5_REAL, nm, 2, 0, nm, props, PETSC_FALSE));
-  if (!r.bad && H5Lexists(r.file, "materials/mu_pair", H5P_DEFAULT) > 0) PetscCall(TalusH5ReadDataset(&r, "materials/mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, nm, mu_pair, PETSC_FALSE));
+  if (!r.bad && H5Lexists(r.file, "materials/mu_pair", H5P_DEFAULT) > 0)
+    PetscCall(TalusH5ReadDataset(&r, "materials/mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, nm, mu_pair, PETSC_FALSE));
   else PetscCall(PetscFree(mu_pair));
   PetscCall(TalusH5ReadText(&r, "materials/names", &names));
-  PetscCall(TalusH5ReadTable(&r, "planes", body_fields, NFIELDS(body_fields), sizeof(BodyRow), info.nplanes, 0, info.nplanes, planes, PETSC_FALSE));
-  PetscCall(TalusH5ReadTable(&r, "bodies", body_fields, NFIELDS(body_fields), sizeof(BodyRow), info.nfinite, lo, hi - lo, rows, PETSC_TRUE));
-  PetscCall(TalusH5ReadTable(&r, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), info.ncontacts, clo, chi - clo, crows, PETSC_TRUE));
+  PetscCall(TalusH5ReadTable(&r, "planes", body_fields, NFIELDS(body_fields), sizeof(BodyRow), info.nplanes, 0,
+                             info.nplanes, planes, PETSC_FALSE));
+  PetscCall(TalusH5ReadTable(&r, "bodies", body_fields, NFIELDS(body_fields), sizeof(BodyRow), info.nfinite, lo,
+                             hi - lo, rows, PETSC_TRUE));
+  PetscCall(TalusH5ReadTable(&r, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow),
+                             info.ncontacts, clo, chi - clo, crows, PETSC_TRUE));
   PetscCall(TalusH5ReadText(&r, "scene", scene_text));
-  PetscCall(TalusH5ReadText(&r, "options", &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
+  PetscCall(TalusH5ReadText(&r, "options",
+                            &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
   if (!r.bad) {
     PetscInt live = 0;
     for (PetscInt p = 0; p < info.nplanes; p++)
@@ -460,7 +504,8 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
      repartition at this step sees the same input as the run that wrote the file did; on other rank
      counts, bodies stay with the rank that read their slice, and warm starts go to it */
   same_layout = (PetscBool)(info.ranks == r.size);
-  PetscCall(PetscMalloc5(info.nplanes + 1, &plane_records, hi - lo + 1, &records, hi - lo + 1, &dest, chi - clo + 1, &history, chi - clo + 1, &hdest));
+  PetscCall(PetscMalloc5(info.nplanes + 1, &plane_records, hi - lo + 1, &records, hi - lo + 1, &dest, chi - clo + 1,
+                         &history, chi - clo + 1, &hdest));
   for (PetscInt p = 0; p < info.nplanes; p++) {
     plane_records[p]      = planes[p].body;
     plane_records[p].slot = -1, plane_records[p].dof = -1;
@@ -492,7 +537,8 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(PetscMemzero(scene, sizeof(*scene)));
   PetscCall(PetscStrncpy(scene->name, info.scene_name, sizeof(scene->name)));
   PetscCall(PetscStrncpy(scene->file, path, sizeof(scene->file)));
-  for (int d = 0; d < 3; d++) scene->domain_min[d] = snap.state.domain_min[d], scene->domain_max[d] = snap.state.domain_max[d];
+  for (int d = 0; d < 3; d++)
+    scene->domain_min[d] = snap.state.domain_min[d], scene->domain_max[d] = snap.state.domain_max[d];
   scene->overlap_tolerance = 1e-6;
 
   PetscCall(PetscFree5(plane_records, records, dest, history, hdest));

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #define FCLibCheck(comm, local_ok, ...) TalusH5Check(comm, local_ok, __VA_ARGS__)
-#define H5Call(comm, call, ...)          TalusH5Check(comm, (call) >= 0, __VA_ARGS__)
+#define H5Call(comm, call, ...)         TalusH5Check(comm, (call) >= 0, __VA_ARGS__)
 
 typedef struct {
   MPI_Comm    comm;
@@ -91,7 +91,8 @@ static PetscErrorCode FCLibLength(FCLibFile *f, const char path[], PetscInt *len
   hssize_t npoints = -1;
 
   PetscFunctionBegin;
-  FCLibCheck(f->comm, FCLibExists(f, path), "%s: missing dataset %s (is this an FCLib local problem?)", f->filename, path);
+  FCLibCheck(f->comm, FCLibExists(f, path), "%s: missing dataset %s (is this an FCLib local problem?)", f->filename,
+             path);
   dset = H5Dopen2(f->file, path, H5P_DEFAULT);
   FCLibCheck(f->comm, dset >= 0, "%s: %s is not a dataset", f->filename, path);
   space = H5Dget_space(dset);
@@ -104,7 +105,8 @@ static PetscErrorCode FCLibLength(FCLibFile *f, const char path[], PetscInt *len
 }
 
 /* Collective read of elements [start, start + count) of a 1D (or scalar) dataset, converted to memtype. */
-static PetscErrorCode FCLibReadSlice(FCLibFile *f, const char path[], hid_t memtype, PetscInt start, PetscInt count, void *buf)
+static PetscErrorCode FCLibReadSlice(FCLibFile *f, const char path[], hid_t memtype, PetscInt start, PetscInt count,
+                                     void *buf)
 {
   hid_t   dset, filespace, memspace;
   hsize_t offset = (hsize_t)start, n = (hsize_t)count, one = 1;
@@ -115,7 +117,8 @@ static PetscErrorCode FCLibReadSlice(FCLibFile *f, const char path[], hid_t memt
   filespace = H5Dget_space(dset);
   memspace  = H5Screate_simple(1, count > 0 ? &n : &one, NULL);
   if (count > 0) {
-    if (H5Sget_simple_extent_ndims(filespace) > 0) H5Sselect_hyperslab(filespace, H5S_SELECT_SET, &offset, NULL, &n, NULL);
+    if (H5Sget_simple_extent_ndims(filespace) > 0)
+      H5Sselect_hyperslab(filespace, H5S_SELECT_SET, &offset, NULL, &n, NULL);
   } else {
     H5Sselect_none(filespace);
     H5Sselect_none(memspace);
@@ -134,19 +137,22 @@ static PetscErrorCode FCLibReadScalarInt(FCLibFile *f, const char path[], PetscI
 
   PetscFunctionBegin;
   PetscCall(FCLibLength(f, path, &len));
-  FCLibCheck(f->comm, len == 1, "%s: %s should hold one integer, it holds %" PetscInt_FMT " values", f->filename, path, len);
+  FCLibCheck(f->comm, len == 1, "%s: %s should hold one integer, it holds %" PetscInt_FMT " values", f->filename, path,
+             len);
   PetscCall(FCLibReadSlice(f, path, PetscIntH5Type(), 0, 1, value));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode FCLibReadVec(FCLibFile *f, const char path[], PetscInt local, PetscInt global, const char what[], Vec *v)
+static PetscErrorCode FCLibReadVec(FCLibFile *f, const char path[], PetscInt local, PetscInt global, const char what[],
+                                   Vec *v)
 {
   PetscInt     len, start;
   PetscScalar *a;
 
   PetscFunctionBegin;
   PetscCall(FCLibLength(f, path, &len));
-  FCLibCheck(f->comm, len == global, "%s: %s has %" PetscInt_FMT " entries, expected %" PetscInt_FMT " (%s)", f->filename, path, len, global, what);
+  FCLibCheck(f->comm, len == global, "%s: %s has %" PetscInt_FMT " entries, expected %" PetscInt_FMT " (%s)",
+             f->filename, path, len, global, what);
   PetscCall(VecCreateMPI(f->comm, local, global, v));
   PetscCall(VecGetOwnershipRange(*v, &start, NULL));
   PetscCall(VecGetArray(*v, &a));
@@ -174,7 +180,9 @@ static PetscBool AllFinite(Vec v)
  * rows (CSR), of compressed columns (CSC) or of the triplet list; COO assembly moves every entry
  * to the owner of its row.
  */
-static PetscErrorCode FCLibReadWEntries(FCLibFile *f, PetscInt nz, PetscInt m, PetscInt n, PetscInt slice_start, PetscInt slice_end, PetscInt *ncoo, PetscInt **coo_i, PetscInt **coo_j, PetscScalar **coo_v)
+static PetscErrorCode FCLibReadWEntries(FCLibFile *f, PetscInt nz, PetscInt m, PetscInt n, PetscInt slice_start,
+                                        PetscInt slice_end, PetscInt *ncoo, PetscInt **coo_i, PetscInt **coo_j,
+                                        PetscScalar **coo_v)
 {
   PetscInt  len_p, len_i, len_x, estart, eend, count;
   PetscInt *ptr = NULL, *idx;
@@ -184,20 +192,25 @@ static PetscErrorCode FCLibReadWEntries(FCLibFile *f, PetscInt nz, PetscInt m, P
   PetscCall(FCLibLength(f, "/fclib_local/W/p", &len_p));
   PetscCall(FCLibLength(f, "/fclib_local/W/i", &len_i));
   PetscCall(FCLibLength(f, "/fclib_local/W/x", &len_x));
-  FCLibCheck(f->comm, len_i == len_x, "%s: W/i has %" PetscInt_FMT " entries but W/x has %" PetscInt_FMT, f->filename, len_i, len_x);
+  FCLibCheck(f->comm, len_i == len_x, "%s: W/i has %" PetscInt_FMT " entries but W/x has %" PetscInt_FMT, f->filename,
+             len_i, len_x);
   if (nz < 0) {
     const PetscInt nptr = (nz == -2 ? m : n) + 1;
-    FCLibCheck(f->comm, len_p == nptr, "%s: W/p has %" PetscInt_FMT " entries, a compressed %s matrix of this size needs %" PetscInt_FMT, f->filename, len_p, nz == -2 ? "row" : "column", nptr);
+    FCLibCheck(f->comm, len_p == nptr,
+               "%s: W/p has %" PetscInt_FMT " entries, a compressed %s matrix of this size needs %" PetscInt_FMT,
+               f->filename, len_p, nz == -2 ? "row" : "column", nptr);
     PetscCall(PetscMalloc1(slice_end - slice_start + 1, &ptr));
     PetscCall(FCLibReadSlice(f, "/fclib_local/W/p", PetscIntH5Type(), slice_start, slice_end - slice_start + 1, ptr));
     for (PetscInt k = 0; k < slice_end - slice_start; k++)
       if (ptr[k] > ptr[k + 1]) ok = PETSC_FALSE;
     if (ptr[0] < 0 || ptr[slice_end - slice_start] > len_i) ok = PETSC_FALSE;
-    FCLibCheck(f->comm, ok, "%s: W/p is not a valid list of compressed %s pointers", f->filename, nz == -2 ? "row" : "column");
+    FCLibCheck(f->comm, ok, "%s: W/p is not a valid list of compressed %s pointers", f->filename,
+               nz == -2 ? "row" : "column");
     estart = ptr[0];
     eend   = ptr[slice_end - slice_start];
   } else {
-    FCLibCheck(f->comm, len_p >= nz && len_i >= nz, "%s: W has nz = %" PetscInt_FMT " triplets but W/p or W/i is shorter", f->filename, nz);
+    FCLibCheck(f->comm, len_p >= nz && len_i >= nz,
+               "%s: W has nz = %" PetscInt_FMT " triplets but W/p or W/i is shorter", f->filename, nz);
     estart = slice_start;
     eend   = slice_end;
   }
@@ -227,7 +240,9 @@ static PetscErrorCode FCLibReadWEntries(FCLibFile *f, PetscInt nz, PetscInt m, P
   }
   PetscCall(PetscFree(idx));
   PetscCall(PetscFree(ptr));
-  FCLibCheck(f->comm, ok, "%s: W has an index outside its %" PetscInt_FMT " x %" PetscInt_FMT " shape or a NaN/Inf value", f->filename, m, n);
+  FCLibCheck(f->comm, ok,
+             "%s: W has an index outside its %" PetscInt_FMT " x %" PetscInt_FMT " shape or a NaN/Inf value",
+             f->filename, m, n);
   *ncoo = count;
   PetscFunctionReturn(0);
 }
@@ -247,18 +262,30 @@ PetscErrorCode TalusFCLibRead(MPI_Comm comm, const char filename[], TalusFCLibPr
   if (!FCLibExists(&f, "/fclib_local")) {
     PetscBool global = FCLibExists(&f, "/fclib_global");
     PetscCall(FCLibClose(&f));
-    PetscCheck(!global, comm, PETSC_ERR_SUP, "%s: holds an FCLib global problem (M, H, ...); talus ccp reads the local form (/fclib_local with W, q, mu)", filename);
+    PetscCheck(
+      !global, comm, PETSC_ERR_SUP,
+      "%s: holds an FCLib global problem (M, H, ...); talus ccp reads the local form (/fclib_local with W, q, mu)",
+      filename);
     SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "%s: not an FCLib problem (no /fclib_local group)", filename);
   }
   PetscCall(FCLibReadScalarInt(&f, "/fclib_local/spacedim", &spacedim));
-  FCLibCheck(comm, spacedim == 3, "%s: spacedim is %" PetscInt_FMT "; talus solves 3D contact problems (spacedim 3) only", filename, spacedim);
+  FCLibCheck(comm, spacedim == 3,
+             "%s: spacedim is %" PetscInt_FMT "; talus solves 3D contact problems (spacedim 3) only", filename,
+             spacedim);
   PetscCall(FCLibReadScalarInt(&f, "/fclib_local/W/m", &m));
   PetscCall(FCLibReadScalarInt(&f, "/fclib_local/W/n", &n));
   PetscCall(FCLibReadScalarInt(&f, "/fclib_local/W/nz", &nz));
-  FCLibCheck(comm, m == n, "%s: W is %" PetscInt_FMT " x %" PetscInt_FMT "; the Delassus operator must be square", filename, m, n);
-  FCLibCheck(comm, nz >= -2, "%s: W/nz = %" PetscInt_FMT " is not a known storage (-1 compressed columns, -2 compressed rows, >= 0 triplets)", filename, nz);
+  FCLibCheck(comm, m == n, "%s: W is %" PetscInt_FMT " x %" PetscInt_FMT "; the Delassus operator must be square",
+             filename, m, n);
+  FCLibCheck(comm, nz >= -2,
+             "%s: W/nz = %" PetscInt_FMT
+             " is not a known storage (-1 compressed columns, -2 compressed rows, >= 0 triplets)",
+             filename, nz);
   PetscCall(FCLibLength(&f, "/fclib_local/vectors/mu", &nc));
-  FCLibCheck(comm, m == 3 * nc, "%s: W is %" PetscInt_FMT " x %" PetscInt_FMT " but mu has %" PetscInt_FMT " contacts, which need a %" PetscInt_FMT " x %" PetscInt_FMT " W", filename, m, n, nc, 3 * nc, 3 * nc);
+  FCLibCheck(comm, m == 3 * nc,
+             "%s: W is %" PetscInt_FMT " x %" PetscInt_FMT " but mu has %" PetscInt_FMT
+             " contacts, which need a %" PetscInt_FMT " x %" PetscInt_FMT " W",
+             filename, m, n, nc, 3 * nc, 3 * nc);
 
   nc_local = PETSC_DECIDE;
   PetscCall(PetscSplitOwnership(comm, &nc_local, &nc));
@@ -271,7 +298,8 @@ PetscErrorCode TalusFCLibRead(MPI_Comm comm, const char filename[], TalusFCLibPr
   FCLibCheck(comm, AllFinite(prob->mu), "%s: mu holds NaN or Inf", filename);
   if (nc > 0) {
     PetscCall(VecMin(prob->mu, NULL, &mu_min));
-    PetscCheck(mu_min >= 0.0, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: negative friction coefficient mu = %g", filename, (double)mu_min);
+    PetscCheck(mu_min >= 0.0, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: negative friction coefficient mu = %g", filename,
+               (double)mu_min);
   }
 
   if (nz < 0) { /* compressed rows or columns: slice the compressed dimension like the contacts */
@@ -317,7 +345,8 @@ static PetscErrorCode FCLibCreateGroup(FCLibFile *f, const char path[])
 }
 
 /* Creates a 1D dataset of `total` elements and writes this rank's [start, start + count) collectively. */
-static PetscErrorCode FCLibWriteSlice(FCLibFile *f, const char path[], hid_t filetype, hid_t memtype, PetscInt total, PetscInt start, PetscInt count, const void *buf)
+static PetscErrorCode FCLibWriteSlice(FCLibFile *f, const char path[], hid_t filetype, hid_t memtype, PetscInt total,
+                                      PetscInt start, PetscInt count, const void *buf)
 {
   hid_t   dset, filespace, memspace;
   hsize_t dims = (hsize_t)total, offset = (hsize_t)start, n = (hsize_t)count, one = 1;
@@ -417,7 +446,8 @@ static PetscErrorCode FCLibWriteCompressed(FCLibFile *f, Mat A)
     PetscCall(MatRestoreRow(A, row, &ncols, &cols, &vals));
   }
   ptr[rend - rstart] = total; /* the closing pointer, written by the last rank only */
-  PetscCall(FCLibWriteSlice(f, "/fclib_local/W/p", H5T_STD_I32LE, PetscIntH5Type(), M + 1, rstart, (rend - rstart) + (rank == size - 1 ? 1 : 0), ptr));
+  PetscCall(FCLibWriteSlice(f, "/fclib_local/W/p", H5T_STD_I32LE, PetscIntH5Type(), M + 1, rstart,
+                            (rend - rstart) + (rank == size - 1 ? 1 : 0), ptr));
   PetscCall(FCLibWriteSlice(f, "/fclib_local/W/i", H5T_STD_I32LE, PetscIntH5Type(), total, offset, nnz_local, idx));
   PetscCall(FCLibWriteSlice(f, "/fclib_local/W/x", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, total, offset, nnz_local, val));
   PetscCall(FCLibWriteScalarInt(f, "/fclib_local/W/nzmax", total));
@@ -449,7 +479,8 @@ static PetscErrorCode FCLibWriteTriplets(FCLibFile *f, Mat A)
     PetscCall(MatRestoreRow(A, row, &ncols, &cols, &vals));
   }
   PetscCall(FCLibWriteSlice(f, "/fclib_local/W/i", H5T_STD_I32LE, PetscIntH5Type(), total, offset, nnz_local, rows));
-  PetscCall(FCLibWriteSlice(f, "/fclib_local/W/p", H5T_STD_I32LE, PetscIntH5Type(), total, offset, nnz_local, cols_out));
+  PetscCall(
+    FCLibWriteSlice(f, "/fclib_local/W/p", H5T_STD_I32LE, PetscIntH5Type(), total, offset, nnz_local, cols_out));
   PetscCall(FCLibWriteSlice(f, "/fclib_local/W/x", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, total, offset, nnz_local, val));
   PetscCall(FCLibWriteScalarInt(f, "/fclib_local/W/nzmax", total));
   PetscCall(FCLibWriteScalarInt(f, "/fclib_local/W/nz", total));

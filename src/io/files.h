@@ -6,7 +6,7 @@
 /* mkdir -p on rank 0; a failure stops every rank (collective). */
 PETSC_INTERN PetscErrorCode TalusMakeDirectory(MPI_Comm, const char dir[]);
 /* fsync of a file or a directory (so a rename in it is durable): 0 or an errno. */
-PETSC_INTERN int            TalusSyncPath(const char path[]);
-PETSC_INTERN PetscBool      TalusPathExists(const char path[]);
+PETSC_INTERN int       TalusSyncPath(const char path[]);
+PETSC_INTERN PetscBool TalusPathExists(const char path[]);
 
 #endif

@@ -16,7 +16,8 @@
 /* The innermost message of HDF5's error stack: what actually went wrong. */
 static herr_t InnermostError(unsigned n, const H5E_error2_t *e, void *ctx)
 {
-  if (e->desc && e->desc[0] && !((char *)ctx)[0]) PetscStrncpy((char *)ctx, e->desc, 256); /* the walk starts at the innermost */
+  if (e->desc && e->desc[0] && !((char *)ctx)[0])
+    PetscStrncpy((char *)ctx, e->desc, 256); /* the walk starts at the innermost */
   return 0;
 }
 
@@ -52,7 +53,8 @@ PetscErrorCode TalusH5Agree(TalusH5Writer *w, const char path[])
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, w->comm));
-  PetscCheck(!anybad, w->comm, PETSC_ERR_FILE_WRITE, "cannot write %s %s%s%s%s%s (disk full or not writable?)", w->kind, path, bad ? ": " : "", bad ? w->what : "", bad ? ": " : "", bad ? w->detail : "");
+  PetscCheck(!anybad, w->comm, PETSC_ERR_FILE_WRITE, "cannot write %s %s%s%s%s%s (disk full or not writable?)", w->kind,
+             path, bad ? ": " : "", bad ? w->what : "", bad ? ": " : "", bad ? w->detail : "");
   PetscFunctionReturn(0);
 }
 
@@ -91,14 +93,15 @@ static uint64_t ChecksumPart(TalusH5Values v, const void *buf, uint64_t first, u
 
 /* One dataset being written or read in blocks of rows, with the running checksum of the values. */
 typedef struct {
-  hid_t    dset, fspace;
-  TalusH5Values   v;
-  int      width;
-  uint64_t sum;
+  hid_t         dset, fspace;
+  TalusH5Values v;
+  int           width;
+  uint64_t      sum;
 } Column;
 
 /* Creates dataset name: `total` rows of `width` values (collective). */
-static void ColumnCreate(TalusH5Writer *w, hid_t loc, const char name[], TalusH5Values v, PetscInt total, int width, Column *c)
+static void ColumnCreate(TalusH5Writer *w, hid_t loc, const char name[], TalusH5Values v, PetscInt total, int width,
+                         Column *c)
 {
   hsize_t dims[2] = {(hsize_t)total, (hsize_t)width};
 
@@ -149,7 +152,8 @@ static PetscErrorCode ColumnClose(TalusH5Writer *w, Column *c, const char name[]
 }
 
 /* A dataset whose rows [offset, offset + count) this rank holds in buf (collective). */
-PetscErrorCode TalusH5WriteDataset(TalusH5Writer *w, hid_t loc, const char name[], TalusH5Values v, PetscInt total, int width, PetscInt offset, PetscInt count, const void *buf)
+PetscErrorCode TalusH5WriteDataset(TalusH5Writer *w, hid_t loc, const char name[], TalusH5Values v, PetscInt total,
+                                   int width, PetscInt offset, PetscInt count, const void *buf)
 {
   Column c;
 
@@ -180,7 +184,8 @@ static void Transpose(const TalusH5Field *f, char *rows, size_t row_bytes, Petsc
  * out a block at a time, every field of a block while its rows are in cache (row-major records to
  * column datasets), through one small buffer.
  */
-PetscErrorCode TalusH5WriteTable(TalusH5Writer *w, const char group_name[], const TalusH5Field *fields, int nfields, size_t row_bytes, PetscInt total, PetscInt offset, PetscInt count, const void *rows)
+PetscErrorCode TalusH5WriteTable(TalusH5Writer *w, const char group_name[], const TalusH5Field *fields, int nfields,
+                                 size_t row_bytes, PetscInt total, PetscInt offset, PetscInt count, const void *rows)
 {
   hid_t   group = H5Gcreate2(w->file, group_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   void   *buf;
@@ -189,7 +194,9 @@ PetscErrorCode TalusH5WriteTable(TalusH5Writer *w, const char group_name[], cons
   PetscFunctionBegin;
   TalusH5Note(w, group, group_name);
   PetscCall(PetscMalloc2(8 * 4 * (size_t)BLOCK_ROWS, &buf, nfields, &c));
-  for (int f = 0; f < nfields; f++) ColumnCreate(w, group, fields[f].name, fields[f].integer ? TALUS_H5_INT : TALUS_H5_REAL, total, fields[f].width, &c[f]);
+  for (int f = 0; f < nfields; f++)
+    ColumnCreate(w, group, fields[f].name, fields[f].integer ? TALUS_H5_INT : TALUS_H5_REAL, total, fields[f].width,
+                 &c[f]);
   for (PetscInt b0 = 0; b0 < count; b0 += BLOCK_ROWS) {
     const PetscInt nb = PetscMin(BLOCK_ROWS, count - b0);
     for (int f = 0; f < nfields; f++) {
@@ -205,7 +212,7 @@ PetscErrorCode TalusH5WriteTable(TalusH5Writer *w, const char group_name[], cons
 
 void TalusH5WriteAttribute(TalusH5Writer *w, hid_t loc, const char name[], PetscBool integer, int n, const void *value)
 {
-  hsize_t dims = (hsize_t)n;
+  hsize_t dims  = (hsize_t)n;
   hid_t   space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dims, NULL);
   hid_t   attr  = H5Acreate2(loc, name, integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
   TalusH5Note(w, attr, name);
@@ -238,7 +245,8 @@ void TalusH5WriteStringAttribute(TalusH5Writer *w, hid_t loc, const char name[],
 PetscErrorCode TalusH5WriteText(TalusH5Writer *w, const char name[], const char text[], size_t len)
 {
   PetscFunctionBegin;
-  PetscCall(TalusH5WriteDataset(w, w->file, name, TALUS_H5_BYTES, (PetscInt)len, 1, 0, w->rank == 0 ? (PetscInt)len : 0, text));
+  PetscCall(
+    TalusH5WriteDataset(w, w->file, name, TALUS_H5_BYTES, (PetscInt)len, 1, 0, w->rank == 0 ? (PetscInt)len : 0, text));
   PetscFunctionReturn(0);
 }
 
@@ -263,7 +271,7 @@ PetscErrorCode TalusH5Verdict(TalusH5Reader *r)
 {
   struct {
     int bad, rank;
-  } local = {r->bad, r->bad ? r->rank : r->size}, first;
+  } local                            = {r->bad, r->bad ? r->rank : r->size}, first;
   char hint[PETSC_MAX_PATH_LEN + 64] = "";
 
   PetscFunctionBegin;
@@ -291,14 +299,13 @@ PetscErrorCode TalusH5Open(TalusH5Reader *r)
   if (exists == 1) {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, r->comm, MPI_INFO_NULL); /* metadata read independently: a rank that met a fault may skip reads */
+    H5Pset_fapl_mpio(fapl, r->comm,
+                     MPI_INFO_NULL); /* metadata read independently: a rank that met a fault may skip reads */
     r->file = H5Fopen(r->path, H5F_ACC_RDONLY, fapl);
     if (r->file < 0) TalusH5ErrorMessage(detail); /* before any other call clears HDF5's error stack */
     r->fd = r->file >= 0 ? open(r->path, O_RDONLY) : -1;
     H5Pclose(fapl);
-    if (r->file < 0) {
-      TalusH5Fault(r, "not a readable HDF5 file (truncated or damaged?): %s", detail);
-    }
+    if (r->file < 0) { TalusH5Fault(r, "not a readable HDF5 file (truncated or damaged?): %s", detail); }
   }
   PetscCall(TalusH5Verdict(r));
   PetscFunctionReturn(0);
@@ -351,7 +358,8 @@ void TalusH5ReadStringAttribute(TalusH5Reader *r, hid_t loc, const char name[], 
   }
   attr = H5Aopen(loc, name, H5P_DEFAULT);
   type = attr >= 0 ? H5Aget_type(attr) : -1;
-  if (type < 0 || H5Tget_class(type) != H5T_STRING || H5Tget_size(type) >= len) TalusH5Fault(r, "attribute %s is not a short string", name);
+  if (type < 0 || H5Tget_class(type) != H5T_STRING || H5Tget_size(type) >= len)
+    TalusH5Fault(r, "attribute %s is not a short string", name);
   else {
     mem = H5Tcopy(H5T_C_S1);
     H5Tset_size(mem, len);
@@ -379,7 +387,8 @@ static void ColumnOpen(TalusH5Reader *r, const char name[], TalusH5Values v, Pet
   c->fspace = H5Dget_space(c->dset);
   ndims     = H5Sget_simple_extent_dims(c->fspace, dims, NULL);
   if (ndims < 1 || dims[0] != (hsize_t)total || (ndims == 2 ? dims[1] : 1) != (hsize_t)width) {
-    snprintf(what, sizeof(what), "%s has %llu x %llu values, the header says %" PetscInt_FMT " x %d", name, (unsigned long long)dims[0], (unsigned long long)(ndims == 2 ? dims[1] : 1), total, width);
+    snprintf(what, sizeof(what), "%s has %llu x %llu values, the header says %" PetscInt_FMT " x %d", name,
+             (unsigned long long)dims[0], (unsigned long long)(ndims == 2 ? dims[1] : 1), total, width);
     TalusH5Fault(r, "%s", what);
   }
 }
@@ -412,10 +421,12 @@ static void ColumnRead(TalusH5Reader *r, Column *c, const char name[], PetscInt 
 static PetscErrorCode ColumnCheck(TalusH5Reader *r, Column *c, const char name[], PetscBool sliced)
 {
   uint64_t expected = 0, part[2] = {c->sum, 0}; /* checksum of what was read, ranks with a fault */
-  hid_t    attr     = -1;
+  hid_t    attr = -1;
 
   PetscFunctionBegin;
-  if (!r->bad && ((attr = H5Aopen(c->dset, "checksum", H5P_DEFAULT)) < 0 || H5Aread(attr, H5T_NATIVE_UINT64, &expected) < 0)) TalusH5Fault(r, "%s has no readable checksum", name);
+  if (!r->bad &&
+      ((attr = H5Aopen(c->dset, "checksum", H5P_DEFAULT)) < 0 || H5Aread(attr, H5T_NATIVE_UINT64, &expected) < 0))
+    TalusH5Fault(r, "%s has no readable checksum", name);
   if (attr >= 0) H5Aclose(attr);
   if (c->fspace >= 0) H5Sclose(c->fspace);
   if (c->dset >= 0) H5Dclose(c->dset);
@@ -425,7 +436,8 @@ static PetscErrorCode ColumnCheck(TalusH5Reader *r, Column *c, const char name[]
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusH5ReadDataset(TalusH5Reader *r, const char name[], TalusH5Values v, PetscInt total, int width, PetscInt offset, PetscInt count, void *buf, PetscBool sliced)
+PetscErrorCode TalusH5ReadDataset(TalusH5Reader *r, const char name[], TalusH5Values v, PetscInt total, int width,
+                                  PetscInt offset, PetscInt count, void *buf, PetscBool sliced)
 {
   Column c;
 
@@ -447,12 +459,15 @@ static void Prefetch(TalusH5Reader *r, Column *c, PetscInt first, PetscInt rows)
   haddr_t at;
 
   if (r->bad || r->fd < 0 || c->dset < 0 || rows == 0 || (at = H5Dget_offset(c->dset)) == HADDR_UNDEF) return;
-  (void)posix_fadvise(r->fd, (off_t)(at + (haddr_t)first * c->width * 8), (off_t)rows * c->width * 8, POSIX_FADV_WILLNEED);
+  (void)posix_fadvise(r->fd, (off_t)(at + (haddr_t)first * c->width * 8), (off_t)rows * c->width * 8,
+                      POSIX_FADV_WILLNEED);
 }
 
 /* Every field of a table, a block of rows at a time (as TalusH5WriteTable); every field is checked even
    after a fault, since the checks of sliced tables are collective. */
-PetscErrorCode TalusH5ReadTable(TalusH5Reader *r, const char group[], const TalusH5Field *fields, int nfields, size_t row_bytes, PetscInt total, PetscInt offset, PetscInt count, void *rows, PetscBool sliced)
+PetscErrorCode TalusH5ReadTable(TalusH5Reader *r, const char group[], const TalusH5Field *fields, int nfields,
+                                size_t row_bytes, PetscInt total, PetscInt offset, PetscInt count, void *rows,
+                                PetscBool sliced)
 {
   void   *buf;
   char    name[128];
@@ -498,4 +513,3 @@ PetscErrorCode TalusH5ReadText(TalusH5Reader *r, const char name[], char **text)
   PetscCall(TalusH5ReadDataset(r, name, TALUS_H5_BYTES, (PetscInt)n, 1, 0, (PetscInt)n, *text, PETSC_FALSE));
   PetscFunctionReturn(0);
 }
-

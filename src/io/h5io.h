@@ -64,13 +64,20 @@ PETSC_EXTERN PetscErrorCode TalusH5WriterInit(TalusH5Writer *, MPI_Comm comm, co
 /* Writing: a failed HDF5 call (e < 0) is noted; TalusH5Agree makes every rank raise the same error if any noted one. */
 PETSC_EXTERN void           TalusH5Note(TalusH5Writer *, herr_t e, const char what[]);
 PETSC_EXTERN PetscErrorCode TalusH5Agree(TalusH5Writer *, const char path[]);
-/* A dataset of total rows of width values, this rank's rows [offset, offset + count) from buf, with its checksum (collective). */
-PETSC_EXTERN PetscErrorCode TalusH5WriteDataset(TalusH5Writer *, hid_t loc, const char name[], TalusH5Values, PetscInt total, int width, PetscInt offset, PetscInt count, const void *buf);
-/* A table of records (row_bytes each, described by fields): one checksummed dataset per field in group group_name (collective). */
-PETSC_EXTERN PetscErrorCode TalusH5WriteTable(TalusH5Writer *, const char group_name[], const TalusH5Field fields[], int nfields, size_t row_bytes, PetscInt total, PetscInt offset, PetscInt count, const void *rows);
+/* A dataset of total rows of width values, this rank's rows [offset, offset + count) from buf,
+   with its checksum (collective). */
+PETSC_EXTERN PetscErrorCode TalusH5WriteDataset(TalusH5Writer *, hid_t loc, const char name[], TalusH5Values,
+                                                PetscInt total, int width, PetscInt offset, PetscInt count,
+                                                const void *buf);
+/* A table of records (row_bytes each, described by fields): one checksummed dataset per field
+   in group group_name (collective). */
+PETSC_EXTERN PetscErrorCode TalusH5WriteTable(TalusH5Writer *, const char group_name[], const TalusH5Field fields[],
+                                              int nfields, size_t row_bytes, PetscInt total, PetscInt offset,
+                                              PetscInt count, const void *rows);
 /* An attribute of the object loc (the file, a group): n integers (up to 4) or reals, or a string. */
-PETSC_EXTERN void           TalusH5WriteAttribute(TalusH5Writer *, hid_t loc, const char name[], PetscBool integer, int n, const void *value);
-PETSC_EXTERN void           TalusH5WriteStringAttribute(TalusH5Writer *, hid_t loc, const char name[], const char value[]);
+PETSC_EXTERN void TalusH5WriteAttribute(TalusH5Writer *, hid_t loc, const char name[], PetscBool integer, int n,
+                                        const void *value);
+PETSC_EXTERN void TalusH5WriteStringAttribute(TalusH5Writer *, hid_t loc, const char name[], const char value[]);
 /* A text as a checksummed dataset of bytes, written by rank 0. */
 PETSC_EXTERN PetscErrorCode TalusH5WriteText(TalusH5Writer *, const char name[], const char text[], size_t len);
 
@@ -80,12 +87,16 @@ PETSC_EXTERN void           TalusH5Close(TalusH5Reader *);
 PETSC_EXTERN void           TalusH5Fault(TalusH5Reader *, const char fmt[], const char detail[]);
 PETSC_EXTERN PetscErrorCode TalusH5Verdict(TalusH5Reader *);
 /* An attribute of the object loc (the file, a group), which must exist and have n values (up to 4 integers). */
-PETSC_EXTERN void           TalusH5ReadAttribute(TalusH5Reader *, hid_t loc, const char name[], PetscBool integer, int n, void *value);
-PETSC_EXTERN void           TalusH5ReadStringAttribute(TalusH5Reader *, hid_t loc, const char name[], char value[], size_t len);
+PETSC_EXTERN void TalusH5ReadAttribute(TalusH5Reader *, hid_t loc, const char name[], PetscBool integer, int n,
+                                       void *value);
+PETSC_EXTERN void TalusH5ReadStringAttribute(TalusH5Reader *, hid_t loc, const char name[], char value[], size_t len);
 /* Rows [offset, offset + count) of a dataset of total x width values, checked against its checksum
    (sliced: every rank reads a slice and the check is collective). */
-PETSC_EXTERN PetscErrorCode TalusH5ReadDataset(TalusH5Reader *, const char name[], TalusH5Values, PetscInt total, int width, PetscInt offset, PetscInt count, void *buf, PetscBool sliced);
-PETSC_EXTERN PetscErrorCode TalusH5ReadTable(TalusH5Reader *, const char group[], const TalusH5Field fields[], int nfields, size_t row_bytes, PetscInt total, PetscInt offset, PetscInt count, void *rows, PetscBool sliced);
+PETSC_EXTERN PetscErrorCode TalusH5ReadDataset(TalusH5Reader *, const char name[], TalusH5Values, PetscInt total,
+                                               int width, PetscInt offset, PetscInt count, void *buf, PetscBool sliced);
+PETSC_EXTERN PetscErrorCode TalusH5ReadTable(TalusH5Reader *, const char group[], const TalusH5Field fields[],
+                                             int nfields, size_t row_bytes, PetscInt total, PetscInt offset,
+                                             PetscInt count, void *rows, PetscBool sliced);
 /* A text dataset, whole, on every rank (NUL-terminated; free with PetscFree). */
 PETSC_EXTERN PetscErrorCode TalusH5ReadText(TalusH5Reader *, const char name[], char **text);
 

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 
 /* Options that describe one job, not the run: never stored, never restored. */
-static const char *const job_options[] = {"-restart", "-walltime", "-walltime_margin", "-help", "-h", "-checkpoint_test_kill", NULL};
+static const char *const job_options[] = {"-restart", "-walltime", "-walltime_margin",
+                                          "-help",    "-h",        "-checkpoint_test_kill",
+                                          NULL};
 
 static PetscBool IsNumber(const char s[])
 {
@@ -29,7 +31,8 @@ static PetscBool IsJobOption(const char name[])
  * Walks "-name [value] -name [value] ..." (PetscOptionsGetAll's format; a token starting with '-'
  * is a value when it is a number), calling fn(name, value or NULL, ctx).
  */
-static PetscErrorCode ForEachOption(const char options[], PetscErrorCode (*fn)(const char *, const char *, void *), void *ctx)
+static PetscErrorCode ForEachOption(const char options[], PetscErrorCode (*fn)(const char *, const char *, void *),
+                                    void      *ctx)
 {
   char *copy, *tok[2] = {NULL, NULL}, *save = NULL, *t;
 
@@ -61,7 +64,8 @@ static PetscErrorCode KeepRunOption(const char name[], const char value[], void 
   PetscFunctionBegin;
   if (IsJobOption(name) || !strncmp(name, "-checkpoint_test", 16)) PetscFunctionReturn(0);
   PetscCall(TalusGrowArray(1, (PetscInt)(t->len + need), &t->cap, &t->buf));
-  t->len += (size_t)snprintf(t->buf + t->len, (size_t)t->cap - t->len, "%s%s%s%s", t->len ? " " : "", name, value ? " " : "", value ? value : "");
+  t->len += (size_t)snprintf(t->buf + t->len, (size_t)t->cap - t->len, "%s%s%s%s", t->len ? " " : "", name,
+                             value ? " " : "", value ? value : "");
   PetscFunctionReturn(0);
 }
 

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include "output_impl.h"
 
-
 /* Opens DIR/name for writing on rank 0 (NULL elsewhere); a failure stops every rank. */
 PetscErrorCode TalusOutputOpenText(TalusOutput out, const char name[], const char mode[], FILE **fp)
 {
@@ -42,7 +41,7 @@ PetscErrorCode TalusOutputCreate(MPI_Comm comm, const char dir[], const TalusSce
 {
   PetscFunctionBegin;
   PetscCall(PetscNew(out));
-  (*out)->comm           = comm;
+  (*out)->comm = comm;
   PetscCallMPI(MPI_Comm_rank(comm, &(*out)->rank));
   (*out)->scene          = *scene;
   (*out)->output_every   = 10;
@@ -58,11 +57,14 @@ PetscErrorCode TalusOutputSetFromOptions(TalusOutput out)
 {
   PetscFunctionBegin;
   PetscOptionsBegin(out->comm, NULL, "Outputs", "TalusOutput");
-  PetscCall(PetscOptionsInt("-output_every", "Write a frame to frames.h5 every this many steps (0: none)", "", out->output_every, &out->output_every, NULL));
-  PetscCall(PetscOptionsInt("-progress_every", "Print a progress line every this many steps (0: about 20 a run)", "", out->progress_every, &out->progress_every, NULL));
+  PetscCall(PetscOptionsInt("-output_every", "Write a frame to frames.h5 every this many steps (0: none)", "",
+                            out->output_every, &out->output_every, NULL));
+  PetscCall(PetscOptionsInt("-progress_every", "Print a progress line every this many steps (0: about 20 a run)", "",
+                            out->progress_every, &out->progress_every, NULL));
   PetscCall(PetscOptionsInt("-probe", "Write body ID's trajectory to probe-ID.csv", "", out->probe, &out->probe, NULL));
   PetscOptionsEnd();
-  PetscCheck(out->output_every >= 0 && out->progress_every >= 0, out->comm, PETSC_ERR_USER_INPUT, "-output_every and -progress_every must be >= 0");
+  PetscCheck(out->output_every >= 0 && out->progress_every >= 0, out->comm, PETSC_ERR_USER_INPUT,
+             "-output_every and -progress_every must be >= 0");
   PetscFunctionReturn(0);
 }
 
@@ -73,18 +75,21 @@ PetscErrorCode TalusOutputSetFromOptions(TalusOutput out)
  * rows nobody writes (bodies removed from the run) keep the fill value (-1 ids, NaN numbers). The
  * ranks agree on the outcome before the next collective call.
  */
-static PetscErrorCode WriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, const char name[], hid_t type, PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
+static PetscErrorCode WriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, const char name[], hid_t type,
+                                PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
 {
-  hsize_t  dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
-  hid_t    filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE), xfer = H5Pcreate(H5P_DATASET_XFER), dset;
-  hsize_t *coords;
-  char     path[PETSC_MAX_PATH_LEN];
+  hsize_t dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
+  hid_t   filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE),
+        xfer = H5Pcreate(H5P_DATASET_XFER), dset;
+  hsize_t         *coords;
+  char             path[PETSC_MAX_PATH_LEN];
   const PetscInt64 id_fill = -1;
   const double     nan     = NAN;
 
   PetscFunctionBegin;
   H5Pset_fill_value(dcpl, type, type == H5T_NATIVE_DOUBLE ? (const void *)&nan : (const void *)&id_fill);
-  dset = H5Dcreate2(group, name, type == H5T_NATIVE_DOUBLE ? H5T_IEEE_F64LE : H5T_STD_I64LE, filespace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  dset = H5Dcreate2(group, name, type == H5T_NATIVE_DOUBLE ? H5T_IEEE_F64LE : H5T_STD_I64LE, filespace, H5P_DEFAULT,
+                    dcpl, H5P_DEFAULT);
   TalusH5Note(w, dset, name);
   PetscCall(PetscMalloc1(2 * n * width + 1, &coords));
   for (PetscInt k = 0; k < n; k++)
@@ -121,15 +126,40 @@ PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
   PetscFunctionBegin;
   PetscCall(TalusOutputOpenText(out, "frames.xmf", "w", &out->xmf));
   if (out->xmf) {
-    fprintf(out->xmf, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    fprintf(out->xmf, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"bodies\" "
+                      "GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     for (PetscInt f = 0; f < out->nframes; f++) {
-      fprintf(out->xmf, "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Uniform\">\n    <Time Value=\"%.9g\"/>\n", f, (double)out->frame_times[f]);
+      fprintf(out->xmf, "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Uniform\">\n    <Time Value=\"%.9g\"/>\n",
+              f, (double)out->frame_times[f]);
       fprintf(out->xmf, "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%" PetscInt_FMT "\"/>\n", n);
-      fprintf(out->xmf, "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/position</DataItem></Geometry>\n", n, out->frames_name, f);
-      fprintf(out->xmf, "    <Attribute Name=\"id\" Center=\"Node\"><DataItem Dimensions=\"%" PetscInt_FMT "\" Format=\"HDF\" NumberType=\"Int\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/id</DataItem></Attribute>\n", n, out->frames_name, f);
-      fprintf(out->xmf, "    <Attribute Name=\"velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/velocity</DataItem></Attribute>\n", n, out->frames_name, f);
-      fprintf(out->xmf, "    <Attribute Name=\"angular_velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/angular_velocity</DataItem></Attribute>\n", n, out->frames_name, f);
-      fprintf(out->xmf, "    <Attribute Name=\"size\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT "/size</DataItem></Attribute>\n", n, out->frames_name, f);
+      fprintf(out->xmf,
+              "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT
+              " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
+              "/position</DataItem></Geometry>\n",
+              n, out->frames_name, f);
+      fprintf(out->xmf,
+              "    <Attribute Name=\"id\" Center=\"Node\"><DataItem Dimensions=\"%" PetscInt_FMT
+              "\" Format=\"HDF\" NumberType=\"Int\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
+              "/id</DataItem></Attribute>\n",
+              n, out->frames_name, f);
+      fprintf(out->xmf,
+              "    <Attribute Name=\"velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem "
+              "Dimensions=\"%" PetscInt_FMT
+              " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
+              "/velocity</DataItem></Attribute>\n",
+              n, out->frames_name, f);
+      fprintf(out->xmf,
+              "    <Attribute Name=\"angular_velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem "
+              "Dimensions=\"%" PetscInt_FMT
+              " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
+              "/angular_velocity</DataItem></Attribute>\n",
+              n, out->frames_name, f);
+      fprintf(
+        out->xmf,
+        "    <Attribute Name=\"size\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT
+        " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
+        "/size</DataItem></Attribute>\n",
+        n, out->frames_name, f);
       fprintf(out->xmf, "   </Grid>\n");
     }
     fprintf(out->xmf, "  </Grid>\n </Domain>\n</Xdmf>\n");
@@ -160,12 +190,12 @@ PetscErrorCode TalusOutputAddFrameTime(TalusOutput out, PetscReal t)
  */
 PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
 {
-  TalusBodies *b;
-  PetscReal   *pos, *quat, *vel, *omega, *size, t, A[9];
-  PetscInt64  *id;
-  PetscInt    *slot, n = 0, total, stats_step;
-  char         name[32], path[PETSC_MAX_PATH_LEN];
-  hid_t        group;
+  TalusBodies  *b;
+  PetscReal    *pos, *quat, *vel, *omega, *size, t, A[9];
+  PetscInt64   *id;
+  PetscInt     *slot, n = 0, total, stats_step;
+  char          name[32], path[PETSC_MAX_PATH_LEN];
+  hid_t         group;
   TalusH5Writer w;
 
   PetscFunctionBegin;
@@ -173,14 +203,17 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
   PetscCall(TalusSimGetStep(sim, &stats_step));
   PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
-  PetscCall(PetscMalloc7(b->n, &id, 3 * b->n, &pos, 4 * b->n, &quat, 3 * b->n, &vel, 3 * b->n, &omega, 3 * b->n, &size, b->n, &slot));
+  PetscCall(PetscMalloc7(b->n, &id, 3 * b->n, &pos, 4 * b->n, &quat, 3 * b->n, &vel, 3 * b->n, &omega, 3 * b->n, &size,
+                         b->n, &slot));
   for (PetscInt k = 0; k < b->nowned; k++) {
     if (!TalusBodiesIsFinite(b, k)) continue;
     id[n]   = b->id[k];
     slot[n] = b->slot[k];
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
     TalusRotate(A, &b->omega[3 * k], &omega[3 * n]);
-    for (int d = 0; d < 3; d++) pos[3 * n + d] = b->position[3 * k + d], vel[3 * n + d] = b->velocity[3 * k + d], size[3 * n + d] = b->size[3 * k + d];
+    for (int d = 0; d < 3; d++)
+      pos[3 * n + d] = b->position[3 * k + d], vel[3 * n + d] = b->velocity[3 * k + d],
+                  size[3 * n + d] = b->size[3 * k + d];
     for (int d = 0; d < 4; d++) quat[4 * n + d] = b->quaternion[4 * k + d];
     n++;
   }
@@ -212,12 +245,17 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
 
 void TalusOutputWriteStatsHeader(TalusOutput out)
 {
-  if (out->stats) fputs("step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max\n", out->stats);
+  if (out->stats)
+    fputs("step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_"
+          "step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,"
+          "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max\n",
+          out->stats);
 }
 
-
-/* Opens (append: reopens after a restart) the text files and, unless a restart reopened it, creates the frames file with the current state as its first frame. */
-PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_stats, PetscBool append_probe, PetscBool frames_open)
+/* Opens (append: reopens after a restart) the text files and, unless a restart reopened it,
+   creates the frames file with the current state as its first frame. */
+PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_stats, PetscBool append_probe,
+                               PetscBool frames_open)
 {
   char path[PETSC_MAX_PATH_LEN];
 
@@ -232,7 +270,10 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
     PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
     for (PetscInt k = 0; k < b->nowned; k++) found += (b->id[k] == out->probe && TalusBodiesIsFinite(b, k));
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &found, 1, MPIU_INT, MPI_SUM, out->comm));
-    PetscCheck(found, out->comm, PETSC_ERR_USER_INPUT, "-probe %" PetscInt_FMT ": no sphere or box has this id (the scene has %" PetscInt_FMT " of them, numbered with the planes in scene order)", out->probe, total);
+    PetscCheck(found, out->comm, PETSC_ERR_USER_INPUT,
+               "-probe %" PetscInt_FMT ": no sphere or box has this id (the scene has %" PetscInt_FMT
+               " of them, numbered with the planes in scene order)",
+               out->probe, total);
     PetscCall(PetscSNPrintf(path, sizeof(path), "probe-%" PetscInt_FMT ".csv", out->probe));
     PetscCall(TalusOutputOpenText(out, path, append_probe ? "a" : "w", &out->probe_file));
     if (out->probe_file && !append_probe) fprintf(out->probe_file, "t,x,y,z,vx,vy,vz,wx,wy,wz\n");
@@ -277,7 +318,9 @@ static PetscErrorCode WriteProbe(TalusOutput out, TalusSim sim)
     for (int d = 0; d < 3; d++) row[d] = b->position[3 * k + d], row[3 + d] = b->velocity[3 * k + d];
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, row, 9, MPIU_REAL, MPIU_SUM, out->comm));
-  if (out->probe_file) fprintf(out->probe_file, "%.10g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g\n", (double)t, row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]);
+  if (out->probe_file)
+    fprintf(out->probe_file, "%.10g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g\n", (double)t, row[0], row[1],
+            row[2], row[3], row[4], row[5], row[6], row[7], row[8]);
   PetscFunctionReturn(0);
 }
 
@@ -291,7 +334,16 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   PetscCall(PetscLogEventBegin(TALUS_EventOutput, 0, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   if (out->stats)
-    fprintf(out->stats, "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "\n", s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual, (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error, (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve, (double)s->wall_integrate, (double)s->wall_migrate, (double)s->wall_ghost, (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0, (double)s->imbalance, s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max);
+    fprintf(out->stats,
+            "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
+            ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT
+            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "\n",
+            s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual,
+            (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error,
+            (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve,
+            (double)s->wall_integrate, (double)s->wall_migrate, (double)s->wall_ghost,
+            (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0, (double)s->imbalance,
+            s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max);
   if (out->probe >= 0) PetscCall(WriteProbe(out, sim)); /* collective */
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));
 
@@ -328,7 +380,12 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
     PetscCall(PetscTime(&now));
     per_step  = (PetscReal)(now - out->start) / out->steps;
     remaining = PetscMax(0.0, (t_final - s->t) / dt) * per_step;
-    PetscCall(PetscPrintf(out->comm, "step %7" PetscInt_FMT "  t %9.4f  contacts %7" PetscInt_FMT "  its %5" PetscInt_FMT "  residual %.2e%s  KE %.4e  wall/step %.3e s  ETA %.0f s\n", s->step, (double)s->t, s->contacts, s->iterations, (double)s->residual, s->reason > 0 ? "" : " (not converged)", (double)s->kinetic_energy, (double)per_step, (double)remaining));
+    PetscCall(PetscPrintf(out->comm,
+                          "step %7" PetscInt_FMT "  t %9.4f  contacts %7" PetscInt_FMT "  its %5" PetscInt_FMT
+                          "  residual %.2e%s  KE %.4e  wall/step %.3e s  ETA %.0f s\n",
+                          s->step, (double)s->t, s->contacts, s->iterations, (double)s->residual,
+                          s->reason > 0 ? "" : " (not converged)", (double)s->kinetic_energy, (double)per_step,
+                          (double)remaining));
   }
   PetscCall(PetscTime(&t1));
   out->seconds_output += t1 - t0;
@@ -344,8 +401,8 @@ static int CompareReal(const void *a, const void *b)
 
 PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
 {
-  FILE          *fp;
-  PetscLogDouble now;
+  FILE              *fp;
+  PetscLogDouble     now;
   PetscReal          median = 0.0, t_end, peak_rss_max, peak_rss_sum;
   PetscMPIInt        size;
   TalusParallelStats ps;
@@ -375,11 +432,39 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
   }
   PetscCall(TalusOutputOpenText(out, "summary.json", "w", &fp));
   if (fp) {
-    fprintf(fp, "{\n  \"scene\": \"%s\",\n  \"ranks\": %d,\n  \"steps\": %" PetscInt_FMT ",\n  \"t_final\": %.10g,\n  \"bodies\": %" PetscInt_FMT ",\n  \"bodies_lost\": %" PetscInt_FMT ",\n", out->scene.name, size, out->steps, (double)t_end, out->last.bodies, ps.bodies_lost);
-    fprintf(fp, "  \"contacts_mean\": %.6g,\n  \"contacts_max\": %" PetscInt_FMT ",\n  \"iterations_mean\": %.6g,\n  \"iterations_max\": %" PetscInt_FMT ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n", out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max, out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);
-    fprintf(fp, "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  \"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n", (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration, (double)out->complementarity_max, (double)out->last.support_force_over_weight);
-    fprintf(fp, "  \"per_rank\": {\"bodies_min\": %" PetscInt_FMT ", \"bodies_max\": %" PetscInt_FMT ", \"contacts_min\": %" PetscInt_FMT ", \"contacts_max\": %" PetscInt_FMT ", \"imbalance_final\": %.4f, \"imbalance_max\": %.4f, \"rebalances\": %" PetscInt_FMT ", \"bytes_per_product_mean\": %.6g, \"ghost_bytes_per_step_mean\": %.6g},\n", out->rank_bodies_min, out->rank_bodies_max, out->rank_contacts_min, out->rank_contacts_max, (double)out->last.imbalance, (double)out->imbalance_max, ps.rebalances, out->steps ? (double)(out->bytes_per_product_sum / out->steps) : 0.0, out->steps ? (double)(out->ghost_bytes_sum / out->steps) : 0.0);
-    fprintf(fp, "  \"wall_s\": %.6f,\n  \"wall_per_step_median_s\": %.6e,\n  \"seconds\": {\"collide\": %.6f, \"assemble\": %.6f, \"solve\": %.6f, \"integrate\": %.6f, \"migrate\": %.6f, \"ghost\": %.6f, \"output\": %.6f},\n  \"frames\": %" PetscInt_FMT ",\n  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_per_body\": %.1f\n}\n", (double)(now - out->start), (double)median, (double)out->seconds_collide, (double)out->seconds_assemble, (double)out->seconds_solve, (double)out->seconds_integrate, (double)out->seconds_migrate, (double)out->seconds_ghost, (double)out->seconds_output, out->nframes, (double)peak_rss_max, out->last.bodies > 0 ? (double)(peak_rss_sum / out->last.bodies) : 0.0);
+    fprintf(fp,
+            "{\n  \"scene\": \"%s\",\n  \"ranks\": %d,\n  \"steps\": %" PetscInt_FMT
+            ",\n  \"t_final\": %.10g,\n  \"bodies\": %" PetscInt_FMT ",\n  \"bodies_lost\": %" PetscInt_FMT ",\n",
+            out->scene.name, size, out->steps, (double)t_end, out->last.bodies, ps.bodies_lost);
+    fprintf(fp,
+            "  \"contacts_mean\": %.6g,\n  \"contacts_max\": %" PetscInt_FMT
+            ",\n  \"iterations_mean\": %.6g,\n  \"iterations_max\": %" PetscInt_FMT
+            ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n",
+            out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max,
+            out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);
+    fprintf(fp,
+            "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  "
+            "\"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n",
+            (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration,
+            (double)out->complementarity_max, (double)out->last.support_force_over_weight);
+    fprintf(fp,
+            "  \"per_rank\": {\"bodies_min\": %" PetscInt_FMT ", \"bodies_max\": %" PetscInt_FMT
+            ", \"contacts_min\": %" PetscInt_FMT ", \"contacts_max\": %" PetscInt_FMT
+            ", \"imbalance_final\": %.4f, \"imbalance_max\": %.4f, \"rebalances\": %" PetscInt_FMT
+            ", \"bytes_per_product_mean\": %.6g, \"ghost_bytes_per_step_mean\": %.6g},\n",
+            out->rank_bodies_min, out->rank_bodies_max, out->rank_contacts_min, out->rank_contacts_max,
+            (double)out->last.imbalance, (double)out->imbalance_max, ps.rebalances,
+            out->steps ? (double)(out->bytes_per_product_sum / out->steps) : 0.0,
+            out->steps ? (double)(out->ghost_bytes_sum / out->steps) : 0.0);
+    fprintf(fp,
+            "  \"wall_s\": %.6f,\n  \"wall_per_step_median_s\": %.6e,\n  \"seconds\": {\"collide\": %.6f, "
+            "\"assemble\": %.6f, \"solve\": %.6f, \"integrate\": %.6f, \"migrate\": %.6f, \"ghost\": %.6f, \"output\": "
+            "%.6f},\n  \"frames\": %" PetscInt_FMT
+            ",\n  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_per_body\": %.1f\n}\n",
+            (double)(now - out->start), (double)median, (double)out->seconds_collide, (double)out->seconds_assemble,
+            (double)out->seconds_solve, (double)out->seconds_integrate, (double)out->seconds_migrate,
+            (double)out->seconds_ghost, (double)out->seconds_output, out->nframes, (double)peak_rss_max,
+            out->last.bodies > 0 ? (double)(peak_rss_sum / out->last.bodies) : 0.0);
   }
   PetscCall(CloseText(out, &fp, "summary.json"));
   PetscFunctionReturn(0);

@@ -12,31 +12,32 @@
 struct _p_TalusOutput {
   MPI_Comm    comm;
   PetscMPIInt rank;
-  char       dir[PETSC_MAX_PATH_LEN];
-  TalusScene scene;
-  PetscInt   output_every, progress_every, probe;
-  FILE      *stats, *probe_file, *xmf;
-  hid_t      frames;
-  char       frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
-  PetscInt   nframes, frame_capacity;
-  PetscReal *frame_times; /* for frames.xmf */
+  char        dir[PETSC_MAX_PATH_LEN];
+  TalusScene  scene;
+  PetscInt    output_every, progress_every, probe;
+  FILE       *stats, *probe_file, *xmf;
+  hid_t       frames;
+  char        frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
+  PetscInt    nframes, frame_capacity;
+  PetscReal  *frame_times; /* for frames.xmf */
   /* running totals for summary.json */
-  PetscInt        steps, contacts_max, iterations_max, nonconverged;
-  PetscInt        rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
-  PetscReal       imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
-  PetscReal       contacts_sum, iterations_sum, residual_max, complementarity_max;
-  PetscReal       seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
-  PetscReal      *wall;
-  PetscInt        wall_capacity;
-  TalusStepStats  last;
-  PetscLogDouble  start;
+  PetscInt       steps, contacts_max, iterations_max, nonconverged;
+  PetscInt       rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
+  PetscReal      imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
+  PetscReal      contacts_sum, iterations_sum, residual_max, complementarity_max;
+  PetscReal      seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
+  PetscReal     *wall;
+  PetscInt       wall_capacity;
+  TalusStepStats last;
+  PetscLogDouble start;
 };
 
 PETSC_INTERN PetscErrorCode TalusOutputOpenText(TalusOutput, const char name[], const char mode[], FILE **);
 PETSC_INTERN PetscErrorCode TalusOutputWriteFrame(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusOutputWriteXdmf(TalusOutput, PetscInt nbodies);
 PETSC_INTERN void           TalusOutputWriteStatsHeader(TalusOutput);
-PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, PetscBool append_stats, PetscBool append_probe, PetscBool frames_open);
+PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, PetscBool append_stats, PetscBool append_probe,
+                                            PetscBool frames_open);
 PETSC_INTERN PetscErrorCode TalusOutputAddFrameTime(TalusOutput, PetscReal t);
 
 #endif

@@ -38,7 +38,8 @@ static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], PetscReal 
     }
   }
   PetscCallMPI(MPI_Bcast(status, 2, MPI_INT, 0, out->comm));
-  PetscCheck(!status[1], out->comm, PETSC_ERR_FILE_WRITE, "cannot rewrite %s for the restart: %s", path, strerror(status[1]));
+  PetscCheck(!status[1], out->comm, PETSC_ERR_FILE_WRITE, "cannot rewrite %s for the restart: %s", path,
+             strerror(status[1]));
   *existed = (PetscBool)status[0];
   PetscFunctionReturn(0);
 }
@@ -73,7 +74,10 @@ static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_ke
     if (out->frames >= 0) H5Fclose(out->frames);
     out->frames = -1;
     PetscCall(PetscSNPrintf(out->frames_name, sizeof(out->frames_name), "frames-restart-%08" PetscInt_FMT ".h5", step));
-    PetscCall(PetscPrintf(out->comm, "talus: warning: cannot reopen %s (damaged by the crash?); it is left as it is and frames from step %" PetscInt_FMT " go to %s/%s\n", path, step, out->dir, out->frames_name));
+    PetscCall(PetscPrintf(out->comm,
+                          "talus: warning: cannot reopen %s (damaged by the crash?); it is left as it is and frames "
+                          "from step %" PetscInt_FMT " go to %s/%s\n",
+                          path, step, out->dir, out->frames_name));
     PetscFunctionReturn(0);
   }
   PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));

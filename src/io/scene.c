@@ -9,9 +9,9 @@
 #include <yaml.h>
 
 typedef struct {
-  const char    *file;
+  const char     *file;
   yaml_document_t doc;
-  MPI_Comm       comm;
+  MPI_Comm        comm;
 } Reader;
 
 #define LINE(node) ((int)(node)->start_mark.line + 1)
@@ -43,7 +43,8 @@ static PetscErrorCode GetNumber(Reader *r, yaml_node_t *node, const char what[],
   PetscFunctionBegin;
   if (node->type != YAML_SCALAR_NODE) SceneError(r, node, "%s must be a number, got %s", what, NodeKind(node));
   *value = strtod((const char *)node->data.scalar.value, &end);
-  if (end == (char *)node->data.scalar.value || *end != 0 || PetscIsInfOrNanReal(*value)) SceneError(r, node, "%s must be a finite number, got \"%s\"", what, (const char *)node->data.scalar.value);
+  if (end == (char *)node->data.scalar.value || *end != 0 || PetscIsInfOrNanReal(*value))
+    SceneError(r, node, "%s must be a finite number, got \"%s\"", what, (const char *)node->data.scalar.value);
   PetscFunctionReturn(0);
 }
 
@@ -53,7 +54,8 @@ static PetscErrorCode GetInt(Reader *r, yaml_node_t *node, const char what[], Pe
 
   PetscFunctionBegin;
   PetscCall(GetNumber(r, node, what, &x));
-  if (x != PetscFloorReal(x) || PetscAbsReal(x) > 1e9) SceneError(r, node, "%s must be an integer, got %g", what, (double)x);
+  if (x != PetscFloorReal(x) || PetscAbsReal(x) > 1e9)
+    SceneError(r, node, "%s must be an integer, got %g", what, (double)x);
   *value = (PetscInt)x;
   PetscFunctionReturn(0);
 }
@@ -84,7 +86,8 @@ static PetscErrorCode GetVector(Reader *r, yaml_node_t *node, const char what[],
   PetscInt k = 0;
 
   PetscFunctionBegin;
-  if (node->type != YAML_SEQUENCE_NODE) SceneError(r, node, "%s must be a list of %" PetscInt_FMT " numbers, got %s", what, n, NodeKind(node));
+  if (node->type != YAML_SEQUENCE_NODE)
+    SceneError(r, node, "%s must be a list of %" PetscInt_FMT " numbers, got %s", what, n, NodeKind(node));
   for (yaml_node_item_t *item = node->data.sequence.items.start; item < node->data.sequence.items.top; item++, k++) {
     if (k < n) PetscCall(GetNumber(r, yaml_document_get_node(&r->doc, *item), what, &v[k]));
   }
@@ -96,10 +99,11 @@ static PetscErrorCode GetVector(Reader *r, yaml_node_t *node, const char what[],
 static PetscErrorCode CheckKeys(Reader *r, yaml_node_t *map, const char what[], const char *const allowed[])
 {
   PetscFunctionBegin;
-  if (map->type != YAML_MAPPING_NODE) SceneError(r, map, "%s must be a mapping (key: value), got %s", what, NodeKind(map));
+  if (map->type != YAML_MAPPING_NODE)
+    SceneError(r, map, "%s must be a mapping (key: value), got %s", what, NodeKind(map));
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-    yaml_node_t *key = yaml_document_get_node(&r->doc, p->key);
-    PetscBool    ok  = PETSC_FALSE;
+    yaml_node_t *key       = yaml_document_get_node(&r->doc, p->key);
+    PetscBool    ok        = PETSC_FALSE;
     char         list[512] = "";
     if (key->type != YAML_SCALAR_NODE) SceneError(r, key, "keys of %s must be names", what);
     for (PetscInt a = 0; allowed[a]; a++) {
@@ -107,7 +111,9 @@ static PetscErrorCode CheckKeys(Reader *r, yaml_node_t *map, const char what[], 
       PetscCall(PetscStrlcat(list, a ? ", " : "", sizeof(list)));
       PetscCall(PetscStrlcat(list, allowed[a], sizeof(list)));
     }
-    if (!ok) SceneError(r, key, "unknown key \"%s\" in %s (expected one of: %s)", (const char *)key->data.scalar.value, what, list);
+    if (!ok)
+      SceneError(r, key, "unknown key \"%s\" in %s (expected one of: %s)", (const char *)key->data.scalar.value, what,
+                 list);
   }
   PetscFunctionReturn(0);
 }
@@ -117,7 +123,8 @@ static yaml_node_t *Lookup(Reader *r, yaml_node_t *map, const char key[])
   if (!map || map->type != YAML_MAPPING_NODE) return NULL;
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
     yaml_node_t *k = yaml_document_get_node(&r->doc, p->key);
-    if (k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key)) return yaml_document_get_node(&r->doc, p->value);
+    if (k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key))
+      return yaml_document_get_node(&r->doc, p->value);
   }
   return NULL;
 }
@@ -196,19 +203,21 @@ static PetscErrorCode ShapeOf(Reader *r, yaml_node_t *map, TalusShape *shape, Pe
 
 static PetscErrorCode SetState(Reader *r, yaml_node_t *map, TalusBodies *b, PetscInt k)
 {
-  PetscReal axis_angle[4] = {0, 0, 1, 0};
-  yaml_node_t *rot = Lookup(r, map, "rotation");
+  PetscReal    axis_angle[4] = {0, 0, 1, 0};
+  yaml_node_t *rot           = Lookup(r, map, "rotation");
 
   PetscFunctionBegin;
   PetscCall(OptionalVector(r, map, "velocity", &b->velocity[3 * k]));
-  PetscCall(OptionalVector(r, map, "angular_velocity", &b->omega[3 * k])); /* given in the world frame = body frame at t = 0 */
-  if (rot) { /* [axis x, y, z, angle in degrees] */
+  PetscCall(
+    OptionalVector(r, map, "angular_velocity", &b->omega[3 * k])); /* given in the world frame = body frame at t = 0 */
+  if (rot) {                                                       /* [axis x, y, z, angle in degrees] */
     PetscReal n;
     PetscCall(GetVector(r, rot, "rotation (axis x, y, z, angle in degrees)", 4, axis_angle));
     n = TalusNorm3(axis_angle);
     if (n == 0.0) SceneError(r, rot, "rotation axis must not be zero");
     b->quaternion[4 * k] = PetscCosReal(0.5 * axis_angle[3] * PETSC_PI / 180.0);
-    for (int d = 0; d < 3; d++) b->quaternion[4 * k + 1 + d] = PetscSinReal(0.5 * axis_angle[3] * PETSC_PI / 180.0) * axis_angle[d] / n;
+    for (int d = 0; d < 3; d++)
+      b->quaternion[4 * k + 1 + d] = PetscSinReal(0.5 * axis_angle[3] * PETSC_PI / 180.0) * axis_angle[d] / n;
     if (TalusBodiesIsFinite(b, k)) {
       /* angular velocity was given in the world frame: express it in the body frame */
       PetscReal A[9], w[3];
@@ -217,11 +226,15 @@ static PetscErrorCode SetState(Reader *r, yaml_node_t *map, TalusBodies *b, Pets
       for (int d = 0; d < 3; d++) b->omega[3 * k + d] = w[d];
     } else b->quaternion[4 * k] = 1, b->quaternion[4 * k + 1] = b->quaternion[4 * k + 2] = b->quaternion[4 * k + 3] = 0;
   }
-  if (b->fixed[k]) b->velocity[3 * k] = b->velocity[3 * k + 1] = b->velocity[3 * k + 2] = b->omega[3 * k] = b->omega[3 * k + 1] = b->omega[3 * k + 2] = 0.0;
+  if (b->fixed[k])
+    b->velocity[3 * k] = b->velocity[3 * k + 1] = b->velocity[3 * k + 2] = b->omega[3 * k] = b->omega[3 * k + 1] =
+      b->omega[3 * k + 2]                                                                  = 0.0;
   PetscFunctionReturn(0);
 }
 
-static const char *const body_keys[] = {"shape", "mass", "inertia", "material", "position", "velocity", "angular_velocity", "rotation", "fixed", NULL};
+static const char *const body_keys[] = {"shape",    "mass",     "inertia",          "material",
+                                        "position", "velocity", "angular_velocity", "rotation",
+                                        "fixed",    NULL};
 
 /* A body's keys: body_keys, then every shape's size key (one per shape, in table order). */
 static void BodyKeys(const char *keys[])
@@ -244,7 +257,7 @@ static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
   PetscBool    fixed = PETSC_FALSE;
   yaml_node_t *node;
 
-  const char  *keys[sizeof(body_keys) / sizeof(body_keys[0]) + TALUS_NSHAPES];
+  const char *keys[sizeof(body_keys) / sizeof(body_keys[0]) + TALUS_NSHAPES];
 
   PetscFunctionBegin;
   BodyKeys(keys);
@@ -254,7 +267,8 @@ static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
   if ((node = Lookup(r, map, "mass"))) {
     PetscCall(GetNumber(r, node, "mass", &mass));
     if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
-  } else if (TalusShapeTable[shape].finite && !(b->materials[material].density > 0.0)) SceneError(r, map, "a body needs a mass, or a material with a positive density");
+  } else if (TalusShapeTable[shape].finite && !(b->materials[material].density > 0.0))
+    SceneError(r, map, "a body needs a mass, or a material with a positive density");
   if ((node = Lookup(r, map, "fixed"))) PetscCall(GetBool(r, node, "fixed", &fixed));
   PetscCall(RequireKey(r, map, "position", "a body", &node));
   PetscCall(GetVector(r, node, "position", 3, position));
@@ -271,8 +285,10 @@ static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
 }
 
 /* Generated spheres: a lattice, or a seeded random fill of a region without overlaps. */
-static const char *const lattice_keys[]     = {"shape", "radius", "mass", "material", "origin", "spacing", "count", "jitter", "seed", "velocity", NULL};
-static const char *const random_fill_keys[] = {"shape", "radius", "mass", "material", "min", "max", "count", "seed", "velocity", NULL};
+static const char *const lattice_keys[]     = {"shape", "radius", "mass", "material", "origin", "spacing",
+                                               "count", "jitter", "seed", "velocity", NULL};
+static const char *const random_fill_keys[] = {"shape", "radius", "mass", "material", "min",
+                                               "max",   "count",  "seed", "velocity", NULL};
 
 /* splitmix64: the same sequence on every platform, so a seed reproduces a scene */
 static PetscReal Uniform(unsigned long long *state)
@@ -285,10 +301,10 @@ static PetscReal Uniform(unsigned long long *state)
 
 static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *b, TalusScene *scene)
 {
-  yaml_node_t *map, *node, *lattice = Lookup(r, entry, "lattice"), *fill = Lookup(r, entry, "random_fill");
-  PetscReal    size[3] = {0, 0, 0}, mass = 0.0, velocity[3] = {0, 0, 0};
-  PetscInt     material, seed = 1;
-  TalusShape   shape = TALUS_SPHERE;
+  yaml_node_t       *map, *node, *lattice = Lookup(r, entry, "lattice"), *fill = Lookup(r, entry, "random_fill");
+  PetscReal          size[3] = {0, 0, 0}, mass = 0.0, velocity[3] = {0, 0, 0};
+  PetscInt           material, seed = 1;
+  TalusShape         shape = TALUS_SPHERE;
   unsigned long long state;
 
   PetscFunctionBegin;
@@ -311,7 +327,8 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
   if ((node = Lookup(r, map, "mass"))) {
     PetscCall(GetNumber(r, node, "mass", &mass));
     if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
-  } else if (!(b->materials[material].density > 0.0)) SceneError(r, map, "generated spheres need a mass, or a material with a positive density");
+  } else if (!(b->materials[material].density > 0.0))
+    SceneError(r, map, "generated spheres need a mass, or a material with a positive density");
   PetscCall(OptionalVector(r, map, "velocity", velocity));
   if ((node = Lookup(r, map, "seed"))) PetscCall(GetInt(r, node, "seed", &seed));
   state = (unsigned long long)seed;
@@ -326,12 +343,18 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
     PetscCall(RequireKey(r, map, "count", "lattice", &node));
     PetscCall(GetVector(r, node, "count (nx, ny, nz)", 3, count_r));
     for (int d = 0; d < 3; d++) {
-      if (count_r[d] != PetscFloorReal(count_r[d]) || count_r[d] < 1 || count_r[d] > 1e4) SceneError(r, node, "count must be three integers in 1..10000, got %g", (double)count_r[d]);
+      if (count_r[d] != PetscFloorReal(count_r[d]) || count_r[d] < 1 || count_r[d] > 1e4)
+        SceneError(r, node, "count must be three integers in 1..10000, got %g", (double)count_r[d]);
       count[d] = (PetscInt)count_r[d];
     }
     PetscCall(OptionalNumber(r, map, "jitter", &jitter));
-    if ((node = Lookup(r, map, "jitter")) && (jitter < 0.0 || 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance)) SceneError(r, node, "jitter %g lets neighbours of radius %g overlap at spacing %g (need 2 (radius + jitter) <= spacing)", (double)jitter, (double)size[0], (double)spacing);
-    if (2.0 * size[0] > spacing + scene->overlap_tolerance) SceneError(r, map, "spheres of radius %g overlap at spacing %g", (double)size[0], (double)spacing);
+    if ((node = Lookup(r, map, "jitter")) &&
+        (jitter < 0.0 || 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance))
+      SceneError(r, node,
+                 "jitter %g lets neighbours of radius %g overlap at spacing %g (need 2 (radius + jitter) <= spacing)",
+                 (double)jitter, (double)size[0], (double)spacing);
+    if (2.0 * size[0] > spacing + scene->overlap_tolerance)
+      SceneError(r, map, "spheres of radius %g overlap at spacing %g", (double)size[0], (double)spacing);
     for (PetscInt k = 0; k < count[2]; k++)
       for (PetscInt j = 0; j < count[1]; j++)
         for (PetscInt i = 0; i < count[0]; i++) {
@@ -349,7 +372,8 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
     PetscCall(RequireKey(r, map, "max", "random_fill", &node));
     PetscCall(GetVector(r, node, "max", 3, hi));
     for (int d = 0; d < 3; d++)
-      if (!(hi[d] - lo[d] > 2.0 * size[0])) SceneError(r, node, "the region from min to max must be wider than a sphere's diameter in every direction");
+      if (!(hi[d] - lo[d] > 2.0 * size[0]))
+        SceneError(r, node, "the region from min to max must be wider than a sphere's diameter in every direction");
     PetscCall(RequireKey(r, map, "count", "random_fill", &node));
     PetscCall(GetInt(r, node, "count", &count));
     if (count < 0) SceneError(r, node, "count must be >= 0, got %" PetscInt_FMT, count);
@@ -358,7 +382,11 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
       PetscReal x[3];
       PetscBool free_spot = PETSC_TRUE;
       PetscInt  id;
-      if (++tries > 1000 * count + 1000) SceneError(r, node, "could place only %" PetscInt_FMT " of %" PetscInt_FMT " spheres of radius %g without overlap in the region: enlarge it or lower count", placed, count, (double)size[0]);
+      if (++tries > 1000 * count + 1000)
+        SceneError(r, node,
+                   "could place only %" PetscInt_FMT " of %" PetscInt_FMT
+                   " spheres of radius %g without overlap in the region: enlarge it or lower count",
+                   placed, count, (double)size[0]);
       for (int d = 0; d < 3; d++) x[d] = lo[d] + size[0] + (hi[d] - lo[d] - 2.0 * size[0]) * Uniform(&state);
       for (PetscInt o = first; o < b->n && free_spot; o++) {
         PetscReal d2 = 0.0;
@@ -379,7 +407,8 @@ static PetscErrorCode ReadMaterials(Reader *r, yaml_node_t *list, TalusBodies *b
   static const char *const keys[] = {"name", "mu", "density", NULL};
 
   PetscFunctionBegin;
-  if (list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "materials must be a list of {name, mu, density}, got %s", NodeKind(list));
+  if (list->type != YAML_SEQUENCE_NODE)
+    SceneError(r, list, "materials must be a list of {name, mu, density}, got %s", NodeKind(list));
   for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
     yaml_node_t *m = yaml_document_get_node(&r->doc, *it), *node;
     const char  *name;
@@ -409,7 +438,8 @@ static PetscErrorCode ReadFrictionPairs(Reader *r, yaml_node_t *list, TalusBodie
   const PetscInt           nm     = b->nmaterials;
 
   PetscFunctionBegin;
-  if (list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "friction_pairs must be a list of {materials: [a, b], mu}, got %s", NodeKind(list));
+  if (list->type != YAML_SEQUENCE_NODE)
+    SceneError(r, list, "friction_pairs must be a list of {materials: [a, b], mu}, got %s", NodeKind(list));
   PetscCall(PetscMalloc1(nm * nm, &b->mu_pair));
   for (PetscInt i = 0; i < nm; i++)
     for (PetscInt j = 0; j < nm; j++) b->mu_pair[i * nm + j] = PetscMin(b->materials[i].mu, b->materials[j].mu);
@@ -419,7 +449,8 @@ static PetscErrorCode ReadFrictionPairs(Reader *r, yaml_node_t *list, TalusBodie
     PetscReal    mu;
     PetscCall(CheckKeys(r, p, "a friction pair", keys));
     PetscCall(RequireKey(r, p, "materials", "a friction pair", &node));
-    if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 2) SceneError(r, node, "materials of a friction pair must be a list of two names");
+    if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 2)
+      SceneError(r, node, "materials of a friction pair must be a list of two names");
     for (yaml_node_item_t *n = node->data.sequence.items.start; n < node->data.sequence.items.top; n++, k++) {
       const char *name;
       names[k] = yaml_document_get_node(&r->doc, *n);
@@ -439,12 +470,15 @@ static PetscErrorCode ReadFrictionPairs(Reader *r, yaml_node_t *list, TalusBodie
 static PetscErrorCode ReadOptions(Reader *r, yaml_node_t *map)
 {
   PetscFunctionBegin;
-  if (map->type != YAML_MAPPING_NODE) SceneError(r, map, "options must be a mapping of PETSc option names (without the dash) to values, got %s", NodeKind(map));
+  if (map->type != YAML_MAPPING_NODE)
+    SceneError(r, map, "options must be a mapping of PETSc option names (without the dash) to values, got %s",
+               NodeKind(map));
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
     yaml_node_t *key = yaml_document_get_node(&r->doc, p->key), *value = yaml_document_get_node(&r->doc, p->value);
     char         name[256];
     PetscBool    set;
-    if (key->type != YAML_SCALAR_NODE || value->type != YAML_SCALAR_NODE) SceneError(r, key, "options must map names to single values");
+    if (key->type != YAML_SCALAR_NODE || value->type != YAML_SCALAR_NODE)
+      SceneError(r, key, "options must map names to single values");
     PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", (const char *)key->data.scalar.value));
     PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
     if (!set) PetscCall(PetscOptionsSetValue(NULL, name, (const char *)value->data.scalar.value));
@@ -464,7 +498,12 @@ static PetscErrorCode CheckPlacement(Reader *r, yaml_node_t *where, TalusSim sim
     if (!TalusBodiesIsFinite(b, k)) continue;
     for (int d = 0; d < 3; d++)
       if (b->position[3 * k + d] < scene->domain_min[d] || b->position[3 * k + d] > scene->domain_max[d])
-        SceneError(r, where, "body %" PetscInt_FMT " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]", b->id[k], TalusShapeTable[b->shape[k]].name, (double)b->position[3 * k], (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)scene->domain_min[0], (double)scene->domain_max[0], (double)scene->domain_min[1], (double)scene->domain_max[1], (double)scene->domain_min[2], (double)scene->domain_max[2]);
+        SceneError(r, where,
+                   "body %" PetscInt_FMT " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]",
+                   b->id[k], TalusShapeTable[b->shape[k]].name, (double)b->position[3 * k],
+                   (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)scene->domain_min[0],
+                   (double)scene->domain_max[0], (double)scene->domain_min[1], (double)scene->domain_max[1],
+                   (double)scene->domain_min[2], (double)scene->domain_max[2]);
   }
   /* overlaps beyond the tolerance: the narrow phase over the broad phase's pairs */
   PetscCall(TalusBroadPhasePairs(b, 0.0, &npairs, &pairs));
@@ -476,7 +515,10 @@ static PetscErrorCode CheckPlacement(Reader *r, yaml_node_t *where, TalusSim sim
     if (!TalusShapePairSupported(b->shape[i], b->shape[j])) {
       const char *si = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
       PetscCall(PetscFree(pairs));
-      SceneError(r, where, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " (a %s and a %s) start within reach of each other: %s-%s contact is not supported", b->id[i], b->id[j], si, sj, si, sj);
+      SceneError(r, where,
+                 "bodies %" PetscInt_FMT " and %" PetscInt_FMT
+                 " (a %s and a %s) start within reach of each other: %s-%s contact is not supported",
+                 b->id[i], b->id[j], si, sj, si, sj);
     }
     PetscCall(TalusCollidePair(b, i, j, 0.0, &list));
     for (PetscInt c = 0; c < list.n && !ierr; c++)
@@ -484,14 +526,18 @@ static PetscErrorCode CheckPlacement(Reader *r, yaml_node_t *where, TalusSim sim
     PetscCall(TalusContactListDestroy(&list));
     if (ierr) {
       PetscCall(PetscFree(pairs));
-      SceneError(r, where, "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by more than the tolerance %g at the start", b->id[i], b->id[j], (double)scene->overlap_tolerance);
+      SceneError(r, where,
+                 "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by more than the tolerance %g at the start",
+                 b->id[i], b->id[j], (double)scene->overlap_tolerance);
     }
   }
   PetscCall(PetscFree(pairs));
   PetscFunctionReturn(0);
 }
 
-static const char *const top_keys[] = {"name", "gravity", "time_step", "end_time", "envelope", "domain", "overlap_tolerance", "materials", "friction_pairs", "bodies", "generators", "options", NULL};
+static const char *const top_keys[] = {"name",       "gravity",           "time_step", "end_time",       "envelope",
+                                       "domain",     "overlap_tolerance", "materials", "friction_pairs", "bodies",
+                                       "generators", "options",           NULL};
 
 static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene);
 
@@ -524,7 +570,8 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, Ta
   fclose(fp);
   if (!loaded) {
     char msg[512];
-    PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s:%d: not valid YAML: %s", file, (int)parser.problem_mark.line + 1, parser.problem ? parser.problem : "parse error"));
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s:%d: not valid YAML: %s", file, (int)parser.problem_mark.line + 1,
+                            parser.problem ? parser.problem : "parse error"));
     yaml_parser_delete(&parser);
     SETERRQ(comm, PETSC_ERR_USER_INPUT, "%s", msg);
   }
@@ -542,7 +589,7 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, Ta
 
 static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene)
 {
-  Reader      r = *rp;
+  Reader       r = *rp;
   yaml_node_t *node;
   TalusBodies *b;
   PetscReal    g[3] = {0, 0, -9.81}, dt = 0.01, t_final = 1.0, envelope = 0.0;
@@ -582,18 +629,21 @@ static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, Tal
     PetscCall(RequireKey(&r, node, "max", "domain", &v));
     PetscCall(GetVector(&r, v, "domain max", 3, scene->domain_max));
     for (int d = 0; d < 3; d++)
-      if (!(scene->domain_max[d] > scene->domain_min[d])) SceneError(&r, node, "domain max must exceed min in every direction");
+      if (!(scene->domain_max[d] > scene->domain_min[d]))
+        SceneError(&r, node, "domain max must exceed min in every direction");
   }
   PetscCall(RequireKey(&r, root, "materials", "the scene", &node));
   PetscCall(ReadMaterials(&r, node, b));
   if ((node = Lookup(&r, root, "friction_pairs"))) PetscCall(ReadFrictionPairs(&r, node, b));
   if ((node = Lookup(&r, root, "bodies"))) {
     if (node->type != YAML_SEQUENCE_NODE) SceneError(&r, node, "bodies must be a list, got %s", NodeKind(node));
-    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++) PetscCall(ReadBody(&r, yaml_document_get_node(&r.doc, *it), b));
+    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++)
+      PetscCall(ReadBody(&r, yaml_document_get_node(&r.doc, *it), b));
   }
   if ((node = Lookup(&r, root, "generators"))) {
     if (node->type != YAML_SEQUENCE_NODE) SceneError(&r, node, "generators must be a list, got %s", NodeKind(node));
-    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++) PetscCall(ReadGenerator(&r, yaml_document_get_node(&r.doc, *it), b, scene));
+    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++)
+      PetscCall(ReadGenerator(&r, yaml_document_get_node(&r.doc, *it), b, scene));
   }
   if (b->n == 0) SceneError(&r, root, "the scene has no bodies (give bodies: or generators:)");
   PetscCall(CheckPlacement(&r, root, sim, scene));

@@ -18,7 +18,7 @@ static PetscBool IsFinite(const TalusBodies *b, PetscInt k)
 
 PetscErrorCode TalusSimDistribute(TalusSim sim)
 {
-  TalusBodies *b = sim->bodies;
+  TalusBodies *b    = sim->bodies;
   PetscInt     slot = 0, nlocal = 0, *ids;
   PetscReal   *centres, *weights;
   PetscBool   *keep;
@@ -32,7 +32,7 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
     b->slot[k] = slot++;
     sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
   }
-  sim->nfinite     = slot;
+  sim->nfinite = slot;
   /* a first partition from a share of the bodies on each rank (every rank has them all) */
   PetscCall(PetscMalloc4(b->n, &ids, 3 * b->n, &centres, b->n, &weights, b->n, &keep));
   for (PetscInt k = 0; k < b->n; k++) {
@@ -57,7 +57,7 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
 /* Global velocity dofs: 6 per owned dynamic body, numbered rank by rank (the Vec layout). */
 PetscErrorCode TalusSimNumberDofs(TalusSim sim)
 {
-  TalusBodies *b = sim->bodies;
+  TalusBodies *b  = sim->bodies;
   PetscInt     nd = 0, offset;
 
   PetscFunctionBegin;
@@ -91,7 +91,8 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
     sim->nghost = 0;
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscMalloc4(b->nowned + 1, &offset, sim->size, &ranks, b->nowned, &owned, (size_t)b->nowned * sim->size + 1, &dest));
+  PetscCall(PetscMalloc4(b->nowned + 1, &offset, sim->size, &ranks, b->nowned, &owned,
+                         (size_t)b->nowned * sim->size + 1, &dest));
   offset[0] = 0;
   for (PetscInt k = 0; k < b->nowned; k++) {
     offset[k + 1] = offset[k];
@@ -181,9 +182,15 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
     if (!IsFinite(b, k)) continue;
     if (sim->has_domain) {
       PetscBool inside = PETSC_TRUE;
-      for (int d = 0; d < 3; d++) inside &= (PetscBool)(b->position[3 * k + d] >= sim->domain_min[d] && b->position[3 * k + d] <= sim->domain_max[d]);
+      for (int d = 0; d < 3; d++)
+        inside &= (PetscBool)(b->position[3 * k + d] >= sim->domain_min[d] &&
+                              b->position[3 * k + d] <= sim->domain_max[d]);
       if (!inside) {
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "talus: warning: body %" PetscInt_FMT " left the domain at (%g, %g, %g) at t = %g s and is removed\n", b->id[k], (double)b->position[3 * k], (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)sim->t));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                              "talus: warning: body %" PetscInt_FMT
+                              " left the domain at (%g, %g, %g) at t = %g s and is removed\n",
+                              b->id[k], (double)b->position[3 * k], (double)b->position[3 * k + 1],
+                              (double)b->position[3 * k + 2], (double)sim->t));
         keep[k] = PETSC_FALSE;
         dest[k] = -1;
         lost++;
@@ -199,7 +206,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   }
   /* histories follow the body that owns them, and die with lost bodies */
   for (PetscInt h = 0; h < sim->nhistory; h++) {
-    PetscInt    where, to;
+    PetscInt where, to;
     PetscCall(PetscFindInt(sim->history[h].owner, b->n, sorted_ids, &where));
     to = where >= 0 ? dest[sorted_index[where]] : -1;
     if (to == sim->rank) sim->history[khist++] = sim->history[h];
@@ -216,7 +223,8 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   PetscCall(TalusDecompExchange(sim->decomp, hnout, hdest, sizeof(TalusContactHistory), hout, &hnin, (void **)&hin));
   PetscCall(TalusGrowArray(sizeof(TalusContactHistory), sim->nhistory + hnin, &sim->history_capacity, &sim->history));
   for (PetscInt h = 0; h < hnin; h++) sim->history[sim->nhistory++] = hin[h];
-  if (sim->nhistory > 1) qsort(sim->history, (size_t)sim->nhistory, sizeof(TalusContactHistory), TalusContactHistoryCompare);
+  if (sim->nhistory > 1)
+    qsort(sim->history, (size_t)sim->nhistory, sizeof(TalusContactHistory), TalusContactHistoryCompare);
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &lost, 1, MPIU_INT, MPI_SUM, sim->comm));
   sim->bodies_lost += lost;
   PetscCall(PetscFree(in));

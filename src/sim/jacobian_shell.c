@@ -46,12 +46,15 @@ typedef struct {
   const PetscReal *minv;     /* TALUS_INVERSE_MASS per owned dynamic body: 1/m, then A J^-1 A^T as xx yy zz xy xz yz */
   /* B^T g assigns a body's entries at its first contact instead of zeroing the whole body vector
      first, which would be a pass of its own: */
-  unsigned char *first;      /* per contact: FIRST_A, FIRST_B if it is the first contact of its body a, b */
-  PetscInt      *untouched;  /* the owned slots no contact touches (zeroed by each B^T g) */
+  unsigned char *first;              /* per contact: FIRST_A, FIRST_B if it is the first contact of its body a, b */
+  PetscInt      *untouched;          /* the owned slots no contact touches (zeroed by each B^T g) */
   PetscInt       nuntouched, nslots; /* slots the contacts touch: [0, nslots) but the untouched */
 } JacobianShell;
 
-enum { FIRST_A = 1, FIRST_B = 2 };
+enum {
+  FIRST_A = 1,
+  FIRST_B = 2
+};
 
 /* lambda with S = lambda n to rounding, or PETSC_FALSE */
 static PetscBool AlongNormal(const PetscReal S[3], const PetscReal n[3], PetscReal *lambda)
@@ -63,7 +66,8 @@ static PetscBool AlongNormal(const PetscReal S[3], const PetscReal n[3], PetscRe
   return (PetscBool)(TalusDot3(off, off) <= 1e-24 * TalusDot3(S, S));
 }
 
-char TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3], PetscReal J[TALUS_JACOBIAN_GENERAL])
+char TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3],
+                         PetscReal J[TALUS_JACOBIAN_GENERAL])
 {
   PetscReal la, lb;
 
@@ -76,7 +80,8 @@ char TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], con
   return TALUS_JACOBIAN_GENERAL;
 }
 
-void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9], PetscReal minv[TALUS_INVERSE_MASS])
+void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9],
+                            PetscReal minv[TALUS_INVERSE_MASS])
 {
   static const int row[6] = {0, 1, 2, 0, 0, 1}, col[6] = {0, 1, 2, 1, 2, 2};
 
@@ -113,28 +118,33 @@ static PetscErrorCode LocalForm(Vec v, Vec *local)
 {
   PetscFunctionBegin;
   PetscCall(VecGhostGetLocalForm(v, local));
-  PetscCheck(*local, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG, "the matrix-free B needs body-space vectors made by VecCreateGhostBlock (see TalusSimAssembleCCP)");
+  PetscCheck(*local, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG,
+             "the matrix-free B needs body-space vectors made by VecCreateGhostBlock (see TalusSimAssembleCCP)");
   PetscFunctionReturn(0);
 }
 
 /* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u; plus sv[c] on the normal row */
-static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv, const PetscScalar *restrict sv, PetscBool add, PetscScalar *restrict yv)
+static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
+                           const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv,
+                           const PetscScalar *restrict sv, PetscBool add, PetscScalar *restrict yv)
 {
-
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
     const PetscInt a = slot[2 * c], b = slot[2 * c + 1];
-    const Contact  k = Unpack(&J[offset], kind[c]);
+    const Contact  k  = Unpack(&J[offset], kind[c]);
     PetscReal      r0 = 0.0, r1 = 0.0, r2 = 0.0, u0, u1, u2; /* v_b + omega_b x S_b - v_a - omega_a x S_a */
     PrefetchRecord(&J[offset]);
     if (b >= 0) {
       const PetscScalar *v = &xv[6 * b];
-      r0 = v[0] + v[4] * k.b2 - v[5] * k.b1, r1 = v[1] + v[5] * k.b0 - v[3] * k.b2, r2 = v[2] + v[3] * k.b1 - v[4] * k.b0;
+      r0 = v[0] + v[4] * k.b2 - v[5] * k.b1, r1 = v[1] + v[5] * k.b0 - v[3] * k.b2,
+      r2 = v[2] + v[3] * k.b1 - v[4] * k.b0;
     }
     if (a >= 0) {
       const PetscScalar *v = &xv[6 * a];
-      r0 -= v[0] + v[4] * k.a2 - v[5] * k.a1, r1 -= v[1] + v[5] * k.a0 - v[3] * k.a2, r2 -= v[2] + v[3] * k.a1 - v[4] * k.a0;
+      r0 -= v[0] + v[4] * k.a2 - v[5] * k.a1, r1 -= v[1] + v[5] * k.a0 - v[3] * k.a2,
+        r2 -= v[2] + v[3] * k.a1 - v[4] * k.a0;
     }
-    u0 = k.n0 * r0 + k.n1 * r1 + k.n2 * r2, u1 = k.t0 * r0 + k.t1 * r1 + k.t2 * r2, u2 = k.w0 * r0 + k.w1 * r1 + k.w2 * r2;
+    u0 = k.n0 * r0 + k.n1 * r1 + k.n2 * r2, u1 = k.t0 * r0 + k.t1 * r1 + k.t2 * r2,
+    u2 = k.w0 * r0 + k.w1 * r1 + k.w2 * r2;
     if (sv) u0 += sv[c];
     if (add) yv[3 * c] += u0, yv[3 * c + 1] += u1, yv[3 * c + 2] += u2;
     else {
@@ -159,7 +169,8 @@ static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec shift, Vec y)
   if (shift) {
     PetscInt nc;
     PetscCall(VecGetLocalSize(shift, &nc));
-    PetscCheck(nc == ctx->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "the normal shift has %" PetscInt_FMT " local entries for %" PetscInt_FMT " contacts", nc, ctx->n);
+    PetscCheck(nc == ctx->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+               "the normal shift has %" PetscInt_FMT " local entries for %" PetscInt_FMT " contacts", nc, ctx->n);
   }
   PetscCall(VecGhostUpdateBegin(x, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGhostUpdateEnd(x, INSERT_VALUES, SCATTER_FORWARD));
@@ -194,25 +205,30 @@ static PetscErrorCode JacobianMultAdd(Mat B, Vec x, Vec z, Vec y)
 
 /* y = B^T g, contact by contact, into owned and ghost slots: a body's first contact assigns its
    entries (the vector's may be stale), the others add to them */
-static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind, const PetscReal *restrict J, const unsigned char *restrict first, const PetscScalar *restrict gv, PetscScalar *restrict yv)
+static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
+                            const PetscReal *restrict J, const unsigned char *restrict first,
+                            const PetscScalar *restrict gv, PetscScalar *restrict yv)
 {
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
     const PetscInt    a = slot[2 * c], b = slot[2 * c + 1];
     const Contact     k  = Unpack(&J[offset], kind[c]);
     const PetscScalar g0 = gv[3 * c], g1 = gv[3 * c + 1], g2 = gv[3 * c + 2];
-    const PetscReal   f0 = k.n0 * g0 + k.t0 * g1 + k.w0 * g2, f1 = k.n1 * g0 + k.t1 * g1 + k.w1 * g2, f2 = k.n2 * g0 + k.t2 * g1 + k.w2 * g2;
+    const PetscReal   f0 = k.n0 * g0 + k.t0 * g1 + k.w0 * g2, f1 = k.n1 * g0 + k.t1 * g1 + k.w1 * g2,
+                    f2 = k.n2 * g0 + k.t2 * g1 + k.w2 * g2;
     PrefetchRecord(&J[offset]);
     if (b >= 0) { /* +f and S_b x f */
       PetscScalar    *y    = &yv[6 * b];
       const PetscBool keep = !(first[c] & FIRST_B);
       y[0] = (keep ? y[0] : 0.0) + f0, y[1] = (keep ? y[1] : 0.0) + f1, y[2] = (keep ? y[2] : 0.0) + f2;
-      y[3] = (keep ? y[3] : 0.0) + (k.b1 * f2 - k.b2 * f1), y[4] = (keep ? y[4] : 0.0) + (k.b2 * f0 - k.b0 * f2), y[5] = (keep ? y[5] : 0.0) + (k.b0 * f1 - k.b1 * f0);
+      y[3] = (keep ? y[3] : 0.0) + (k.b1 * f2 - k.b2 * f1), y[4] = (keep ? y[4] : 0.0) + (k.b2 * f0 - k.b0 * f2),
+      y[5] = (keep ? y[5] : 0.0) + (k.b0 * f1 - k.b1 * f0);
     }
     if (a >= 0) { /* -f and -(S_a x f) */
       PetscScalar    *y    = &yv[6 * a];
       const PetscBool keep = !(first[c] & FIRST_A);
       y[0] = (keep ? y[0] : 0.0) - f0, y[1] = (keep ? y[1] : 0.0) - f1, y[2] = (keep ? y[2] : 0.0) - f2;
-      y[3] = (keep ? y[3] : 0.0) - (k.a1 * f2 - k.a2 * f1), y[4] = (keep ? y[4] : 0.0) - (k.a2 * f0 - k.a0 * f2), y[5] = (keep ? y[5] : 0.0) - (k.a0 * f1 - k.a1 * f0);
+      y[3] = (keep ? y[3] : 0.0) - (k.a1 * f2 - k.a2 * f1), y[4] = (keep ? y[4] : 0.0) - (k.a2 * f0 - k.a0 * f2),
+      y[5] = (keep ? y[5] : 0.0) - (k.a0 * f1 - k.a1 * f0);
     }
   }
 }
@@ -255,8 +271,8 @@ PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B)
   PetscCall(MatShellGetContext((Mat)B, &ctx));
   PetscCall(VecGetArray(v, &x));
   for (PetscInt k = 0; k < ctx->ndynamic; k++) {
-    const PetscReal *m = &ctx->minv[TALUS_INVERSE_MASS * k];
-    PetscScalar     *e = &x[6 * k];
+    const PetscReal *m    = &ctx->minv[TALUS_INVERSE_MASS * k];
+    PetscScalar     *e    = &x[6 * k];
     const PetscReal  w[3] = {e[3], e[4], e[5]};
     for (int j = 0; j < 3; j++) e[j] *= m[0];
     e[3] = m[1] * w[0] + m[4] * w[1] + m[5] * w[2];
@@ -281,7 +297,8 @@ static PetscErrorCode FirstContacts(JacobianShell *ctx)
   PetscCall(PetscMalloc2(ctx->n, &ctx->first, ctx->ndynamic, &ctx->untouched));
   for (PetscInt c = 0; c < ctx->n; c++) {
     const PetscInt a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
-    ctx->first[c]    = (unsigned char)((a >= 0 && !PetscBTLookupSet(seen, a) ? FIRST_A : 0) | (b >= 0 && !PetscBTLookupSet(seen, b) ? FIRST_B : 0));
+    ctx->first[c] = (unsigned char)((a >= 0 && !PetscBTLookupSet(seen, a) ? FIRST_A : 0) |
+                                    (b >= 0 && !PetscBTLookupSet(seen, b) ? FIRST_B : 0));
   }
   ctx->nuntouched = 0;
   for (PetscInt k = 0; k < ctx->ndynamic; k++)
@@ -302,7 +319,8 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const char *kind, const PetscReal *J, const PetscReal *minv, Mat *B)
+PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot,
+                                        const char *kind, const PetscReal *J, const PetscReal *minv, Mat *B)
 {
   JacobianShell *ctx;
 

@@ -8,13 +8,13 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   PetscCallMPI(MPI_Comm_rank(comm, &(*sim)->rank));
   PetscCallMPI(MPI_Comm_size(comm, &(*sim)->size));
   PetscCall(TalusDecompCreate(comm, &(*sim)->decomp));
-  (*sim)->comm       = comm;
-  (*sim)->dt         = 0.01;
-  (*sim)->t_final    = 1.0;
-  (*sim)->envelope   = 0.0;
-  (*sim)->anti_relax = PETSC_TRUE;
+  (*sim)->comm        = comm;
+  (*sim)->dt          = 0.01;
+  (*sim)->t_final     = 1.0;
+  (*sim)->envelope    = 0.0;
+  (*sim)->anti_relax  = PETSC_TRUE;
   (*sim)->matrix_free = PETSC_TRUE;
-  (*sim)->gravity[2] = -9.81;
+  (*sim)->gravity[2]  = -9.81;
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
   PetscFunctionReturn(0);
 }
@@ -66,7 +66,8 @@ PetscErrorCode TalusSimSetTimeStep(TalusSim sim, PetscReal dt)
 PetscErrorCode TalusSimSetFinalTime(TalusSim sim, PetscReal t_final)
 {
   PetscFunctionBegin;
-  PetscCheck(t_final >= 0.0, sim->comm, PETSC_ERR_USER_INPUT, "the end time must be >= 0, got t_final = %g", (double)t_final);
+  PetscCheck(t_final >= 0.0, sim->comm, PETSC_ERR_USER_INPUT, "the end time must be >= 0, got t_final = %g",
+             (double)t_final);
   sim->t_final = t_final;
   PetscFunctionReturn(0);
 }
@@ -74,7 +75,8 @@ PetscErrorCode TalusSimSetFinalTime(TalusSim sim, PetscReal t_final)
 PetscErrorCode TalusSimSetEnvelope(TalusSim sim, PetscReal envelope)
 {
   PetscFunctionBegin;
-  PetscCheck(envelope >= 0.0, sim->comm, PETSC_ERR_USER_INPUT, "the contact envelope must be >= 0, got %g", (double)envelope);
+  PetscCheck(envelope >= 0.0, sim->comm, PETSC_ERR_USER_INPUT, "the contact envelope must be >= 0, got %g",
+             (double)envelope);
   sim->envelope = envelope;
   PetscFunctionReturn(0);
 }
@@ -130,9 +132,17 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
   PetscCall(PetscOptionsReal("-dt", "Time step h (s)", "TalusSimSetTimeStep", dt, &dt, NULL));
   PetscCall(PetscOptionsReal("-t_final", "End time (s)", "TalusSimSetFinalTime", t_final, &t_final, NULL));
-  PetscCall(PetscOptionsReal("-envelope", "Contact envelope delta_K (m): pairs closer than this are active contacts (seed 000 sec. 1)", "TalusSimSetEnvelope", envelope, &envelope, NULL));
-  PetscCall(PetscOptionsBool("-ccp_matrix_free", "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)", "TalusSimSetMatrixFree", sim->matrix_free, &sim->matrix_free, NULL));
-  PetscCall(PetscOptionsBool("-ccp_anti_relax", "Anti-relaxation of seed 001 (Coulomb friction instead of the relaxed CCP)", "TalusSimSetAntiRelaxation", sim->anti_relax, &sim->anti_relax, NULL));
+  PetscCall(
+    PetscOptionsReal("-envelope",
+                     "Contact envelope delta_K (m): pairs closer than this are active contacts (seed 000 sec. 1)",
+                     "TalusSimSetEnvelope", envelope, &envelope, NULL));
+  PetscCall(PetscOptionsBool(
+    "-ccp_matrix_free",
+    "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)",
+    "TalusSimSetMatrixFree", sim->matrix_free, &sim->matrix_free, NULL));
+  PetscCall(PetscOptionsBool("-ccp_anti_relax",
+                             "Anti-relaxation of seed 001 (Coulomb friction instead of the relaxed CCP)",
+                             "TalusSimSetAntiRelaxation", sim->anti_relax, &sim->anti_relax, NULL));
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));
   PetscCall(TalusSimSetFinalTime(sim, t_final));

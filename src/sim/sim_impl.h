@@ -8,33 +8,34 @@
 #include <decomp.h>
 
 struct _p_TalusSim {
-  MPI_Comm         comm;
-  PetscMPIInt      rank, size;
-  TalusBodies     *bodies;
-  TalusContactList contacts;  /* this step's contacts kept by this rank */
-  TalusContactHistory *history; /* last step's contacts, for warm starts (sorted) */
-  PetscInt         nhistory, history_capacity;
-  PetscReal        gravity[3], dt, t, t_final, envelope;
-  PetscInt         step;
-  PetscBool        anti_relax;
-  PetscBool        matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
-  PetscReal       *jacobian;      /* the matrix-free B's records (up to TALUS_JACOBIAN_GENERAL per contact), kept from step to step */
-  PetscInt        *jacobian_slot; /* and their body slots (2 per contact) */
-  char            *jacobian_kind; /* and their kinds (lengths) */
-  PetscInt         jacobian_capacity;
-  PetscReal       *inverse_mass;  /* the matrix-free M^-1 (TALUS_INVERSE_MASS per owned dynamic body), kept likewise */
-  PetscInt         inverse_mass_capacity;
-  TalusCCP         ccp;
-  PetscInt         ndynamic, dof_start; /* owned dynamic bodies; first global dof of this rank (TalusSimNumberDofs) */
+  MPI_Comm             comm;
+  PetscMPIInt          rank, size;
+  TalusBodies         *bodies;
+  TalusContactList     contacts; /* this step's contacts kept by this rank */
+  TalusContactHistory *history;  /* last step's contacts, for warm starts (sorted) */
+  PetscInt             nhistory, history_capacity;
+  PetscReal            gravity[3], dt, t, t_final, envelope;
+  PetscInt             step;
+  PetscBool            anti_relax;
+  PetscBool            matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
+  PetscReal
+    *jacobian; /* the matrix-free B's records (up to TALUS_JACOBIAN_GENERAL per contact), kept from step to step */
+  PetscInt  *jacobian_slot; /* and their body slots (2 per contact) */
+  char      *jacobian_kind; /* and their kinds (lengths) */
+  PetscInt   jacobian_capacity;
+  PetscReal *inverse_mass; /* the matrix-free M^-1 (TALUS_INVERSE_MASS per owned dynamic body), kept likewise */
+  PetscInt   inverse_mass_capacity;
+  TalusCCP   ccp;
+  PetscInt   ndynamic, dof_start; /* owned dynamic bodies; first global dof of this rank (TalusSimNumberDofs) */
 
   /* decomposition */
   TalusDecomp    decomp;
-  PetscBool      distributed;  /* TalusSimDistribute() done */
-  PetscReal      rmax;         /* largest bounding radius of a finite body */
+  PetscBool      distributed; /* TalusSimDistribute() done */
+  PetscReal      rmax;        /* largest bounding radius of a finite body */
   PetscBool      has_domain;
   PetscReal      domain_min[3], domain_max[3];
-  PetscInt       bodies_lost;  /* global count */
-  PetscInt       nfinite;      /* global number of finite bodies */
+  PetscInt       bodies_lost; /* global count */
+  PetscInt       nfinite;     /* global number of finite bodies */
   PetscInt       nghost;
   PetscReal      imbalance;
   PetscInt       rebalances;
@@ -47,8 +48,8 @@ typedef struct {
   Vec inverse_mass; /* diag(M^-1) of the assembled B (body-frame angular velocities); NULL when matrix-free */
   TalusInverseMassFn apply_inverse_mass; /* M^-1 in the body space of B, whichever form B takes */
   void              *inverse_mass_ctx;
-  Vec v_free, v_plus, gamma, q, mu; /* body-space ones are ghosted, in the world frame, when B is matrix-free */
-  PetscReal bytes_per_product; /* bytes of other ranks' velocities one product with B gathers */
+  Vec       v_free, v_plus, gamma, q, mu; /* body-space ones are ghosted, in the world frame, when B is matrix-free */
+  PetscReal bytes_per_product;            /* bytes of other ranks' velocities one product with B gathers */
 } TalusStepCCP;
 
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);
@@ -61,9 +62,13 @@ PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
 #define TALUS_JACOBIAN_GENERAL 12
 #define TALUS_INVERSE_MASS     7
 /* Writes contact's record from its frame and world-frame lever arms; returns its kind (length). */
-PETSC_INTERN char           TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3], PetscReal J[TALUS_JACOBIAN_GENERAL]);
-PETSC_INTERN void           TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9], PetscReal minv[TALUS_INVERSE_MASS]);
-PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot, const char *kind, const PetscReal *J, const PetscReal *minv, Mat *B);
+PETSC_INTERN char TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3],
+                                      PetscReal J[TALUS_JACOBIAN_GENERAL]);
+PETSC_INTERN void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9],
+                                         PetscReal minv[TALUS_INVERSE_MASS]);
+PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic,
+                                                     const PetscInt *slot, const char *kind, const PetscReal *J,
+                                                     const PetscReal *minv, Mat *B);
 /* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
 

@@ -28,7 +28,9 @@ PetscErrorCode TalusSimGetState(TalusSim sim, TalusSimState *state)
   state->nfinite     = sim->nfinite;
   state->bodies_lost = sim->bodies_lost;
   state->rebalances  = sim->rebalances;
-  for (int d = 0; d < 3; d++) state->gravity[d] = sim->gravity[d], state->domain_min[d] = sim->domain_min[d], state->domain_max[d] = sim->domain_max[d];
+  for (int d = 0; d < 3; d++)
+    state->gravity[d] = sim->gravity[d], state->domain_min[d] = sim->domain_min[d],
+    state->domain_max[d] = sim->domain_max[d];
   PetscCall(TalusDecompGetBackoff(sim->decomp, &state->decomp_last_rebalance, &state->decomp_cooldown));
   PetscFunctionReturn(0);
 }
@@ -41,12 +43,13 @@ PetscErrorCode TalusSimGetHistory(TalusSim sim, PetscInt *n, const TalusContactH
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimExchange(TalusSim sim, PetscInt n, const PetscMPIInt dest[], size_t bytes, void *items, PetscInt *nrecv, void **recv)
+PetscErrorCode TalusSimExchange(TalusSim sim, PetscInt n, const PetscMPIInt dest[], size_t bytes, void *items,
+                                PetscInt *nrecv, void **recv)
 {
   PetscInt k, stays, all_stay;
 
   PetscFunctionBegin;
-  for (k = 0; k < n && dest[k] == sim->rank; k++) {}
+  for (k = 0; k < n && dest[k] == sim->rank; k++) { }
   stays = k == n;
   PetscCall(MPIU_Allreduce(&stays, &all_stay, 1, MPIU_INT, MPI_MIN, sim->comm));
   /* nothing moves (one rank, or every item already where it goes): neither a copy nor fresh memory */
@@ -64,13 +67,17 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   PetscInt             nin, hnin;
 
   PetscFunctionBegin;
-  PetscCheck(b->n == 0 && !sim->distributed, sim->comm, PETSC_ERR_ORDER, "a snapshot is loaded into a new, empty simulation");
-  for (PetscInt m = 0; m < snap->nmaterials; m++) PetscCall(TalusBodiesAddMaterial(b, snap->materials[m].name, snap->materials[m].mu, snap->materials[m].density, NULL));
+  PetscCheck(b->n == 0 && !sim->distributed, sim->comm, PETSC_ERR_ORDER,
+             "a snapshot is loaded into a new, empty simulation");
+  for (PetscInt m = 0; m < snap->nmaterials; m++)
+    PetscCall(
+      TalusBodiesAddMaterial(b, snap->materials[m].name, snap->materials[m].mu, snap->materials[m].density, NULL));
   if (snap->mu_pair) {
     PetscCall(PetscMalloc1(snap->nmaterials * snap->nmaterials, &b->mu_pair));
     PetscCall(PetscArraycpy(b->mu_pair, snap->mu_pair, snap->nmaterials * snap->nmaterials));
   }
-  PetscCall(TalusSimExchange(sim, snap->nbodies, snap->body_rank, sizeof(TalusBodyRecord), snap->bodies, &nin, (void **)&in));
+  PetscCall(
+    TalusSimExchange(sim, snap->nbodies, snap->body_rank, sizeof(TalusBodyRecord), snap->bodies, &nin, (void **)&in));
   PetscCall(TalusBodiesReserve(b, snap->nplanes + nin));
   for (PetscInt p = 0; p < snap->nplanes; p++) PetscCall(TalusBodiesAppendRecord(b, &snap->planes[p]));
   for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
@@ -78,7 +85,8 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   b->nowned = b->n;
   PetscCall(TalusBodiesSortById(b));
   /* warm starts where the body that keeps them now lives, in the order TalusContactsWarmStart searches */
-  PetscCall(TalusDecompExchange(sim->decomp, snap->nhistory, snap->history_rank, sizeof(TalusContactHistory), snap->history, &hnin, (void **)&hin));
+  PetscCall(TalusDecompExchange(sim->decomp, snap->nhistory, snap->history_rank, sizeof(TalusContactHistory),
+                                snap->history, &hnin, (void **)&hin));
   qsort(hin, (size_t)hnin, sizeof(TalusContactHistory), TalusContactHistoryCompare);
   PetscCall(PetscFree(sim->history));
   sim->history          = hin;
@@ -96,7 +104,8 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   sim->has_domain  = s->has_domain;
   sim->envelope    = s->envelope;
   sim->rmax        = s->rmax;
-  for (int d = 0; d < 3; d++) sim->gravity[d] = s->gravity[d], sim->domain_min[d] = s->domain_min[d], sim->domain_max[d] = s->domain_max[d];
+  for (int d = 0; d < 3; d++)
+    sim->gravity[d] = s->gravity[d], sim->domain_min[d] = s->domain_min[d], sim->domain_max[d] = s->domain_max[d];
   PetscCall(TalusDecompSetBackoff(sim->decomp, s->decomp_last_rebalance, s->decomp_cooldown));
   sim->distributed = PETSC_TRUE;
   /* the partition the run that wrote the snapshot made right after writing it (TalusCheckpointWrite) */

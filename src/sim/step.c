@@ -9,7 +9,7 @@
 
 static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 {
-  TalusBodies      *b = sim->bodies;
+  TalusBodies      *b    = sim->bodies;
   TalusContactList *list = &sim->contacts;
   PetscInt          matched, kept = 0;
 
@@ -36,7 +36,8 @@ static PetscErrorCode RecordHistory(TalusSim sim)
 {
   PetscFunctionBegin;
   PetscCall(TalusGrowArray(sizeof(TalusContactHistory), sim->contacts.n, &sim->history_capacity, &sim->history));
-  for (PetscInt c = 0; c < sim->contacts.n; c++) TalusContactRecordHistory(sim->bodies, &sim->contacts.c[c], &sim->history[c]);
+  for (PetscInt c = 0; c < sim->contacts.n; c++)
+    TalusContactRecordHistory(sim->bodies, &sim->contacts.c[c], &sim->history[c]);
   sim->nhistory = sim->contacts.n; /* already sorted: contacts come sorted by (id_a, id_b, feature) */
   PetscFunctionReturn(0);
 }
@@ -72,7 +73,7 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
   TalusBodies       *b = sim->bodies;
   Vec                u;
   const PetscScalar *un;
-  const PetscReal    gnorm = TalusNorm3(sim->gravity);
+  const PetscReal    gnorm   = TalusNorm3(sim->gravity);
   PetscReal          support = 0.0, weight = 0.0;
 
   PetscFunctionBegin;
@@ -81,13 +82,14 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
   PetscCall(VecGetArrayRead(u, &un));
   stats->complementarity_error = 0.0;
   for (PetscInt c = 0; c < sim->contacts.n; c++) {
-    const TalusContact *ct = &sim->contacts.c[c];
-    const PetscReal     rate = ct->phi / sim->dt + PetscRealPart(un[3 * c]);
+    const TalusContact *ct       = &sim->contacts.c[c];
+    const PetscReal     rate     = ct->phi / sim->dt + PetscRealPart(un[3 * c]);
     stats->complementarity_error = PetscMax(stats->complementarity_error, PetscAbsReal(ct->impulse[0] * rate));
     if (gnorm > 0.0 && (b->fixed[ct->a] || b->fixed[ct->b])) {
       /* the impulse acts on b as +F and on a as -F; count what the fixed body receives */
       PetscReal F[3], along;
-      for (int k = 0; k < 3; k++) F[k] = ct->impulse[0] * ct->frame[k] + ct->impulse[1] * ct->frame[3 + k] + ct->impulse[2] * ct->frame[6 + k];
+      for (int k = 0; k < 3; k++)
+        F[k] = ct->impulse[0] * ct->frame[k] + ct->impulse[1] * ct->frame[3 + k] + ct->impulse[2] * ct->frame[6 + k];
       along = TalusDot3(F, sim->gravity) / gnorm / sim->dt;
       support += b->fixed[ct->b] ? along : -along;
     }
@@ -106,7 +108,7 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
 /* Global totals and the per-rank spread of one step's figures. */
 static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
 {
-  TalusBodies *b = sim->bodies;
+  TalusBodies *b      = sim->bodies;
   PetscInt     finite = 0, counts[4], spread[4];
   PetscReal    maxima[2], energy, work;
 
@@ -114,7 +116,8 @@ static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
   for (PetscInt k = 0; k < b->nowned; k++) finite += TalusBodiesIsFinite(b, k);
   counts[0] = finite, counts[1] = stats->contacts, counts[2] = -finite, counts[3] = -stats->contacts;
   PetscCall(MPIU_Allreduce(counts, spread, 4, MPIU_INT, MPI_MAX, sim->comm));
-  stats->bodies_max = spread[0], stats->contacts_max = spread[1], stats->bodies_min = -spread[2], stats->contacts_min = -spread[3];
+  stats->bodies_max = spread[0], stats->contacts_max = spread[1], stats->bodies_min = -spread[2],
+  stats->contacts_min = -spread[3];
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &finite, 1, MPIU_INT, MPI_SUM, sim->comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stats->contacts, 1, MPIU_INT, MPI_SUM, sim->comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stats->warm_started, 1, MPIU_INT, MPI_SUM, sim->comm));
@@ -137,7 +140,7 @@ static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
 /* A body that moves more than r_max in one step may tunnel and outrun its ghost copies. */
 static PetscErrorCode CheckTravel(TalusSim sim)
 {
-  TalusBodies *b = sim->bodies;
+  TalusBodies *b       = sim->bodies;
   PetscInt     culprit = -1;
   PetscReal    travel = 0.0, worst = 0.0;
 
@@ -155,7 +158,10 @@ static PetscErrorCode CheckTravel(TalusSim sim)
     PetscCall(MPIU_Allreduce(&local.travel, &global.travel, 1, MPIU_REAL, MPIU_MAX, sim->comm));
     global.id = (local.travel == global.travel) ? culprit : -1;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &global.id, 1, MPIU_INT, MPI_MAX, sim->comm));
-    PetscCheck(global.travel <= sim->rmax || sim->rmax == 0.0, sim->comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT " moved %g m in one step (t = %g s), more than the largest body radius %g m: contacts would be missed; use a smaller -dt (now %g s)", global.id, (double)global.travel, (double)sim->t, (double)sim->rmax, (double)sim->dt);
+    PetscCheck(global.travel <= sim->rmax || sim->rmax == 0.0, sim->comm, PETSC_ERR_USER_INPUT,
+               "body %" PetscInt_FMT " moved %g m in one step (t = %g s), more than the largest body radius %g m: "
+               "contacts would be missed; use a smaller -dt (now %g s)",
+               global.id, (double)global.travel, (double)sim->t, (double)sim->rmax, (double)sim->dt);
   }
   PetscFunctionReturn(0);
 }

@@ -37,7 +37,8 @@ static PetscErrorCode CreateGhostedBodyVector(TalusSim sim, Vec *v, PetscInt **s
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(b->n + 1, slot));
   PetscCall(PetscMalloc1(b->n - b->nowned + 1, &ghosts));
-  for (PetscInt k = 0; k < b->n; k++) (*slot)[k] = (k < b->nowned && b->dof[k] >= 0) ? (b->dof[k] - sim->dof_start) / 6 : -1;
+  for (PetscInt k = 0; k < b->n; k++)
+    (*slot)[k] = (k < b->nowned && b->dof[k] >= 0) ? (b->dof[k] - sim->dof_start) / 6 : -1;
   for (PetscInt c = 0; c < sim->contacts.n; c++) {
     const PetscInt pair[2] = {sim->contacts.c[c].a, sim->contacts.c[c].b};
     for (int side = 0; side < 2; side++) {
@@ -55,11 +56,15 @@ static PetscErrorCode CreateGhostedBodyVector(TalusSim sim, Vec *v, PetscInt **s
 
 /* Contact ct's record for the matrix-free B (jacobian_shell.c): its two bodies' slots, its frame
    and the world-frame lever arms A s of its bodies (zero for a fixed body); returns its kind. */
-static char JacobianRecord(const TalusBodies *b, const TalusContact *ct, const PetscInt slot[], PetscInt cslot[2], PetscReal J[TALUS_JACOBIAN_GENERAL])
+static char JacobianRecord(const TalusBodies *b, const TalusContact *ct, const PetscInt slot[], PetscInt cslot[2],
+                           PetscReal J[TALUS_JACOBIAN_GENERAL])
 {
-  const PetscInt   body[2] = {ct->a, ct->b};
-  const PetscReal *arm[2]  = {ct->sa, ct->sb};
-  PetscReal        world[2][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+  const PetscInt   body[2]     = {ct->a, ct->b};
+  const PetscReal *arm[2]      = {ct->sa, ct->sb};
+  PetscReal        world[2][3] = {
+           {0.0, 0.0, 0.0},
+           {0.0, 0.0, 0.0}
+  };
 
   for (int side = 0; side < 2; side++) {
     PetscReal A[9];
@@ -72,7 +77,8 @@ static char JacobianRecord(const TalusBodies *b, const TalusContact *ct, const P
 }
 
 /* Contact ct's entries of the assembled B (rows row, row + 1, row + 2; global dofs): how many. */
-static PetscInt JacobianEntries(const TalusBodies *b, const TalusContact *ct, PetscInt row, PetscInt coo_i[], PetscInt coo_j[], PetscScalar coo_v[])
+static PetscInt JacobianEntries(const TalusBodies *b, const TalusContact *ct, PetscInt row, PetscInt coo_i[],
+                                PetscInt coo_j[], PetscScalar coo_v[])
 {
   const PetscInt body[2] = {ct->a, ct->b};
   PetscInt       n       = 0;
@@ -90,11 +96,11 @@ static PetscInt JacobianEntries(const TalusBodies *b, const TalusContact *ct, Pe
 
 PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
 {
-  TalusBodies      *b = sim->bodies;
+  TalusBodies      *b    = sim->bodies;
   TalusContactList *list = &sim->contacts;
   PetscInt          ncoo = 0, *coo_i = NULL, *coo_j = NULL, nd, row_start, *slot = NULL, *cslot = NULL, offset = 0;
   PetscScalar      *coo_v = NULL, *minv, *vf, *gam, *q, *mu;
-  PetscReal        *J = NULL;
+  PetscReal        *J     = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAssemble, 0, 0, 0, 0));
@@ -103,7 +109,8 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   nd = sim->ndynamic;
   if (sim->matrix_free) {
     PetscCall(CreateGhostedBodyVector(sim, &ccp->v_free, &slot, &ccp->bytes_per_product));
-    PetscCall(TalusGrowArray(TALUS_INVERSE_MASS * sizeof(PetscReal), nd, &sim->inverse_mass_capacity, &sim->inverse_mass)); /* kept from step to step, like B's records */
+    PetscCall(TalusGrowArray(TALUS_INVERSE_MASS * sizeof(PetscReal), nd, &sim->inverse_mass_capacity,
+                             &sim->inverse_mass)); /* kept from step to step, like B's records */
   } else {
     PetscCall(VecCreateMPI(sim->comm, 6 * nd, PETSC_DETERMINE, &ccp->inverse_mass));
     PetscCall(VecDuplicate(ccp->inverse_mass, &ccp->v_free));
@@ -137,11 +144,11 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
     if (list->n > sim->jacobian_capacity) { /* kept from step to step: fresh memory every step costs page faults */
       PetscCall(PetscFree3(sim->jacobian_slot, sim->jacobian_kind, sim->jacobian));
       sim->jacobian_capacity = TalusGrowCapacity(sim->jacobian_capacity, list->n);
-      PetscCall(PetscMalloc3(2 * sim->jacobian_capacity, &sim->jacobian_slot, sim->jacobian_capacity, &sim->jacobian_kind, TALUS_JACOBIAN_GENERAL * sim->jacobian_capacity, &sim->jacobian));
+      PetscCall(PetscMalloc3(2 * sim->jacobian_capacity, &sim->jacobian_slot, sim->jacobian_capacity,
+                             &sim->jacobian_kind, TALUS_JACOBIAN_GENERAL * sim->jacobian_capacity, &sim->jacobian));
     }
     cslot = sim->jacobian_slot, J = sim->jacobian;
-  }
-  else PetscCall(PetscMalloc3(36 * list->n, &coo_i, 36 * list->n, &coo_j, 36 * list->n, &coo_v));
+  } else PetscCall(PetscMalloc3(36 * list->n, &coo_i, 36 * list->n, &coo_j, 36 * list->n, &coo_v));
   PetscCall(VecGetArray(ccp->mu, &mu));
   PetscCall(VecGetArray(ccp->q, &q));
   PetscCall(VecGetArray(ccp->gamma, &gam));
@@ -158,11 +165,13 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecRestoreArray(ccp->q, &q));
   PetscCall(VecRestoreArray(ccp->mu, &mu));
   if (sim->matrix_free) {
-    PetscCall(TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, sim->jacobian_kind, J, sim->inverse_mass, &ccp->B));
+    PetscCall(
+      TalusJacobianCreateShell(sim->comm, list->n, nd, cslot, sim->jacobian_kind, J, sim->inverse_mass, &ccp->B));
     PetscCall(PetscFree(slot));
     ccp->apply_inverse_mass = TalusJacobianApplyInverseMass, ccp->inverse_mass_ctx = ccp->B;
   } else {
-    PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &ccp->B));
+    PetscCall(TalusMatCreateCOO(sim->comm, 3 * list->n, 6 * nd, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, coo_i, coo_j,
+                                coo_v, INSERT_VALUES, &ccp->B));
     PetscCall(PetscFree3(coo_i, coo_j, coo_v));
     ccp->apply_inverse_mass = TalusInverseMassDiagonal, ccp->inverse_mass_ctx = ccp->inverse_mass;
     if (sim->size > 1) { /* off-rank columns of B: the velocities each product gathers from other ranks */

@@ -106,7 +106,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscCall(APGDProjectInPlace(tao, x));
   PetscCall(TaoComputeObjectiveAndGradient(tao, x, &f_x, g_x));
   PetscCall(APGDEstimateLipschitz(tao, x, g_x, &L)); /* line 6 */
-  step = 1.0 / L;                                      /* line 7 */
+  step = 1.0 / L;                                    /* line 7 */
   /* g_d has the units of 1/N. A fixed number (seed 001 only says "small") is not scale-free, and
      forming x - g_d g loses about eps ||x|| / g_d to rounding, which floors the residual; a fixed
      fraction of the first step 1/L_0 is scale-free and keeps that floor near eps ||g|| / scale. */
@@ -135,7 +135,8 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
        iteration y = x and g(y) = g(x) already. */
     if (tao->niter == 0) PetscCall(APGDTrial(tao, step, x_prev)); /* extrapolation_sums are still zero */
     else {
-      PetscCall(APGDExtrapolate(tao, beta, x, g_x, x_prev, g_prev, save_best ? apgd->best : NULL, step, extrapolated_gradient));
+      PetscCall(
+        APGDExtrapolate(tao, beta, x, g_x, x_prev, g_prev, save_best ? apgd->best : NULL, step, extrapolated_gradient));
       save_best = PETSC_FALSE;
       if (!extrapolated_gradient) { /* -tao_apgd_reuse_gradients false: g(y) by a product with N */
         PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_y, apgd->g_y));
@@ -295,20 +296,41 @@ static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOpt
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Accelerated projected gradient descent (APGD, seed 001 section 2.3)");
-  PetscCall(PetscOptionsReal("-tao_apgd_residual_step", "Step g_d of the projected-gradient residual (seed 001 eq. 39); 0: residual_scale / L_0", "TaoAPGDSetResidualStep", apgd->residual_step_option, &apgd->residual_step_option, NULL));
-  PetscCall(PetscOptionsReal("-tao_apgd_residual_scale", "g_d as a fraction of the first step 1/L_0 when -tao_apgd_residual_step is 0", "", apgd->residual_scale, &apgd->residual_scale, NULL));
-  PetscCall(PetscOptionsReal("-tao_apgd_lipschitz", "Initial Lipschitz estimate L_0; <= 0 estimates it from N (x0 - (x0 + 1)) (line 6)", "", apgd->lipschitz0, &apgd->lipschitz0, NULL));
-  PetscCall(PetscOptionsReal("-tao_apgd_step_growth", "Factor applied to L after each iteration so the step can grow (line 31)", "", apgd->step_growth, &apgd->step_growth, NULL));
-  PetscCall(PetscOptionsReal("-tao_apgd_backtrack", "Factor applied to L when the quadratic upper bound fails (line 12)", "", apgd->backtrack, &apgd->backtrack, NULL));
-  PetscCall(PetscOptionsInt("-tao_apgd_max_backtracks", "Backtracking steps allowed per iteration before a line-search failure", "", apgd->max_backtracks, &apgd->max_backtracks, NULL));
-  PetscCall(PetscOptionsBool("-tao_apgd_restart", "Gradient-based adaptive restart (lines 27-30)", "", apgd->restart, &apgd->restart, NULL));
-  PetscCall(PetscOptionsBool("-tao_apgd_reuse_gradients", "Get the gradient at the extrapolated point from those at the iterates (saves one product with N per iteration; exact for quadratics)", "", apgd->reuse_gradients, &apgd->reuse_gradients, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_residual_step",
+                             "Step g_d of the projected-gradient residual (seed 001 eq. 39); 0: residual_scale / L_0",
+                             "TaoAPGDSetResidualStep", apgd->residual_step_option, &apgd->residual_step_option, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_residual_scale",
+                             "g_d as a fraction of the first step 1/L_0 when -tao_apgd_residual_step is 0", "",
+                             apgd->residual_scale, &apgd->residual_scale, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_lipschitz",
+                             "Initial Lipschitz estimate L_0; <= 0 estimates it from N (x0 - (x0 + 1)) (line 6)", "",
+                             apgd->lipschitz0, &apgd->lipschitz0, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_step_growth",
+                             "Factor applied to L after each iteration so the step can grow (line 31)", "",
+                             apgd->step_growth, &apgd->step_growth, NULL));
+  PetscCall(PetscOptionsReal("-tao_apgd_backtrack",
+                             "Factor applied to L when the quadratic upper bound fails (line 12)", "", apgd->backtrack,
+                             &apgd->backtrack, NULL));
+  PetscCall(PetscOptionsInt("-tao_apgd_max_backtracks",
+                            "Backtracking steps allowed per iteration before a line-search failure", "",
+                            apgd->max_backtracks, &apgd->max_backtracks, NULL));
+  PetscCall(PetscOptionsBool("-tao_apgd_restart", "Gradient-based adaptive restart (lines 27-30)", "", apgd->restart,
+                             &apgd->restart, NULL));
+  PetscCall(PetscOptionsBool("-tao_apgd_reuse_gradients",
+                             "Get the gradient at the extrapolated point from those at the iterates (saves one product "
+                             "with N per iteration; exact for quadratics)",
+                             "", apgd->reuse_gradients, &apgd->reuse_gradients, NULL));
   PetscOptionsHeadEnd();
-  PetscCheck(apgd->residual_step_option >= 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_residual_step must be >= 0 (0: automatic), got %g", (double)apgd->residual_step_option);
-  PetscCheck(apgd->residual_scale > 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_residual_scale must be positive, got %g", (double)apgd->residual_scale);
-  PetscCheck(apgd->step_growth > 0.0 && apgd->step_growth <= 1.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_step_growth must be in (0, 1], got %g", (double)apgd->step_growth);
-  PetscCheck(apgd->backtrack > 1.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_backtrack must be > 1, got %g", (double)apgd->backtrack);
-  PetscCheck(apgd->max_backtracks >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_max_backtracks must be >= 1, got %" PetscInt_FMT, apgd->max_backtracks);
+  PetscCheck(apgd->residual_step_option >= 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
+             "-tao_apgd_residual_step must be >= 0 (0: automatic), got %g", (double)apgd->residual_step_option);
+  PetscCheck(apgd->residual_scale > 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
+             "-tao_apgd_residual_scale must be positive, got %g", (double)apgd->residual_scale);
+  PetscCheck(apgd->step_growth > 0.0 && apgd->step_growth <= 1.0, PetscObjectComm((PetscObject)tao),
+             PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_step_growth must be in (0, 1], got %g", (double)apgd->step_growth);
+  PetscCheck(apgd->backtrack > 1.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
+             "-tao_apgd_backtrack must be > 1, got %g", (double)apgd->backtrack);
+  PetscCheck(apgd->max_backtracks >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
+             "-tao_apgd_max_backtracks must be >= 1, got %" PetscInt_FMT, apgd->max_backtracks);
   PetscFunctionReturn(0);
 }
 
@@ -321,13 +343,27 @@ static PetscErrorCode TaoView_APGD(Tao tao, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  if (apgd->user_projection) PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: user projection, blocks of %" PetscInt_FMT " rows\n", apgd->block_size));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: %s\n", tao->bounded ? "variable bounds" : "unconstrained"));
-  if (apgd->residual_step_option > 0.0) PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g\n", (double)apgd->residual_step_option));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g / L_0 (last solve: %g)\n", (double)apgd->residual_scale, (double)apgd->residual_step));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "step growth %g, backtrack factor %g (max %" PetscInt_FMT " per iteration), restart %s, reuse gradients %s\n", (double)apgd->step_growth, (double)apgd->backtrack, apgd->max_backtracks, PetscBools[apgd->restart], PetscBools[apgd->reuse_gradients]));
+  if (apgd->user_projection)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: user projection, blocks of %" PetscInt_FMT " rows\n",
+                                     apgd->block_size));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "feasible set: %s\n", tao->bounded ? "variable bounds" : "unconstrained"));
+  if (apgd->residual_step_option > 0.0)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g\n", (double)apgd->residual_step_option));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "residual step g_d (eq. 39): %g / L_0 (last solve: %g)\n",
+                                     (double)apgd->residual_scale, (double)apgd->residual_step));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "step growth %g, backtrack factor %g (max %" PetscInt_FMT
+                                   " per iteration), restart %s, reuse gradients %s\n",
+                                   (double)apgd->step_growth, (double)apgd->backtrack, apgd->max_backtracks,
+                                   PetscBools[apgd->restart], PetscBools[apgd->reuse_gradients]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "linear-term update: %s\n", apgd->linear_update ? "yes" : "no"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "last solve: %" PetscInt_FMT " restarts, %" PetscInt_FMT " backtracks, best residual %g at iteration %" PetscInt_FMT ", final L %g\n", apgd->restarts, apgd->backtracks, (double)apgd->best_residual, apgd->best_iteration, (double)apgd->lipschitz));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "last solve: %" PetscInt_FMT " restarts, %" PetscInt_FMT
+                                   " backtracks, best residual %g at iteration %" PetscInt_FMT ", final L %g\n",
+                                   apgd->restarts, apgd->backtracks, (double)apgd->best_residual, apgd->best_iteration,
+                                   (double)apgd->lipschitz));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }
@@ -337,7 +373,8 @@ static PetscErrorCode TaoAPGDSetProjection_APGD(Tao tao, PetscInt bs, TaoAPGDPro
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
 
   PetscFunctionBegin;
-  PetscCheck(bs >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "The projection's block size must be >= 1, got %" PetscInt_FMT, bs);
+  PetscCheck(bs >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
+             "The projection's block size must be >= 1, got %" PetscInt_FMT, bs);
   apgd->project         = fn;
   apgd->project_ctx     = ctx;
   apgd->block_size      = fn ? bs : 1;
@@ -360,7 +397,8 @@ static PetscErrorCode TaoAPGDSetResidualStep_APGD(Tao tao, PetscReal g_d)
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
 
   PetscFunctionBegin;
-  PetscCheck(g_d >= 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE, "Residual step must be >= 0 (0: automatic), got %g", (double)g_d);
+  PetscCheck(g_d >= 0.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
+             "Residual step must be >= 0 (0: automatic), got %g", (double)g_d);
   apgd->residual_step_option = g_d;
   PetscFunctionReturn(0);
 }
@@ -372,7 +410,8 @@ static PetscErrorCode TaoAPGDGetResidualStep_APGD(Tao tao, PetscReal *g_d)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TaoAPGDGetStatistics_APGD(Tao tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz)
+static PetscErrorCode TaoAPGDGetStatistics_APGD(Tao tao, PetscInt *restarts, PetscInt *backtracks,
+                                                PetscInt *best_iteration, PetscReal *lipschitz)
 {
   TAO_APGD *apgd = (TAO_APGD *)tao->data;
 
@@ -412,16 +451,16 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   tao->ops->destroy        = TaoDestroy_APGD;
 
   PetscCall(PetscNew(&apgd));
-  tao->data            = (void *)apgd;
+  tao->data                  = (void *)apgd;
   apgd->residual_step_option = 0.0;
-  apgd->residual_scale = 1.0e-3;
-  apgd->step_growth    = 0.9;
-  apgd->backtrack      = 2.0;
-  apgd->max_backtracks = 60;
-  apgd->restart        = PETSC_TRUE;
-  apgd->reuse_gradients = PETSC_TRUE;
-  apgd->best_residual  = PETSC_INFINITY;
-  apgd->block_size     = 1;
+  apgd->residual_scale       = 1.0e-3;
+  apgd->step_growth          = 0.9;
+  apgd->backtrack            = 2.0;
+  apgd->max_backtracks       = 60;
+  apgd->restart              = PETSC_TRUE;
+  apgd->reuse_gradients      = PETSC_TRUE;
+  apgd->best_residual        = PETSC_INFINITY;
+  apgd->block_size           = 1;
 
   /* Stop on the absolute residual of eq. 39 only (seed 001's tolerance tau), after at most 1000
      iterations; the relative tests of TAO's default convergence test do not suit a residual
@@ -433,11 +472,13 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   if (!tao->gttol_changed) tao->gttol = 0.0;
 
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetProjection_C", TaoAPGDSetProjection_APGD));
-  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetLinearTermUpdate_C", TaoAPGDSetLinearTermUpdate_APGD));
+  PetscCall(
+    PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetLinearTermUpdate_C", TaoAPGDSetLinearTermUpdate_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", TaoAPGDSetResidualStep_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", TaoAPGDGetStatistics_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetResidualStep_C", TaoAPGDGetResidualStep_APGD));
-  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDReleaseWorkVectors_C", TaoAPGDReleaseWorkVectors_APGD));
+  PetscCall(
+    PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDReleaseWorkVectors_C", TaoAPGDReleaseWorkVectors_APGD));
   PetscFunctionReturn(0);
 }
 
@@ -479,11 +520,13 @@ PetscErrorCode TaoAPGDSetResidualStep(Tao tao, PetscReal g_d)
   TaoAPGDGetStatistics - restarts, backtracking steps, iteration of the returned (best) iterate and
   final Lipschitz estimate of the last TaoSolve(); any output may be NULL
 @*/
-PetscErrorCode TaoAPGDGetStatistics(Tao tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration, PetscReal *lipschitz)
+PetscErrorCode TaoAPGDGetStatistics(Tao tao, PetscInt *restarts, PetscInt *backtracks, PetscInt *best_iteration,
+                                    PetscReal *lipschitz)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
-  PetscUseMethod(tao, "TaoAPGDGetStatistics_C", (Tao, PetscInt *, PetscInt *, PetscInt *, PetscReal *), (tao, restarts, backtracks, best_iteration, lipschitz));
+  PetscUseMethod(tao, "TaoAPGDGetStatistics_C", (Tao, PetscInt *, PetscInt *, PetscInt *, PetscReal *),
+                 (tao, restarts, backtracks, best_iteration, lipschitz));
   PetscFunctionReturn(0);
 }
 

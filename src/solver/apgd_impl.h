@@ -60,9 +60,11 @@ typedef struct {
 } APGDTestSums;
 
 PETSC_INTERN PetscErrorCode APGDProjectInPlace(Tao, Vec x);
-PETSC_INTERN PetscErrorCode APGDExtrapolate(Tao, PetscReal beta, Vec x, Vec g_x, Vec x_prev, Vec g_prev, Vec best, PetscReal step, PetscBool trial);
+PETSC_INTERN PetscErrorCode APGDExtrapolate(Tao, PetscReal beta, Vec x, Vec g_x, Vec x_prev, Vec g_prev, Vec best,
+                                            PetscReal step, PetscBool trial);
 PETSC_INTERN PetscErrorCode APGDTrial(Tao, PetscReal step, Vec x_out);
 PETSC_INTERN PetscErrorCode APGDTest(Tao, Vec x, Vec g_x, APGDTestSums *);
-PETSC_INTERN PetscErrorCode APGDProjectBounds(Tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx);
+PETSC_INTERN PetscErrorCode APGDProjectBounds(Tao, PetscInt start, PetscInt n, const PetscScalar in[],
+                                              PetscScalar out[], void *ctx);
 
 #endif

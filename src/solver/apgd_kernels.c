@@ -27,7 +27,7 @@
 /* Software prefetch, one cache line per stream every 8 entries, 1 KB ahead: with five or six streams
    per pass the hardware prefetchers alone leave the memory latency exposed (docs/performance.md).
    Prefetching past the end of an array is harmless. */
-#define APGD_AHEAD 128
+#define APGD_AHEAD          128
 #define APGD_PREFETCH(v, i) __builtin_prefetch(&(v)[(i) + APGD_AHEAD])
 
 static PetscInt ChunkLength(const TAO_APGD *apgd)
@@ -46,7 +46,8 @@ static PetscErrorCode Project(Tao tao, PetscInt start, PetscInt n, const PetscSc
 }
 
 /* The box of TaoSetVariableBounds() as a local projection: the median of lower, in and upper. */
-PetscErrorCode APGDProjectBounds(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx)
+PetscErrorCode APGDProjectBounds(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[],
+                                 void *ctx)
 {
   const TAO_APGD *apgd = (const TAO_APGD *)ctx;
 
@@ -74,7 +75,11 @@ PetscErrorCode APGDProjectInPlace(Tao tao, Vec x)
  * One chunk of APGDExtrapolate (below); the sums are accumulated in registers and added to sums[]
  * once per chunk (through memory every entry, they made the pass latency-bound).
  */
-static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscReal step, PetscBool trial, PetscBool stream, const PetscScalar *restrict dr, const PetscScalar *restrict xv, PetscScalar *restrict xpv, PetscScalar *restrict gxv, const PetscScalar *restrict gpv, PetscScalar *restrict yv, PetscScalar *restrict gyv, PetscScalar *restrict bv, PetscReal sums[4])
+static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscReal step, PetscBool trial,
+                             PetscBool stream, const PetscScalar *restrict dr, const PetscScalar *restrict xv,
+                             PetscScalar *restrict xpv, PetscScalar *restrict gxv, const PetscScalar *restrict gpv,
+                             PetscScalar *restrict yv, PetscScalar *restrict gyv, PetscScalar *restrict bv,
+                             PetscReal sums[4])
 {
   const PetscReal a = 1.0 + beta, b = -beta;
   PetscReal       s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
@@ -82,14 +87,14 @@ static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscRe
   for (PetscInt i = 0; i < m; i++) {
     const PetscScalar shift = dr ? dr[i] : 0.0;
     const PetscScalar gx = gxv[i] + shift, gp = gpv[i] + shift, gy = a * gx + b * gp, y = a * xv[i] + b * xpv[i];
-    const PetscReal   e  = PetscRealPart(xv[i] - xpv[i]);
+    const PetscReal   e = PetscRealPart(xv[i] - xpv[i]);
     if (!((start + i) & 7)) APGD_PREFETCH(xv, i), APGD_PREFETCH(xpv, i), APGD_PREFETCH(gxv, i), APGD_PREFETCH(gpv, i);
     s0 += PetscRealPart(shift * xv[i]);
     s1 += PetscRealPart(gx) * e;
     s2 += PetscRealPart(gx - gp) * e;
     s3 += PetscRealPart(gy) * e;
     if (dr) gxv[i] = gx; /* stored shifted; unchanged otherwise: no write-back */
-    if (stream) { /* write-only streams, read again only after the product with N */
+    if (stream) {        /* write-only streams, read again only after the product with N */
       TalusStreamStore(&gyv[i], gy);
       TalusStreamStore(&yv[i], y);
     } else gyv[i] = gy, yv[i] = y;
@@ -107,7 +112,8 @@ static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscRe
  * written over x_prev, which is read before it is overwritten. best (if not NULL) receives x.
  * The sums for f(y) and the restart test (APGDTestSums) go to apgd->extrapolation_sums.
  */
-PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_prev, Vec g_prev, Vec best, PetscReal step, PetscBool trial)
+PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_prev, Vec g_prev, Vec best,
+                               PetscReal step, PetscBool trial)
 {
   TAO_APGD          *apgd  = (TAO_APGD *)tao->data;
   const PetscInt     chunk = ChunkLength(apgd);
@@ -132,7 +138,8 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
     if (apgd->linear_update) PetscCall((*apgd->linear_update)(tao, s, m, &xv[s], &gxv[s], dr, apgd->linear_update_ctx));
-    ExtrapolateChunk(m, s, beta, step, trial, stream, apgd->linear_update ? dr : NULL, &xv[s], &xpv[s], &gxv[s], &gpv[s], &yv[s], &gyv[s], bv ? &bv[s] : NULL, sums);
+    ExtrapolateChunk(m, s, beta, step, trial, stream, apgd->linear_update ? dr : NULL, &xv[s], &xpv[s], &gxv[s],
+                     &gpv[s], &yv[s], &gyv[s], bv ? &bv[s] : NULL, sums);
     if (trial) PetscCall(Project(tao, s, m, &xpv[s], &xpv[s]));
   }
   TalusStreamFence();
@@ -180,7 +187,9 @@ PetscErrorCode APGDTrial(Tao tao, PetscReal step, Vec x_out)
 }
 
 /* One chunk of APGDTest (below), w the chunk's Pi(x - g_d g(x)); sums kept in registers. */
-static void TestChunk(PetscInt m, PetscInt start, const PetscScalar *restrict xv, const PetscScalar *restrict gv, const PetscScalar *restrict yv, const PetscScalar *restrict gyv, const PetscScalar *restrict w, PetscReal sums[4])
+static void TestChunk(PetscInt m, PetscInt start, const PetscScalar *restrict xv, const PetscScalar *restrict gv,
+                      const PetscScalar *restrict yv, const PetscScalar *restrict gyv, const PetscScalar *restrict w,
+                      PetscReal sums[4])
 {
   PetscReal s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
 

@@ -36,8 +36,8 @@ PETSC_INTERN PetscErrorCode TalusFunctionListNames(PetscFunctionList, char names
 
 /* The problem variants by name (TalusCCPRegister) and the variants talus registers (ccp_variants.c). */
 PETSC_EXTERN PetscFunctionList TalusCCPList;
-PETSC_INTERN PetscErrorCode     TalusCCPCreate_Relaxed(TalusCCP);
-PETSC_INTERN PetscErrorCode     TalusCCPCreate_Coulomb(TalusCCP);
+PETSC_INTERN PetscErrorCode    TalusCCPCreate_Relaxed(TalusCCP);
+PETSC_INTERN PetscErrorCode    TalusCCPCreate_Coulomb(TalusCCP);
 
 /* The Tao type's attachment (ccp_solvers.c): found by the Tao's type, called by TalusCCPSetUp; its
    release, called by TalusCCPReset. And the attachments talus registers. */

@@ -137,7 +137,9 @@ PetscErrorCode TalusCCPSetLinearTerm(TalusCCP ccp, Vec q)
 PetscErrorCode TalusCCPSetFeasibleSet(TalusCCP ccp, Vec mu, PetscInt nnonneg_local, PetscInt nfree_local)
 {
   PetscFunctionBegin;
-  PetscCheck(nnonneg_local >= 0 && nfree_local >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row counts must be >= 0, got %" PetscInt_FMT " non-negative and %" PetscInt_FMT " free rows", nnonneg_local, nfree_local);
+  PetscCheck(nnonneg_local >= 0 && nfree_local >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "Row counts must be >= 0, got %" PetscInt_FMT " non-negative and %" PetscInt_FMT " free rows",
+             nnonneg_local, nfree_local);
   PetscCall(PetscObjectReference((PetscObject)mu));
   PetscCall(VecDestroy(&ccp->set.mu));
   ccp->set.mu            = mu;
@@ -164,7 +166,10 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
   PetscFunctionBegin;
   PetscCall(TalusSolverRegisterAll());
   PetscOptionsBegin(ccp->comm, ccp->prefix, "Cone complementarity problem", "TalusCCP");
-  PetscCall(PetscOptionsFList("-ccp_problem", "relaxed: the CCP of seed 000 eq. 14; coulomb: De Saxce's Coulomb problem by anti-relaxation (seed 001 eq. 28)", "TalusCCPSetType", TalusCCPList, ccp->type_name, name, sizeof(name), &set));
+  PetscCall(PetscOptionsFList(
+    "-ccp_problem",
+    "relaxed: the CCP of seed 000 eq. 14; coulomb: De Saxce's Coulomb problem by anti-relaxation (seed 001 eq. 28)",
+    "TalusCCPSetType", TalusCCPList, ccp->type_name, name, sizeof(name), &set));
   PetscOptionsEnd();
   if (set) PetscCall(TalusCCPSetType(ccp, name));
   PetscCall(TaoSetFromOptions(ccp->tao));
@@ -177,13 +182,18 @@ PetscErrorCode TalusCCPSetUp(TalusCCP ccp)
 
   PetscFunctionBegin;
   if (ccp->setup) PetscFunctionReturn(0);
-  PetscCheck(ccp->N && ccp->q && ccp->set.mu, ccp->comm, PETSC_ERR_ORDER, "TalusCCP needs TalusCCPSetOperator(), TalusCCPSetLinearTerm() and TalusCCPSetFeasibleSet() before TalusCCPSetUp()");
+  PetscCheck(ccp->N && ccp->q && ccp->set.mu, ccp->comm, PETSC_ERR_ORDER,
+             "TalusCCP needs TalusCCPSetOperator(), TalusCCPSetLinearTerm() and TalusCCPSetFeasibleSet() before "
+             "TalusCCPSetUp()");
   PetscCall(MatGetLocalSize(ccp->N, &nrows, &ncols));
   PetscCall(VecGetLocalSize(ccp->q, &nq));
   PetscCall(VecGetLocalSize(ccp->set.mu, &nc));
   PetscCall(TalusFeasibleSetGetLocalSize(&ccp->set, &nset));
   PetscCheck(nrows == ncols && nrows == nq && nq == nset, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "TalusCCP local sizes disagree: N is %" PetscInt_FMT " x %" PetscInt_FMT ", q has %" PetscInt_FMT ", and %" PetscInt_FMT " cones + %" PetscInt_FMT " non-negative + %" PetscInt_FMT " free rows need %" PetscInt_FMT, nrows, ncols, nq, nc, ccp->set.nnonneg_local, ccp->set.nfree_local, nset);
+             "TalusCCP local sizes disagree: N is %" PetscInt_FMT " x %" PetscInt_FMT ", q has %" PetscInt_FMT
+             ", and %" PetscInt_FMT " cones + %" PetscInt_FMT " non-negative + %" PetscInt_FMT
+             " free rows need %" PetscInt_FMT,
+             nrows, ncols, nq, nc, ccp->set.nnonneg_local, ccp->set.nfree_local, nset);
   PetscCall(VecDestroy(&ccp->shift));
   if (ccp->ops.update_linear_term) PetscCall(VecDuplicate(ccp->set.mu, &ccp->shift));
   PetscCall(TalusCCPSolverAttach(ccp));
@@ -257,7 +267,8 @@ PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
     }
     if (ccp->ops.dual_velocity) ccp->ops.dual_velocity(m, vi);
     TalusProjectTriplet(m, ri, p);
-    local[0] = PetscMax(local[0], PetscSqrtReal(PetscSqr(ri[0] - p[0]) + PetscSqr(ri[1] - p[1]) + PetscSqr(ri[2] - p[2])));
+    local[0] = PetscMax(local[0],
+                        PetscSqrtReal(PetscSqr(ri[0] - p[0]) + PetscSqr(ri[1] - p[1]) + PetscSqr(ri[2] - p[2])));
     for (PetscInt k = 0; k < 3; k++) neg[k] = -vi[k];
     TalusProjectTriplet(m, neg, p); /* mu = 0 too: K = {n >= 0, t = 0}, K* = {v_n >= 0} */
     local[1] = PetscMax(local[1], PetscSqrtReal(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
@@ -269,7 +280,8 @@ PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
     local[1] = PetscMax(local[1], -ui);
     local[2] = PetscMax(local[2], PetscAbsReal(ri * ui));
   }
-  for (PetscInt i = 3 * nc + ccp->set.nnonneg_local; i < n; i++) local[1] = PetscMax(local[1], PetscAbsReal(PetscRealPart(uv[i])));
+  for (PetscInt i = 3 * nc + ccp->set.nnonneg_local; i < n; i++)
+    local[1] = PetscMax(local[1], PetscAbsReal(PetscRealPart(uv[i])));
   PetscCall(VecRestoreArrayRead(ccp->set.mu, &mu));
   PetscCall(VecRestoreArrayRead(u, &uv));
   PetscCall(VecRestoreArrayRead(r, &rv));
@@ -299,7 +311,9 @@ PetscErrorCode TalusCCPView(TalusCCP ccp, PetscViewer viewer)
   PetscFunctionBegin;
   if (ccp->q) PetscCall(VecGetSize(ccp->q, &n));
   if (ccp->set.mu) PetscCall(VecGetSize(ccp->set.mu, &nc));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "TalusCCP: %s problem, %" PetscInt_FMT " rows (%" PetscInt_FMT " friction cones)\n", ccp->type_name, n, nc));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "TalusCCP: %s problem, %" PetscInt_FMT " rows (%" PetscInt_FMT " friction cones)\n",
+                                   ccp->type_name, n, nc));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(TaoView(ccp->tao, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));

@@ -41,7 +41,8 @@ PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
   PetscCall(PetscFunctionListFind(TalusCCPSolverList, type, &attach));
   if (!attach) {
     PetscCall(TalusFunctionListNames(TalusCCPSolverList, names, sizeof(names)));
-    SETERRQ(ccp->comm, PETSC_ERR_SUP, "The Tao type %s cannot solve a contact problem: -tao_type must be one of %s", type, names);
+    SETERRQ(ccp->comm, PETSC_ERR_SUP, "The Tao type %s cannot solve a contact problem: -tao_type must be one of %s",
+            type, names);
   }
   PetscCall((*attach)(ccp, ccp->tao));
   PetscFunctionReturn(0);
@@ -100,7 +101,10 @@ PetscErrorCode TalusCCPAttach_Bounds(TalusCCP ccp, Tao tao)
   PetscCall(VecMax(ccp->set.mu, NULL, &mu_max));
   PetscCall(TaoGetType(tao, &type));
   /* mu = 0 everywhere also makes any change of the linear term by anti-relaxation vanish */
-  PetscCheck(ncones == 0 || mu_max <= 0.0, ccp->comm, PETSC_ERR_SUP, "The Tao type %s handles box constraints only, and this problem has friction cones (mu up to %g): use -tao_type apgd, or friction coefficients of 0", type, (double)mu_max);
+  PetscCheck(ncones == 0 || mu_max <= 0.0, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type %s handles box constraints only, and this problem has friction cones (mu up to %g): use "
+             "-tao_type apgd, or friction coefficients of 0",
+             type, (double)mu_max);
   PetscCall(FeasibleSetBox(&ccp->set, ccp->q, &lower, &upper));
   PetscCall(TaoSetVariableBounds(tao, lower, upper));
   PetscCall(VecDestroy(&lower));

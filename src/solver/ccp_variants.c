@@ -21,7 +21,8 @@ PetscErrorCode TalusCCPCreate_Relaxed(TalusCCP ccp)
 
 /* Seed 001 eq. 28, lines 33-37, on local rows [start, start + n), whole triplets:
    r_n = q_n + s with s = mu ||u_t||, u_t = (N x + r)_t the tangential part of the gradient g. */
-static PetscErrorCode CoulombAntiRelax(Tao tao, PetscInt start, PetscInt n, const PetscScalar x[], const PetscScalar g[], PetscScalar dr[], void *ctx)
+static PetscErrorCode CoulombAntiRelax(Tao tao, PetscInt start, PetscInt n, const PetscScalar x[],
+                                       const PetscScalar g[], PetscScalar dr[], void *ctx)
 {
   TalusCCP           ccp = (TalusCCP)ctx;
   const PetscScalar *mu;
@@ -37,10 +38,11 @@ static PetscErrorCode CoulombAntiRelax(Tao tao, PetscInt start, PetscInt n, cons
     /* this is the chunk's first touch (apgd calls the update before its own pass): prefetch
        768 B ahead in g and 256 B ahead in the per-contact arrays */
     __builtin_prefetch(&g[j + 96]), __builtin_prefetch(&mu[c + 32]), __builtin_prefetch(&sv[c + 32]);
-    const PetscReal s_next = PetscRealPart(mu[c]) * PetscSqrtReal(PetscRealPart(g[j + 1] * g[j + 1] + g[j + 2] * g[j + 2]));
-    dr[j]                  = s_next - sv[c];
+    const PetscReal s_next = PetscRealPart(mu[c]) *
+                             PetscSqrtReal(PetscRealPart(g[j + 1] * g[j + 1] + g[j + 2] * g[j + 2]));
+    dr[j]     = s_next - sv[c];
     dr[j + 1] = dr[j + 2] = 0.0;
-    sv[c]                  = s_next;
+    sv[c]                 = s_next;
   }
   for (; j < n; j++) dr[j] = 0.0; /* non-negative and free rows keep their linear term */
   PetscCall(VecRestoreArray(ccp->shift, &sv));

@@ -47,7 +47,8 @@ void TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3])
 /* Local rows [start, start + n) of the feasible set's layout: triplets up to 3 nc, then rows >= 0 up to
    3 nc + nnonneg, then free rows, whose cone is R and projection the identity (seed 000 eq. 12).
    start is a multiple of 3, so a range never splits a triplet. out may be in. */
-static void ProjectRows(const PetscScalar *mu, PetscInt nc, PetscInt nnonneg, PetscInt start, PetscInt n, const PetscScalar *in, PetscScalar *out)
+static void ProjectRows(const PetscScalar *mu, PetscInt nc, PetscInt nnonneg, PetscInt start, PetscInt n,
+                        const PetscScalar *in, PetscScalar *out)
 {
   PetscInt j = 0, c = start / 3;
 
@@ -82,7 +83,9 @@ PetscErrorCode TalusFeasibleSetProject(const TalusFeasibleSet *set, Vec in, Vec 
   PetscCall(VecGetLocalSize(set->mu, &ncontacts));
   PetscCall(TalusFeasibleSetGetLocalSize(set, &nset));
   PetscCheck(nlocal == nset, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "Impulse vector has %" PetscInt_FMT " local rows but %" PetscInt_FMT " cones, %" PetscInt_FMT " non-negative and %" PetscInt_FMT " free rows need %" PetscInt_FMT, nlocal, ncontacts, set->nnonneg_local, set->nfree_local, nset);
+             "Impulse vector has %" PetscInt_FMT " local rows but %" PetscInt_FMT " cones, %" PetscInt_FMT
+             " non-negative and %" PetscInt_FMT " free rows need %" PetscInt_FMT,
+             nlocal, ncontacts, set->nnonneg_local, set->nfree_local, nset);
   PetscCall(VecGetArrayRead(in, &x));
   PetscCall(VecGetArrayRead(set->mu, &m));
   PetscCall(VecGetArray(out, &y));
@@ -96,7 +99,8 @@ PetscErrorCode TalusFeasibleSetProject(const TalusFeasibleSet *set, Vec in, Vec 
 }
 
 /* apgd's projection of local rows [start, start + n) (block size 3) */
-PetscErrorCode TalusFeasibleSetProjectTao(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[], PetscScalar out[], void *ctx)
+PetscErrorCode TalusFeasibleSetProjectTao(Tao tao, PetscInt start, PetscInt n, const PetscScalar in[],
+                                          PetscScalar out[], void *ctx)
 {
   const TalusFeasibleSet *set = (const TalusFeasibleSet *)ctx;
   const PetscScalar      *m;

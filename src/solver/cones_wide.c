@@ -15,41 +15,52 @@
   #include <immintrin.h>
 
 /* in: 8 triplets (n, u, w) in three registers; out: n, u and w of the 8 contacts */
-__attribute__((target("avx512f"))) static inline void Deinterleave(__m512d a, __m512d b, __m512d c, __m512d *n, __m512d *u, __m512d *w)
+__attribute__((target("avx512f"))) static inline void Deinterleave(__m512d a, __m512d b, __m512d c, __m512d *n,
+                                                                   __m512d *u, __m512d *w)
 {
   /* permutex2var indices 0-7 take from the first operand, 8-15 from the second */
-  *n = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0), b), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13), c);
-  *u = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0), b), _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14), c);
-  *w = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0), b), _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15), c);
+  *n = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0), b),
+                              _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13), c);
+  *u = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0), b),
+                              _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14), c);
+  *w = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0), b),
+                              _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15), c);
 }
 
-__attribute__((target("avx512f"))) static inline void Interleave(__m512d n, __m512d u, __m512d w, __m512d *a, __m512d *b, __m512d *c)
+__attribute__((target("avx512f"))) static inline void Interleave(__m512d n, __m512d u, __m512d w, __m512d *a,
+                                                                 __m512d *b, __m512d *c)
 {
-  *a = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(0, 8, 0, 1, 9, 0, 2, 10), u), _mm512_setr_epi64(0, 1, 8, 3, 4, 9, 6, 7), w);
-  *b = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(0, 3, 11, 0, 4, 12, 0, 5), u), _mm512_setr_epi64(10, 1, 2, 11, 4, 5, 12, 7), w);
-  *c = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(13, 0, 6, 14, 0, 7, 15, 0), u), _mm512_setr_epi64(0, 13, 2, 3, 14, 5, 6, 15), w);
+  *a = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(0, 8, 0, 1, 9, 0, 2, 10), u),
+                              _mm512_setr_epi64(0, 1, 8, 3, 4, 9, 6, 7), w);
+  *b = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(0, 3, 11, 0, 4, 12, 0, 5), u),
+                              _mm512_setr_epi64(10, 1, 2, 11, 4, 5, 12, 7), w);
+  *c = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(13, 0, 6, 14, 0, 7, 15, 0), u),
+                              _mm512_setr_epi64(0, 13, 2, 3, 14, 5, 6, 15), w);
 }
 
-__attribute__((target("avx512f"))) static PetscInt ProjectWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal in[], PetscReal out[])
+__attribute__((target("avx512f"))) static PetscInt ProjectWide(PetscInt ncontacts, const PetscReal mu[],
+                                                               const PetscReal in[], PetscReal out[])
 {
   const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
   PetscInt      c = 0;
 
   for (; c + 8 <= ncontacts; c += 8) {
-    __m512d         n, u, w, a, b, d;
-    const __m512d   m = _mm512_loadu_pd(&mu[c]);
-    Deinterleave(_mm512_loadu_pd(&in[3 * c]), _mm512_loadu_pd(&in[3 * c + 8]), _mm512_loadu_pd(&in[3 * c + 16]), &n, &u, &w);
+    __m512d       n, u, w, a, b, d;
+    const __m512d m = _mm512_loadu_pd(&mu[c]);
+    Deinterleave(_mm512_loadu_pd(&in[3 * c]), _mm512_loadu_pd(&in[3 * c + 8]), _mm512_loadu_pd(&in[3 * c + 16]), &n, &u,
+                 &w);
     /* cones.c ProjectTriplet, lane by lane */
-    const __m512d   t      = _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(u, u), _mm512_mul_pd(w, w)));
-    const __m512d   mt     = _mm512_mul_pd(m, t);
-    const __m512d   p      = _mm512_add_pd(n, mt);
-    const __m512d   t_safe = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, zero, _CMP_GT_OQ), one, t);
-    const __m512d   inv    = _mm512_div_pd(one, _mm512_mul_pd(_mm512_add_pd(one, _mm512_mul_pd(m, m)), t_safe));
-    const __m512d   n_surf = _mm512_mul_pd(_mm512_mul_pd(p, t), inv), s_surf = _mm512_mul_pd(_mm512_mul_pd(m, p), inv);
-    const __mmask8  fr = _mm512_cmp_pd_mask(m, zero, _CMP_LE_OQ), inside = (__mmask8)(~fr & _mm512_cmp_pd_mask(t, _mm512_mul_pd(m, n), _CMP_LE_OQ));
-    const __mmask8  polar   = (__mmask8)(~fr & ~inside & _mm512_cmp_pd_mask(mt, _mm512_sub_pd(zero, n), _CMP_LE_OQ));
-    const __mmask8  surface = (__mmask8)(~fr & ~inside & ~polar);
-    __m512d         n_out = zero, scale = zero;
+    const __m512d  t      = _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(u, u), _mm512_mul_pd(w, w)));
+    const __m512d  mt     = _mm512_mul_pd(m, t);
+    const __m512d  p      = _mm512_add_pd(n, mt);
+    const __m512d  t_safe = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(t, zero, _CMP_GT_OQ), one, t);
+    const __m512d  inv    = _mm512_div_pd(one, _mm512_mul_pd(_mm512_add_pd(one, _mm512_mul_pd(m, m)), t_safe));
+    const __m512d  n_surf = _mm512_mul_pd(_mm512_mul_pd(p, t), inv), s_surf = _mm512_mul_pd(_mm512_mul_pd(m, p), inv);
+    const __mmask8 fr      = _mm512_cmp_pd_mask(m, zero, _CMP_LE_OQ),
+                   inside  = (__mmask8)(~fr & _mm512_cmp_pd_mask(t, _mm512_mul_pd(m, n), _CMP_LE_OQ));
+    const __mmask8 polar   = (__mmask8)(~fr & ~inside & _mm512_cmp_pd_mask(mt, _mm512_sub_pd(zero, n), _CMP_LE_OQ));
+    const __mmask8 surface = (__mmask8)(~fr & ~inside & ~polar);
+    __m512d        n_out = zero, scale = zero;
     n_out = _mm512_mask_mov_pd(n_out, (__mmask8)(fr & _mm512_cmp_pd_mask(n, zero, _CMP_GT_OQ)), n);
     n_out = _mm512_mask_mov_pd(n_out, inside, n);
     n_out = _mm512_mask_mov_pd(n_out, surface, n_surf);

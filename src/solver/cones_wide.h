@@ -6,6 +6,7 @@
 /* Projects the first 8k of ncontacts triplets (n, u, w) with friction coefficients mu, bitwise as
    cones.c does one at a time, if the processor has AVX-512; returns how many it projected (0
    without it). out may be in. */
-PETSC_INTERN PetscInt TalusProjectTripletsWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal in[], PetscReal out[]);
+PETSC_INTERN PetscInt TalusProjectTripletsWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal in[],
+                                               PetscReal out[]);
 
 #endif

@@ -1,7 +1,8 @@
 /* A sparse matrix from COO triplets: the one way talus assembles B, W and the test problems. */
 #include <talus.h>
 
-PetscErrorCode TalusMatCreateCOO(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt ncoo, PetscInt coo_i[], PetscInt coo_j[], const PetscScalar coo_v[], InsertMode mode, Mat *A)
+PetscErrorCode TalusMatCreateCOO(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt ncoo,
+                                 PetscInt coo_i[], PetscInt coo_j[], const PetscScalar coo_v[], InsertMode mode, Mat *A)
 {
   PetscFunctionBegin;
   PetscCall(MatCreate(comm, A));

@@ -34,7 +34,10 @@ PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
   if (!shift) PetscFunctionReturn(0);
   PetscCall(VecGetLocalSize(shift, &nc));
   PetscCall(VecGetLocalSize(y, &ny));
-  PetscCheck(3 * nc <= ny, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "a normal shift for %" PetscInt_FMT " contacts needs at least %" PetscInt_FMT " local rows, not %" PetscInt_FMT, nc, 3 * nc, ny);
+  PetscCheck(3 * nc <= ny, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "a normal shift for %" PetscInt_FMT " contacts needs at least %" PetscInt_FMT
+             " local rows, not %" PetscInt_FMT,
+             nc, 3 * nc, ny);
   PetscCall(VecGetArrayRead(shift, &sv));
   PetscCall(VecGetArray(y, &yv));
   for (PetscInt c = 0; c < nc; c++) yv[3 * c] += sv[c];

@@ -33,7 +33,8 @@ PetscErrorCode TalusSolverRegisterAll(void)
   PetscCall(TalusCCPRegister(TALUSCCPCOULOMB, TalusCCPCreate_Coulomb));
   PetscCall(TalusCCPSolverRegister(TAOAPGD, TalusCCPAttach_APGD));
   /* TAO's bound-constrained types that solve the frictionless problems (tests/mpi/test_ccp_solvers.c) */
-  for (size_t i = 0; i < sizeof(bound_types) / sizeof(bound_types[0]); i++) PetscCall(TalusCCPSolverRegister(bound_types[i], TalusCCPAttach_Bounds));
+  for (size_t i = 0; i < sizeof(bound_types) / sizeof(bound_types[0]); i++)
+    PetscCall(TalusCCPSolverRegister(bound_types[i], TalusCCPAttach_Bounds));
   PetscCall(PetscClassIdRegister("talus solver", &classid));
   PetscCall(PetscLogEventRegister("TalusProject", classid, &TALUS_EventProject));
   PetscCall(PetscLogEventRegister("APGDStep", classid, &TALUS_EventAPGDStep));

@@ -21,7 +21,14 @@ static int ncached = 0;
 
 static RandomProblem *Problem(PetscInt ncontacts)
 {
-  RandomProblemSpec spec = {.ncontacts = ncontacts, .nbodies = PetscMax(ncontacts / 3, 2), .mu_max = 0.5, .ground = 0.05, .velocity = 1.0, .gap = 0.1, .neighbourhood = 64, .seed = 7};
+  RandomProblemSpec spec = {.ncontacts     = ncontacts,
+                            .nbodies       = PetscMax(ncontacts / 3, 2),
+                            .mu_max        = 0.5,
+                            .ground        = 0.05,
+                            .velocity      = 1.0,
+                            .gap           = 0.1,
+                            .neighbourhood = 64,
+                            .seed          = 7};
 
   for (int k = 0; k < ncached; k++)
     if (cache[k].ncontacts == ncontacts) return &cache[k].prob;
@@ -121,7 +128,10 @@ static void BenchAPGDIteration(TalusBench *b)
     TalusBenchFail(b, "set-up failed");
     return;
   }
-  if (TalusCCPCreate(PETSC_COMM_WORLD, &ccp) || TalusCCPSetOperator(ccp, prob->N) || TalusCCPSetLinearTerm(ccp, prob->q) || TalusCCPSetFeasibleSet(ccp, prob->mu, 0, 0) || TalusCCPSetType(ccp, TALUSCCPCOULOMB) || TalusCCPGetTao(ccp, &tao) || TaoSetTolerances(tao, 0.0, 0.0, 0.0) || TaoSetMaximumIterations(tao, iterations) || TalusCCPSetUp(ccp) || VecDuplicate(prob->q, &r)) {
+  if (TalusCCPCreate(PETSC_COMM_WORLD, &ccp) || TalusCCPSetOperator(ccp, prob->N) ||
+      TalusCCPSetLinearTerm(ccp, prob->q) || TalusCCPSetFeasibleSet(ccp, prob->mu, 0, 0) ||
+      TalusCCPSetType(ccp, TALUSCCPCOULOMB) || TalusCCPGetTao(ccp, &tao) || TaoSetTolerances(tao, 0.0, 0.0, 0.0) ||
+      TaoSetMaximumIterations(tao, iterations) || TalusCCPSetUp(ccp) || VecDuplicate(prob->q, &r)) {
     TalusBenchFail(b, "set-up failed");
     return;
   }

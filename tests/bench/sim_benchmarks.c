@@ -49,7 +49,8 @@ static void BenchNarrowPhase(TalusBench *b)
   while (TalusBenchKeepRunning(b)) {
     list.n = 0;
     for (PetscInt p = 0; p < npairs; p++)
-      if (TalusCollidePair(bodies, pairs[2 * p], pairs[2 * p + 1], 0.05, &list)) TalusBenchFail(b, "narrow phase failed");
+      if (TalusCollidePair(bodies, pairs[2 * p], pairs[2 * p + 1], 0.05, &list))
+        TalusBenchFail(b, "narrow phase failed");
   }
   TalusBenchSetItems(b, (double)list.n);
   TalusBenchReportNanosecondsPer(b, "ns_per_contact", (double)list.n);
@@ -71,7 +72,8 @@ static void BenchAssembleCOO(TalusBench *b)
 
   if (!sim) return;
   TalusSimGetBodies(sim, &bodies);
-  if (TalusFindContacts(bodies, 0.05, &list) || PetscMalloc1(bodies->n, &dof) || PetscMalloc3(36 * list.n, &ci, 36 * list.n, &cj, 36 * list.n, &cv)) {
+  if (TalusFindContacts(bodies, 0.05, &list) || PetscMalloc1(bodies->n, &dof) ||
+      PetscMalloc3(36 * list.n, &ci, 36 * list.n, &cj, 36 * list.n, &cv)) {
     TalusBenchFail(b, "set-up failed");
     return;
   }
@@ -89,7 +91,10 @@ static void BenchAssembleCOO(TalusBench *b)
   }
   while (TalusBenchKeepRunning(b)) {
     Mat B;
-    if (TalusMatCreateCOO(PETSC_COMM_WORLD, 3 * list.n, 6 * ndyn, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, ci, cj, cv, INSERT_VALUES, &B) || MatDestroy(&B)) TalusBenchFail(b, "assembly failed");
+    if (TalusMatCreateCOO(PETSC_COMM_WORLD, 3 * list.n, 6 * ndyn, PETSC_DETERMINE, PETSC_DETERMINE, ncoo, ci, cj, cv,
+                          INSERT_VALUES, &B) ||
+        MatDestroy(&B))
+      TalusBenchFail(b, "assembly failed");
   }
   TalusBenchSetItems(b, (double)list.n);
   TalusBenchReportNanosecondsPer(b, "ns_per_contact", (double)list.n);
@@ -181,20 +186,24 @@ static void Step(TalusBench *b, const char *matrix_free)
   TalusSim       sim;
   TalusStepStats s, s10;
   BedState       state = {0, NULL};
-  double         contacts = 0, collide = 0, assemble = 0, solve = 0, solve10 = 0, integrate = 0, wall = 0, iterations = 0, iterations10 = 0;
+  double contacts = 0, collide = 0, assemble = 0, solve = 0, solve10 = 0, integrate = 0, wall = 0, iterations = 0,
+         iterations10 = 0;
 
   /* the sim's solver reads these when the first step creates it */
   PetscOptionsSetValue(NULL, "-tao_gatol", "0");
   PetscOptionsSetValue(NULL, "-tao_grtol", "0");
   PetscOptionsSetValue(NULL, "-ccp_matrix_free", matrix_free);
   sim = Bed(b, &n);
-  if (!sim || TalusSimSetFromOptions(sim) || StepWithIterations(sim, 50, &s) || BedSave(sim, &state)) TalusBenchFail(b, "set-up failed"); /* warm-up */
+  if (!sim || TalusSimSetFromOptions(sim) || StepWithIterations(sim, 50, &s) || BedSave(sim, &state))
+    TalusBenchFail(b, "set-up failed"); /* warm-up */
   PetscOptionsClearValue(NULL, "-tao_gatol");
   PetscOptionsClearValue(NULL, "-tao_grtol");
   PetscOptionsClearValue(NULL, "-ccp_matrix_free");
   if (!sim) return;
   while (TalusBenchKeepRunning(b)) {
-    if (BedRestore(sim, &state) || StepWithIterations(sim, 10, &s10) || BedRestore(sim, &state) || StepWithIterations(sim, 50, &s)) TalusBenchFail(b, "step failed");
+    if (BedRestore(sim, &state) || StepWithIterations(sim, 10, &s10) || BedRestore(sim, &state) ||
+        StepWithIterations(sim, 50, &s))
+      TalusBenchFail(b, "step failed");
     contacts += s.contacts, collide += s.wall_collide, assemble += s.wall_assemble, solve += s.wall_solve;
     integrate += s.wall_integrate, wall += s.wall_step, iterations += s.iterations;
     solve10 += s10.wall_solve * (double)s.contacts / (double)s10.contacts, iterations10 += s10.iterations;
@@ -208,7 +217,8 @@ static void Step(TalusBench *b, const char *matrix_free)
     TalusBenchReportValue(b, "collide_ns_per_contact", collide * per);
     TalusBenchReportValue(b, "assemble_ns_per_contact", assemble * per);
     TalusBenchReportValue(b, "solve_ns_per_contact_iteration", solve * per / (iterations / steps));
-    TalusBenchReportValue(b, "apgd_iteration_ns_per_contact", (solve - solve10) * per / ((iterations - iterations10) / steps));
+    TalusBenchReportValue(b, "apgd_iteration_ns_per_contact",
+                          (solve - solve10) * per / ((iterations - iterations10) / steps));
     TalusBenchReportValue(b, "integrate_ns_per_contact", integrate * per);
   }
   PetscFree(state.x);
@@ -252,7 +262,8 @@ typedef struct {
 } FlowFigures;
 
 /* Bodies this rank owns now that it did not own before (before: sorted ids). */
-static PetscErrorCode CountReceived(const TalusBodies *bodies, PetscInt nbefore, const PetscInt before[], PetscInt *received)
+static PetscErrorCode CountReceived(const TalusBodies *bodies, PetscInt nbefore, const PetscInt before[],
+                                    PetscInt *received)
 {
   PetscFunctionBegin;
   for (PetscInt k = 0, loc; k < bodies->nowned; k++) {
@@ -292,7 +303,8 @@ static PetscErrorCode FlowRun(TalusBench *b, FlowFigures *f)
     PetscCall(PetscSortInt(nbefore, before));
     PetscCall(TalusSimStep(sim, &s));
     PetscCall(CountReceived(bodies, nbefore, before, &f->moved));
-    f->wall[0] += s.wall_step, f->wall[1] += s.wall_migrate, f->wall[2] += s.wall_ghost, f->ghost_bytes += s.ghost_bytes;
+    f->wall[0] += s.wall_step, f->wall[1] += s.wall_migrate, f->wall[2] += s.wall_ghost,
+      f->ghost_bytes += s.ghost_bytes;
     f->steps++;
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, f->wall, 3, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));

@@ -2,7 +2,8 @@
 #include "packed_bed.h"
 
 /* nx x ny x nz spheres of radius 0.5 at spacing 1 from (0.5, 0.5, 0.5): each touches its neighbours */
-static PetscErrorCode Lattice(MPI_Comm comm, PetscInt *n, PetscInt *nx, PetscInt *ny, TalusSim *sim, TalusBodies **b, PetscInt *id)
+static PetscErrorCode Lattice(MPI_Comm comm, PetscInt *n, PetscInt *nx, PetscInt *ny, TalusSim *sim, TalusBodies **b,
+                              PetscInt *id)
 {
   const PetscInt  side = PetscMax(2, (PetscInt)(PetscPowReal(*n / 2.0, 1.0 / 3.0) + 0.5));
   const PetscInt  nz   = PetscMax(1, *n / (side * side));
@@ -29,16 +30,29 @@ static PetscErrorCode Lattice(MPI_Comm comm, PetscInt *n, PetscInt *nx, PetscInt
 
 PetscErrorCode TestPackedBedCreate(MPI_Comm comm, PetscInt *n, TalusSim *sim)
 {
-  const PetscReal g[3] = {0.0, 0.0, -9.81};
-  const PetscReal normals[5][3] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
-  TalusBodies    *b;
-  PetscInt        nx, ny, id = 5; /* the planes take ids 0-4 */
+  const PetscReal g[3]          = {0.0, 0.0, -9.81};
+  const PetscReal normals[5][3] = {
+    {0,  0,  1},
+    {1,  0,  0},
+    {-1, 0,  0},
+    {0,  1,  0},
+    {0,  -1, 0}
+  };
+  TalusBodies *b;
+  PetscInt     nx, ny, id = 5; /* the planes take ids 0-4 */
 
   PetscFunctionBegin;
   PetscCall(Lattice(comm, n, &nx, &ny, sim, &b, &id));
   {
-    const PetscReal points[5][3] = {{0, 0, 0}, {0, 0, 0}, {(PetscReal)nx, 0, 0}, {0, 0, 0}, {0, (PetscReal)ny, 0}};
-    for (int p = 0; p < 5; p++) PetscCall(TalusBodiesAdd(b, p, TALUS_PLANE, normals[p], 0.0, 0, PETSC_TRUE, points[p], NULL));
+    const PetscReal points[5][3] = {
+      {0,             0,             0},
+      {0,             0,             0},
+      {(PetscReal)nx, 0,             0},
+      {0,             0,             0},
+      {0,             (PetscReal)ny, 0}
+    };
+    for (int p = 0; p < 5; p++)
+      PetscCall(TalusBodiesAdd(b, p, TALUS_PLANE, normals[p], 0.0, 0, PETSC_TRUE, points[p], NULL));
   }
   PetscCall(TalusSimSetGravity(*sim, g));
   PetscFunctionReturn(0);

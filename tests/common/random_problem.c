@@ -80,7 +80,8 @@ PetscErrorCode RandomProblemCreate(MPI_Comm comm, const RandomProblemSpec *spec,
   }
   PetscCall(VecRestoreArray(prob->inverse_mass, &minv));
 
-  PetscCall(PetscMalloc3(36 * (c_end - c_start), &coo_i, 36 * (c_end - c_start), &coo_j, 36 * (c_end - c_start), &coo_v));
+  PetscCall(
+    PetscMalloc3(36 * (c_end - c_start), &coo_i, 36 * (c_end - c_start), &coo_j, 36 * (c_end - c_start), &coo_v));
   PetscCall(VecGetArray(prob->q, &qv));
   PetscCall(VecGetArray(prob->mu, &muv));
   for (PetscInt c = 0; c < nc; c++) {
@@ -98,7 +99,7 @@ PetscErrorCode RandomProblemCreate(MPI_Comm comm, const RandomProblemSpec *spec,
       if (Bb >= A) Bb++;
     }
     RandomFrame(&rng, frame);
-    mu = spec->mu_max * TestRngUniform(&rng);
+    mu  = spec->mu_max * TestRngUniform(&rng);
     gap = spec->gap * PetscMax(2.0 * TestRngUniform(&rng) - 1.0, 0.0);
     if (c < c_start || c >= c_end) continue;
     /* contact point on A's surface along -n, on B's along +n: n points from A to B (seed 000 sec. 1) */
@@ -131,7 +132,8 @@ PetscErrorCode RandomProblemCreate(MPI_Comm comm, const RandomProblemSpec *spec,
   }
   PetscCall(VecRestoreArray(prob->q, &qv));
   PetscCall(VecRestoreArray(prob->mu, &muv));
-  PetscCall(TalusMatCreateCOO(comm, 3 * (c_end - c_start), 6 * (b_end - b_start), 3 * nc, 6 * nb, ncoo, coo_i, coo_j, coo_v, INSERT_VALUES, &prob->B));
+  PetscCall(TalusMatCreateCOO(comm, 3 * (c_end - c_start), 6 * (b_end - b_start), 3 * nc, 6 * nb, ncoo, coo_i, coo_j,
+                              coo_v, INSERT_VALUES, &prob->B));
   PetscCall(PetscFree3(coo_i, coo_j, coo_v));
   /* q = b + B v */
   PetscCall(VecDuplicate(prob->inverse_mass, &v));
@@ -172,7 +174,8 @@ PetscErrorCode VecRelativeDifference(Vec a, Vec b, PetscReal *rel)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TestCCPCreate(MPI_Comm comm, Mat N, Vec q, Vec mu, TalusCCPType type, PetscReal gatol, PetscInt max_it, TalusCCP *ccp)
+PetscErrorCode TestCCPCreate(MPI_Comm comm, Mat N, Vec q, Vec mu, TalusCCPType type, PetscReal gatol, PetscInt max_it,
+                             TalusCCP *ccp)
 {
   Tao tao;
 

@@ -12,12 +12,12 @@
 #include <talus.h>
 
 typedef struct {
-  PetscInt  ncontacts, nbodies;
-  PetscReal mu_max;     /* mu uniform in [0, mu_max]; 0 gives a frictionless problem */
-  PetscReal ground;     /* fraction of contacts with the fixed ground */
-  PetscReal velocity;   /* scale of the random free body velocities v */
-  PetscReal gap;        /* normal gap terms b_n = Phi/h drawn in [0, gap], half of them zero */
-  PetscInt  neighbourhood; /* > 0: the partner's index is within this distance of the first body's,
+  PetscInt      ncontacts, nbodies;
+  PetscReal     mu_max;        /* mu uniform in [0, mu_max]; 0 gives a frictionless problem */
+  PetscReal     ground;        /* fraction of contacts with the fixed ground */
+  PetscReal     velocity;      /* scale of the random free body velocities v */
+  PetscReal     gap;           /* normal gap terms b_n = Phi/h drawn in [0, gap], half of them zero */
+  PetscInt      neighbourhood; /* > 0: the partner's index is within this distance of the first body's,
                               as in a bed whose bodies are numbered along a space-filling curve;
                               0: any body (the worst case for caches) */
   unsigned long seed;
@@ -41,7 +41,8 @@ PetscReal TestRngUniform(TestRng *); /* in [0, 1) */
 PetscErrorCode RandomProblemCreate(MPI_Comm, const RandomProblemSpec *, RandomProblem *);
 PetscErrorCode RandomProblemDestroy(RandomProblem *);
 /* A TalusCCP for N, q, mu (no free rows) with tolerance and iteration limit set, options applied. */
-PetscErrorCode TestCCPCreate(MPI_Comm, Mat N, Vec q, Vec mu, TalusCCPType, PetscReal gatol, PetscInt max_it, TalusCCP *);
+PetscErrorCode TestCCPCreate(MPI_Comm, Mat N, Vec q, Vec mu, TalusCCPType, PetscReal gatol, PetscInt max_it,
+                             TalusCCP *);
 /* Solves from r = 0; returns the iteration count if its is not NULL. */
 PetscErrorCode TestCCPSolveCold(TalusCCP, Vec r, PetscInt *its);
 

@@ -15,7 +15,8 @@
    cap or with a stalled line search short of their own gradient-norm tolerance (on 3-4 ranks even
    with W definite) while their answer already agrees with apgd's to 1e-9: for them the answer is
    what the caller judges, and only a failure of another kind (NaN, ...) counts here. */
-static PetscErrorCode SolveWith(const char tao_type[], TalusCCPType variant, Mat N, Vec q, Vec mu, PetscInt nnonneg, PetscInt nfree, PetscReal gatol, Vec u, TalusCCPChecks *checks, PetscInt *its)
+static PetscErrorCode SolveWith(const char tao_type[], TalusCCPType variant, Mat N, Vec q, Vec mu, PetscInt nnonneg,
+                                PetscInt nfree, PetscReal gatol, Vec u, TalusCCPChecks *checks, PetscInt *its)
 {
   TalusCCP           ccp;
   Tao                tao;
@@ -39,7 +40,9 @@ static PetscErrorCode SolveWith(const char tao_type[], TalusCCPType variant, Mat
   PetscCall(TalusCCPSolve(ccp, r));
   PetscCall(TaoGetSolutionStatus(tao, its, NULL, NULL, NULL, NULL, &reason));
   if (!strcmp(tao_type, TAOAPGD)) CHECK(reason > 0, "apgd did not converge: %s", TaoConvergedReasons[reason]);
-  else CHECK(reason > 0 || reason == TAO_DIVERGED_MAXITS || reason == TAO_DIVERGED_LS_FAILURE, "%s failed: %s", tao_type, TaoConvergedReasons[reason]);
+  else
+    CHECK(reason > 0 || reason == TAO_DIVERGED_MAXITS || reason == TAO_DIVERGED_LS_FAILURE, "%s failed: %s", tao_type,
+          TaoConvergedReasons[reason]);
   PetscCall(TalusCCPComputeVelocity(ccp, r, u));
   PetscCall(TalusCCPCheck(ccp, r, checks));
   PetscCall(VecDestroy(&r));
@@ -49,7 +52,7 @@ static PetscErrorCode SolveWith(const char tao_type[], TalusCCPType variant, Mat
 
 static PetscErrorCode CompareTypes(Mat N, Vec q, Vec mu, PetscInt nnonneg, PetscInt nfree, const char *what)
 {
-  const char *const types[] = {TAOBLMVM, TAOBQNLS, TAOBNCG};
+  const char *const types[]    = {TAOBLMVM, TAOBQNLS, TAOBNCG};
   const char *const variants[] = {TALUSCCPRELAXED, TALUSCCPCOULOMB};
   Vec               u_apgd, u;
   TalusCCPChecks    c_apgd, c;
@@ -60,13 +63,20 @@ static PetscErrorCode CompareTypes(Mat N, Vec q, Vec mu, PetscInt nnonneg, Petsc
   PetscCall(VecDuplicate(q, &u_apgd));
   PetscCall(VecDuplicate(q, &u));
   PetscCall(SolveWith(TAOAPGD, TALUSCCPRELAXED, N, q, mu, nnonneg, nfree, 1e-10, u_apgd, &c_apgd, &its_apgd));
-  CHECK(c_apgd.primal < 1e-12 && c_apgd.dual < 1e-7 && c_apgd.complementarity < 1e-7, "%s: apgd's answer is not complementary: %g %g %g", what, (double)c_apgd.primal, (double)c_apgd.dual, (double)c_apgd.complementarity);
+  CHECK(c_apgd.primal < 1e-12 && c_apgd.dual < 1e-7 && c_apgd.complementarity < 1e-7,
+        "%s: apgd's answer is not complementary: %g %g %g", what, (double)c_apgd.primal, (double)c_apgd.dual,
+        (double)c_apgd.complementarity);
   for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
     for (size_t v = 0; v < 2; v++) { /* mu = 0: the Coulomb problem is the relaxed one */
       PetscCall(SolveWith(types[k], variants[v], N, q, mu, nnonneg, nfree, 1e-9, u, &c, &its));
       PetscCall(VecRelativeDifference(u_apgd, u, &rel));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s, %s %s: f = %.12g (%" PetscInt_FMT " its) against apgd's %.12g (%" PetscInt_FMT " its); u differs by %.1e\n", what, types[k], variants[v], (double)c.objective, its, (double)c_apgd.objective, its_apgd, (double)rel));
-      CHECK(PetscAbsReal(c.objective - c_apgd.objective) <= 1e-6 * PetscAbsReal(c_apgd.objective), "%s: objective %s %.12g vs apgd %.12g", what, types[k], (double)c.objective, (double)c_apgd.objective);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "  %s, %s %s: f = %.12g (%" PetscInt_FMT " its) against apgd's %.12g (%" PetscInt_FMT
+                            " its); u differs by %.1e\n",
+                            what, types[k], variants[v], (double)c.objective, its, (double)c_apgd.objective, its_apgd,
+                            (double)rel));
+      CHECK(PetscAbsReal(c.objective - c_apgd.objective) <= 1e-6 * PetscAbsReal(c_apgd.objective),
+            "%s: objective %s %.12g vs apgd %.12g", what, types[k], (double)c.objective, (double)c_apgd.objective);
       CHECK(rel <= 1e-5, "%s: u = N r + q of %s and apgd differ by %g relative", what, types[k], (double)rel);
       CHECK(c.primal < 1e-10, "%s: %s's answer leaves the set by %g", what, types[k], (double)c.primal);
     }
@@ -84,7 +94,8 @@ static PetscErrorCode MixedRows(RandomProblem *prob)
 
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(prob->mu, &nc));
-  PetscCheck(nc >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "test problem too small: %" PetscInt_FMT " contacts on a rank", nc);
+  PetscCheck(nc >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "test problem too small: %" PetscInt_FMT " contacts on a rank", nc);
   PetscCall(VecCreateMPI(PETSC_COMM_WORLD, nc - 2, PETSC_DETERMINE, &mu));
   PetscCall(VecSet(mu, 0.0));
   PetscCall(CompareTypes(prob->N, prob->q, mu, 3, 3, "non-negative and free rows"));
@@ -133,10 +144,13 @@ static PetscErrorCode Refusals(RandomProblem *frictional)
 
 int main(int argc, char **argv)
 {
-  RandomProblemSpec frictionless = {.ncontacts = 120, .nbodies = 100, .mu_max = 0.0, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 11};
-  RandomProblemSpec singular     = {.ncontacts = 200, .nbodies = 50, .mu_max = 0.0, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 12};
-  RandomProblemSpec frictional   = {.ncontacts = 40, .nbodies = 30, .mu_max = 0.5, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 13};
-  RandomProblem     prob;
+  RandomProblemSpec frictionless = {
+    .ncontacts = 120, .nbodies = 100, .mu_max = 0.0, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 11};
+  RandomProblemSpec singular = {
+    .ncontacts = 200, .nbodies = 50, .mu_max = 0.0, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 12};
+  RandomProblemSpec frictional = {
+    .ncontacts = 40, .nbodies = 30, .mu_max = 0.5, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 13};
+  RandomProblem prob;
 
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &frictionless, &prob));

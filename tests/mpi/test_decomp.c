@@ -124,8 +124,10 @@ static PetscErrorCode CheckGhosts(TalusDecomp dd, PetscInt n, const Item *items,
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &expected, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &wrong, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   missing = expected - total;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %" PetscInt_FMT " ghost copies within %g on %d ranks\n", total, (double)w, size));
-  CHECK(missing == 0 && wrong == 0, "ghosts: %" PetscInt_FMT " missing, %" PetscInt_FMT " not where they belong", missing, wrong);
+  PetscCall(
+    PetscPrintf(PETSC_COMM_WORLD, "  %" PetscInt_FMT " ghost copies within %g on %d ranks\n", total, (double)w, size));
+  CHECK(missing == 0 && wrong == 0, "ghosts: %" PetscInt_FMT " missing, %" PetscInt_FMT " not where they belong",
+        missing, wrong);
   /* exact copies: refresh again after changing the owners' data */
   for (PetscInt k = 0; k < 3 * n; k++) coords[k] += 0.25;
   PetscCallMPI(MPI_Type_contiguous(3, MPIU_REAL, &three));
@@ -134,7 +136,7 @@ static PetscErrorCode CheckGhosts(TalusDecomp dd, PetscInt n, const Item *items,
   PetscCall(PetscSFBcastEnd(sf, three, coords, ghosts, MPI_REPLACE));
   PetscCallMPI(MPI_Type_free(&three));
   {
-    PetscInt mismatched = 0;
+    PetscInt           mismatched = 0;
     PetscSFNode const *remote;
     PetscInt           nroots, nleaves;
     const PetscInt    *local;
@@ -188,7 +190,8 @@ int main(int argc, char **argv)
   PetscCall(Migrate(dd, N, &n, &items));
   PetscCall(TalusDecompImbalance(dd, (PetscReal)n, &imbalance));
   PetscCall(TalusDecompWantsRebalance(dd, 1, imbalance, &want));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  crowded to one side: imbalance %.3f, rebalance %s\n", (double)imbalance, want ? "yes" : "no"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  crowded to one side: imbalance %.3f, rebalance %s\n", (double)imbalance,
+                        want ? "yes" : "no"));
   if (size > 1) CHECK(want, "an imbalance of %g did not ask for a repartition", (double)imbalance);
   if (want) {
     PetscCall(Partition(dd, n, items));

@@ -19,13 +19,14 @@ static PetscErrorCode SolveRelaxed(Mat N, Vec q, Vec mu, Vec r)
 
 int main(int argc, char **argv)
 {
-  RandomProblemSpec  spec = {.ncontacts = 101, .nbodies = 80, .mu_max = 0.5, .ground = 0.3, .velocity = 1.0, .gap = 0.1, .seed = 51};
-  RandomProblem      prob;
-  TalusFCLibProblem  out, in;
-  const char        *names[] = {"csr", "csc", "triplet"};
-  Vec                r_orig, r_read;
-  PetscMPIInt        size;
-  char               path[PETSC_MAX_PATH_LEN];
+  RandomProblemSpec spec = {
+    .ncontacts = 101, .nbodies = 80, .mu_max = 0.5, .ground = 0.3, .velocity = 1.0, .gap = 0.1, .seed = 51};
+  RandomProblem     prob;
+  TalusFCLibProblem out, in;
+  const char       *names[] = {"csr", "csc", "triplet"};
+  Vec               r_orig, r_read;
+  PetscMPIInt       size;
+  char              path[PETSC_MAX_PATH_LEN];
 
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   PetscCheck(argc >= 2, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "usage: test_fclib_roundtrip DIRECTORY");
@@ -58,7 +59,8 @@ int main(int argc, char **argv)
     CHECK(same, "%s: mu read back differs", names[s]);
     PetscCall(SolveRelaxed(in.W, in.q, in.mu, r_read));
     PetscCall(VecRelativeDifference(r_orig, r_read, &rel));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s on %d ranks: W difference %g, solution difference %.2e\n", names[s], size, (double)diff, (double)rel));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s on %d ranks: W difference %g, solution difference %.2e\n", names[s],
+                          size, (double)diff, (double)rel));
     CHECK(rel <= 1e-8, "%s: solution of the read problem differs by %g", names[s], (double)rel);
     PetscCall(TalusFCLibProblemDestroy(&in));
   }

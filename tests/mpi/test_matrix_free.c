@@ -52,7 +52,8 @@ static PetscErrorCode BuildPile(MPI_Comm comm, PetscBool matrix_free, TalusSim *
         const PetscReal x[3]   = {0.7 * i, 0.7 * j, 0.35 + 0.6 * l};
         PetscReal       q[4], norm = 0.0;
         PetscInt        k;
-        PetscCall(TalusBodiesAdd(b, id, is_box ? TALUS_BOX : TALUS_SPHERE, is_box ? box : ball, 0.0, 0, PETSC_FALSE, x, &k));
+        PetscCall(
+          TalusBodiesAdd(b, id, is_box ? TALUS_BOX : TALUS_SPHERE, is_box ? box : ball, 0.0, 0, PETSC_FALSE, x, &k));
         for (int e = 0; e < 4; e++) q[e] = Uniform(&seed, -1.0, 1.0), norm += q[e] * q[e];
         for (int e = 0; e < 4; e++) b->quaternion[4 * k + e] = q[e] / PetscSqrtReal(norm);
         for (int d = 0; d < 3; d++) {
@@ -114,18 +115,29 @@ int main(int argc, char **argv)
     contacts += s1.contacts;
     PetscCall(TalusSimGetContacts(mf, &list));
     for (PetscInt c = 0; c < list->n; c++) {
-      box_contacts += IsBoxId(list->c[c].id_a) || IsBoxId(list->c[c].id_b); /* local indices are stale after migration */
+      box_contacts += IsBoxId(list->c[c].id_a) ||
+                      IsBoxId(list->c[c].id_b); /* local indices are stale after migration */
       impulse = PetscMax(impulse, PetscAbsReal(list->c[c].impulse[0]));
     }
-    CHECK(s1.residual <= 1e-8 && s2.residual <= 1e-8, "step %" PetscInt_FMT ": residuals %g and %g: the comparison needs converged solves", s, (double)s1.residual, (double)s2.residual);
+    CHECK(s1.residual <= 1e-8 && s2.residual <= 1e-8,
+          "step %" PetscInt_FMT ": residuals %g and %g: the comparison needs converged solves", s, (double)s1.residual,
+          (double)s2.residual);
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &box_contacts, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &impulse, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %d ranks, 40 steps, %" PetscInt_FMT " contacts in all (%" PetscInt_FMT " with a box), largest normal impulse %g N s\n", size, contacts, box_contacts, (double)impulse));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  matrix-free vs assembled, largest differences: position %.2e m, quaternion %.2e, velocity %.2e m/s, angular velocity %.2e rad/s\n", (double)worst[0], (double)worst[1], (double)worst[2], (double)worst[3]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  %d ranks, 40 steps, %" PetscInt_FMT " contacts in all (%" PetscInt_FMT
+                        " with a box), largest normal impulse %g N s\n",
+                        size, contacts, box_contacts, (double)impulse));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  matrix-free vs assembled, largest differences: position %.2e m, quaternion %.2e, velocity "
+                        "%.2e m/s, angular velocity %.2e rad/s\n",
+                        (double)worst[0], (double)worst[1], (double)worst[2], (double)worst[3]));
   CHECK(contacts > 200 && box_contacts > 10 && impulse > 0.1, "the pile did not collide enough to test anything");
-  CHECK(worst[0] < 1e-9 && worst[1] < 1e-9, "positions or orientations differ by %g m, %g", (double)worst[0], (double)worst[1]);
-  CHECK(worst[2] < 1e-7 && worst[3] < 1e-7, "velocities differ by %g m/s, %g rad/s", (double)worst[2], (double)worst[3]);
+  CHECK(worst[0] < 1e-9 && worst[1] < 1e-9, "positions or orientations differ by %g m, %g", (double)worst[0],
+        (double)worst[1]);
+  CHECK(worst[2] < 1e-7 && worst[3] < 1e-7, "velocities differ by %g m/s, %g rad/s", (double)worst[2],
+        (double)worst[3]);
   PetscCall(TalusSimDestroy(&mf));
   PetscCall(TalusSimDestroy(&as));
   int status = TestSummary("test_matrix_free");

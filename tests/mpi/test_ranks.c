@@ -23,12 +23,13 @@ static PetscErrorCode Solve(MPI_Comm comm, const RandomProblemSpec *spec, TalusC
 
 static PetscErrorCode Compare(TalusCCPType type, unsigned long seed)
 {
-  RandomProblemSpec spec = {.ncontacts = 200, .nbodies = 200, .mu_max = 0.5, .ground = 0.05, .velocity = 1.0, .gap = 0.1, .seed = seed};
-  Vec               r_dist, r_serial, r_gathered;
-  VecScatter        gather;
-  PetscInt          its_dist, its_serial;
-  PetscReal         rel, worst;
-  PetscMPIInt       size;
+  RandomProblemSpec spec = {
+    .ncontacts = 200, .nbodies = 200, .mu_max = 0.5, .ground = 0.05, .velocity = 1.0, .gap = 0.1, .seed = seed};
+  Vec         r_dist, r_serial, r_gathered;
+  VecScatter  gather;
+  PetscInt    its_dist, its_serial;
+  PetscReal   rel, worst;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
@@ -39,7 +40,10 @@ static PetscErrorCode Compare(TalusCCPType type, unsigned long seed)
   PetscCall(VecScatterEnd(gather, r_dist, r_gathered, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecRelativeDifference(r_gathered, r_serial, &rel));
   PetscCall(MPIU_Allreduce(&rel, &worst, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s on %d ranks: %" PetscInt_FMT " iterations (serial %" PetscInt_FMT "), relative difference %.2e\n", type, size, its_dist, its_serial, (double)worst));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  %s on %d ranks: %" PetscInt_FMT " iterations (serial %" PetscInt_FMT
+                        "), relative difference %.2e\n",
+                        type, size, its_dist, its_serial, (double)worst));
   CHECK(worst <= 1e-8, "%s: %d-rank and serial solutions differ by %g relative", type, size, (double)worst);
   PetscCall(VecScatterDestroy(&gather));
   PetscCall(VecDestroy(&r_gathered));

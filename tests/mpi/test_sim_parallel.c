@@ -65,7 +65,9 @@ static PetscErrorCode SerialContactKeys(TalusSim par, TalusSim ser, PetscReal en
   PetscCall(TalusSimGatherBodies(par, &nall, &all));
   PetscCall(TalusSimGetBodies(ser, &sb));
   PetscCall(TalusBodiesCreate(&state));
-  for (PetscInt m = 0; m < sb->nmaterials; m++) PetscCall(TalusBodiesAddMaterial(state, sb->materials[m].name, sb->materials[m].mu, sb->materials[m].density, NULL));
+  for (PetscInt m = 0; m < sb->nmaterials; m++)
+    PetscCall(
+      TalusBodiesAddMaterial(state, sb->materials[m].name, sb->materials[m].mu, sb->materials[m].density, NULL));
   for (PetscInt k = 0; k < sb->n; k++)
     if (sb->shape[k] == TALUS_PLANE) {
       TalusBodyRecord r;
@@ -90,7 +92,8 @@ static PetscErrorCode SerialContactKeys(TalusSim par, TalusSim ser, PetscReal en
 }
 
 /* Largest position difference between the distributed run and the serial copy. */
-static PetscErrorCode PositionDifference(TalusSim par, TalusSim ser, PetscReal *diff, PetscReal *mean_height_par, PetscReal *mean_height_ser)
+static PetscErrorCode PositionDifference(TalusSim par, TalusSim ser, PetscReal *diff, PetscReal *mean_height_par,
+                                         PetscReal *mean_height_ser)
 {
   TalusBodyRecord *all;
   TalusBodies     *sb;
@@ -102,7 +105,8 @@ static PetscErrorCode PositionDifference(TalusSim par, TalusSim ser, PetscReal *
   *diff = 0.0, *mean_height_par = 0.0, *mean_height_ser = 0.0;
   for (PetscInt k = 0; k < sb->n; k++) { /* the serial copy holds its bodies in id order */
     if (sb->shape[k] == TALUS_PLANE) continue;
-    PetscCheck(j < n && all[j].id == sb->id[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "body %" PetscInt_FMT " missing from the distributed run", sb->id[k]);
+    PetscCheck(j < n && all[j].id == sb->id[k], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "body %" PetscInt_FMT " missing from the distributed run", sb->id[k]);
     for (int d = 0; d < 3; d++) *diff = PetscMax(*diff, PetscAbsReal(all[j].position[d] - sb->position[3 * k + d]));
     *mean_height_par += all[j].position[2] / n;
     *mean_height_ser += sb->position[3 * k + 2] / n;
@@ -138,8 +142,8 @@ static PetscErrorCode Filling(const char file[])
   PetscCall(LoadScene(PETSC_COMM_SELF, file, &ser));
   PetscCall(TalusSimSetFinalTime(par, 5.0));
   do {
-    PetscInt          nser = 0, npar = 0;
-    ContactKey       *kser, *kpar;
+    PetscInt                nser = 0, npar = 0;
+    ContactKey             *kser, *kpar;
     TalusDistributionReport report;
     PetscCall(SerialContactKeys(par, ser, envelope, &nser, &kser)); /* contacts of the state before the step */
     PetscCall(TalusSimStep(par, &sp));
@@ -152,10 +156,17 @@ static PetscErrorCode Filling(const char file[])
         PetscInt i = 0, j = 0;
         while (i < npar || j < nser) {
           const int cmp = i >= npar ? 1 : j >= nser ? -1 : CompareKey(&kpar[i], &kser[j]);
-          if (cmp < 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    step %" PetscInt_FMT ": only on %d ranks: (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ")\n", steps + 1, size, kpar[i].a, kpar[i].b, kpar[i].feature));
+          if (cmp < 0)
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                                  "    step %" PetscInt_FMT ": only on %d ranks: (%" PetscInt_FMT ", %" PetscInt_FMT
+                                  ", %" PetscInt_FMT ")\n",
+                                  steps + 1, size, kpar[i].a, kpar[i].b, kpar[i].feature));
           if (cmp < 0) i++;
           else if (cmp > 0) {
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "    step %" PetscInt_FMT ": only on one rank: (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ")\n", steps + 1, kser[j].a, kser[j].b, kser[j].feature));
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                                  "    step %" PetscInt_FMT ": only on one rank: (%" PetscInt_FMT ", %" PetscInt_FMT
+                                  ", %" PetscInt_FMT ")\n",
+                                  steps + 1, kser[j].a, kser[j].b, kser[j].feature));
             j++;
           } else i++, j++;
         }
@@ -175,19 +186,32 @@ static PetscErrorCode Filling(const char file[])
     steps++;
   } while (t < 5.0 - 1e-9);
   PetscCall(PositionDifference(par, ser, &diff, &hp, &hs));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  filling on %d ranks, %" PetscInt_FMT " steps: %" PetscInt_FMT " ghost copies checked; positions within %.1e of the serial run to 0.2 s\n", size, steps, ghosts, (double)worst_early));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  at 5 s: support force / weight %.6f vs %.6f, bed height %.6f vs %.6f m, kinetic energy %.6e vs %.6e J (peak %.4e J)\n", (double)sp.support_force_over_weight, (double)ss.support_force_over_weight, (double)hp, (double)hs, (double)sp.kinetic_energy, (double)ss.kinetic_energy, (double)peak_energy));
-  CHECK(bad_ownership == 0, "ownership broken after %" PetscInt_FMT " of %" PetscInt_FMT " steps", bad_ownership, steps);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  filling on %d ranks, %" PetscInt_FMT " steps: %" PetscInt_FMT
+                        " ghost copies checked; positions within %.1e of the serial run to 0.2 s\n",
+                        size, steps, ghosts, (double)worst_early));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  at 5 s: support force / weight %.6f vs %.6f, bed height %.6f vs %.6f m, kinetic energy %.6e "
+                        "vs %.6e J (peak %.4e J)\n",
+                        (double)sp.support_force_over_weight, (double)ss.support_force_over_weight, (double)hp,
+                        (double)hs, (double)sp.kinetic_energy, (double)ss.kinetic_energy, (double)peak_energy));
+  CHECK(bad_ownership == 0, "ownership broken after %" PetscInt_FMT " of %" PetscInt_FMT " steps", bad_ownership,
+        steps);
   CHECK(bad_ghosts == 0, "%" PetscInt_FMT " ghosts differ from their owners", bad_ghosts);
   CHECK(size == 1 || ghosts > 0, "no ghost copies on %d ranks: the test does not test them", size);
-  CHECK(bad_contacts == 0, "the contacts found on %d ranks differ from one rank's in %" PetscInt_FMT " of %" PetscInt_FMT " steps", size, bad_contacts, steps);
+  CHECK(bad_contacts == 0,
+        "the contacts found on %d ranks differ from one rank's in %" PetscInt_FMT " of %" PetscInt_FMT " steps", size,
+        bad_contacts, steps);
   CHECK(worst_early <= 1e-8, "positions differ from the serial run by %g in the first 0.2 s", (double)worst_early);
-  CHECK(PetscAbsReal(sp.support_force_over_weight - ss.support_force_over_weight) <= 0.01 * PetscAbsReal(ss.support_force_over_weight), "support force / weight %g vs %g", (double)sp.support_force_over_weight, (double)ss.support_force_over_weight);
+  CHECK(PetscAbsReal(sp.support_force_over_weight - ss.support_force_over_weight) <=
+          0.01 * PetscAbsReal(ss.support_force_over_weight),
+        "support force / weight %g vs %g", (double)sp.support_force_over_weight, (double)ss.support_force_over_weight);
   CHECK(PetscAbsReal(hp - hs) <= 0.01 * hs, "bed height %g vs %g", (double)hp, (double)hs);
   /* The settled bed's kinetic energy (about 1e-5 of its peak) is the solver's noise floor, and which
      grains jitter differs between rank counts once rounding has been amplified: it is compared
      with 1 % of the run's energy scale (the peak kinetic energy), not with its own tiny value. */
-  CHECK(PetscAbsReal(sp.kinetic_energy - ss.kinetic_energy) <= 0.01 * peak_energy, "kinetic energy %g vs %g (peak %g)", (double)sp.kinetic_energy, (double)ss.kinetic_energy, (double)peak_energy);
+  CHECK(PetscAbsReal(sp.kinetic_energy - ss.kinetic_energy) <= 0.01 * peak_energy, "kinetic energy %g vs %g (peak %g)",
+        (double)sp.kinetic_energy, (double)ss.kinetic_energy, (double)peak_energy);
   PetscCall(TalusSimDestroy(&par));
   PetscCall(TalusSimDestroy(&ser));
   PetscFunctionReturn(0);
@@ -241,10 +265,15 @@ static PetscErrorCode RollingRow(void)
     warm_mismatched += sp.warm_started != ss.warm_started;
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &crossings, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  rolling row on %d ranks: ownership changed %" PetscInt_FMT " times; iteration counts differ in %" PetscInt_FMT ", warm starts in %" PetscInt_FMT " of 150 steps\n", size, crossings, mismatched, warm_mismatched));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  rolling row on %d ranks: ownership changed %" PetscInt_FMT
+                        " times; iteration counts differ in %" PetscInt_FMT ", warm starts in %" PetscInt_FMT
+                        " of 150 steps\n",
+                        size, crossings, mismatched, warm_mismatched));
   CHECK(size == 1 || crossings > 0, "no sphere crossed a rank boundary: the test does not test migration");
   CHECK(mismatched == 0, "iteration counts differ from the serial run in %" PetscInt_FMT " steps", mismatched);
-  CHECK(warm_mismatched == 0, "warm-started contacts differ from the serial run in %" PetscInt_FMT " steps", warm_mismatched);
+  CHECK(warm_mismatched == 0, "warm-started contacts differ from the serial run in %" PetscInt_FMT " steps",
+        warm_mismatched);
   PetscCall(TalusSimDestroy(&par));
   PetscCall(TalusSimDestroy(&ser));
   PetscFunctionReturn(0);

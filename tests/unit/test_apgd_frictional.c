@@ -30,7 +30,8 @@ static PetscErrorCode Residual39(RandomProblem *prob, Vec x, PetscReal g_d, Pets
 
 static PetscErrorCode CheckConverged(TalusCCPType type)
 {
-  RandomProblemSpec  spec = {.ncontacts = 300, .nbodies = 250, .mu_max = 0.6, .ground = 0.05, .velocity = 1.0, .gap = 0.1, .seed = 11};
+  RandomProblemSpec spec = {
+    .ncontacts = 300, .nbodies = 250, .mu_max = 0.6, .ground = 0.05, .velocity = 1.0, .gap = 0.1, .seed = 11};
   RandomProblem      prob;
   TalusCCP           ccp;
   Tao                tao;
@@ -49,13 +50,17 @@ static PetscErrorCode CheckConverged(TalusCCPType type)
   PetscCall(TaoGetConvergedReason(tao, &reason));
   PetscCall(TalusCCPCheck(ccp, r, &checks));
   PetscCall(VecNorm(r, NORM_INFINITY, &rnorm));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %s in %" PetscInt_FMT " its; r in K %.1e, u in K* %.1e, |r.u| %.1e (|r| %.2g)\n", type, TaoConvergedReasons[reason], its, (double)checks.primal, (double)checks.dual, (double)checks.complementarity, (double)rnorm));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  %s: %s in %" PetscInt_FMT " its; r in K %.1e, u in K* %.1e, |r.u| %.1e (|r| %.2g)\n", type,
+                        TaoConvergedReasons[reason], its, (double)checks.primal, (double)checks.dual,
+                        (double)checks.complementarity, (double)rnorm));
   CHECK(reason == TAO_CONVERGED_GATOL, "%s problem did not converge: %s", type, TaoConvergedReasons[reason]);
   CHECK(checks.primal <= 1e-14 * (1 + rnorm), "r outside K by %g", (double)checks.primal);
   CHECK(checks.dual <= 1e-9, "u outside K* by %g", (double)checks.dual);
   CHECK(checks.complementarity <= 1e-9 * (1 + rnorm), "|r.u| = %g", (double)checks.complementarity);
   PetscCall(TaoGetConvergenceHistory(tao, NULL, &hist, NULL, NULL, &nhist));
-  CHECK(nhist > 2 && hist[nhist - 1] < 1e-6 * hist[0], "residual did not fall: %g -> %g", nhist ? (double)hist[0] : 0.0, nhist ? (double)hist[nhist - 1] : 0.0);
+  CHECK(nhist > 2 && hist[nhist - 1] < 1e-6 * hist[0], "residual did not fall: %g -> %g", nhist ? (double)hist[0] : 0.0,
+        nhist ? (double)hist[nhist - 1] : 0.0);
   if (!strcmp(type, TALUSCCPRELAXED)) { /* apgd follows f by recurrence (no pass of its own): against f computed here */
     Vec         Nr;
     PetscScalar rNr, qr;
@@ -65,8 +70,10 @@ static PetscErrorCode CheckConverged(TalusCCPType type)
     PetscCall(VecDot(r, Nr, &rNr));
     PetscCall(VecDot(prob.q, r, &qr));
     PetscCall(TaoGetSolutionStatus(tao, NULL, &f, NULL, NULL, NULL, NULL));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  objective reported %.15g, computed %.15g\n", (double)f, (double)(0.5 * rNr + qr)));
-    CHECK(PetscAbsReal(f - (0.5 * rNr + qr)) <= 1e-10 * (PetscAbsReal(0.5 * rNr) + PetscAbsReal(qr)), "reported objective %.15g, computed %.15g", (double)f, (double)(0.5 * rNr + qr));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  objective reported %.15g, computed %.15g\n", (double)f,
+                          (double)(0.5 * rNr + qr)));
+    CHECK(PetscAbsReal(f - (0.5 * rNr + qr)) <= 1e-10 * (PetscAbsReal(0.5 * rNr) + PetscAbsReal(qr)),
+          "reported objective %.15g, computed %.15g", (double)f, (double)(0.5 * rNr + qr));
     PetscCall(VecDestroy(&Nr));
   }
   PetscCall(VecDestroy(&r));
@@ -83,9 +90,10 @@ static PetscErrorCode CheckConverged(TalusCCPType type)
  */
 static PetscErrorCode CheckBestIterate(TalusCCPType type)
 {
-  RandomProblemSpec spec = {.ncontacts = 400, .nbodies = 150, .mu_max = 0.5, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 21};
-  RandomProblem     prob;
-  PetscInt          earlier = 0, last = 0;
+  RandomProblemSpec spec = {
+    .ncontacts = 400, .nbodies = 150, .mu_max = 0.5, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 21};
+  RandomProblem prob;
+  PetscInt      earlier = 0, last = 0;
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
@@ -109,14 +117,22 @@ static PetscErrorCode CheckBestIterate(TalusCCPType type)
     else recomputed = reported; /* eq. 39 with the anti-relaxed linear term: the solver's own */
     if (best_it < limit) earlier++;
     else last++;
-    CHECK(reason == TAO_DIVERGED_MAXITS, "limit %" PetscInt_FMT ": expected the iteration limit, got %s", limit, TaoConvergedReasons[reason]);
-    CHECK(reported == best, "limit %" PetscInt_FMT ": reported residual %g is not the best %g", limit, (double)reported, (double)best);
-    CHECK(PetscAbsReal(recomputed - best) <= 1e-6 * best, "limit %" PetscInt_FMT ": returned iterate has residual %g, the best was %g (at iteration %" PetscInt_FMT ")", limit, (double)recomputed, (double)best, best_it);
+    CHECK(reason == TAO_DIVERGED_MAXITS, "limit %" PetscInt_FMT ": expected the iteration limit, got %s", limit,
+          TaoConvergedReasons[reason]);
+    CHECK(reported == best, "limit %" PetscInt_FMT ": reported residual %g is not the best %g", limit, (double)reported,
+          (double)best);
+    CHECK(PetscAbsReal(recomputed - best) <= 1e-6 * best,
+          "limit %" PetscInt_FMT ": returned iterate has residual %g, the best was %g (at iteration %" PetscInt_FMT ")",
+          limit, (double)recomputed, (double)best, best_it);
     PetscCall(VecDestroy(&r));
     PetscCall(TalusCCPDestroy(&ccp));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s, limits 20-69: best iterate earlier than the last %" PetscInt_FMT " times, the last one %" PetscInt_FMT " times\n", type, earlier, last));
-  CHECK(earlier > 0 && last > 0, "the limits did not exercise both cases (%" PetscInt_FMT " earlier, %" PetscInt_FMT " last)", earlier, last);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  %s, limits 20-69: best iterate earlier than the last %" PetscInt_FMT
+                        " times, the last one %" PetscInt_FMT " times\n",
+                        type, earlier, last));
+  CHECK(earlier > 0 && last > 0,
+        "the limits did not exercise both cases (%" PetscInt_FMT " earlier, %" PetscInt_FMT " last)", earlier, last);
   PetscCall(RandomProblemDestroy(&prob));
   PetscFunctionReturn(0);
 }
@@ -124,12 +140,13 @@ static PetscErrorCode CheckBestIterate(TalusCCPType type)
 /* The gradient at the extrapolated point by linearity is an exact shortcut: same answer both ways. */
 static PetscErrorCode CheckReuseGradients(void)
 {
-  RandomProblemSpec spec = {.ncontacts = 200, .nbodies = 200, .mu_max = 0.5, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 31};
-  RandomProblem     prob;
-  TalusCCP          ccp;
-  Vec               r1, r2;
-  PetscReal         rel;
-  PetscInt          its1, its2;
+  RandomProblemSpec spec = {
+    .ncontacts = 200, .nbodies = 200, .mu_max = 0.5, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 31};
+  RandomProblem prob;
+  TalusCCP      ccp;
+  Vec           r1, r2;
+  PetscReal     rel;
+  PetscInt      its1, its2;
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
@@ -137,13 +154,17 @@ static PetscErrorCode CheckReuseGradients(void)
   PetscCall(VecDuplicate(prob.q, &r2));
   for (int reuse = 0; reuse < 2; reuse++) {
     PetscCall(PetscOptionsSetValue(NULL, "-tao_apgd_reuse_gradients", reuse ? "true" : "false"));
-    PetscCall(TestCCPCreate(PETSC_COMM_WORLD, prob.N, prob.q, prob.mu, TALUSCCPRELAXED, 1e-10, 5000, &ccp)); /* convex and W definite: one solution */
+    PetscCall(TestCCPCreate(PETSC_COMM_WORLD, prob.N, prob.q, prob.mu, TALUSCCPRELAXED, 1e-10, 5000,
+                            &ccp)); /* convex and W definite: one solution */
     PetscCall(TestCCPSolveCold(ccp, reuse ? r2 : r1, reuse ? &its2 : &its1));
     PetscCall(TalusCCPDestroy(&ccp));
   }
   PetscCall(PetscOptionsClearValue(NULL, "-tao_apgd_reuse_gradients"));
   PetscCall(VecRelativeDifference(r1, r2, &rel));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  reuse gradients: %" PetscInt_FMT " vs %" PetscInt_FMT " iterations, solutions differ by %.1e\n", its1, its2, (double)rel));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  reuse gradients: %" PetscInt_FMT " vs %" PetscInt_FMT
+                        " iterations, solutions differ by %.1e\n",
+                        its1, its2, (double)rel));
   CHECK(rel < 1e-8, "reusing gradients changed the solution by %g", (double)rel);
   PetscCall(VecDestroy(&r1));
   PetscCall(VecDestroy(&r2));
@@ -159,14 +180,16 @@ static PetscErrorCode CheckReuseGradients(void)
  */
 static PetscErrorCode CheckReset(void)
 {
-  RandomProblemSpec spec  = {.ncontacts = 150, .nbodies = 120, .mu_max = 0.4, .ground = 0.1, .velocity = 1.0, .gap = 0.1, .seed = 47};
-  RandomProblemSpec other = {.ncontacts = 90, .nbodies = 80, .mu_max = 0.4, .ground = 0.1, .velocity = 1.0, .gap = 0.1, .seed = 48};
-  RandomProblem     prob, prob2;
-  TalusCCP          ccp;
-  Vec               r1, r2, r3;
-  PetscInt          its1, its2, its3;
-  PetscReal         rel;
-  PetscErrorCode    ierr;
+  RandomProblemSpec spec = {
+    .ncontacts = 150, .nbodies = 120, .mu_max = 0.4, .ground = 0.1, .velocity = 1.0, .gap = 0.1, .seed = 47};
+  RandomProblemSpec other = {
+    .ncontacts = 90, .nbodies = 80, .mu_max = 0.4, .ground = 0.1, .velocity = 1.0, .gap = 0.1, .seed = 48};
+  RandomProblem  prob, prob2;
+  TalusCCP       ccp;
+  Vec            r1, r2, r3;
+  PetscInt       its1, its2, its3;
+  PetscReal      rel;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
@@ -192,8 +215,14 @@ static PetscErrorCode CheckReset(void)
   PetscCall(TalusCCPSetFeasibleSet(ccp, prob.mu, 0, 0));
   PetscCall(TestCCPSolveCold(ccp, r2, &its2));
   PetscCall(VecRelativeDifference(r1, r2, &rel));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  reset and solved again: %" PetscInt_FMT " vs %" PetscInt_FMT " iterations, solutions differ by %.1e\n", its1, its2, (double)rel));
-  CHECK(its1 == its2 && rel == 0.0, "after a reset the same problem took %" PetscInt_FMT " iterations (first %" PetscInt_FMT ") and the solution moved by %g", its2, its1, (double)rel);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  reset and solved again: %" PetscInt_FMT " vs %" PetscInt_FMT
+                        " iterations, solutions differ by %.1e\n",
+                        its1, its2, (double)rel));
+  CHECK(its1 == its2 && rel == 0.0,
+        "after a reset the same problem took %" PetscInt_FMT " iterations (first %" PetscInt_FMT
+        ") and the solution moved by %g",
+        its2, its1, (double)rel);
   PetscCall(TalusCCPDestroy(&ccp));
   PetscCall(VecDestroy(&r1));
   PetscCall(VecDestroy(&r2));
@@ -205,15 +234,15 @@ static PetscErrorCode CheckReset(void)
 
 static PetscErrorCode CheckBadOptionsAndEmpty(void)
 {
-  Tao                tao;
-  Vec                x;
-  PetscErrorCode     ierr;
-  const char        *bad[][2] = {
-    {"-tao_apgd_step_growth",    "1.5"},
-    {"-tao_apgd_backtrack",      "0.5"},
-    {"-tao_apgd_residual_step",  "-1" },
-    {"-tao_apgd_residual_scale", "0"  },
-    {"-tao_apgd_max_backtracks", "0"  }
+  Tao            tao;
+  Vec            x;
+  PetscErrorCode ierr;
+  const char    *bad[][2] = {
+       {"-tao_apgd_step_growth",    "1.5"},
+       {"-tao_apgd_backtrack",      "0.5"},
+       {"-tao_apgd_residual_step",  "-1" },
+       {"-tao_apgd_residual_scale", "0"  },
+       {"-tao_apgd_max_backtracks", "0"  }
   };
   TaoConvergedReason reason;
 

@@ -56,7 +56,8 @@ static PetscErrorCode MakeBounds(Vec q, PetscInt stride, Vec *lo, Vec *hi)
 }
 
 /* Solves with a TAO type on the assembled W; bounds given, or the cone projection when cones != NULL. */
-static PetscErrorCode SolveWith(const char type[], QP *qp, PetscInt stride, TalusFeasibleSet *cones, PetscReal gatol, Vec x, PetscReal *f, PetscInt *its)
+static PetscErrorCode SolveWith(const char type[], QP *qp, PetscInt stride, TalusFeasibleSet *cones, PetscReal gatol,
+                                Vec x, PetscReal *f, PetscInt *its)
 {
   Tao                tao;
   Vec                lo, hi;
@@ -89,25 +90,32 @@ static PetscErrorCode SolveWith(const char type[], QP *qp, PetscInt stride, Talu
 
 static PetscErrorCode Compare(PetscInt ncontacts, PetscInt nbodies, unsigned long seed)
 {
-  RandomProblemSpec  spec = {.ncontacts = ncontacts, .nbodies = nbodies, .mu_max = 0.0, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = seed};
-  RandomProblem      prob;
-  QP                 qp, reduced;
-  IS                 normals;
-  Vec                x_n;
-  PetscInt           nlocal, start;
-  TalusFeasibleSet cones;
-  const char        *refs[] = {TAOTRON, TAOBLMVM};
-  const PetscReal    ref_gatol[] = {1e-10, 1e-7}; /* blmvm's quasi-Newton stalls near 1e-8 on singular W */
-  Vec                x_cone, x_box, x_ref, u_cone, u_ref;
-  PetscReal          f_cone, f_box, f_ref, rel;
-  PetscInt           its_cone, its_box, its_ref;
-  const PetscBool    definite = (PetscBool)(ncontacts < 2 * nbodies); /* normals only: nc rows against 6 nb dofs, with margin */
+  RandomProblemSpec spec = {.ncontacts = ncontacts,
+                            .nbodies   = nbodies,
+                            .mu_max    = 0.0,
+                            .ground    = 0.2,
+                            .velocity  = 1.0,
+                            .gap       = 0.1,
+                            .seed      = seed};
+  RandomProblem     prob;
+  QP                qp, reduced;
+  IS                normals;
+  Vec               x_n;
+  PetscInt          nlocal, start;
+  TalusFeasibleSet  cones;
+  const char       *refs[]      = {TAOTRON, TAOBLMVM};
+  const PetscReal   ref_gatol[] = {1e-10, 1e-7}; /* blmvm's quasi-Newton stalls near 1e-8 on singular W */
+  Vec               x_cone, x_box, x_ref, u_cone, u_ref;
+  PetscReal         f_cone, f_box, f_ref, rel;
+  PetscInt          its_cone, its_box, its_ref;
+  const PetscBool   definite = (PetscBool)(ncontacts <
+                                         2 * nbodies); /* normals only: nc rows against 6 nb dofs, with margin */
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
   PetscCall(TalusDelassusAssemble(prob.B, prob.inverse_mass, &qp.W));
-  qp.q        = prob.q;
-  cones       = (TalusFeasibleSet){.mu = prob.mu, .nnonneg_local = 0, .nfree_local = 0};
+  qp.q  = prob.q;
+  cones = (TalusFeasibleSet){.mu = prob.mu, .nnonneg_local = 0, .nfree_local = 0};
   PetscCall(VecDuplicate(prob.q, &x_cone));
   PetscCall(VecDuplicate(prob.q, &x_box));
   PetscCall(VecDuplicate(prob.q, &x_ref));
@@ -137,8 +145,12 @@ static PetscErrorCode Compare(PetscInt ncontacts, PetscInt nbodies, unsigned lon
     PetscCall(VecRestoreSubVector(x_ref, normals, &x_sub));
     PetscCall(MatMult(qp.W, x_ref, u_ref));
     PetscCall(VecAXPY(u_ref, 1.0, qp.q));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %4" PetscInt_FMT " contacts %4" PetscInt_FMT " bodies: apgd f = %.12g (%" PetscInt_FMT " its), %s f = %.12g (%" PetscInt_FMT " its)\n", ncontacts, nbodies, (double)f_cone, its_cone, refs[k], (double)f_ref, its_ref));
-    CHECK(PetscAbsReal(f_cone - f_ref) <= 1e-6 * PetscAbsReal(f_ref), "objective: apgd %.12g vs %s %.12g", (double)f_cone, refs[k], (double)f_ref);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  %4" PetscInt_FMT " contacts %4" PetscInt_FMT " bodies: apgd f = %.12g (%" PetscInt_FMT
+                          " its), %s f = %.12g (%" PetscInt_FMT " its)\n",
+                          ncontacts, nbodies, (double)f_cone, its_cone, refs[k], (double)f_ref, its_ref));
+    CHECK(PetscAbsReal(f_cone - f_ref) <= 1e-6 * PetscAbsReal(f_ref), "objective: apgd %.12g vs %s %.12g",
+          (double)f_cone, refs[k], (double)f_ref);
     PetscCall(VecRelativeDifference(u_cone, u_ref, &rel));
     CHECK(rel <= 1e-6, "u = W r + q: apgd vs %s differ by %g relative", refs[k], rel);
     if (definite) {

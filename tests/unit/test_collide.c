@@ -31,14 +31,39 @@ typedef struct {
 } PairCase;
 
 static const PairCase pair_cases[] = {
-  {"sphere-sphere", {TALUS_SPHERE, TALUS_SPHERE}, {{1, 0, 0}, {0.5, 0, 0}}, {{0, 0, 0}, {2, 0, 0}}, 0.6, 1, 0.5, {1, 0, 0}},
-  {"plane-sphere", {TALUS_PLANE, TALUS_SPHERE}, {{0, 0, 1}, {1, 0, 0}}, {{0, 0, 0}, {0.3, -0.2, 1.2}}, 0.5, 1, 0.2, {0, 0, 1}},
-  {"sphere-plane", {TALUS_SPHERE, TALUS_PLANE}, {{1, 0, 0}, {0, 0, 1}}, {{0.3, -0.2, 1.2}, {0, 0, 0}}, 0.5, 1, 0.2, {0, 0, -1}},
-  {"plane-box", {TALUS_PLANE, TALUS_BOX}, {{0, 0, 1}, {0.5, 0.4, 0.3}}, {{0, 0, 0}, {0, 0, 0.35}}, 0.1, 4, 0.05, {0, 0, 1}},
-  {"box-plane", {TALUS_BOX, TALUS_PLANE}, {{0.5, 0.4, 0.3}, {0, 0, 1}}, {{0, 0, 0.35}, {0, 0, 0}}, 0.1, 4, 0.05, {0, 0, -1}},
-  {"box-sphere", {TALUS_BOX, TALUS_SPHERE}, {{1, 1, 1}, {0.5, 0, 0}}, {{0, 0, 0}, {2, 0, 0}}, 0.6, 1, 0.5, {1, 0, 0}},
-  {"sphere-box", {TALUS_SPHERE, TALUS_BOX}, {{0.5, 0, 0}, {1, 1, 1}}, {{0, 2, 0}, {0, 0, 0}}, 0.6, 1, 0.5, {0, -1, 0}},
-  {"box-box", {TALUS_BOX, TALUS_BOX}, {{1, 1, 1}, {1, 1, 1}}, {{0, 0, 0}, {1.5, 0, 0}}, 0.1, -1, 0, {0, 0, 0}},
+  {"sphere-sphere",
+   {TALUS_SPHERE, TALUS_SPHERE},
+   {{1, 0, 0}, {0.5, 0, 0}},
+   {{0, 0, 0}, {2, 0, 0}},
+   0.6,                                                                                                 1,
+   0.5,                                                                                                          {1, 0, 0} },
+  {"plane-sphere",
+   {TALUS_PLANE, TALUS_SPHERE},
+   {{0, 0, 1}, {1, 0, 0}},
+   {{0, 0, 0}, {0.3, -0.2, 1.2}},
+   0.5,                                                                                                 1,
+   0.2,                                                                                                          {0, 0, 1} },
+  {"sphere-plane",
+   {TALUS_SPHERE, TALUS_PLANE},
+   {{1, 0, 0}, {0, 0, 1}},
+   {{0.3, -0.2, 1.2}, {0, 0, 0}},
+   0.5,                                                                                                 1,
+   0.2,                                                                                                          {0, 0, -1}},
+  {"plane-box",
+   {TALUS_PLANE, TALUS_BOX},
+   {{0, 0, 1}, {0.5, 0.4, 0.3}},
+   {{0, 0, 0}, {0, 0, 0.35}},
+   0.1,                                                                                                 4,
+   0.05,                                                                                                         {0, 0, 1} },
+  {"box-plane",
+   {TALUS_BOX, TALUS_PLANE},
+   {{0.5, 0.4, 0.3}, {0, 0, 1}},
+   {{0, 0, 0.35}, {0, 0, 0}},
+   0.1,                                                                                                 4,
+   0.05,                                                                                                         {0, 0, -1}},
+  {"box-sphere",    {TALUS_BOX, TALUS_SPHERE}, {{1, 1, 1}, {0.5, 0, 0}}, {{0, 0, 0}, {2, 0, 0}},   0.6, 1,  0.5, {1, 0, 0} },
+  {"sphere-box",    {TALUS_SPHERE, TALUS_BOX}, {{0.5, 0, 0}, {1, 1, 1}}, {{0, 2, 0}, {0, 0, 0}},   0.6, 1,  0.5, {0, -1, 0}},
+  {"box-box",       {TALUS_BOX, TALUS_BOX},    {{1, 1, 1}, {1, 1, 1}},   {{0, 0, 0}, {1.5, 0, 0}}, 0.1, -1, 0,   {0, 0, 0} },
 };
 
 static PetscErrorCode CheckPairTable(void)
@@ -52,22 +77,30 @@ static PetscErrorCode CheckPairTable(void)
     PetscErrorCode  ierr;
 
     PetscCall(NewBodies(&b));
-    for (int k = 0; k < 2; k++) PetscCall(TalusBodiesAdd(b, k, pc->shape[k], pc->size[k], 0, 0, PETSC_FALSE, pc->position[k], NULL));
+    for (int k = 0; k < 2; k++)
+      PetscCall(TalusBodiesAdd(b, k, pc->shape[k], pc->size[k], 0, 0, PETSC_FALSE, pc->position[k], NULL));
     covered[pc->shape[0]][pc->shape[1]]++;
-    CHECK(TalusShapePairSupported(pc->shape[0], pc->shape[1]) == (pc->ncontacts >= 0), "%s: the pair table says %s", pc->what, pc->ncontacts >= 0 ? "unsupported" : "supported");
+    CHECK(TalusShapePairSupported(pc->shape[0], pc->shape[1]) == (pc->ncontacts >= 0), "%s: the pair table says %s",
+          pc->what, pc->ncontacts >= 0 ? "unsupported" : "supported");
     for (int order = 0; order < 2; order++) {
       TalusContactList list = {0};
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
       ierr = TalusCollidePair(b, order, 1 - order, pc->envelope, &list);
       PetscCall(PetscPopErrorHandler());
-      if (pc->ncontacts < 0) CHECK(ierr == PETSC_ERR_SUP, "%s (order %d): not refused (error %d)", pc->what, order, (int)ierr);
+      if (pc->ncontacts < 0)
+        CHECK(ierr == PETSC_ERR_SUP, "%s (order %d): not refused (error %d)", pc->what, order, (int)ierr);
       else {
-        CHECK(!ierr && list.n == pc->ncontacts, "%s (order %d): %" PetscInt_FMT " contacts, expected %" PetscInt_FMT, pc->what, order, list.n, pc->ncontacts);
+        CHECK(!ierr && list.n == pc->ncontacts, "%s (order %d): %" PetscInt_FMT " contacts, expected %" PetscInt_FMT,
+              pc->what, order, list.n, pc->ncontacts);
         for (PetscInt c = 0; c < list.n; c++) {
           const TalusContact *ct = &list.c[c];
-          CHECK(ct->id_a == 0 && ct->id_b == 1, "%s (order %d): contact between ids %" PetscInt_FMT " and %" PetscInt_FMT ", expected 0 then 1", pc->what, order, ct->id_a, ct->id_b);
-          CHECK(PetscAbsReal(ct->phi - pc->phi) < 1e-14, "%s (order %d): phi = %.17g, expected %g", pc->what, order, (double)ct->phi, (double)pc->phi);
-          CHECK(Dist3(ct->frame, pc->normal) < 1e-14, "%s (order %d): n = (%g %g %g), expected (%g %g %g)", pc->what, order, ct->frame[0], ct->frame[1], ct->frame[2], pc->normal[0], pc->normal[1], pc->normal[2]);
+          CHECK(ct->id_a == 0 && ct->id_b == 1,
+                "%s (order %d): contact between ids %" PetscInt_FMT " and %" PetscInt_FMT ", expected 0 then 1",
+                pc->what, order, ct->id_a, ct->id_b);
+          CHECK(PetscAbsReal(ct->phi - pc->phi) < 1e-14, "%s (order %d): phi = %.17g, expected %g", pc->what, order,
+                (double)ct->phi, (double)pc->phi);
+          CHECK(Dist3(ct->frame, pc->normal) < 1e-14, "%s (order %d): n = (%g %g %g), expected (%g %g %g)", pc->what,
+                order, ct->frame[0], ct->frame[1], ct->frame[2], pc->normal[0], pc->normal[1], pc->normal[2]);
         }
       }
       PetscCall(TalusContactListDestroy(&list));
@@ -77,7 +110,8 @@ static PetscErrorCode CheckPairTable(void)
   /* every pair of shapes that can meet (not two unbounded ones) has a case */
   for (int i = 0; i < TALUS_NSHAPES; i++)
     for (int j = 0; j < TALUS_NSHAPES; j++)
-      if (TalusShapeTable[i].finite || TalusShapeTable[j].finite) CHECK(covered[i][j], "no test case for the pair %s-%s", TalusShapeTable[i].name, TalusShapeTable[j].name);
+      if (TalusShapeTable[i].finite || TalusShapeTable[j].finite)
+        CHECK(covered[i][j], "no test case for the pair %s-%s", TalusShapeTable[i].name, TalusShapeTable[j].name);
   PetscFunctionReturn(0);
 }
 
@@ -95,24 +129,37 @@ static PetscErrorCode CheckShapeTable(void)
 
   PetscFunctionBegin;
   for (int s = 0; s < TALUS_NSHAPES; s++) {
-    CHECK(TalusShapeFromName(TalusShapeTable[s].name, &found) && found == (TalusShape)s, "%s not found by its name", TalusShapeTable[s].name);
-    CHECK(TalusShapeFromCode(TalusShapeTable[s].code, &found) && found == (TalusShape)s, "%s not found by its code", TalusShapeTable[s].name);
-    CHECK(TalusShapeTable[s].code == format1_code[s], "%s has code %" PetscInt_FMT ", format-1 files store %" PetscInt_FMT, TalusShapeTable[s].name, TalusShapeTable[s].code, format1_code[s]);
+    CHECK(TalusShapeFromName(TalusShapeTable[s].name, &found) && found == (TalusShape)s, "%s not found by its name",
+          TalusShapeTable[s].name);
+    CHECK(TalusShapeFromCode(TalusShapeTable[s].code, &found) && found == (TalusShape)s, "%s not found by its code",
+          TalusShapeTable[s].name);
+    CHECK(TalusShapeTable[s].code == format1_code[s],
+          "%s has code %" PetscInt_FMT ", format-1 files store %" PetscInt_FMT, TalusShapeTable[s].name,
+          TalusShapeTable[s].code, format1_code[s]);
   }
   CHECK(!TalusShapeFromName("cone", &found) && !TalusShapeFromCode(99, &found), "an unknown name or code was found");
   TalusShapeMassProperties(TALUS_SPHERE, r, density, &m, J);
-  CHECK(PetscAbsReal(m - density * 4.0 / 3.0 * PETSC_PI * 0.125) < 1e-12 && PetscAbsReal(J[0] - 0.4 * m * 0.25) < 1e-12 && J[1] == J[0] && J[2] == J[0], "sphere: m = %g, J = %g", (double)m, (double)J[0]);
+  CHECK(PetscAbsReal(m - density * 4.0 / 3.0 * PETSC_PI * 0.125) < 1e-12 &&
+          PetscAbsReal(J[0] - 0.4 * m * 0.25) < 1e-12 && J[1] == J[0] && J[2] == J[0],
+        "sphere: m = %g, J = %g", (double)m, (double)J[0]);
   TalusShapeMassProperties(TALUS_BOX, half, density, &m, J);
-  CHECK(PetscAbsReal(m - density * 48.0) < 1e-9 && PetscAbsReal(J[0] - m * 13.0 / 3.0) < 1e-9 && PetscAbsReal(J[1] - m * 10.0 / 3.0) < 1e-9 && PetscAbsReal(J[2] - m * 5.0 / 3.0) < 1e-9, "box: m = %g, J = (%g %g %g)", (double)m, (double)J[0], (double)J[1], (double)J[2]);
-  CHECK(TalusShapeTable[TALUS_SPHERE].bounding_radius(r) == 0.5 && PetscAbsReal(TalusShapeTable[TALUS_BOX].bounding_radius(half) - PetscSqrtReal(14.0)) < 1e-15 && TalusShapeTable[TALUS_PLANE].bounding_radius(normal) == PETSC_INFINITY, "bounding radii");
-  CHECK(!TalusShapeTable[TALUS_SPHERE].check_size(r) && TalusShapeTable[TALUS_SPHERE].check_size(normal) && TalusShapeTable[TALUS_BOX].check_size(r) && TalusShapeTable[TALUS_PLANE].check_size(normal), "size checks");
+  CHECK(PetscAbsReal(m - density * 48.0) < 1e-9 && PetscAbsReal(J[0] - m * 13.0 / 3.0) < 1e-9 &&
+          PetscAbsReal(J[1] - m * 10.0 / 3.0) < 1e-9 && PetscAbsReal(J[2] - m * 5.0 / 3.0) < 1e-9,
+        "box: m = %g, J = (%g %g %g)", (double)m, (double)J[0], (double)J[1], (double)J[2]);
+  CHECK(TalusShapeTable[TALUS_SPHERE].bounding_radius(r) == 0.5 &&
+          PetscAbsReal(TalusShapeTable[TALUS_BOX].bounding_radius(half) - PetscSqrtReal(14.0)) < 1e-15 &&
+          TalusShapeTable[TALUS_PLANE].bounding_radius(normal) == PETSC_INFINITY,
+        "bounding radii");
+  CHECK(!TalusShapeTable[TALUS_SPHERE].check_size(r) && TalusShapeTable[TALUS_SPHERE].check_size(normal) &&
+          TalusShapeTable[TALUS_BOX].check_size(r) && TalusShapeTable[TALUS_PLANE].check_size(normal),
+        "size checks");
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode CheckSpheres(void)
 {
   TalusBodies     *b;
-  TalusContactList list = {0};
+  TalusContactList list  = {0};
   const PetscReal  r1[3] = {1, 0, 0}, r2[3] = {0.5, 0, 0}, c1[3] = {0, 0, 0}, c2[3] = {2, 0, 0};
   TalusContact    *c;
 
@@ -127,14 +174,19 @@ static PetscErrorCode CheckSpheres(void)
   c = &list.c[0];
   CHECK(PetscAbsReal(c->phi - 0.5) < 1e-15, "phi = %g, expected 0.5", (double)c->phi);
   CHECK(c->a == 1 && c->b == 0, "pair not ordered by global id: a = %" PetscInt_FMT, c->a);
-  CHECK(PetscAbsReal(c->frame[0] + 1.0) < 1e-15, "n = (%g %g %g), expected (-1 0 0)", c->frame[0], c->frame[1], c->frame[2]);
-  CHECK(PetscAbsReal(TalusDot3(c->frame, &c->frame[3])) < 1e-15 && PetscAbsReal(TalusDot3(c->frame, &c->frame[6])) < 1e-15 && PetscAbsReal(TalusDot3(&c->frame[3], &c->frame[6])) < 1e-15, "frame not orthogonal");
+  CHECK(PetscAbsReal(c->frame[0] + 1.0) < 1e-15, "n = (%g %g %g), expected (-1 0 0)", c->frame[0], c->frame[1],
+        c->frame[2]);
+  CHECK(PetscAbsReal(TalusDot3(c->frame, &c->frame[3])) < 1e-15 &&
+          PetscAbsReal(TalusDot3(c->frame, &c->frame[6])) < 1e-15 &&
+          PetscAbsReal(TalusDot3(&c->frame[3], &c->frame[6])) < 1e-15,
+        "frame not orthogonal");
   {
     PetscReal nxu[3];
     TalusCross3(c->frame, &c->frame[3], nxu);
     CHECK(Dist3(nxu, &c->frame[6]) < 1e-15, "frame not right-handed");
   }
-  CHECK(PetscAbsReal(c->sa[0] + 0.5) < 1e-15 && PetscAbsReal(c->sb[0] - 1.0) < 1e-15, "offsets sa = %g, sb = %g", c->sa[0], c->sb[0]);
+  CHECK(PetscAbsReal(c->sa[0] + 0.5) < 1e-15 && PetscAbsReal(c->sb[0] - 1.0) < 1e-15, "offsets sa = %g, sb = %g",
+        c->sa[0], c->sb[0]);
   CHECK(PetscAbsReal(c->mu - 0.3) < 1e-15, "mu = %g", c->mu);
   /* outside the envelope: nothing */
   list.n = 0;
@@ -148,7 +200,7 @@ static PetscErrorCode CheckSpheres(void)
 static PetscErrorCode CheckPlaneSphereAndBox(void)
 {
   TalusBodies     *b;
-  TalusContactList list = {0};
+  TalusContactList list  = {0};
   const PetscReal  up[3] = {0, 0, 2}, r[3] = {1, 0, 0}, c[3] = {0.3, -0.2, 1.2};
   const PetscReal  half[3] = {1.0, 0.5, 0.25}, cb[3] = {5, 0, 0.25};
 
@@ -159,26 +211,33 @@ static PetscErrorCode CheckPlaneSphereAndBox(void)
   PetscCall(TalusBodiesAdd(b, 2, TALUS_BOX, half, 0, 0, PETSC_FALSE, cb, NULL));
   CHECK(b->size[2] == 1.0, "plane normal not normalised");
   PetscCall(TalusCollidePair(b, 1, 0, 0.5, &list));
-  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi - 0.2) < 1e-15, "sphere-plane phi = %g, expected 0.2", list.n ? (double)list.c[0].phi : -1.0);
-  CHECK(list.n == 1 && list.c[0].a == 0 && list.c[0].frame[2] == 1.0, "sphere-plane normal not from the plane (lower id) up");
-  CHECK(list.n == 1 && PetscAbsReal(list.c[0].sb[2] + 1.0) < 1e-15 && PetscAbsReal(list.c[0].sb[0]) < 1e-15, "sphere offset (%g %g %g), expected (0 0 -1)", list.c[0].sb[0], list.c[0].sb[1], list.c[0].sb[2]);
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi - 0.2) < 1e-15, "sphere-plane phi = %g, expected 0.2",
+        list.n ? (double)list.c[0].phi : -1.0);
+  CHECK(list.n == 1 && list.c[0].a == 0 && list.c[0].frame[2] == 1.0,
+        "sphere-plane normal not from the plane (lower id) up");
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].sb[2] + 1.0) < 1e-15 && PetscAbsReal(list.c[0].sb[0]) < 1e-15,
+        "sphere offset (%g %g %g), expected (0 0 -1)", list.c[0].sb[0], list.c[0].sb[1], list.c[0].sb[2]);
   /* resting box: four corners at phi = 0 */
   list.n = 0;
   PetscCall(TalusCollidePair(b, 0, 2, 0.01, &list));
   CHECK(list.n == 4, "resting box: %" PetscInt_FMT " contacts, expected 4", list.n);
   for (PetscInt k = 0; k < list.n; k++) {
-    CHECK(PetscAbsReal(list.c[k].phi) < 1e-15, "corner %" PetscInt_FMT ": phi = %g", list.c[k].feature, (double)list.c[k].phi);
-    CHECK(PetscAbsReal(list.c[k].sb[2] + 0.25) < 1e-15 && PetscAbsReal(PetscAbsReal(list.c[k].sb[0]) - 1.0) < 1e-15, "corner offset wrong");
+    CHECK(PetscAbsReal(list.c[k].phi) < 1e-15, "corner %" PetscInt_FMT ": phi = %g", list.c[k].feature,
+          (double)list.c[k].phi);
+    CHECK(PetscAbsReal(list.c[k].sb[2] + 0.25) < 1e-15 && PetscAbsReal(PetscAbsReal(list.c[k].sb[0]) - 1.0) < 1e-15,
+          "corner offset wrong");
   }
   /* tilt it by 30 degrees about y: two corners remain within a small envelope */
   {
     const PetscReal t = PETSC_PI / 6.0;
-    b->quaternion[8] = PetscCosReal(t / 2), b->quaternion[9] = 0, b->quaternion[10] = PetscSinReal(t / 2), b->quaternion[11] = 0;
-    b->position[8]   = 1.0 * PetscSinReal(t) + 0.25 * PetscCosReal(t); /* lowest corner exactly on the plane */
-    list.n           = 0;
+    b->quaternion[8] = PetscCosReal(t / 2), b->quaternion[9] = 0, b->quaternion[10] = PetscSinReal(t / 2),
+    b->quaternion[11] = 0;
+    b->position[8]    = 1.0 * PetscSinReal(t) + 0.25 * PetscCosReal(t); /* lowest corner exactly on the plane */
+    list.n            = 0;
     PetscCall(TalusCollidePair(b, 2, 0, 1e-9, &list));
     CHECK(list.n == 2, "tilted box: %" PetscInt_FMT " contacts, expected 2", list.n);
-    for (PetscInt k = 0; k < list.n; k++) CHECK(PetscAbsReal(list.c[k].phi) < 1e-12, "tilted corner phi = %g", (double)list.c[k].phi);
+    for (PetscInt k = 0; k < list.n; k++)
+      CHECK(PetscAbsReal(list.c[k].phi) < 1e-12, "tilted corner phi = %g", (double)list.c[k].phi);
   }
   PetscCall(TalusContactListDestroy(&list));
   PetscCall(TalusBodiesDestroy(&b));
@@ -188,7 +247,7 @@ static PetscErrorCode CheckPlaneSphereAndBox(void)
 static PetscErrorCode CheckSphereBox(void)
 {
   TalusBodies     *b;
-  TalusContactList list = {0};
+  TalusContactList list    = {0};
   const PetscReal  half[3] = {1, 1, 1}, rs[3] = {0.5, 0, 0}, cs[3] = {2, 0, 0}, inside[3] = {0.2, 0.9, 0.1};
 
   PetscFunctionBegin;
@@ -198,14 +257,18 @@ static PetscErrorCode CheckSphereBox(void)
   /* box turned 45 degrees about z: its vertical edge points at the sphere, sqrt(2) from the centre */
   b->quaternion[0] = PetscCosReal(PETSC_PI / 8), b->quaternion[3] = PetscSinReal(PETSC_PI / 8);
   PetscCall(TalusCollidePair(b, 0, 1, 1.0, &list));
-  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi - (2.0 - PetscSqrtReal(2.0) - 0.5)) < 1e-14, "sphere-edge phi = %g, expected %g", list.n ? (double)list.c[0].phi : -1.0, 2.0 - PetscSqrtReal(2.0) - 0.5);
-  CHECK(list.n == 1 && PetscAbsReal(list.c[0].frame[0] - 1.0) < 1e-14, "sphere-edge normal (%g %g %g)", list.c[0].frame[0], list.c[0].frame[1], list.c[0].frame[2]);
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi - (2.0 - PetscSqrtReal(2.0) - 0.5)) < 1e-14,
+        "sphere-edge phi = %g, expected %g", list.n ? (double)list.c[0].phi : -1.0, 2.0 - PetscSqrtReal(2.0) - 0.5);
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].frame[0] - 1.0) < 1e-14, "sphere-edge normal (%g %g %g)",
+        list.c[0].frame[0], list.c[0].frame[1], list.c[0].frame[2]);
   /* centre inside the unrotated box, nearest face +y: phi = -(1 - 0.9) - 0.5 */
   b->quaternion[0] = 1, b->quaternion[3] = 0;
   for (int k = 0; k < 3; k++) b->position[3 + k] = inside[k];
   list.n = 0;
   PetscCall(TalusCollidePair(b, 1, 0, 0.0, &list));
-  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi + 0.6) < 1e-14 && PetscAbsReal(list.c[0].frame[1] - 1.0) < 1e-14, "deep sphere-box: phi = %g, n_y = %g", list.n ? (double)list.c[0].phi : 0.0, list.n ? (double)list.c[0].frame[1] : 0.0);
+  CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi + 0.6) < 1e-14 && PetscAbsReal(list.c[0].frame[1] - 1.0) < 1e-14,
+        "deep sphere-box: phi = %g, n_y = %g", list.n ? (double)list.c[0].phi : 0.0,
+        list.n ? (double)list.c[0].frame[1] : 0.0);
   PetscCall(TalusContactListDestroy(&list));
   PetscCall(TalusBodiesDestroy(&b));
   PetscFunctionReturn(0);
@@ -226,13 +289,15 @@ static PetscErrorCode CheckBroadPhase(void)
   TestRngSeed(&rng, 99);
   for (PetscInt k = 0; k < n; k++) {
     const PetscReal r[3] = {0.1 + 0.4 * TestRngUniform(&rng), 0, 0};
-    const PetscReal x[3] = {-8 + 16 * TestRngUniform(&rng), -8 + 16 * TestRngUniform(&rng), -3 + 6 * TestRngUniform(&rng)};
+    const PetscReal x[3] = {-8 + 16 * TestRngUniform(&rng), -8 + 16 * TestRngUniform(&rng),
+                            -3 + 6 * TestRngUniform(&rng)};
     PetscCall(TalusBodiesAdd(b, k, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, x, NULL));
   }
   PetscCall(TalusBroadPhasePairs(b, envelope, &npairs, &pairs));
   PetscCall(PetscCalloc1(n * n, &found));
   for (PetscInt p = 0; p < npairs; p++) {
-    CHECK(!found[pairs[2 * p] * n + pairs[2 * p + 1]], "pair (%" PetscInt_FMT ", %" PetscInt_FMT ") reported twice", pairs[2 * p], pairs[2 * p + 1]);
+    CHECK(!found[pairs[2 * p] * n + pairs[2 * p + 1]], "pair (%" PetscInt_FMT ", %" PetscInt_FMT ") reported twice",
+          pairs[2 * p], pairs[2 * p + 1]);
     found[pairs[2 * p] * n + pairs[2 * p + 1]] = PETSC_TRUE;
   }
   for (PetscInt i = 0; i < n; i++)
@@ -243,8 +308,11 @@ static PetscErrorCode CheckBroadPhase(void)
         if (!found[i * n + j]) missing++;
       }
     }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  broad phase: %" PetscInt_FMT " pairs, brute force %" PetscInt_FMT "\n", npairs, nbrute));
-  CHECK(missing == 0 && npairs == nbrute, "broad phase found %" PetscInt_FMT " pairs, brute force %" PetscInt_FMT ", missing %" PetscInt_FMT, npairs, nbrute, missing);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  broad phase: %" PetscInt_FMT " pairs, brute force %" PetscInt_FMT "\n",
+                        npairs, nbrute));
+  CHECK(missing == 0 && npairs == nbrute,
+        "broad phase found %" PetscInt_FMT " pairs, brute force %" PetscInt_FMT ", missing %" PetscInt_FMT, npairs,
+        nbrute, missing);
   PetscCall(PetscFree(found));
   PetscCall(PetscFree(pairs));
   PetscCall(TalusBodiesDestroy(&b));
@@ -269,9 +337,10 @@ static PetscErrorCode CheckContactOrder(void)
   TalusBodies     *b;
   TestRng          rng;
   TalusContactList found = {0}, brute = {0};
-  const PetscInt   nbodies = 900;
-  const PetscReal  envelope = 0.05, up[3] = {0, 0, 1}, wall[3] = {1, 0, 0}, floor0[3] = {0, 0, -2}, wall0[3] = {-6, 0, 0};
-  PetscInt        *id, mismatched = 0, unordered = 0, corners = 0;
+  const PetscInt   nbodies  = 900;
+  const PetscReal  envelope = 0.05, up[3] = {0, 0, 1}, wall[3] = {1, 0, 0}, floor0[3] = {0, 0, -2},
+                  wall0[3] = {-6, 0, 0};
+  PetscInt *id, mismatched = 0, unordered = 0, corners = 0;
 
   PetscFunctionBegin;
   PetscCall(NewBodies(&b));
@@ -286,7 +355,8 @@ static PetscErrorCode CheckContactOrder(void)
   PetscCall(TalusBodiesAdd(b, id[1], TALUS_PLANE, wall, 0, 0, PETSC_TRUE, wall0, NULL));
   for (PetscInt k = 0; k < nbodies; k++) {
     const PetscBool box  = (PetscBool)(k % 10 == 0);
-    const PetscReal x[3] = {-6 + 12 * TestRngUniform(&rng), -6 + 12 * TestRngUniform(&rng), box ? -1.9 : -2 + 4 * TestRngUniform(&rng)};
+    const PetscReal x[3] = {-6 + 12 * TestRngUniform(&rng), -6 + 12 * TestRngUniform(&rng),
+                            box ? -1.9 : -2 + 4 * TestRngUniform(&rng)};
     const PetscReal r[3] = {0.2 + 0.3 * TestRngUniform(&rng), 0, 0}, half[3] = {0.3, 0.2, 0.1};
     PetscInt        slot;
     if (box) { /* boxes sit on the floor, tilted a little, and spheres keep away from them */
@@ -309,7 +379,8 @@ static PetscErrorCode CheckContactOrder(void)
   PetscCall(TalusFindContacts(b, envelope, &found));
   for (PetscInt i = 0; i < b->n; i++)
     for (PetscInt j = i + 1; j < b->n; j++)
-      if (b->shape[i] != b->shape[j] || b->shape[i] == TALUS_SPHERE) PetscCall(TalusCollidePair(b, i, j, envelope, &brute)); /* no plane-plane, no box-box (kept apart) */
+      if (b->shape[i] != b->shape[j] || b->shape[i] == TALUS_SPHERE)
+        PetscCall(TalusCollidePair(b, i, j, envelope, &brute)); /* no plane-plane, no box-box (kept apart) */
   qsort(brute.c, (size_t)brute.n, sizeof(TalusContact), CompareContactIds);
   for (PetscInt c = 0; c < found.n; c++) {
     if (c > 0 && CompareContactIds(&found.c[c - 1], &found.c[c]) >= 0) unordered++;
@@ -317,8 +388,13 @@ static PetscErrorCode CheckContactOrder(void)
   }
   for (PetscInt c = 0; c < PetscMin(found.n, brute.n); c++)
     if (CompareContactIds(&found.c[c], &brute.c[c]) || found.c[c].phi != brute.c[c].phi) mismatched++;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  contact order: %" PetscInt_FMT " contacts (%" PetscInt_FMT " box corners) among %" PetscInt_FMT " bodies, brute force %" PetscInt_FMT "\n", found.n, corners, b->n, brute.n));
-  CHECK(found.n == brute.n && mismatched == 0, "%" PetscInt_FMT " contacts found, %" PetscInt_FMT " by brute force, %" PetscInt_FMT " differ", found.n, brute.n, mismatched);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  contact order: %" PetscInt_FMT " contacts (%" PetscInt_FMT
+                        " box corners) among %" PetscInt_FMT " bodies, brute force %" PetscInt_FMT "\n",
+                        found.n, corners, b->n, brute.n));
+  CHECK(found.n == brute.n && mismatched == 0,
+        "%" PetscInt_FMT " contacts found, %" PetscInt_FMT " by brute force, %" PetscInt_FMT " differ", found.n,
+        brute.n, mismatched);
   CHECK(unordered == 0, "%" PetscInt_FMT " contacts out of (id_a, id_b, feature) order", unordered);
   CHECK(corners > 10 && found.n > 500, "the scene does not test the order of several contacts per pair");
   PetscCall(PetscFree(id));
@@ -332,7 +408,7 @@ static PetscErrorCode CheckContactOrder(void)
 static PetscErrorCode CheckBoxBoxRefused(void)
 {
   TalusBodies     *b;
-  TalusContactList list = {0};
+  TalusContactList list    = {0};
   const PetscReal  half[3] = {1, 1, 1}, x2[3] = {1.5, 0, 0};
   PetscErrorCode   ierr;
 

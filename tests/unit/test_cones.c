@@ -27,7 +27,8 @@ static PetscErrorCode CheckCases(void)
   { /* onto the boundary, against the closed form: (n, t) = (0, 1), mu = 1 -> n' = t' = 1/2 */
     const PetscReal x[3] = {0.0, 0.6, 0.8};
     TalusProjectTriplet(1.0, x, p);
-    CHECK(PetscAbsReal(p[0] - 0.5) < 1e-15 && PetscAbsReal(p[1] - 0.3) < 1e-15 && PetscAbsReal(p[2] - 0.4) < 1e-15, "boundary case gave (%g %g %g), expected (0.5 0.3 0.4)", p[0], p[1], p[2]);
+    CHECK(PetscAbsReal(p[0] - 0.5) < 1e-15 && PetscAbsReal(p[1] - 0.3) < 1e-15 && PetscAbsReal(p[2] - 0.4) < 1e-15,
+          "boundary case gave (%g %g %g), expected (0.5 0.3 0.4)", p[0], p[1], p[2]);
   }
   { /* boundary, general mu: the result lies on the surface ||t|| = mu n */
     const PetscReal x[3] = {0.2, 3.0, -1.0}, mu = 0.3;
@@ -75,11 +76,15 @@ static PetscErrorCode CheckExtremes(void)
     TalusProjectTriplet(mu, x, p);
     CHECK(p[0] == 0.0 && p[1] == 0.0 && p[2] == 0.0, "subnormal t, n = -1e-300 gave (%g %g %g)", p[0], p[1], p[2]);
   }
-  for (int e = 0; e < 4; e++) { /* onto the surface at t = 1e-140, 1e-20, 1, 1e150: the closed form (n + mu t) / (1 + mu^2) */
+  for (int e = 0; e < 4;
+       e++) { /* onto the surface at t = 1e-140, 1e-20, 1, 1e150: the closed form (n + mu t) / (1 + mu^2) */
     const PetscReal scale = e == 0 ? 1e-140 : e == 1 ? 1e-20 : e == 2 ? 1.0 : 1e150;
     const PetscReal x[3] = {0.1 * scale, 0.6 * scale, -0.8 * scale}, n = (0.1 + mu) / (1.0 + mu * mu);
     TalusProjectTriplet(mu, x, p);
-    CHECK(PetscAbsReal(p[0] / scale - n) < 1e-15 && PetscAbsReal(p[1] / scale - 0.6 * mu * n) < 1e-15 && PetscAbsReal(p[2] / scale + 0.8 * mu * n) < 1e-15, "scale %g: (%g %g %g) / scale, expected (%g %g %g)", scale, p[0] / scale, p[1] / scale, p[2] / scale, n, 0.6 * mu * n, -0.8 * mu * n);
+    CHECK(PetscAbsReal(p[0] / scale - n) < 1e-15 && PetscAbsReal(p[1] / scale - 0.6 * mu * n) < 1e-15 &&
+            PetscAbsReal(p[2] / scale + 0.8 * mu * n) < 1e-15,
+          "scale %g: (%g %g %g) / scale, expected (%g %g %g)", scale, p[0] / scale, p[1] / scale, p[2] / scale, n,
+          0.6 * mu * n, -0.8 * mu * n);
   }
   PetscCall(PetscSetFPTrap(PETSC_FP_TRAP_OFF));
   PetscFunctionReturn(0);
@@ -113,7 +118,8 @@ static PetscErrorCode CheckRandom(void)
     worst_feas   = PetscMax(worst_feas, PetscMax(-px[0], PetscSqrtReal(px[1] * px[1] + px[2] * px[2]) - mu * px[0]));
     worst_idem   = PetscMax(worst_idem, Dist(px, ppx));
     worst_expand = PetscMax(worst_expand, Dist(px, pz) - Dist(x, z));
-    worst_vi     = PetscMax(worst_vi, (x[0] - px[0]) * (y[0] - px[0]) + (x[1] - px[1]) * (y[1] - px[1]) + (x[2] - px[2]) * (y[2] - px[2]));
+    worst_vi     = PetscMax(worst_vi, (x[0] - px[0]) * (y[0] - px[0]) + (x[1] - px[1]) * (y[1] - px[1]) +
+                                        (x[2] - px[2]) * (y[2] - px[2]));
   }
   CHECK(worst_feas <= 1e-14, "projection left K by %g", worst_feas);
   CHECK(worst_idem <= 1e-14, "P(P(x)) != P(x) by %g", worst_idem);
@@ -131,11 +137,23 @@ static PetscErrorCode CheckRandom(void)
  */
 static PetscErrorCode CheckWideEqualsScalar(void)
 {
-  const PetscInt     nc = 1003, nfree = 5, n = 3 * nc + nfree;
-  const PetscReal    special[][4] = {
-    {0.5, 0.0, 0.0, 0.0},     {0.5, -0.0, 0.0, -0.0}, {0.5, -1.0, 0.0, 0.0},   {0.5, 1.0, 0.0, 0.0},     {0.5, 2.0, 1.0, 0.0},
-    {0.5, 1.0, 0.5, 0.0},     {0.0, 1.0, 0.3, -0.2},  {0.0, -1.0, 0.3, -0.2},  {0.0, -0.0, 1.0, 1.0},    {0.3, 1e150, 1e150, 1e150},
-    {0.3, 1e-200, 1e-200, 0}, {0.3, -1e-200, 0, 1e-200}, {2.0, -1.0, 0.5, 0.0}, {0.25, -0.5, -2.0, 0.0}, {1e-300, 1.0, 1.0, 0.0},
+  const PetscInt  nc = 1003, nfree = 5, n = 3 * nc + nfree;
+  const PetscReal special[][4] = {
+    {0.5,    0.0,     0.0,    0.0   },
+    {0.5,    -0.0,    0.0,    -0.0  },
+    {0.5,    -1.0,    0.0,    0.0   },
+    {0.5,    1.0,     0.0,    0.0   },
+    {0.5,    2.0,     1.0,    0.0   },
+    {0.5,    1.0,     0.5,    0.0   },
+    {0.0,    1.0,     0.3,    -0.2  },
+    {0.0,    -1.0,    0.3,    -0.2  },
+    {0.0,    -0.0,    1.0,    1.0   },
+    {0.3,    1e150,   1e150,  1e150 },
+    {0.3,    1e-200,  1e-200, 0     },
+    {0.3,    -1e-200, 0,      1e-200},
+    {2.0,    -1.0,    0.5,    0.0   },
+    {0.25,   -0.5,    -2.0,   0.0   },
+    {1e-300, 1.0,     1.0,    0.0   },
   };
   const PetscInt     nspecial = (PetscInt)(sizeof(special) / sizeof(special[0]));
   TestRng            rng;
@@ -188,7 +206,10 @@ static PetscErrorCode CheckWideEqualsScalar(void)
     PetscCall(VecRestoreArray(mu, &ma));
     PetscCall(VecRestoreArray(x, &xa));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  Vec projection against the scalar one, bitwise (%s): %" PetscInt_FMT " of %" PetscInt_FMT " differ; inside %" PetscInt_FMT ", polar %" PetscInt_FMT ", surface %" PetscInt_FMT ", mu = 0 %" PetscInt_FMT "\n",
+  PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                        "  Vec projection against the scalar one, bitwise (%s): %" PetscInt_FMT " of %" PetscInt_FMT
+                        " differ; inside %" PetscInt_FMT ", polar %" PetscInt_FMT ", surface %" PetscInt_FMT
+                        ", mu = 0 %" PetscInt_FMT "\n",
 #if defined(__x86_64__) && defined(__GNUC__)
                         __builtin_cpu_supports("avx512f") ? "AVX-512 path" : "no AVX-512 here: scalar path only",
 #else

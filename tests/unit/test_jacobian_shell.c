@@ -35,7 +35,8 @@ static PetscErrorCode FillUniform(TestRng *rng, Vec v)
 }
 
 /* u = F (v_b + omega_b x S_b - v_a - omega_a x S_a), straight from the definitions */
-static void Relative(const PetscReal frame[9], const PetscReal Sa[3], const PetscReal Sb[3], const PetscScalar *va, const PetscScalar *vb, PetscReal u[3])
+static void Relative(const PetscReal frame[9], const PetscReal Sa[3], const PetscReal Sb[3], const PetscScalar *va,
+                     const PetscScalar *vb, PetscReal u[3])
 {
   PetscReal r[3] = {0, 0, 0}, wa[3], wb[3];
 
@@ -54,15 +55,16 @@ int main(int argc, char **argv)
 {
   /* contacts: two general (boxes: arms off the normal), one axial (spheres), one against a fixed body */
   const PetscInt slot[2 * NCONTACTS] = {0, 1, 1, 2, 2, 0, -1, 2};
-  PetscReal      frame[NCONTACTS][9], Sa[NCONTACTS][3], Sb[NCONTACTS][3], J[NCONTACTS * TALUS_JACOBIAN_GENERAL], minv[TALUS_INVERSE_MASS * NBODIES];
-  char           kind[NCONTACTS];
-  TestRng        rng;
-  Mat            B;
-  Vec            g, z, shift, y, y2, v, w0, w1;
-  PetscScalar   *a;
-  PetscReal      dot_v, dot_g, worst = 0.0;
-  PetscBool      same;
-  PetscInt       offset = 0, naxial = 0;
+  PetscReal      frame[NCONTACTS][9], Sa[NCONTACTS][3], Sb[NCONTACTS][3], J[NCONTACTS * TALUS_JACOBIAN_GENERAL],
+    minv[TALUS_INVERSE_MASS * NBODIES];
+  char         kind[NCONTACTS];
+  TestRng      rng;
+  Mat          B;
+  Vec          g, z, shift, y, y2, v, w0, w1;
+  PetscScalar *a;
+  PetscReal    dot_v, dot_g, worst = 0.0;
+  PetscBool    same;
+  PetscInt     offset = 0, naxial = 0;
 
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   TestRngSeed(&rng, 11);
@@ -104,14 +106,16 @@ int main(int argc, char **argv)
   PetscCall(VecEqual(w0, w1, &same));
   CHECK(same, "B^T g depends on what the body vector held before");
   PetscCall(VecGetArray(w1, &a));
-  CHECK(a[18] == 0 && a[19] == 0 && a[20] == 0 && a[21] == 0 && a[22] == 0 && a[23] == 0, "the untouched body's entries are not zero: %g %g %g", a[18], a[19], a[20]);
+  CHECK(a[18] == 0 && a[19] == 0 && a[20] == 0 && a[21] == 0 && a[22] == 0 && a[23] == 0,
+        "the untouched body's entries are not zero: %g %g %g", a[18], a[19], a[20]);
   PetscCall(VecRestoreArray(w1, &a));
 
   /* adjoint */
   PetscCall(MatMult(B, v, y));
   PetscCall(VecDot(w0, v, &dot_v));
   PetscCall(VecDot(g, y, &dot_g));
-  CHECK(PetscAbsReal(dot_v - dot_g) <= 1e-14 * PetscAbsReal(dot_g), "(B^T g).v = %.17g but g.(B v) = %.17g", (double)dot_v, (double)dot_g);
+  CHECK(PetscAbsReal(dot_v - dot_g) <= 1e-14 * PetscAbsReal(dot_g), "(B^T g).v = %.17g but g.(B v) = %.17g",
+        (double)dot_v, (double)dot_g);
 
   /* B v against the formula */
   {
@@ -120,7 +124,8 @@ int main(int argc, char **argv)
     PetscCall(VecGetArrayRead(y, &yv));
     for (PetscInt c = 0; c < NCONTACTS; c++) {
       PetscReal u[3];
-      Relative(frame[c], Sa[c], Sb[c], slot[2 * c] >= 0 ? &vv[6 * slot[2 * c]] : NULL, slot[2 * c + 1] >= 0 ? &vv[6 * slot[2 * c + 1]] : NULL, u);
+      Relative(frame[c], Sa[c], Sb[c], slot[2 * c] >= 0 ? &vv[6 * slot[2 * c]] : NULL,
+               slot[2 * c + 1] >= 0 ? &vv[6 * slot[2 * c + 1]] : NULL, u);
       for (int k = 0; k < 3; k++) worst = PetscMax(worst, PetscAbsReal(u[k] - yv[3 * c + k]));
     }
     PetscCall(VecRestoreArrayRead(y, &yv));
@@ -143,7 +148,10 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(y2, NORM_INFINITY, &worst));
   CHECK(worst < 1e-14, "TalusMatMultAddNormalShift differs from B v + z + shift e_n by %g", (double)worst);
 
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %d contacts (%" PetscInt_FMT " axial), B^T g with a stale body vector, adjoint (B^T g).v - g.(B v) = %.1e\n", NCONTACTS, naxial, (double)(dot_v - dot_g)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  %d contacts (%" PetscInt_FMT
+                        " axial), B^T g with a stale body vector, adjoint (B^T g).v - g.(B v) = %.1e\n",
+                        NCONTACTS, naxial, (double)(dot_v - dot_g)));
   PetscCall(VecDestroy(&g));
   PetscCall(VecDestroy(&z));
   PetscCall(VecDestroy(&y));

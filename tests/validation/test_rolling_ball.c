@@ -79,7 +79,9 @@ int main(int argc, char **argv)
 
   PetscCall(SolveBall(TALUSCCPCOULOMB, g, &its));
   PetscCall(VecGetArrayRead(g, &a));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "coulomb (anti-relaxed): g = (%.8f, %.8f, %.8f) in %" PetscInt_FMT " iterations\n", a[0], a[1], a[2], its));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "coulomb (anti-relaxed): g = (%.8f, %.8f, %.8f) in %" PetscInt_FMT " iterations\n", a[0], a[1],
+                        a[2], its));
   CHECK(PetscAbsReal(a[0] - 0.0981) < 1e-6, "g_n = %.8f, expected 0.0981", a[0]);
   CHECK(PetscAbsReal(a[1] + 0.01962) < 1e-6, "g_u = %.8f, expected -0.01962", a[1]);
   CHECK(PetscAbsReal(a[2]) < 1e-6, "g_w = %.8f, expected 0", a[2]);
@@ -87,7 +89,9 @@ int main(int argc, char **argv)
 
   PetscCall(SolveBall(TALUSCCPRELAXED, g, &its));
   PetscCall(VecGetArrayRead(g, &a));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "relaxed: g = (%.8f, %.8f, %.8f) in %" PetscInt_FMT " iterations, lift-off u_n = %.6f m/s\n", a[0], a[1], a[2], its, a[0] - 0.0981));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "relaxed: g = (%.8f, %.8f, %.8f) in %" PetscInt_FMT " iterations, lift-off u_n = %.6f m/s\n",
+                        a[0], a[1], a[2], its, a[0] - 0.0981));
   CHECK(PetscAbsReal(a[0] - 0.4981 / 1.14) < 1e-5, "g_n = %.8f, expected 0.436930", a[0]);
   CHECK(PetscAbsReal(a[1] + 0.2 * 0.4981 / 1.14) < 1e-5, "g_u = %.8f, expected -0.087386", a[1]);
   CHECK(PetscAbsReal(a[2]) < 1e-5, "g_w = %.8f, expected 0", a[2]);

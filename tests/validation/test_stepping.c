@@ -6,7 +6,8 @@
 
 static const PetscReal origin[3] = {0, 0, 0}, up[3] = {0, 0, 1};
 
-static PetscErrorCode NewSim(PetscReal mu, const PetscReal gravity[3], PetscReal dt, PetscBool anti_relax, TalusSim *sim, TalusBodies **b)
+static PetscErrorCode NewSim(PetscReal mu, const PetscReal gravity[3], PetscReal dt, PetscBool anti_relax,
+                             TalusSim *sim, TalusBodies **b)
 {
   PetscFunctionBegin;
   PetscCall(TalusSimCreate(PETSC_COMM_WORLD, sim));
@@ -58,9 +59,12 @@ static PetscErrorCode RollingBall(PetscBool anti_relax)
     if (s == 0) {
       const TalusContactList *contacts;
       PetscCall(TalusSimGetContacts(sim, &contacts));
-      CHECK(PetscAbsReal(b->velocity[3 * ball] - (v0 - mu * 9.81 * h)) < 1e-8, "first step: v_x = %.10f, expected %.10f", b->velocity[3 * ball], v0 - mu * 9.81 * h);
-      CHECK(PetscAbsReal(b->velocity[3 * ball + 2]) < 1e-8, "first step: v_z = %g, expected 0", b->velocity[3 * ball + 2]);
-      CHECK(contacts->n == 1 && PetscAbsReal(contacts->c[0].impulse[0] - 0.0981) < 1e-8, "first step: normal impulse %.8f, expected 0.0981", contacts->n ? contacts->c[0].impulse[0] : 0.0);
+      CHECK(PetscAbsReal(b->velocity[3 * ball] - (v0 - mu * 9.81 * h)) < 1e-8,
+            "first step: v_x = %.10f, expected %.10f", b->velocity[3 * ball], v0 - mu * 9.81 * h);
+      CHECK(PetscAbsReal(b->velocity[3 * ball + 2]) < 1e-8, "first step: v_z = %g, expected 0",
+            b->velocity[3 * ball + 2]);
+      CHECK(contacts->n == 1 && PetscAbsReal(contacts->c[0].impulse[0] - 0.0981) < 1e-8,
+            "first step: normal impulse %.8f, expected 0.0981", contacts->n ? contacts->c[0].impulse[0] : 0.0);
       if (contacts->n == 1) {
         /* the friction impulse in world x: -0.01962 */
         const TalusContact *ct = &contacts->c[0];
@@ -68,21 +72,34 @@ static PetscErrorCode RollingBall(PetscBool anti_relax)
         CHECK(PetscAbsReal(fx + 0.01962) < 1e-8, "first step: friction impulse along x %.8f, expected -0.01962", fx);
       }
     }
-    if (st.t < t_trn - h) worst_slide = PetscMax(worst_slide, PetscAbsReal(b->velocity[3 * ball] - (v0 - mu * 9.81 * st.t)));
+    if (st.t < t_trn - h)
+      worst_slide = PetscMax(worst_slide, PetscAbsReal(b->velocity[3 * ball] - (v0 - mu * 9.81 * st.t)));
     if (t_roll < 0 && PetscAbsReal(b->velocity[3 * ball] - w[1] * 1.0) < 1e-6) t_roll = st.t;
   }
   if (anti_relax) {
     PetscReal w[3];
     WorldOmega(b, ball, w);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  rolling ball (anti-relaxed): rolling from t = %.3f s (closed form %.4f), v = %.5f (%.5f), omega_y = %.5f, height error %.1e\n", (double)t_roll, (double)t_trn, b->velocity[3 * ball], 5 * v0 / 7, w[1], (double)max_height_error));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  rolling ball (anti-relaxed): rolling from t = %.3f s (closed form %.4f), v = %.5f (%.5f), "
+                          "omega_y = %.5f, height error %.1e\n",
+                          (double)t_roll, (double)t_trn, b->velocity[3 * ball], 5 * v0 / 7, w[1],
+                          (double)max_height_error));
     CHECK(worst_slide < 1e-8, "sliding phase: |v - (v0 - mu g t)| up to %g", (double)worst_slide);
-    CHECK(t_roll > 0 && PetscAbsReal(t_roll - t_trn) <= h, "rolling starts at %g s, closed form %g s", (double)t_roll, (double)t_trn);
-    CHECK(PetscAbsReal(b->velocity[3 * ball] - 5 * v0 / 7) <= 0.005 * 5 * v0 / 7, "rolling speed %g, expected %g", b->velocity[3 * ball], 5 * v0 / 7);
-    CHECK(PetscAbsReal(w[1] - b->velocity[3 * ball]) <= 0.005 * b->velocity[3 * ball], "omega %g != v / r = %g", w[1], b->velocity[3 * ball]);
+    CHECK(t_roll > 0 && PetscAbsReal(t_roll - t_trn) <= h, "rolling starts at %g s, closed form %g s", (double)t_roll,
+          (double)t_trn);
+    CHECK(PetscAbsReal(b->velocity[3 * ball] - 5 * v0 / 7) <= 0.005 * 5 * v0 / 7, "rolling speed %g, expected %g",
+          b->velocity[3 * ball], 5 * v0 / 7);
+    CHECK(PetscAbsReal(w[1] - b->velocity[3 * ball]) <= 0.005 * b->velocity[3 * ball], "omega %g != v / r = %g", w[1],
+          b->velocity[3 * ball]);
     CHECK(max_height_error < 1e-6, "height left 1 by %g", (double)max_height_error);
   } else {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  rolling ball (relaxed CCP): highest centre %.4f m: the relaxation lifts the ball (seed 001 fig. 4)\n", (double)max_height));
-    CHECK(max_height > 1.0 + 1e-3, "the relaxed CCP did not lift the ball (max height %g): the documented artefact is gone?", (double)max_height);
+    PetscCall(PetscPrintf(
+      PETSC_COMM_WORLD,
+      "  rolling ball (relaxed CCP): highest centre %.4f m: the relaxation lifts the ball (seed 001 fig. 4)\n",
+      (double)max_height));
+    CHECK(max_height > 1.0 + 1e-3,
+          "the relaxed CCP did not lift the ball (max height %g): the documented artefact is gone?",
+          (double)max_height);
   }
   PetscCall(PetscOptionsClearValue(NULL, "-tao_gatol"));
   PetscCall(TalusSimDestroy(&sim));
@@ -104,10 +121,13 @@ static PetscErrorCode RestingSphere(void)
   PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 0, 0, PETSC_FALSE, c, NULL));
   for (PetscInt s = 0; s < 1000; s++) {
     PetscCall(TalusSimStep(sim, &st));
-    drift  = PetscMax(drift, PetscAbsReal(b->position[5] - 0.5) + PetscAbsReal(b->position[3]) + PetscAbsReal(b->position[4]));
+    drift  = PetscMax(drift,
+                      PetscAbsReal(b->position[5] - 0.5) + PetscAbsReal(b->position[3]) + PetscAbsReal(b->position[4]));
     energy = PetscMax(energy, st.kinetic_energy);
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  resting sphere: drift %.1e m, largest kinetic energy %.1e J over 1000 steps\n", (double)drift, (double)energy));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  resting sphere: drift %.1e m, largest kinetic energy %.1e J over 1000 steps\n",
+                        (double)drift, (double)energy));
   CHECK(drift < 1e-6, "resting sphere drifted by %g", (double)drift);
   CHECK(energy < 1e-10, "resting sphere gained kinetic energy %g", (double)energy);
   PetscCall(TalusSimDestroy(&sim));
@@ -121,7 +141,7 @@ static PetscErrorCode RestingSphere(void)
  */
 static PetscErrorCode Incline(TalusShape shape, PetscReal theta, PetscReal mu, PetscReal expected)
 {
-  const PetscReal g[3] = {9.81 * PetscSinReal(theta), 0, -9.81 * PetscCosReal(theta)};
+  const PetscReal g[3]    = {9.81 * PetscSinReal(theta), 0, -9.81 * PetscCosReal(theta)};
   const PetscReal size[3] = {0.5, 0.3, 0.2}, c[3] = {0, 0, shape == TALUS_BOX ? 0.2 : 0.5};
   const PetscReal T = 0.5;
   TalusSim        sim;
@@ -138,9 +158,15 @@ static PetscErrorCode Incline(TalusShape shape, PetscReal theta, PetscReal mu, P
   for (PetscInt s = 0; s < (PetscInt)(T / 0.005 + 0.5); s++) PetscCall(TalusSimStep(sim, &st));
   PetscCall(PetscOptionsClearValue(NULL, "-tao_gatol"));
   a = b->velocity[3 * k] / T; /* uniform acceleration from rest */
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s on a %.0f degree incline, mu %.2f: a = %.5f m/s^2, closed form %.5f\n", TalusShapeTable[shape].name, (double)(theta * 180 / PETSC_PI), (double)mu, (double)a, (double)expected));
-  if (expected == 0.0) CHECK(PetscAbsReal(b->velocity[3 * k]) < 1e-6 && PetscAbsReal(b->position[3 * k]) < 1e-6, "%s should stick: v = %g, x = %g", TalusShapeTable[shape].name, b->velocity[3 * k], b->position[3 * k]);
-  else CHECK(PetscAbsReal(a - expected) <= 0.01 * expected, "%s acceleration %g, expected %g (1 %%)", TalusShapeTable[shape].name, (double)a, (double)expected);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s on a %.0f degree incline, mu %.2f: a = %.5f m/s^2, closed form %.5f\n",
+                        TalusShapeTable[shape].name, (double)(theta * 180 / PETSC_PI), (double)mu, (double)a,
+                        (double)expected));
+  if (expected == 0.0)
+    CHECK(PetscAbsReal(b->velocity[3 * k]) < 1e-6 && PetscAbsReal(b->position[3 * k]) < 1e-6,
+          "%s should stick: v = %g, x = %g", TalusShapeTable[shape].name, b->velocity[3 * k], b->position[3 * k]);
+  else
+    CHECK(PetscAbsReal(a - expected) <= 0.01 * expected, "%s acceleration %g, expected %g (1 %%)",
+          TalusShapeTable[shape].name, (double)a, (double)expected);
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);
 }
@@ -166,9 +192,12 @@ static PetscErrorCode HeadOn(void)
     p1    = 1.0 * b->velocity[0] + 2.0 * b->velocity[3];
     worst = PetscMax(worst, PetscAbsReal(p1 - p0));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  head-on: final velocities %.6f and %.6f (inelastic: both %.6f), momentum error %.1e\n", b->velocity[0], b->velocity[3], p0 / 3.0, (double)worst));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  head-on: final velocities %.6f and %.6f (inelastic: both %.6f), momentum error %.1e\n",
+                        b->velocity[0], b->velocity[3], p0 / 3.0, (double)worst));
   CHECK(worst <= 1e-12, "momentum changed by %g", (double)worst);
-  CHECK(PetscAbsReal(b->velocity[0] - p0 / 3.0) < 1e-6 && PetscAbsReal(b->velocity[3] - p0 / 3.0) < 1e-6, "bounce: velocities %g and %g, expected both %g", b->velocity[0], b->velocity[3], p0 / 3.0);
+  CHECK(PetscAbsReal(b->velocity[0] - p0 / 3.0) < 1e-6 && PetscAbsReal(b->velocity[3] - p0 / 3.0) < 1e-6,
+        "bounce: velocities %g and %g, expected both %g", b->velocity[0], b->velocity[3], p0 / 3.0);
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);
 }
@@ -190,10 +219,12 @@ static PetscErrorCode RestingBox(void)
   for (PetscInt s = 0; s < 1000; s++) {
     PetscCall(TalusSimStep(sim, &st));
     ncontacts = st.contacts;
-    drift     = PetscMax(drift, PetscAbsReal(b->position[3] - 1) + PetscAbsReal(b->position[4] - 2) + PetscAbsReal(b->position[5] - 0.2));
+    drift     = PetscMax(drift, PetscAbsReal(b->position[3] - 1) + PetscAbsReal(b->position[4] - 2) +
+                                  PetscAbsReal(b->position[5] - 0.2));
     spin      = PetscMax(spin, TalusNorm3(&b->omega[3]) + PetscAbsReal(b->quaternion[4] - 1.0));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  resting box: %" PetscInt_FMT " contacts, drift %.1e m, rotation %.1e\n", ncontacts, (double)drift, (double)spin));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  resting box: %" PetscInt_FMT " contacts, drift %.1e m, rotation %.1e\n",
+                        ncontacts, (double)drift, (double)spin));
   CHECK(ncontacts == 4, "resting box has %" PetscInt_FMT " contacts, expected 4", ncontacts);
   CHECK(drift < 1e-6, "resting box drifted by %g", (double)drift);
   CHECK(spin < 1e-6, "resting box rotated (%g)", (double)spin);
@@ -227,9 +258,12 @@ static PetscErrorCode FreeTumble(void)
     for (int d = 0; d < 3; d++) Jw[d] = b->inertia[d] * b->omega[d];
     TalusQuatToMatrix(b->quaternion, A);
     TalusRotate(A, Jw, L);
-    worst = PetscMax(worst, PetscSqrtReal(PetscSqr(L[0] - L0[0]) + PetscSqr(L[1] - L0[1]) + PetscSqr(L[2] - L0[2])) / n0);
+    worst = PetscMax(worst,
+                     PetscSqrtReal(PetscSqr(L[0] - L0[0]) + PetscSqr(L[1] - L0[1]) + PetscSqr(L[2] - L0[2])) / n0);
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  free tumbling box (h = 1e-4 s, 1 s): world angular momentum kept to %.1e relative\n", (double)worst));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  free tumbling box (h = 1e-4 s, 1 s): world angular momentum kept to %.1e relative\n",
+                        (double)worst));
   CHECK(worst < 1e-2, "angular momentum drifted by %g relative", (double)worst);
   CHECK(PetscAbsReal(b->position[2] - 5.0) < 1e-12, "the free box moved");
   PetscCall(TalusSimDestroy(&sim));
@@ -244,9 +278,9 @@ int main(int argc, char **argv)
   PetscCall(RollingBall(PETSC_TRUE));
   PetscCall(RollingBall(PETSC_FALSE));
   PetscCall(RestingSphere());
-  PetscCall(Incline(TALUS_BOX, theta, 0.5, 0.0));              /* tan 20 = 0.364 < 0.5: sticks */
-  PetscCall(Incline(TALUS_BOX, theta, 0.2, g * (s - 0.2 * c))); /* slides */
-  PetscCall(Incline(TALUS_SPHERE, theta, 0.3, 5.0 / 7.0 * g * s)); /* 0.3 > 2/7 tan 20 = 0.104: rolls */
+  PetscCall(Incline(TALUS_BOX, theta, 0.5, 0.0));                    /* tan 20 = 0.364 < 0.5: sticks */
+  PetscCall(Incline(TALUS_BOX, theta, 0.2, g * (s - 0.2 * c)));      /* slides */
+  PetscCall(Incline(TALUS_SPHERE, theta, 0.3, 5.0 / 7.0 * g * s));   /* 0.3 > 2/7 tan 20 = 0.104: rolls */
   PetscCall(Incline(TALUS_SPHERE, theta, 0.05, g * (s - 0.05 * c))); /* 0.05 < 0.104: slides */
   PetscCall(HeadOn());
   PetscCall(RestingBox());

@@ -108,6 +108,8 @@ PETSC_EXTERN void TalusShapeMassProperties(TalusShape, const PetscReal size[3], 
                                            PetscReal inertia[3]);
 /* Radius of the sphere around the centre that contains the shape (infinite for planes). */
 PETSC_EXTERN PetscReal TalusBodiesBoundingRadius(const TalusBodies *, PetscInt b);
+/* Body k's angular velocity in the world frame, A omega (the bodies keep it in their own frame, seed 000 sec. 1). */
+PETSC_EXTERN void TalusBodiesGetAngularVelocityWorld(const TalusBodies *, PetscInt k, PetscReal w[3]);
 /* Kinetic energy of the owned dynamic bodies (translation plus rotation), local sum. */
 PETSC_EXTERN PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *);
 

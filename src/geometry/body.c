@@ -152,6 +152,14 @@ PetscReal TalusBodiesBoundingRadius(const TalusBodies *b, PetscInt k)
   return TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]);
 }
 
+void TalusBodiesGetAngularVelocityWorld(const TalusBodies *b, PetscInt k, PetscReal w[3])
+{
+  PetscReal A[9];
+
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  TalusRotate(A, &b->omega[3 * k], w);
+}
+
 PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *b)
 {
   PetscReal e = 0.0;

@@ -191,7 +191,7 @@ PetscErrorCode TalusOutputAddFrameTime(TalusOutput out, PetscReal t)
 PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
 {
   TalusBodies  *b;
-  PetscReal    *pos, *quat, *vel, *omega, *size, t, A[9];
+  PetscReal    *pos, *quat, *vel, *omega, *size, t;
   PetscInt64   *id;
   PetscInt     *slot, n = 0, total, stats_step;
   char          name[32], path[PETSC_MAX_PATH_LEN];
@@ -209,8 +209,7 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
     if (!TalusBodiesIsFinite(b, k)) continue;
     id[n]   = b->id[k];
     slot[n] = b->slot[k];
-    TalusQuatToMatrix(&b->quaternion[4 * k], A);
-    TalusRotate(A, &b->omega[3 * k], &omega[3 * n]);
+    TalusBodiesGetAngularVelocityWorld(b, k, &omega[3 * n]);
     for (int d = 0; d < 3; d++)
       pos[3 * n + d] = b->position[3 * k + d], vel[3 * n + d] = b->velocity[3 * k + d],
                   size[3 * n + d] = b->size[3 * k + d];
@@ -306,15 +305,14 @@ PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
 static PetscErrorCode WriteProbe(TalusOutput out, TalusSim sim)
 {
   TalusBodies *b;
-  PetscReal    t, A[9], row[9] = {0};
+  PetscReal    t, row[9] = {0};
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
   for (PetscInt k = 0; k < b->nowned; k++) {
     if (b->id[k] != out->probe || !TalusBodiesIsFinite(b, k)) continue;
-    TalusQuatToMatrix(&b->quaternion[4 * k], A);
-    TalusRotate(A, &b->omega[3 * k], &row[6]);
+    TalusBodiesGetAngularVelocityWorld(b, k, &row[6]);
     for (int d = 0; d < 3; d++) row[d] = b->position[3 * k + d], row[3 + d] = b->velocity[3 * k + d];
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, row, 9, MPIU_REAL, MPIU_SUM, out->comm));

@@ -5,7 +5,7 @@
  *   3. solve: the CCP min 1/2 g.N g + q.g over the friction cones, N = B M^-1 B^T (apgd);
  *   4. integrate: v+ = v_free + M^-1 B^T g; r += h v+; orientation by the exact rotation h omega+.
  */
-#include "sim_impl.h"
+#include "jacobian_builder.h"
 
 static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 {
@@ -82,8 +82,8 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
   PetscCall(VecGetArrayRead(u, &un));
   stats->complementarity_error = 0.0;
   for (PetscInt c = 0; c < sim->contacts.n; c++) {
-    const TalusContact *ct       = &sim->contacts.c[c];
-    const PetscReal     rate     = ct->phi / sim->dt + PetscRealPart(un[3 * c]);
+    const TalusContact *ct   = &sim->contacts.c[c];
+    const PetscReal     rate = ct->phi / sim->dt + PetscRealPart(un[TalusContactKind.rows * c]); /* its normal row */
     stats->complementarity_error = PetscMax(stats->complementarity_error, PetscAbsReal(ct->impulse[0] * rate));
     if (gnorm > 0.0 && (b->fixed[ct->a] || b->fixed[ct->b])) {
       /* the impulse acts on b as +F and on a as -F; count what the fixed body receives */

@@ -1,0 +1,120 @@
+/*
+ * The matrix-free builder of B (jacobian_builder.h): per block a record of jacobian_shell.c, per
+ * owned dynamic body its block-diagonal M^-1 in the world frame, and body-space vectors with the
+ * angular velocities in the world frame (omega_world = A omega_body, M^-1 = (1/m, A J^-1 A^T)).
+ * The record and M^-1 arrays are kept in the simulator from step to step: fresh memory every step
+ * costs page faults.
+ */
+#include "jacobian_builder.h"
+
+/*
+ * The body-space vector: this rank's dynamic bodies, then, as ghosts (block 6), the other ranks'
+ * dynamic bodies that its contacts touch. slot[k] is body k's place in the local form (-1: fixed
+ * or untouched ghost).
+ */
+static PetscErrorCode MatrixFreeBeginBodies(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
+{
+  TalusSim     sim = jb->sim;
+  TalusBodies *b   = sim->bodies;
+  PetscInt    *ghosts, nghost = 0, *slot;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(b->n + 1, &jb->slot));
+  PetscCall(PetscMalloc1(b->n - b->nowned + 1, &ghosts));
+  slot = jb->slot;
+  for (PetscInt k = 0; k < b->n; k++)
+    slot[k] = (k < b->nowned && b->dof[k] >= 0) ? (b->dof[k] - sim->dof_start) / 6 : -1;
+  for (PetscInt c = 0; c < sim->contacts.n; c++) {
+    const PetscInt pair[2] = {sim->contacts.c[c].a, sim->contacts.c[c].b};
+    for (int side = 0; side < 2; side++) {
+      const PetscInt k = pair[side];
+      if (k < b->nowned || b->dof[k] < 0 || slot[k] >= 0) continue;
+      slot[k]          = sim->ndynamic + nghost;
+      ghosts[nghost++] = b->dof[k] / 6; /* global block index */
+    }
+  }
+  PetscCall(VecCreateGhostBlock(sim->comm, 6, 6 * sim->ndynamic, PETSC_DETERMINE, nghost, ghosts, &ccp->v_free));
+  ccp->bytes_per_product = 48.0 * nghost;
+  PetscCall(PetscFree(ghosts));
+  PetscCall(TalusGrowArray(TALUS_INVERSE_MASS * sizeof(PetscReal), sim->ndynamic, &sim->inverse_mass_capacity,
+                           &sim->inverse_mass));
+  PetscFunctionReturn(0);
+}
+
+static void MatrixFreeAddBody(TalusJacobianBuilder *jb, PetscInt k, PetscInt d, PetscScalar v[6])
+{
+  const TalusBodies *b = jb->sim->bodies;
+  PetscReal          A[9], w[3] = {v[3], v[4], v[5]};
+
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  TalusRotate(A, w, &v[3]);
+  TalusInverseMassRecord(b->mass[k], &b->inertia[3 * k], A, &jb->sim->inverse_mass[TALUS_INVERSE_MASS * (d / 6)]);
+}
+
+static PetscErrorCode MatrixFreeEndBodies(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
+{
+  PetscFunctionBegin;
+  (void)jb, (void)ccp;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatrixFreeBeginBlocks(TalusJacobianBuilder *jb, const TalusConstraintKind *kind, PetscInt nblocks)
+{
+  TalusSim sim = jb->sim;
+
+  PetscFunctionBegin;
+  if (nblocks > sim->jacobian_capacity) {
+    PetscCall(PetscFree3(sim->jacobian_slot, sim->jacobian_kind, sim->jacobian));
+    sim->jacobian_capacity = TalusGrowCapacity(sim->jacobian_capacity, nblocks);
+    PetscCall(PetscMalloc3(2 * sim->jacobian_capacity, &sim->jacobian_slot, sim->jacobian_capacity, &sim->jacobian_kind,
+                           kind->max_record * sim->jacobian_capacity, &sim->jacobian));
+  }
+  jb->offset = 0;
+  PetscFunctionReturn(0);
+}
+
+static void MatrixFreeAddBlock(TalusJacobianBuilder *jb, const TalusConstraintKind *kind, PetscInt index,
+                               const void *block, PetscInt row)
+{
+  TalusSim       sim    = jb->sim;
+  const PetscInt length = kind->record(sim->bodies, block, jb->slot, &sim->jacobian_slot[2 * index],
+                                       &sim->jacobian[jb->offset]);
+
+  (void)row;
+  sim->jacobian_kind[index] = (char)length;
+  jb->offset += length;
+}
+
+static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, const TalusConstraintKind *kind, PetscInt nblocks,
+                                    TalusStepCCP *ccp)
+{
+  TalusSim sim = jb->sim;
+
+  PetscFunctionBegin;
+  (void)kind;
+  PetscCall(TalusJacobianCreateShell(sim->comm, nblocks, sim->ndynamic, sim->jacobian_slot, sim->jacobian_kind,
+                                     sim->jacobian, sim->inverse_mass, &ccp->B));
+  PetscCall(PetscFree(jb->slot));
+  ccp->apply_inverse_mass = TalusJacobianApplyInverseMass, ccp->inverse_mass_ctx = ccp->B;
+  PetscFunctionReturn(0);
+}
+
+/* back to the body frame of seed 000: omega_body = A^T omega_world */
+static void MatrixFreeGetBody(TalusBodies *b, PetscInt k, const PetscScalar v[6])
+{
+  PetscReal A[9];
+
+  for (int j = 0; j < 3; j++) b->velocity[3 * k + j] = v[j];
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  TalusRotateBack(A, &v[3], &b->omega[3 * k]);
+}
+
+const TalusJacobianBuilderOps TalusJacobianBuilderMatrixFree = {
+  .begin_bodies = MatrixFreeBeginBodies,
+  .add_body     = MatrixFreeAddBody,
+  .end_bodies   = MatrixFreeEndBodies,
+  .begin_blocks = MatrixFreeBeginBlocks,
+  .add_block    = MatrixFreeAddBlock,
+  .end          = MatrixFreeEnd,
+  .get_body     = MatrixFreeGetBody,
+};

@@ -1,0 +1,79 @@
+/*
+ * The contact as a constraint kind: a block of 3 rows (normal n, tangents u and w of its frame,
+ * seed 000 eq. 7) between two bodies, with the gap stabilisation b_n = Phi / h of seed 000 eq. 13.
+ */
+#include "jacobian_builder.h"
+
+static void ContactStabilisation(const void *block, PetscReal h, PetscScalar b[])
+{
+  const TalusContact *ct = (const TalusContact *)block;
+  b[0]                   = ct->phi / h;
+  b[1] = b[2] = 0.0;
+}
+
+static void ContactGetImpulse(const void *block, PetscScalar gamma[])
+{
+  const TalusContact *ct = (const TalusContact *)block;
+  for (int r = 0; r < 3; r++) gamma[r] = ct->impulse[r];
+}
+
+static void ContactSetImpulse(void *block, const PetscScalar gamma[])
+{
+  TalusContact *ct = (TalusContact *)block;
+  for (int r = 0; r < 3; r++) ct->impulse[r] = gamma[r];
+}
+
+/* The matrix-free record (jacobian_shell.c): the two bodies' slots, the frame and the world-frame
+   lever arms A s of the bodies (zero for a fixed body); its length is its kind. */
+static PetscInt ContactRecord(const TalusBodies *b, const void *block, const PetscInt slot[], PetscInt block_slot[2],
+                              PetscReal J[])
+{
+  const TalusContact *ct          = (const TalusContact *)block;
+  const PetscInt      body[2]     = {ct->a, ct->b};
+  const PetscReal    *arm[2]      = {ct->sa, ct->sb};
+  PetscReal           world[2][3] = {
+              {0.0, 0.0, 0.0},
+              {0.0, 0.0, 0.0}
+  };
+
+  for (int side = 0; side < 2; side++) {
+    PetscReal A[9];
+    block_slot[side] = slot[body[side]];
+    if (b->dof[body[side]] < 0) continue;
+    TalusQuatToMatrix(&b->quaternion[4 * body[side]], A);
+    TalusRotate(A, arm[side], world[side]);
+  }
+  return TalusJacobianRecord(ct->frame, world[0], world[1], J);
+}
+
+/* The entries of the assembled B at rows row, row + 1, row + 2 (global dofs, body-frame angular
+   velocities: TalusContactJacobian). */
+static PetscInt ContactEntries(const TalusBodies *b, const void *block, PetscInt row, PetscInt coo_i[],
+                               PetscInt coo_j[], PetscScalar coo_v[])
+{
+  const TalusContact *ct      = (const TalusContact *)block;
+  const PetscInt      body[2] = {ct->a, ct->b};
+  PetscInt            n       = 0;
+
+  for (int side = 0; side < 2; side++) {
+    const PetscInt dof = b->dof[body[side]]; /* global: the body may be a ghost */
+    PetscReal      rows[3][6];
+    if (dof < 0) continue;
+    TalusContactJacobian(b, ct, (PetscBool)side, rows);
+    for (int r = 0; r < 3; r++)
+      for (int j = 0; j < 6; j++) coo_i[n] = row + r, coo_j[n] = dof + j, coo_v[n++] = rows[r][j];
+  }
+  return n;
+}
+
+const TalusConstraintKind TalusContactKind = {
+  .name          = "contact",
+  .rows          = 3,
+  .max_record    = TALUS_JACOBIAN_GENERAL,
+  .max_entries   = 2 * 3 * 6,
+  .stabilisation = ContactStabilisation,
+  .get_impulse   = ContactGetImpulse,
+  .set_impulse   = ContactSetImpulse,
+  .record        = ContactRecord,
+  .entries       = ContactEntries,
+};

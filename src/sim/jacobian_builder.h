@@ -1,0 +1,73 @@
+/*
+ * Private to the simulator's assembly of a step's CCP (step_ccp.c and the builders).
+ *
+ * Constraint kinds: a row block of the CCP is one constraint, and its kind says how many rows it
+ * has and gives its rows' terms. Contacts are the kind there is (contact_kind.c, 3 rows: normal and
+ * two tangents, seed 000 eq. 7); joints and limits are kinds to come, each a file with its table.
+ *
+ * Builders of B = D^T: one step's B in the form the run uses, fed the owned dynamic bodies and the
+ * row blocks by TalusSimAssembleCCP, which knows no form. Matrix-free (builder_matrix_free.c: the
+ * records of jacobian_shell.c, world-frame angular velocities, block-diagonal M^-1) and assembled
+ * (builder_assembled.c: COO into an MPIAIJ matrix, the body-frame angular velocities of seed 000,
+ * diagonal M^-1), for cross-checking.
+ */
+#ifndef TALUS_JACOBIAN_BUILDER_H
+#define TALUS_JACOBIAN_BUILDER_H
+#include "sim_impl.h"
+
+typedef struct {
+  const char *name;
+  PetscInt    rows;        /* rows per block */
+  PetscInt    max_record;  /* doubles of the longest matrix-free record of a block */
+  PetscInt    max_entries; /* nonzeros of B a block has at most (two bodies, 6 columns each) */
+  /* The block's rows of the linear term before B v_free: its stabilisation (contacts: seed 000
+     eq. 13, b_n = Phi / h, 0 on the tangents). */
+  void (*stabilisation)(const void *block, PetscReal h, PetscScalar b[]);
+  /* Its impulse: the warm start before the solve, the solution after it. */
+  void (*get_impulse)(const void *block, PetscScalar gamma[]);
+  void (*set_impulse)(void *block, const PetscScalar gamma[]);
+  /* Its rows of B: a matrix-free record (the two bodies' slots in the ghosted body vector, the
+     record; returns the record's length), or COO entries at global row `row` (returns how many). */
+  PetscInt (*record)(const TalusBodies *, const void *block, const PetscInt slot[], PetscInt block_slot[2],
+                     PetscReal J[]);
+  PetscInt (*entries)(const TalusBodies *, const void *block, PetscInt row, PetscInt coo_i[], PetscInt coo_j[],
+                      PetscScalar coo_v[]);
+} TalusConstraintKind;
+
+PETSC_INTERN const TalusConstraintKind TalusContactKind;
+
+typedef struct _TalusJacobianBuilder TalusJacobianBuilder;
+
+typedef struct {
+  /* This step's body-space vector ccp->v_free (its layout: 6 entries per owned dynamic body, and
+     for the matrix-free form the ghost bodies the blocks touch) and the room for M^-1. */
+  PetscErrorCode (*begin_bodies)(TalusJacobianBuilder *, TalusStepCCP *);
+  /* Owned dynamic body k at entries [d, d + 6) of v_free, which hold its free velocity with the
+     body-frame angular velocity: put into the form's frame, and its M^-1 recorded. */
+  void (*add_body)(TalusJacobianBuilder *, PetscInt k, PetscInt d, PetscScalar v[6]);
+  PetscErrorCode (*end_bodies)(TalusJacobianBuilder *, TalusStepCCP *);
+  /* Room for nblocks blocks of the kind, then each block at its first global row. */
+  PetscErrorCode (*begin_blocks)(TalusJacobianBuilder *, const TalusConstraintKind *, PetscInt nblocks);
+  void (*add_block)(TalusJacobianBuilder *, const TalusConstraintKind *, PetscInt index, const void *block,
+                    PetscInt row);
+  /* ccp->B, ccp->apply_inverse_mass and its context, ccp->bytes_per_product. */
+  PetscErrorCode (*end)(TalusJacobianBuilder *, const TalusConstraintKind *, PetscInt nblocks, TalusStepCCP *);
+  /* After the solve: body k's velocity and body-frame angular velocity from its entries of v+. */
+  void (*get_body)(TalusBodies *, PetscInt k, const PetscScalar v[6]);
+} TalusJacobianBuilderOps;
+
+struct _TalusJacobianBuilder {
+  const TalusJacobianBuilderOps *ops;
+  TalusSim                       sim;
+  /* matrix-free: each body's slot in the ghosted body vector, the running length of the records */
+  PetscInt *slot;
+  PetscInt  offset;
+  /* assembled: diag(M^-1) while it is filled, the COO triplets */
+  PetscScalar *minv;
+  PetscInt     ncoo, *coo_i, *coo_j;
+  PetscScalar *coo_v;
+};
+
+PETSC_INTERN const TalusJacobianBuilderOps TalusJacobianBuilderMatrixFree, TalusJacobianBuilderAssembled;
+
+#endif

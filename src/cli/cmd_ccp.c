@@ -70,7 +70,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   TalusCCP          ccp;
   Vec               r, u;
   char              solution[PETSC_MAX_PATH_LEN] = "";
-  PetscBool         write_solution;
+  PetscBool         write_solution, view = PETSC_FALSE;
   PetscLogDouble    t0, t1;
 
   PetscFunctionBegin;
@@ -80,6 +80,8 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "talus ccp: solve one FCLib local contact problem", "talus");
   PetscCall(PetscOptionsString("-ccp_solution", "Write the solution to this HDF5 file as /solution/r and /solution/u",
                                "", solution, solution, sizeof(solution), &write_solution));
+  PetscCall(PetscOptionsBool("-ccp_view", "Print the problem and its solver after the solve", "TalusCCPView", view,
+                             &view, NULL));
   PetscOptionsEnd();
 
   PetscCall(TalusFCLibRead(PETSC_COMM_WORLD, argv[1], &prob));
@@ -97,6 +99,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscCall(PetscTime(&t1));
   PetscCall(ReportSolve(ccp, argv[1], &prob, r, t1 - t0));
 
+  if (view) PetscCall(TalusCCPView(ccp, PETSC_VIEWER_STDOUT_WORLD));
   if (write_solution) {
     PetscCall(VecDuplicate(r, &u));
     PetscCall(TalusCCPComputeVelocity(ccp, r, u));

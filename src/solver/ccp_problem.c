@@ -304,19 +304,32 @@ PetscErrorCode TalusCCPGetTao(TalusCCP ccp, Tao *tao)
   PetscFunctionReturn(0);
 }
 
+/* ASCII viewers get the problem and the Tao's own view; string viewers one line (variant, rows, solver). */
 PetscErrorCode TalusCCPView(TalusCCP ccp, PetscViewer viewer)
 {
-  PetscInt n = 0, nc = 0;
+  PetscInt  n = 0, nc = 0;
+  PetscBool isascii, isstring;
+  TaoType   tao_type;
 
   PetscFunctionBegin;
   if (ccp->q) PetscCall(VecGetSize(ccp->q, &n));
   if (ccp->set.mu) PetscCall(VecGetSize(ccp->set.mu, &nc));
-  PetscCall(PetscViewerASCIIPrintf(viewer,
-                                   "TalusCCP: %s problem, %" PetscInt_FMT " rows (%" PetscInt_FMT " friction cones)\n",
-                                   ccp->type_name, n, nc));
-  PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(TaoView(ccp->tao, viewer));
-  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscCall(TaoGetType(ccp->tao, &tao_type));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
+  if (isascii) {
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "TalusCCP: %s problem, %" PetscInt_FMT " rows (%" PetscInt_FMT
+                                     " friction cones, %" PetscInt_FMT " non-negative and %" PetscInt_FMT
+                                     " free rows on this rank)\n",
+                                     ccp->type_name, n, nc, ccp->set.nnonneg_local, ccp->set.nfree_local));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(TaoView(ccp->tao, viewer));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+  } else if (isstring) {
+    PetscCall(PetscViewerStringSPrintf(viewer, "TalusCCP %s, %" PetscInt_FMT " rows, Tao %s", ccp->type_name, n,
+                                       tao_type ? tao_type : "(none)"));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -157,7 +157,8 @@ if shipped is not None:
     answers = {}
     for tao_type in ("apgd", "blmvm", "bncg"):
         out = path("lmgc-frictionless-%s.h5" % tao_type)
-        rc, so, se = run(["ccp", fn, "-tao_type", tao_type, "-tao_gatol", "1e-9", "-tao_max_it", "20000", "-ccp_solution", out], ranks=2)
+        rc, so, se = run(["ccp", fn, "-tao_type", tao_type, "-tao_gatol", "1e-9", "-tao_max_it", "20000", "-ccp_solution", out, "-ccp_view"], ranks=2)
+        check("TalusCCP: relaxed problem, 180 rows (60 friction cones" in so and ("type: " + tao_type) in so, "frictionless LMGC90 by %s: -ccp_view does not show the problem and the type:\n%s" % (tao_type, so))
         check(rc == 0, "frictionless LMGC90 by %s: exit %d\n%s%s" % (tao_type, rc, so, se))
         check(("solver      %s: " % tao_type) in so, "frictionless LMGC90 by %s: the report does not name the type:\n%s" % (tao_type, so))
         check(("restarts" in so) == (tao_type == "apgd"), "frictionless LMGC90 by %s: apgd's statistics %s:\n%s" % (tao_type, "missing" if tao_type == "apgd" else "printed", so))

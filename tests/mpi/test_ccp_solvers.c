@@ -45,6 +45,15 @@ static PetscErrorCode SolveWith(const char tao_type[], TalusCCPType variant, Mat
           TaoConvergedReasons[reason]);
   PetscCall(TalusCCPComputeVelocity(ccp, r, u));
   PetscCall(TalusCCPCheck(ccp, r, checks));
+  { /* the view names the variant and the solver */
+    PetscViewer viewer;
+    char        text[8192] = "";
+    PetscCall(PetscViewerStringOpen(PETSC_COMM_WORLD, text, sizeof(text), &viewer));
+    PetscCall(TalusCCPView(ccp, viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+    CHECK(strstr(text, variant) && strstr(text, tao_type),
+          "TalusCCPView does not name the %s problem and the type %s:\n%s", variant, tao_type, text);
+  }
   PetscCall(VecDestroy(&r));
   PetscCall(TalusCCPDestroy(&ccp));
   PetscFunctionReturn(0);

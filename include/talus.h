@@ -165,18 +165,27 @@ PETSC_EXTERN PetscErrorCode TalusDelassusAssemble(Mat B, Vec inverse_mass, Mat *
  */
 PETSC_EXTERN PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y);
 
-/* ---------------------------------------------------------------- FCLib local problems */
+/* ---------------------------------------------------------------- FCLib problems */
 
 /*
  * A 3D frictional contact problem in FCLib's "local" form: u = W r + q, with per-contact
- * unknowns ordered (normal, tangent, tangent). W is distributed by whole contacts.
+ * unknowns ordered (normal, tangent, tangent). W is distributed by whole contacts. A file in the
+ * global form (M v = H r + f, u = H^T v + w, with a diagonal M) is reduced on reading to
+ * W = H^T M^-1 H, q = w + H^T M^-1 f.
  */
 typedef struct {
   Mat      W;
   Vec      q;
   Vec      mu;
   PetscInt ncontacts; /* global */
+  PetscInt ndofs;     /* read from the global form: the size of M; 0 when read from the local form */
 } TalusFCLibProblem;
+
+/* The global form as written: M (diagonal), H = B^T (degrees of freedom x 3 per contact), f, w, mu. */
+typedef struct {
+  Mat M, H;
+  Vec f, w, mu;
+} TalusFCLibGlobal;
 
 PETSC_EXTERN PetscErrorCode TalusFCLibRead(MPI_Comm, const char filename[], TalusFCLibProblem *);
 /* How W is stored in a file: FCLib's nz = -2 (compressed rows), -1 (compressed columns), >= 0 (triplets). */
@@ -187,6 +196,8 @@ typedef enum {
 } TalusFCLibStorage;
 
 PETSC_EXTERN PetscErrorCode TalusFCLibWrite(const char filename[], const TalusFCLibProblem *, TalusFCLibStorage);
+/* Adds the global form of the same problem to a file written by TalusFCLibWrite. */
+PETSC_EXTERN PetscErrorCode TalusFCLibAppendGlobal(const char filename[], const TalusFCLibGlobal *, TalusFCLibStorage);
 PETSC_EXTERN PetscErrorCode TalusFCLibWriteSolution(const char filename[], Vec r, Vec u);
 PETSC_EXTERN PetscErrorCode TalusFCLibProblemDestroy(TalusFCLibProblem *);
 

@@ -1,5 +1,6 @@
 /*
- * talus ccp FILE.hdf5: solve one 3D frictional contact problem stored in FCLib's local form,
+ * talus ccp FILE.hdf5: solve one 3D frictional contact problem stored in FCLib's local form (or its
+ * global form, reduced on reading),
  * distributed over the ranks by whole contacts, with the Tao type "apgd" or any other that can
  * handle the problem (-tao_type; TAO's bound-constrained types for frictionless problems).
  */
@@ -56,6 +57,11 @@ static PetscErrorCode ReportSolve(TalusCCP ccp, const char filename[], const Tal
                         "  problem     %" PetscInt_FMT " contacts, W %" PetscInt_FMT " x %" PetscInt_FMT
                         " with %.0f nonzeros, %s problem, on %d rank%s\n",
                         prob->ncontacts, nnz_rows, nnz_rows, info.nz_used, type, size, size > 1 ? "s" : ""));
+  if (prob->ndofs > 0)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "              (reduced from the global form: M %" PetscInt_FMT " x %" PetscInt_FMT
+                          " diagonal, W = H^T M^-1 H)\n",
+                          prob->ndofs, prob->ndofs));
   PetscCall(ReportSolver(tao));
   PetscCall(
     PetscPrintf(PETSC_COMM_WORLD, "  checks      r in K: %.2e   u in K*: %.2e   max |r.u|: %.2e   objective %.10g\n",
@@ -77,7 +83,8 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb] [-ccp_solution OUT.h5] [-tao_type apgd|...] "
              "[-tao_* options]");
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "talus ccp: solve one FCLib local contact problem", "talus");
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "talus ccp: solve one FCLib contact problem (local or global form)",
+                    "talus");
   PetscCall(PetscOptionsString("-ccp_solution", "Write the solution to this HDF5 file as /solution/r and /solution/u",
                                "", solution, solution, sizeof(solution), &write_solution));
   PetscCall(PetscOptionsBool("-ccp_view", "Print the problem and its solver after the solve", "TalusCCPView", view,

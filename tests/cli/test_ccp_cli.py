@@ -7,6 +7,9 @@ Usage: test_ccp_cli.py TALUS SOURCE_ROOT WORK_DIR
   closed-form rolling-ball answer of seed 001 section 3.1, and -ccp_solution writes /solution/{r,u};
 - the two real local problems shipped in inputs/fclib converge, and the written
   solution satisfies u = W r + q, r in K, u + mu||u_t|| e_n in K*;
+- the three real global problems (M, H, f, w) are reduced on reading: their solution, on 1 and 3
+  ranks, satisfies the same checks against W = H^T M^-1 H and q = w + H^T M^-1 f computed here
+  with scipy, and a global problem built here from a ball on a plane gives the closed-form answer;
 - every bad input gives one error line naming the problem and a non-zero exit, never a crash;
 - -help lists the solver's options.
 """
@@ -15,6 +18,7 @@ import sys
 
 import h5py
 import numpy as np
+import scipy.sparse as sp
 
 from clitest import Checks
 from clitest import run as run_talus
@@ -75,6 +79,28 @@ def write_fclib(name, W, q, mu, storage="csr", spacedim=3, skip=(), override=Non
         for key, value in data.items():
             if key not in skip:
                 f[key] = value
+    return fn
+
+
+def write_global(name, M, H, f, w, mu, G=None):
+    """FCLib's global form, M and H as triplets (i rows, p columns), optionally a bilateral G."""
+    data = {"/fclib_global/spacedim": np.array([3], np.int32),
+            "/fclib_global/vectors/f": np.asarray(f, float),
+            "/fclib_global/vectors/w": np.asarray(w, float),
+            "/fclib_global/vectors/mu": np.asarray(mu, float)}
+    for key, A in (("M", M), ("H", H), ("G", G)):
+        if A is None:
+            continue
+        A = np.asarray(A, float)
+        rows, cols = np.nonzero(A)
+        g = "/fclib_global/" + key + "/"
+        data.update({g + "m": np.array([A.shape[0]], np.int32), g + "n": np.array([A.shape[1]], np.int32),
+                     g + "nz": np.array([len(rows)], np.int32), g + "nzmax": np.array([len(rows)], np.int32),
+                     g + "i": rows.astype(np.int32), g + "p": cols.astype(np.int32), g + "x": A[rows, cols]})
+    fn = path(name)
+    with h5py.File(fn, "w") as h:
+        for key, value in data.items():
+            h[key] = value
     return fn
 
 
@@ -149,6 +175,84 @@ for name in ("LMGC_100_PR_PerioBox-i00361-60-03000.hdf5", "Capsules-i125-1213.hd
         compl = np.abs(rn * un + r[1::3] * u[1::3] + r[2::3] * u[2::3]).max()
         check(compl <= 1e-6 * scale, "%s %s: max |r.u| = %g" % (name, problem, compl))
 
+def read_global_problem(fn):
+    """W = H^T M^-1 H and q = w + H^T M^-1 f, reduced here with scipy (M diagonal)."""
+    def matrix(g):
+        m, n, nz = (int(g[k][()].ravel()[0]) for k in ("m", "n", "nz"))
+        p, i, x = g["p"][()], g["i"][()], g["x"][()]
+        if nz >= 0:
+            return sp.coo_matrix((x[:nz], (i[:nz], p[:nz])), shape=(m, n)).tocsr()
+        if nz == -1:
+            return sp.csc_matrix((x, i, p), shape=(m, n)).tocsr()
+        return sp.csr_matrix((x, i, p), shape=(m, n))
+    with h5py.File(fn, "r") as f:
+        g = f["/fclib_global"]
+        M, H = matrix(g["M"]), matrix(g["H"])
+        fv, w, mu = g["vectors/f"][()], g["vectors/w"][()], g["vectors/mu"][()]
+    minv = sp.diags(1.0 / M.diagonal())
+    return (H.T @ minv @ H).toarray(), w + H.T @ (minv @ fv), mu
+
+
+def check_solution(label, W, q, mu, problem, out, tol):
+    """u = W r + q, r in K, u (Coulomb: u + mu ||u_t|| e_n) in K*, r . u = 0, to tol relative."""
+    with h5py.File(out, "r") as f:
+        r, u = f["/solution/r"][()], f["/solution/u"][()]
+    scale = max(1e-300, np.abs(r).max())
+    uscale = max(1e-300, np.abs(q).max())
+    d = np.abs(u - (W @ r + q)).max() / uscale
+    check(d < 1e-10, "%s: u != W r + q with W, q reduced independently (%.2e relative)" % (label, d))
+    rn, rt = r[0::3], np.hypot(r[1::3], r[2::3])
+    un, ut = u[0::3], np.hypot(u[1::3], u[2::3])
+    if problem == "coulomb":
+        un = un + mu * ut
+    check(np.all(rt <= mu * rn + 1e-12 * scale) and np.all(rn >= -1e-12 * scale), "%s: r outside K" % label)
+    check(np.all(mu * ut <= un + tol * uscale), "%s: u outside K* by %g" % (label, np.max(mu * ut - un)))
+    compl = np.abs(rn * un + r[1::3] * u[1::3] + r[2::3] * u[2::3]).max()
+    check(compl <= tol * scale * uscale, "%s: max |r.u| = %g" % (label, compl))
+    return r
+
+
+# the real global problems, on 1 and 3 ranks (tolerances: what apgd reaches in 20,000 iterations;
+# spheres-in-a-box, whose W has a diagonal from 7e3 to 7e5, only 1e-6 in the eq. 39 residual, which
+# leaves u outside K* by 4e-5 of |q|)
+for name, problem, gatol, tol in (("Box_Stacks-i0122-82-5.hdf5", "coulomb", 1e-8, 1e-5),
+                                  ("Spheres-i099-356-679.hdf5", "coulomb", 1e-8, 1e-5),
+                                  ("spheres-in-a-box-98-i10000-256-10.hdf5", "relaxed", 1e-6, 1e-4)):
+    if shipped is None:
+        break
+    fn = os.path.join(shipped, name)
+    W, q, mu = read_global_problem(fn)
+    answers = []
+    for ranks in (1, 3):
+        out = path("%s-%d.h5" % (name, ranks))
+        rc, so, se = run(["ccp", fn, "-ccp_problem", problem, "-tao_gatol", str(gatol), "-tao_max_it", "20000", "-ccp_solution", out], ranks=ranks)
+        check(rc == 0 and "CONVERGED_GATOL" in so and "reduced from the global form" in so, "%s on %d ranks: exit %d\n%s%s" % (name, ranks, rc, so, se))
+        if rc == 0:
+            answers.append(check_solution("%s (%s, %d ranks)" % (name, problem, ranks), W, q, mu, problem, out, tol))
+    if len(answers) == 2:
+        d = np.abs(answers[0] - answers[1]).max() / max(np.abs(answers[0]).max(), 1e-300)
+        check(d < 1e-4, "%s: r on 1 and 3 ranks differ by %g relative" % (name, d))
+        print("%s (%d contacts, global form): solved on 1 and 3 ranks, r within %.1e" % (name, len(mu), d))
+
+# a ball of mass 2 (inertia 0.4 about each axis) on a plane, sliding at 2 m/s, h = 0.01, mu = 0.2,
+# in the global form with the contact at -0.5 e_z from the centre: H^T v = (v_z, v_x - 0.5 w_y,
+# v_y + 0.5 w_x), f = M v_free. It slides (|u_t| > 0) and the normal impulse stops the fall:
+# r_n = m g h = 0.1962, r_t = -mu r_n along the slip (the closed form of seed 001 section 3.1).
+Mball = np.diag([2.0, 2.0, 2.0, 0.4, 0.4, 0.4])
+Hball = np.zeros((6, 3))
+Hball[2, 0] = 1.0
+Hball[0, 1], Hball[4, 1] = 1.0, -0.5
+Hball[1, 2], Hball[3, 2] = 1.0, 0.5
+vfree = np.array([2.0, 0.0, -0.0981, 0.0, 0.0, 0.0])
+fn = write_global("ball-global.h5", Mball, Hball, Mball @ vfree, np.zeros(3), [0.2])
+out = path("ball-global-solution.h5")
+rc, so, se = run(["ccp", fn, "-ccp_problem", "coulomb", "-tao_gatol", "1e-12", "-ccp_solution", out])
+check(rc == 0 and "M 6 x 6 diagonal" in so, "ball in the global form: exit %d\n%s%s" % (rc, so, se))
+if rc == 0:
+    with h5py.File(out, "r") as f:
+        r = f["/solution/r"][()]
+    check(np.allclose(r, [0.1962, -0.2 * 0.1962, 0.0], atol=1e-9), "ball in the global form: r = %s, expected (0.1962, -0.03924, 0)" % r)
+
 # a frictionless real problem (LMGC90's, mu set to 0) by another Tao type: the same answer as apgd's,
 # and a report with what every type has and apgd's own statistics only for apgd
 if shipped is not None:
@@ -180,8 +284,12 @@ bad.append(([path("text.h5")], "not an HDF5 file"))
 with h5py.File(path("empty.h5"), "w") as f:
     f["/something"] = np.zeros(3)
 bad.append(([path("empty.h5")], "not an FCLib problem"))
-if shipped:
-    bad.append(([os.path.join(shipped, "Box_Stacks-i0122-82-5.hdf5")], "global problem"))
+bad.append(([write_global("g-nondiag.h5", Mball + 0.1, Hball, Mball @ vfree, np.zeros(3), [0.2])], "M is not diagonal"))
+bad.append(([write_global("g-negmass.h5", -Mball, Hball, Mball @ vfree, np.zeros(3), [0.2])], "a mass matrix must be positive definite"))
+bad.append(([write_global("g-bilateral.h5", Mball, Hball, Mball @ vfree, np.zeros(3), [0.2], G=np.eye(6)[:, :2])], "2 bilateral rows"))
+bad.append(([write_global("g-shape.h5", Mball, np.zeros((6, 6)), Mball @ vfree, np.zeros(6), [0.2])], "which need a 6 x 3 H"))
+bad.append(([write_global("g-shortf.h5", Mball, Hball, [1.0, 2.0], np.zeros(3), [0.2])], "expected 6"))
+bad.append(([write_global("g-nanw.h5", Mball, Hball, Mball @ vfree, [0.0, float("nan"), 0.0], [0.2])], "f, w or mu holds NaN"))
 bad.append(([write_fclib("no-q.h5", BALL_W, BALL_Q, BALL_MU, skip=("/fclib_local/vectors/q",))], "missing dataset /fclib_local/vectors/q"))
 bad.append(([write_fclib("no-W.h5", BALL_W, BALL_Q, BALL_MU, skip=("/fclib_local/W/x",))], "missing dataset /fclib_local/W/x"))
 bad.append(([write_fclib("2d.h5", BALL_W, BALL_Q, BALL_MU, spacedim=2)], "spacedim is 2"))

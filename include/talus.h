@@ -178,7 +178,7 @@ typedef struct {
   Vec      q;
   Vec      mu;
   PetscInt ncontacts; /* global */
-  PetscInt ndofs;     /* read from the global form: the size of M; 0 when read from the local form */
+  PetscInt ndofs;     /* the size of M of the global form it was read from or comes with; 0 if none */
 } TalusFCLibProblem;
 
 /* The global form as written: M (diagonal), H = B^T (degrees of freedom x 3 per contact), f, w, mu. */
@@ -187,7 +187,16 @@ typedef struct {
   Vec f, w, mu;
 } TalusFCLibGlobal;
 
+/* Which form to read from a file that may hold both (talus's dumps do): any prefers the local one. */
+typedef enum {
+  TALUS_FCLIB_ANY,
+  TALUS_FCLIB_LOCAL,
+  TALUS_FCLIB_GLOBAL
+} TalusFCLibForm;
+PETSC_EXTERN const char *const TalusFCLibForms[];
+
 PETSC_EXTERN PetscErrorCode TalusFCLibRead(MPI_Comm, const char filename[], TalusFCLibProblem *);
+PETSC_EXTERN PetscErrorCode TalusFCLibReadForm(MPI_Comm, const char filename[], TalusFCLibForm, TalusFCLibProblem *);
 /* How W is stored in a file: FCLib's nz = -2 (compressed rows), -1 (compressed columns), >= 0 (triplets). */
 typedef enum {
   TALUS_FCLIB_CSR,
@@ -200,6 +209,7 @@ PETSC_EXTERN PetscErrorCode TalusFCLibWrite(const char filename[], const TalusFC
 PETSC_EXTERN PetscErrorCode TalusFCLibAppendGlobal(const char filename[], const TalusFCLibGlobal *, TalusFCLibStorage);
 PETSC_EXTERN PetscErrorCode TalusFCLibWriteSolution(const char filename[], Vec r, Vec u);
 PETSC_EXTERN PetscErrorCode TalusFCLibProblemDestroy(TalusFCLibProblem *);
+PETSC_EXTERN PetscErrorCode TalusFCLibGlobalDestroy(TalusFCLibGlobal *);
 
 /* Prints only the first line of an error: what went wrong, for users rather than developers. */
 PETSC_EXTERN PetscErrorCode TalusErrorHandler(MPI_Comm, int, const char *, const char *, PetscErrorCode, PetscErrorType,

@@ -25,4 +25,8 @@ PETSC_EXTERN PetscErrorCode TalusOutputStep(TalusOutput, TalusSim, const TalusSt
 PETSC_EXTERN PetscErrorCode TalusOutputEnd(TalusOutput, TalusSim);
 PETSC_EXTERN PetscErrorCode TalusOutputDestroy(TalusOutput *);
 
+/* -ccp_dump_step N[,N...], -ccp_dump_unconverged K, -ccp_dump_dir DIR (default OUTDIR/ccp): chosen
+   steps' contact problems written as FCLib files (src/io/ccp_dump.c, docs/ccp.md). */
+PETSC_EXTERN PetscErrorCode TalusCCPDumpSetFromOptions(TalusSim, const char outdir[]);
+
 #endif

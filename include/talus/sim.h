@@ -146,6 +146,27 @@ PETSC_EXTERN PetscErrorCode TalusSimRestore(TalusSim, const TalusSimSnapshot *);
 /* One step: collide, assemble, solve, integrate. */
 PETSC_EXTERN PetscErrorCode TalusSimStep(TalusSim, TalusStepStats *);
 
+/* ---------------------------------------------------------------- a step's problem, for others */
+
+/*
+ * A monitor called by TalusSimStep after the solve and before the impulses are applied, with the
+ * step's statistics so far (step, t, iterations, residual, reason). Within it, and only there,
+ * TalusSimGetStepProblem gives the step's contact problem in FCLib's two forms.
+ */
+typedef PetscErrorCode (*TalusSimProblemMonitorFn)(TalusSim, const TalusStepStats *, void *ctx);
+PETSC_EXTERN PetscErrorCode TalusSimSetProblemMonitor(TalusSim, TalusSimProblemMonitorFn, void *ctx,
+                                                      PetscErrorCode (*destroy)(void **ctx));
+/*
+ * The contact problem of the step being taken (collective; within a problem monitor only), assembled
+ * with the body-frame angular velocities of seed 000 and a diagonal M, whatever form B takes in the
+ * run: local W = B M^-1 B^T, q = b + B v_free, mu; global M, H = B^T, f = M v_free, w = b (seed
+ * 000 eq. 13-14; the same problem, W = H^T M^-1 H and q = w + H^T M^-1 f). The caller destroys
+ * both with TalusFCLibProblemDestroy and TalusFCLibGlobalDestroy. The warm start (the impulses the
+ * solve started from) goes to *warm_start if it is not NULL.
+ */
+PETSC_EXTERN PetscErrorCode TalusSimGetStepProblem(TalusSim, TalusFCLibProblem *local, TalusFCLibGlobal *global,
+                                                   Vec *warm_start);
+
 PETSC_EXTERN PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate,
   TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
 

@@ -77,6 +77,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   Vec               r, u;
   char              solution[PETSC_MAX_PATH_LEN] = "";
   PetscBool         write_solution, view = PETSC_FALSE;
+  TalusFCLibForm    form = TALUS_FCLIB_ANY;
   PetscLogDouble    t0, t1;
 
   PetscFunctionBegin;
@@ -87,11 +88,14 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
                     "talus");
   PetscCall(PetscOptionsString("-ccp_solution", "Write the solution to this HDF5 file as /solution/r and /solution/u",
                                "", solution, solution, sizeof(solution), &write_solution));
+  PetscCall(PetscOptionsEnum("-fclib_form",
+                             "Which form to read from a file holding both (any: the local one when there is one)",
+                             "TalusFCLibReadForm", TalusFCLibForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
   PetscCall(PetscOptionsBool("-ccp_view", "Print the problem and its solver after the solve", "TalusCCPView", view,
                              &view, NULL));
   PetscOptionsEnd();
 
-  PetscCall(TalusFCLibRead(PETSC_COMM_WORLD, argv[1], &prob));
+  PetscCall(TalusFCLibReadForm(PETSC_COMM_WORLD, argv[1], form, &prob));
   PetscCall(TalusCCPCreate(PETSC_COMM_WORLD, &ccp));
   PetscCall(TalusCCPSetOperator(ccp, prob.W));
   PetscCall(TalusCCPSetLinearTerm(ccp, prob.q));

@@ -67,6 +67,7 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
   PetscOptionsEnd();
   PetscCall(TalusOutputCreate(PETSC_COMM_WORLD, dir, &scene, &out));
   PetscCall(TalusOutputSetFromOptions(out));
+  PetscCall(TalusCCPDumpSetFromOptions(sim, dir));
   PetscCall(TalusCheckpointCreate(PETSC_COMM_WORLD, &ck));
   PetscCall(TalusCheckpointSetScene(ck, &scene, scene_text));
   PetscCall(TalusCheckpointSetOutputDirectory(ck, dir));

@@ -118,3 +118,14 @@ PetscErrorCode TalusFCLibAppendGlobal(const char filename[], const TalusFCLibGlo
   PetscCall(FCLibClose(&f));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusFCLibGlobalDestroy(TalusFCLibGlobal *g)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&g->M));
+  PetscCall(MatDestroy(&g->H));
+  PetscCall(VecDestroy(&g->f));
+  PetscCall(VecDestroy(&g->w));
+  PetscCall(VecDestroy(&g->mu));
+  PetscFunctionReturn(0);
+}

@@ -11,29 +11,18 @@
  */
 #include "fclib_file.h"
 
-PetscErrorCode TalusFCLibRead(MPI_Comm comm, const char filename[], TalusFCLibProblem *prob)
+const char *const TalusFCLibForms[] = {"any", "local", "global", "TalusFCLibForm", "TALUS_FCLIB_", NULL};
+
+static PetscErrorCode ReadLocal(FCLibFile *fp, TalusFCLibProblem *prob)
 {
-  FCLibFile    f;
+  FCLibFile    f        = *fp;
+  MPI_Comm     comm     = f.comm;
+  const char  *filename = f.filename;
   PetscInt     spacedim, m, n, nz, nc, nc_local, c_start, slice_start, slice_end, ncoo = 0;
   PetscInt    *coo_i, *coo_j;
   PetscScalar *coo_v;
-  PetscReal    mu_min;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(prob, sizeof(*prob)));
-  PetscCall(PetscLogEventBegin(TALUS_EventRead, 0, 0, 0, 0));
-  PetscCall(FCLibOpen(comm, filename, FCLIB_READ, &f));
-  if (!FCLibExists(&f, "/fclib_local")) {
-    if (FCLibExists(&f, "/fclib_global")) {
-      PetscCall(FCLibReadGlobal(&f, prob));
-      PetscCall(FCLibClose(&f));
-      PetscCall(PetscLogEventEnd(TALUS_EventRead, 0, 0, 0, 0));
-      PetscFunctionReturn(0);
-    }
-    PetscCall(FCLibClose(&f));
-    SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "%s: not an FCLib problem (no /fclib_local or /fclib_global group)",
-            filename);
-  }
   PetscCall(FCLibReadScalarInt(&f, "/fclib_local/spacedim", &spacedim));
   FCLibCheck(comm, spacedim == 3,
              "%s: spacedim is %" PetscInt_FMT "; talus solves 3D contact problems (spacedim 3) only", filename,
@@ -56,11 +45,6 @@ PetscErrorCode TalusFCLibRead(MPI_Comm comm, const char filename[], TalusFCLibPr
   PetscCall(FCLibReadVec(&f, "/fclib_local/vectors/mu", nc_local, nc, "1 per contact", &prob->mu));
   FCLibCheck(comm, FCLibAllFinite(prob->q), "%s: q holds NaN or Inf", filename);
   FCLibCheck(comm, FCLibAllFinite(prob->mu), "%s: mu holds NaN or Inf", filename);
-  if (nc > 0) {
-    PetscCall(VecMin(prob->mu, NULL, &mu_min));
-    PetscCheck(mu_min >= 0.0, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: negative friction coefficient mu = %g", filename,
-               (double)mu_min);
-  }
 
   if (nz < 0) { /* compressed rows or columns: slice the compressed dimension like the contacts */
     slice_start = 3 * c_start;
@@ -73,12 +57,50 @@ PetscErrorCode TalusFCLibRead(MPI_Comm comm, const char filename[], TalusFCLibPr
   }
   PetscCall(
     FCLibReadMatrixEntries(&f, "/fclib_local/W", nz, m, n, slice_start, slice_end, &ncoo, &coo_i, &coo_j, &coo_v));
-  PetscCall(FCLibClose(&f));
-
   PetscCall(TalusMatCreateCOO(comm, 3 * nc_local, 3 * nc_local, m, n, ncoo, coo_i, coo_j, coo_v, ADD_VALUES, &prob->W));
   PetscCall(PetscFree3(coo_i, coo_j, coo_v));
   prob->ncontacts = nc;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusFCLibReadForm(MPI_Comm comm, const char filename[], TalusFCLibForm form, TalusFCLibProblem *prob)
+{
+  FCLibFile f;
+  PetscBool local, global;
+  PetscReal mu_min;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(prob, sizeof(*prob)));
+  PetscCall(PetscLogEventBegin(TALUS_EventRead, 0, 0, 0, 0));
+  PetscCall(FCLibOpen(comm, filename, FCLIB_READ, &f));
+  local  = FCLibExists(&f, "/fclib_local");
+  global = FCLibExists(&f, "/fclib_global");
+  if (!local && !global) {
+    PetscCall(FCLibClose(&f));
+    SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "%s: not an FCLib problem (no /fclib_local or /fclib_global group)",
+            filename);
+  }
+  if ((form == TALUS_FCLIB_LOCAL && !local) || (form == TALUS_FCLIB_GLOBAL && !global)) {
+    PetscCall(FCLibClose(&f));
+    SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "%s: holds no FCLib %s problem (no /fclib_%s group)", filename,
+            TalusFCLibForms[form], TalusFCLibForms[form]);
+  }
+  if (form == TALUS_FCLIB_GLOBAL || (form == TALUS_FCLIB_ANY && !local)) PetscCall(FCLibReadGlobal(&f, prob));
+  else PetscCall(ReadLocal(&f, prob));
+  PetscCall(FCLibClose(&f));
+  if (prob->ncontacts > 0) {
+    PetscCall(VecMin(prob->mu, NULL, &mu_min));
+    PetscCheck(mu_min >= 0.0, comm, PETSC_ERR_FILE_UNEXPECTED, "%s: negative friction coefficient mu = %g", filename,
+               (double)mu_min);
+  }
   PetscCall(PetscLogEventEnd(TALUS_EventRead, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusFCLibRead(MPI_Comm comm, const char filename[], TalusFCLibProblem *prob)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusFCLibReadForm(comm, filename, TALUS_FCLIB_ANY, prob));
   PetscFunctionReturn(0);
 }
 

@@ -30,6 +30,7 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(PetscFree((*sim)->inverse_mass));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
+  if ((*sim)->problem_monitor_destroy) PetscCall((*(*sim)->problem_monitor_destroy)(&(*sim)->problem_monitor_ctx));
   PetscCall(PetscFree(*sim));
   PetscFunctionReturn(0);
 }

@@ -26,7 +26,12 @@ struct _p_TalusSim {
   PetscReal *inverse_mass; /* the matrix-free M^-1 (TALUS_INVERSE_MASS per owned dynamic body), kept likewise */
   PetscInt   inverse_mass_capacity;
   TalusCCP   ccp;
-  PetscInt   ndynamic, dof_start; /* owned dynamic bodies; first global dof of this rank (TalusSimNumberDofs) */
+  /* the problem monitor (TalusSimSetProblemMonitor), and whether TalusSimStep is inside it */
+  TalusSimProblemMonitorFn problem_monitor;
+  void                    *problem_monitor_ctx;
+  PetscErrorCode (*problem_monitor_destroy)(void **);
+  PetscBool in_problem_monitor;
+  PetscInt  ndynamic, dof_start; /* owned dynamic bodies; first global dof of this rank (TalusSimNumberDofs) */
 
   /* decomposition */
   TalusDecomp    decomp;
@@ -53,6 +58,8 @@ typedef struct {
 } TalusStepCCP;
 
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);
+/* The same in the assembled form, whatever form the run uses (for TalusSimGetStepProblem). */
+PETSC_INTERN PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
 /* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_AXIAL or _GENERAL

@@ -204,6 +204,12 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
     if (total > 0) PetscCall(Solve(sim, &ccp, stats));
     else stats->reason = TAO_CONVERGED_GATOL;
   }
+  if (sim->problem_monitor) { /* before the impulses change the velocities the problem was made from */
+    stats->step = sim->step + 1, stats->t = sim->t + sim->dt;
+    sim->in_problem_monitor = PETSC_TRUE;
+    PetscCall((*sim->problem_monitor)(sim, stats, sim->problem_monitor_ctx));
+    sim->in_problem_monitor = PETSC_FALSE;
+  }
   PetscCall(PetscTime(&t3));
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
   PetscCall(ContactStatistics(sim, &ccp, stats));

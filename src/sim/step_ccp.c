@@ -29,13 +29,13 @@ static const TalusJacobianBuilderOps *BuilderOf(TalusSim sim)
   return sim->matrix_free ? &TalusJacobianBuilderMatrixFree : &TalusJacobianBuilderAssembled;
 }
 
-PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
+static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *builder, TalusStepCCP *ccp)
 {
   const TalusConstraintKind *kind = &TalusContactKind;
   const PetscInt             rows = kind->rows;
   TalusBodies               *b    = sim->bodies;
   TalusContactList          *list = &sim->contacts;
-  TalusJacobianBuilder       jb   = {.ops = BuilderOf(sim), .sim = sim};
+  TalusJacobianBuilder       jb   = {.ops = builder, .sim = sim};
   PetscInt                   row_start;
   PetscScalar               *vf, *gam, *q, *mu;
 
@@ -76,6 +76,20 @@ PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(jb.ops->end(&jb, kind, list->n, ccp));
   PetscCall(MatMultAdd(ccp->B, ccp->v_free, ccp->q, ccp->q)); /* q = b + B v_free */
   PetscCall(PetscLogEventEnd(TALUS_EventAssemble, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
+{
+  PetscFunctionBegin;
+  PetscCall(AssembleWith(sim, BuilderOf(sim), ccp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim sim, TalusStepCCP *ccp)
+{
+  PetscFunctionBegin;
+  PetscCall(AssembleWith(sim, &TalusJacobianBuilderAssembled, ccp));
   PetscFunctionReturn(0);
 }
 

@@ -126,6 +126,10 @@ PETSC_EXTERN PetscErrorCode TalusCCPSetFeasibleSet(TalusCCP, Vec mu, PetscInt nn
 PETSC_EXTERN PetscErrorCode TalusCCPSetType(TalusCCP, TalusCCPType);
 PETSC_EXTERN PetscErrorCode TalusCCPGetType(TalusCCP, TalusCCPType *);
 PETSC_EXTERN PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP, const char[]);
+/* Solve the problem scaled per contact from the diagonal of N (-ccp_scale; ccp_scaling.c): N must
+   give its diagonal (MatGetDiagonal; for the Delassus shell, TalusDelassusSetDiagonal). */
+PETSC_EXTERN PetscErrorCode TalusCCPSetScaling(TalusCCP, PetscBool);
+PETSC_EXTERN PetscErrorCode TalusCCPGetScaling(TalusCCP, PetscBool *);
 PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);
@@ -156,6 +160,8 @@ PETSC_EXTERN PetscErrorCode TalusInverseMassDiagonal(Vec v, void *inverse_mass);
 /* N = B M^-1 B^T as a MATSHELL with M^-1 given by fn; body is a body-space vector to duplicate. */
 PETSC_EXTERN PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMassFn fn, void *ctx, Mat *N);
 PETSC_EXTERN PetscErrorCode TalusDelassusAssemble(Mat B, Vec inverse_mass, Mat *N);
+/* diag(N), computed by the shell's creator, for MatGetDiagonal (and so for -ccp_scale). */
+PETSC_EXTERN PetscErrorCode TalusDelassusSetDiagonal(Mat N, Vec diagonal);
 /*
  * y = A x + z (z may be NULL), plus shift[c] on local row 3c for each local entry c of shift: the
  * normal rows of the contacts, which come first in their triplets (the anti-relaxation shift of

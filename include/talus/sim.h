@@ -164,6 +164,12 @@ PETSC_EXTERN PetscErrorCode TalusSimSetProblemMonitor(TalusSim, TalusSimProblemM
  * both with TalusFCLibProblemDestroy and TalusFCLibGlobalDestroy. The warm start (the impulses the
  * solve started from) goes to *warm_start if it is not NULL.
  */
+/*
+ * The diagonal of the step's N = B M^-1 B^T, row by row in the order of the step's problem, from
+ * the bodies' masses and inertias block by block (collective; after the step's contacts are found,
+ * e.g. within a problem monitor). 1 / N_nn is a contact's effective mass; -ccp_scale scales by it.
+ */
+PETSC_EXTERN PetscErrorCode TalusSimGetDelassusDiagonal(TalusSim, Vec *diagonal);
 PETSC_EXTERN PetscErrorCode TalusSimGetStepProblem(TalusSim, TalusFCLibProblem *local, TalusFCLibGlobal *global,
                                                    Vec *warm_start);
 

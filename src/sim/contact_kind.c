@@ -66,6 +66,26 @@ static PetscInt ContactEntries(const TalusBodies *b, const void *block, PetscInt
   return n;
 }
 
+/* N_rr = sum over the two bodies of J_r M^-1 J_r^T, with J_r a row of TalusContactJacobian (body-frame
+   angular velocities, so M^-1 = diag(1/m, 1/m, 1/m, 1/J_1, 1/J_2, 1/J_3)). */
+static void ContactDiagonal(const TalusBodies *b, const void *block, PetscScalar diag[])
+{
+  const TalusContact *ct      = (const TalusContact *)block;
+  const PetscInt      body[2] = {ct->a, ct->b};
+
+  diag[0] = diag[1] = diag[2] = 0.0;
+  for (int side = 0; side < 2; side++) {
+    const PetscInt   k = body[side];
+    const PetscReal *J = &b->inertia[3 * k];
+    PetscReal        rows[3][6];
+    if (b->dof[k] < 0) continue;
+    TalusContactJacobian(b, ct, (PetscBool)side, rows);
+    for (int r = 0; r < 3; r++)
+      diag[r] += (rows[r][0] * rows[r][0] + rows[r][1] * rows[r][1] + rows[r][2] * rows[r][2]) / b->mass[k] +
+                 rows[r][3] * rows[r][3] / J[0] + rows[r][4] * rows[r][4] / J[1] + rows[r][5] * rows[r][5] / J[2];
+  }
+}
+
 const TalusConstraintKind TalusContactKind = {
   .name          = "contact",
   .rows          = 3,
@@ -76,4 +96,5 @@ const TalusConstraintKind TalusContactKind = {
   .set_impulse   = ContactSetImpulse,
   .record        = ContactRecord,
   .entries       = ContactEntries,
+  .diagonal      = ContactDiagonal,
 };

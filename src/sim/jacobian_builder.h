@@ -32,6 +32,8 @@ typedef struct {
                      PetscReal J[]);
   PetscInt (*entries)(const TalusBodies *, const void *block, PetscInt row, PetscInt coo_i[], PetscInt coo_j[],
                       PetscScalar coo_v[]);
+  /* Its rows' entries of the diagonal of N = B M^-1 B^T, from the two bodies' masses and inertias. */
+  void (*diagonal)(const TalusBodies *, const void *block, PetscScalar diag[]);
 } TalusConstraintKind;
 
 PETSC_INTERN const TalusConstraintKind TalusContactKind;

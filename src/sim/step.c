@@ -44,14 +44,22 @@ static PetscErrorCode RecordHistory(TalusSim sim)
 
 static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
 {
-  Mat N;
-  Tao tao;
+  Mat       N;
+  Tao       tao;
+  PetscBool scale;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(TalusSimGetCCP(sim, NULL));
   PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUSCCPCOULOMB : TALUSCCPRELAXED));
   PetscCall(TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
+  PetscCall(TalusCCPGetScaling(sim->ccp, &scale));
+  if (scale) { /* the shell cannot find its own diagonal: the blocks give it */
+    Vec diagonal;
+    PetscCall(TalusSimGetDelassusDiagonal(sim, &diagonal));
+    PetscCall(TalusDelassusSetDiagonal(N, diagonal));
+    PetscCall(VecDestroy(&diagonal));
+  }
   PetscCall(TalusCCPSetOperator(sim->ccp, N));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
   PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, 0, 0));

@@ -93,6 +93,20 @@ PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim sim, TalusStepCCP *ccp)
   PetscFunctionReturn(0);
 }
 
+/* The diagonal of N = B M^-1 B^T for the step's rows, block by block (for -ccp_scale). */
+PetscErrorCode TalusSimGetDelassusDiagonal(TalusSim sim, Vec *diagonal)
+{
+  const TalusConstraintKind *kind = &TalusContactKind;
+  PetscScalar               *d;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreateMPI(sim->comm, kind->rows * sim->contacts.n, PETSC_DETERMINE, diagonal));
+  PetscCall(VecGetArray(*diagonal, &d));
+  for (PetscInt c = 0; c < sim->contacts.n; c++) kind->diagonal(sim->bodies, &sim->contacts.c[c], &d[kind->rows * c]);
+  PetscCall(VecRestoreArray(*diagonal, &d));
+  PetscFunctionReturn(0);
+}
+
 /* v+ = v_free + M^-1 B^T gamma (seed 000 eq. 13) into the bodies and into ccp->v_plus; gamma into
    the contacts, where the next step finds its warm start. */
 PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)

@@ -19,11 +19,18 @@ typedef struct {
 } TalusCCPOps;
 
 struct _p_TalusCCP {
-  MPI_Comm         comm;
+  MPI_Comm comm;
+  /* the problem as given (TalusCCPSetOperator, SetLinearTerm, SetFeasibleSet): checks and velocities use it */
+  Mat              user_N;
+  Vec              user_q;
+  TalusFeasibleSet user_set;
+  /* the problem the solver sees: the given one, or with -ccp_scale the scaled one (ccp_scaling.c) */
   Mat              N;
-  Vec              q;     /* the problem's linear term */
-  Vec              shift; /* per cone, while ops.update_linear_term is set: the shift of the normal linear term */
+  Vec              q;
   TalusFeasibleSet set;
+  Vec              shift;   /* per cone, while ops.update_linear_term is set: the shift of the normal linear term */
+  PetscBool        scale;   /* -ccp_scale */
+  Vec              scaling; /* with scale: d, r = d .* r_solver (3 per cone, 1 per other row) */
   char            *type_name;
   TalusCCPOps      ops;
   Tao              tao;
@@ -38,6 +45,11 @@ PETSC_INTERN PetscErrorCode TalusFunctionListNames(PetscFunctionList, char names
 PETSC_EXTERN PetscFunctionList TalusCCPList;
 PETSC_INTERN PetscErrorCode    TalusCCPCreate_Relaxed(TalusCCP);
 PETSC_INTERN PetscErrorCode    TalusCCPCreate_Coulomb(TalusCCP);
+
+/* The problem the solver sees from the given one (ccp_scaling.c): the same objects, or with
+   ccp->scale the scaled N, q and set and the scaling d; their release. */
+PETSC_INTERN PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP);
+PETSC_INTERN PetscErrorCode TalusCCPResetSolverProblem(TalusCCP);
 
 /* The Tao type's attachment (ccp_solvers.c): found by the Tao's type, called by TalusCCPSetUp; its
    release, called by TalusCCPReset. And the attachments talus registers. */

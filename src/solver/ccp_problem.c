@@ -118,9 +118,9 @@ PetscErrorCode TalusCCPSetOperator(TalusCCP ccp, Mat N)
 {
   PetscFunctionBegin;
   PetscCall(PetscObjectReference((PetscObject)N));
-  PetscCall(MatDestroy(&ccp->N));
-  ccp->N     = N;
-  ccp->setup = PETSC_FALSE;
+  PetscCall(MatDestroy(&ccp->user_N));
+  ccp->user_N = N;
+  ccp->setup  = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -128,9 +128,9 @@ PetscErrorCode TalusCCPSetLinearTerm(TalusCCP ccp, Vec q)
 {
   PetscFunctionBegin;
   PetscCall(PetscObjectReference((PetscObject)q));
-  PetscCall(VecDestroy(&ccp->q));
-  ccp->q     = q;
-  ccp->setup = PETSC_FALSE;
+  PetscCall(VecDestroy(&ccp->user_q));
+  ccp->user_q = q;
+  ccp->setup  = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -141,11 +141,11 @@ PetscErrorCode TalusCCPSetFeasibleSet(TalusCCP ccp, Vec mu, PetscInt nnonneg_loc
              "Row counts must be >= 0, got %" PetscInt_FMT " non-negative and %" PetscInt_FMT " free rows",
              nnonneg_local, nfree_local);
   PetscCall(PetscObjectReference((PetscObject)mu));
-  PetscCall(VecDestroy(&ccp->set.mu));
-  ccp->set.mu            = mu;
-  ccp->set.nnonneg_local = nnonneg_local;
-  ccp->set.nfree_local   = nfree_local;
-  ccp->setup             = PETSC_FALSE;
+  PetscCall(VecDestroy(&ccp->user_set.mu));
+  ccp->user_set.mu            = mu;
+  ccp->user_set.nnonneg_local = nnonneg_local;
+  ccp->user_set.nfree_local   = nfree_local;
+  ccp->setup                  = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -170,6 +170,11 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
     "-ccp_problem",
     "relaxed: the CCP of seed 000 eq. 14; coulomb: De Saxce's Coulomb problem by anti-relaxation (seed 001 eq. 28)",
     "TalusCCPSetType", TalusCCPList, ccp->type_name, name, sizeof(name), &set));
+  PetscCall(
+    PetscOptionsBool("-ccp_scale",
+                     "Solve the problem scaled per contact by (a, b, b) from the diagonal of N, a = N_nn^-1/2, b = "
+                     "(mean tangential N_tt)^-1/2, which maps each cone onto one of friction mu a / b",
+                     "TalusCCPSetScaling", ccp->scale, &ccp->scale, NULL));
   PetscOptionsEnd();
   if (set) PetscCall(TalusCCPSetType(ccp, name));
   PetscCall(TaoSetFromOptions(ccp->tao));
@@ -182,18 +187,19 @@ PetscErrorCode TalusCCPSetUp(TalusCCP ccp)
 
   PetscFunctionBegin;
   if (ccp->setup) PetscFunctionReturn(0);
-  PetscCheck(ccp->N && ccp->q && ccp->set.mu, ccp->comm, PETSC_ERR_ORDER,
+  PetscCheck(ccp->user_N && ccp->user_q && ccp->user_set.mu, ccp->comm, PETSC_ERR_ORDER,
              "TalusCCP needs TalusCCPSetOperator(), TalusCCPSetLinearTerm() and TalusCCPSetFeasibleSet() before "
              "TalusCCPSetUp()");
-  PetscCall(MatGetLocalSize(ccp->N, &nrows, &ncols));
-  PetscCall(VecGetLocalSize(ccp->q, &nq));
-  PetscCall(VecGetLocalSize(ccp->set.mu, &nc));
-  PetscCall(TalusFeasibleSetGetLocalSize(&ccp->set, &nset));
+  PetscCall(MatGetLocalSize(ccp->user_N, &nrows, &ncols));
+  PetscCall(VecGetLocalSize(ccp->user_q, &nq));
+  PetscCall(VecGetLocalSize(ccp->user_set.mu, &nc));
+  PetscCall(TalusFeasibleSetGetLocalSize(&ccp->user_set, &nset));
   PetscCheck(nrows == ncols && nrows == nq && nq == nset, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "TalusCCP local sizes disagree: N is %" PetscInt_FMT " x %" PetscInt_FMT ", q has %" PetscInt_FMT
              ", and %" PetscInt_FMT " cones + %" PetscInt_FMT " non-negative + %" PetscInt_FMT
              " free rows need %" PetscInt_FMT,
-             nrows, ncols, nq, nc, ccp->set.nnonneg_local, ccp->set.nfree_local, nset);
+             nrows, ncols, nq, nc, ccp->user_set.nnonneg_local, ccp->user_set.nfree_local, nset);
+  PetscCall(TalusCCPSetUpSolverProblem(ccp));
   PetscCall(VecDestroy(&ccp->shift));
   if (ccp->ops.update_linear_term) PetscCall(VecDuplicate(ccp->set.mu, &ccp->shift));
   PetscCall(TalusCCPSolverAttach(ccp));
@@ -204,9 +210,10 @@ PetscErrorCode TalusCCPSetUp(TalusCCP ccp)
 PetscErrorCode TalusCCPReset(TalusCCP ccp)
 {
   PetscFunctionBegin;
-  PetscCall(MatDestroy(&ccp->N));
-  PetscCall(VecDestroy(&ccp->q));
-  PetscCall(VecDestroy(&ccp->set.mu));
+  PetscCall(TalusCCPResetSolverProblem(ccp));
+  PetscCall(MatDestroy(&ccp->user_N));
+  PetscCall(VecDestroy(&ccp->user_q));
+  PetscCall(VecDestroy(&ccp->user_set.mu));
   PetscCall(VecDestroy(&ccp->shift));
   PetscCall(TalusCCPSolverRelease(ccp));
   ccp->setup = PETSC_FALSE;
@@ -219,16 +226,18 @@ PetscErrorCode TalusCCPSolve(TalusCCP ccp, Vec r)
   PetscFunctionBegin;
   PetscCall(TalusCCPSetUp(ccp));
   if (ccp->shift) PetscCall(VecSet(ccp->shift, 0.0));
+  if (ccp->scaling) PetscCall(VecPointwiseDivide(r, r, ccp->scaling)); /* the warm start in the solver's variables */
   PetscCall(TaoSetSolution(ccp->tao, r));
   PetscCall(TaoSolve(ccp->tao));
+  if (ccp->scaling) PetscCall(VecPointwiseMult(r, r, ccp->scaling));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCCPComputeVelocity(TalusCCP ccp, Vec r, Vec u)
 {
   PetscFunctionBegin;
-  PetscCall(MatMult(ccp->N, r, u));
-  PetscCall(VecAXPY(u, 1.0, ccp->q));
+  PetscCall(MatMult(ccp->user_N, r, u));
+  PetscCall(VecAXPY(u, 1.0, ccp->user_q));
   PetscFunctionReturn(0);
 }
 
@@ -253,11 +262,11 @@ PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
   PetscFunctionBegin;
   PetscCall(VecDuplicate(r, &u));
   PetscCall(TalusCCPComputeVelocity(ccp, r, u));
-  PetscCall(VecGetLocalSize(ccp->set.mu, &nc));
+  PetscCall(VecGetLocalSize(ccp->user_set.mu, &nc));
   PetscCall(VecGetLocalSize(r, &n));
   PetscCall(VecGetArrayRead(r, &rv));
   PetscCall(VecGetArrayRead(u, &uv));
-  PetscCall(VecGetArrayRead(ccp->set.mu, &mu));
+  PetscCall(VecGetArrayRead(ccp->user_set.mu, &mu));
   for (PetscInt c = 0; c < nc; c++) {
     const PetscReal m = PetscRealPart(mu[c]);
     PetscReal       ri[3], vi[3], p[3], neg[3];
@@ -274,15 +283,15 @@ PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
     local[1] = PetscMax(local[1], PetscSqrtReal(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]));
     local[2] = PetscMax(local[2], PetscAbsReal(ri[0] * vi[0] + ri[1] * vi[1] + ri[2] * vi[2]));
   }
-  for (PetscInt i = 3 * nc; i < 3 * nc + ccp->set.nnonneg_local; i++) {
+  for (PetscInt i = 3 * nc; i < 3 * nc + ccp->user_set.nnonneg_local; i++) {
     const PetscReal ri = PetscRealPart(rv[i]), ui = PetscRealPart(uv[i]);
     local[0] = PetscMax(local[0], -ri);
     local[1] = PetscMax(local[1], -ui);
     local[2] = PetscMax(local[2], PetscAbsReal(ri * ui));
   }
-  for (PetscInt i = 3 * nc + ccp->set.nnonneg_local; i < n; i++)
+  for (PetscInt i = 3 * nc + ccp->user_set.nnonneg_local; i < n; i++)
     local[1] = PetscMax(local[1], PetscAbsReal(PetscRealPart(uv[i])));
-  PetscCall(VecRestoreArrayRead(ccp->set.mu, &mu));
+  PetscCall(VecRestoreArrayRead(ccp->user_set.mu, &mu));
   PetscCall(VecRestoreArrayRead(u, &uv));
   PetscCall(VecRestoreArrayRead(r, &rv));
   PetscCall(MPIU_Allreduce(local, global, 3, MPIU_REAL, MPIU_MAX, ccp->comm));
@@ -291,7 +300,7 @@ PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
   checks->complementarity = global[2];
   /* objective 1/2 r.(u - q) + q.r = 1/2 (r.u + q.r) */
   PetscCall(VecDot(r, u, &ru));
-  PetscCall(VecDot(r, ccp->q, &qr));
+  PetscCall(VecDot(r, ccp->user_q, &qr));
   checks->objective = 0.5 * PetscRealPart(ru + qr);
   PetscCall(VecDestroy(&u));
   PetscFunctionReturn(0);
@@ -312,8 +321,8 @@ PetscErrorCode TalusCCPView(TalusCCP ccp, PetscViewer viewer)
   TaoType   tao_type;
 
   PetscFunctionBegin;
-  if (ccp->q) PetscCall(VecGetSize(ccp->q, &n));
-  if (ccp->set.mu) PetscCall(VecGetSize(ccp->set.mu, &nc));
+  if (ccp->user_q) PetscCall(VecGetSize(ccp->user_q, &n));
+  if (ccp->user_set.mu) PetscCall(VecGetSize(ccp->user_set.mu, &nc));
   PetscCall(TaoGetType(ccp->tao, &tao_type));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
@@ -322,7 +331,9 @@ PetscErrorCode TalusCCPView(TalusCCP ccp, PetscViewer viewer)
                                      "TalusCCP: %s problem, %" PetscInt_FMT " rows (%" PetscInt_FMT
                                      " friction cones, %" PetscInt_FMT " non-negative and %" PetscInt_FMT
                                      " free rows on this rank)\n",
-                                     ccp->type_name, n, nc, ccp->set.nnonneg_local, ccp->set.nfree_local));
+                                     ccp->type_name, n, nc, ccp->user_set.nnonneg_local, ccp->user_set.nfree_local));
+    if (ccp->scale)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  solved scaled per contact by the diagonal of N (-ccp_scale)\n"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(TaoView(ccp->tao, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -337,10 +348,11 @@ PetscErrorCode TalusCCPDestroy(TalusCCP *ccp)
 {
   PetscFunctionBegin;
   if (!*ccp) PetscFunctionReturn(0);
-  PetscCall(MatDestroy(&(*ccp)->N));
-  PetscCall(VecDestroy(&(*ccp)->q));
+  PetscCall(TalusCCPResetSolverProblem(*ccp));
+  PetscCall(MatDestroy(&(*ccp)->user_N));
+  PetscCall(VecDestroy(&(*ccp)->user_q));
   PetscCall(VecDestroy(&(*ccp)->shift));
-  PetscCall(VecDestroy(&(*ccp)->set.mu));
+  PetscCall(VecDestroy(&(*ccp)->user_set.mu));
   PetscCall(TaoDestroy(&(*ccp)->tao));
   PetscCall(PetscFree((*ccp)->type_name));
   PetscCall(PetscFree((*ccp)->prefix));

@@ -14,6 +14,7 @@ typedef struct {
   void              *ctx;
   Vec                inverse_mass; /* diag(M^-1) for TalusDelassusCreateShell, else NULL */
   Vec                body_work;    /* impulses, then velocity changes, in body space */
+  Vec                diagonal;     /* diag(N) as its creator computed it (TalusDelassusSetDiagonal), or NULL */
 } DelassusShell;
 
 PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
@@ -83,6 +84,7 @@ static PetscErrorCode DelassusDestroy(Mat N)
   PetscCall(MatDestroy(&shell->B));
   PetscCall(VecDestroy(&shell->inverse_mass));
   PetscCall(VecDestroy(&shell->body_work));
+  PetscCall(VecDestroy(&shell->diagonal));
   PetscCall(PetscFree(shell));
   PetscFunctionReturn(0);
 }
@@ -126,6 +128,31 @@ PetscErrorCode TalusDelassusCreateShell(Mat B, Vec inverse_mass, Mat *N)
   PetscCall(MatShellGetContext(*N, &shell));
   PetscCall(PetscObjectReference((PetscObject)inverse_mass)); /* held for the callback's context */
   shell->inverse_mass = inverse_mass;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DelassusGetDiagonal(Mat N, Vec d)
+{
+  DelassusShell *shell;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(N, &shell));
+  PetscCall(VecCopy(shell->diagonal, d));
+  PetscFunctionReturn(0);
+}
+
+/* The shell never forms N, so its diagonal comes from whoever knows B's rows and M (the simulator
+   computes it per block from the bodies); with it, MatGetDiagonal works on the shell. */
+PetscErrorCode TalusDelassusSetDiagonal(Mat N, Vec diagonal)
+{
+  DelassusShell *shell;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(N, &shell));
+  PetscCall(PetscObjectReference((PetscObject)diagonal));
+  PetscCall(VecDestroy(&shell->diagonal));
+  shell->diagonal = diagonal;
+  PetscCall(MatShellSetOperation(N, MATOP_GET_DIAGONAL, (void (*)(void))DelassusGetDiagonal));
   PetscFunctionReturn(0);
 }
 

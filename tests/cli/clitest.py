@@ -1,4 +1,5 @@
-"""Shared helpers of the command-line tests: counted checks and running talus (optionally under mpirun)."""
+"""Shared helpers of the command-line tests: counted checks, running talus (optionally under mpirun),
+reading FCLib's sparse matrices."""
 import os
 import subprocess
 
@@ -25,3 +26,16 @@ def run(talus, args, ranks=None, timeout=600):
     if ranks:
         cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
+
+
+def fclib_matrix(g):
+    """An FCLib sparse matrix group (m, n, nz, p, i, x; nz = -1 CSC, -2 CSR, >= 0 triplets with i
+    rows and p columns) as a scipy CSR matrix."""
+    import scipy.sparse as sp
+    m, n, nz = (int(g[k][()].ravel()[0]) for k in ("m", "n", "nz"))
+    p, i, x = g["p"][()], g["i"][()], g["x"][()]
+    if nz >= 0:
+        return sp.coo_matrix((x[:nz], (i[:nz], p[:nz])), shape=(m, n)).tocsr()
+    if nz == -1:
+        return sp.csc_matrix((x, i, p), shape=(m, n)).tocsr()
+    return sp.csr_matrix((x, i, p), shape=(m, n))

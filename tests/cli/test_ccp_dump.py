@@ -21,7 +21,7 @@ import h5py
 import numpy as np
 import scipy.sparse as sp
 
-from clitest import Checks
+from clitest import Checks, fclib_matrix
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -32,21 +32,11 @@ def run(args, ranks=None):
     return run_talus(TALUS, args, ranks, timeout=300)
 
 
-def matrix(g):
-    m, n, nz = (int(g[k][()].ravel()[0]) for k in ("m", "n", "nz"))
-    p, i, x = g["p"][()], g["i"][()], g["x"][()]
-    if nz >= 0:
-        return sp.coo_matrix((x[:nz], (i[:nz], p[:nz])), shape=(m, n)).tocsr()
-    if nz == -1:
-        return sp.csc_matrix((x, i, p), shape=(m, n)).tocsr()
-    return sp.csr_matrix((x, i, p), shape=(m, n))
-
-
 def read_dump(fn):
     with h5py.File(fn, "r") as f:
         loc, glo = f["/fclib_local"], f["/fclib_global"]
-        d = dict(W=matrix(loc["W"]).toarray(), q=loc["vectors/q"][()], mu=loc["vectors/mu"][()],
-                 M=matrix(glo["M"]), H=matrix(glo["H"]), f=glo["vectors/f"][()], w=glo["vectors/w"][()],
+        d = dict(W=fclib_matrix(loc["W"]).toarray(), q=loc["vectors/q"][()], mu=loc["vectors/mu"][()],
+                 M=fclib_matrix(glo["M"]), H=fclib_matrix(glo["H"]), f=glo["vectors/f"][()], w=glo["vectors/w"][()],
                  mu_global=glo["vectors/mu"][()], guess=f["/guesses/1/r"][()],
                  step=int(f["/talus/step"][()].ravel()[0]), iterations=int(f["/talus/iterations"][()].ravel()[0]),
                  reason=f["/talus"].attrs["reason"])

@@ -8,6 +8,11 @@
  * and with the floor, so that lever arms, world-frame inertia and the gyroscopic free velocity
  * all enter the contacts' impulses. (Box-box contact is not supported: the boxes sit in the bottom
  * layer, every other place in both directions, spaced beyond each other's reach.)
+ * Two more runs solve the relaxed problem (convex: its velocities are unique, which the Coulomb
+ * problem's need not be), one of them scaled per contact (-ccp_scale, ccp_scaling.c): a change of
+ * variables, so their states must agree to the solver's tolerance; and the diagonal
+ * of N the blocks give for it (TalusSimGetDelassusDiagonal) must be that of the assembled
+ * N = B M^-1 B^T of the step (TalusSimGetStepProblem), step after step.
  */
 #include "../common/check.h"
 
@@ -21,6 +26,31 @@ static PetscReal Uniform(unsigned *state, PetscReal lo, PetscReal hi)
 static PetscBool IsBox(PetscInt i, PetscInt j, PetscInt l)
 {
   return (PetscBool)(l == 0 && i % 2 == 0 && j % 2 == 0);
+}
+
+/* The largest relative difference between the blocks' diagonal of N and the assembled N's. */
+static PetscErrorCode CompareDiagonal(TalusSim sim, const TalusStepStats *stats, void *ctx)
+{
+  PetscReal        *worst = (PetscReal *)ctx, scale, diff;
+  TalusFCLibProblem local;
+  TalusFCLibGlobal  global;
+  Vec               from_blocks, assembled;
+
+  PetscFunctionBegin;
+  (void)stats;
+  PetscCall(TalusSimGetDelassusDiagonal(sim, &from_blocks));
+  PetscCall(TalusSimGetStepProblem(sim, &local, &global, NULL));
+  PetscCall(VecDuplicate(from_blocks, &assembled));
+  PetscCall(MatGetDiagonal(local.W, assembled));
+  PetscCall(VecNorm(assembled, NORM_INFINITY, &scale));
+  PetscCall(VecAXPY(assembled, -1.0, from_blocks));
+  PetscCall(VecNorm(assembled, NORM_INFINITY, &diff));
+  if (scale > 0.0) *worst = PetscMax(*worst, diff / scale);
+  PetscCall(VecDestroy(&assembled));
+  PetscCall(VecDestroy(&from_blocks));
+  PetscCall(TalusFCLibGlobalDestroy(&global));
+  PetscCall(TalusFCLibProblemDestroy(&local));
+  PetscFunctionReturn(0);
 }
 
 static PetscBool IsBoxId(PetscInt id)
@@ -92,9 +122,12 @@ static PetscErrorCode Compare(TalusSim s1, TalusSim s2, PetscReal diff[4])
 
 int main(int argc, char **argv)
 {
-  TalusSim       mf, as;
-  TalusStepStats s1, s2;
-  PetscReal      worst[4] = {0, 0, 0, 0}, impulse = 0.0;
+  TalusSim       mf, as, rp, sc;
+  TalusCCP       scaled_ccp;
+  TalusStepStats s1, s2, s3, s4;
+  PetscReal      worst[4] = {0, 0, 0, 0}, worst_scaled[4] = {0, 0, 0, 0}, impulse = 0.0, diagonal_diff = 0.0;
+  PetscInt       its_plain = 0, its_scaled = 0, steps_compared = 0;
+  PetscBool      both_solved = PETSC_TRUE;
   PetscInt       contacts = 0, box_contacts = 0; /* with a box on one side */
   PetscMPIInt    size;
 
@@ -105,13 +138,30 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsSetValue(NULL, "-tao_max_it", "20000"));
   PetscCall(BuildPile(PETSC_COMM_WORLD, PETSC_TRUE, &mf));
   PetscCall(BuildPile(PETSC_COMM_WORLD, PETSC_FALSE, &as));
+  PetscCall(BuildPile(PETSC_COMM_WORLD, PETSC_TRUE, &rp));
+  PetscCall(BuildPile(PETSC_COMM_WORLD, PETSC_TRUE, &sc));
+  PetscCall(TalusSimSetAntiRelaxation(rp, PETSC_FALSE));
+  PetscCall(TalusSimSetAntiRelaxation(sc, PETSC_FALSE));
+  PetscCall(TalusSimGetCCP(sc, &scaled_ccp));
+  PetscCall(TalusCCPSetScaling(scaled_ccp, PETSC_TRUE));
+  PetscCall(TalusSimSetProblemMonitor(sc, CompareDiagonal, &diagonal_diff, NULL));
   for (PetscInt s = 0; s < 40; s++) {
     const TalusContactList *list;
     PetscReal               diff[4];
     PetscCall(TalusSimStep(mf, &s1));
     PetscCall(TalusSimStep(as, &s2));
+    PetscCall(TalusSimStep(rp, &s4));
+    PetscCall(TalusSimStep(sc, &s3));
+    its_plain += s4.iterations, its_scaled += s3.iterations;
     PetscCall(Compare(mf, as, diff));
     for (int f = 0; f < 4; f++) worst[f] = PetscMax(worst[f], diff[f]);
+    /* the runs would part once a step is not solved to the tolerance: compare while both solve every step */
+    both_solved = (PetscBool)(both_solved && s4.reason > 0 && s3.reason > 0);
+    if (both_solved) {
+      PetscCall(Compare(rp, sc, diff));
+      for (int f = 0; f < 4; f++) worst_scaled[f] = PetscMax(worst_scaled[f], diff[f]);
+      steps_compared++;
+    }
     contacts += s1.contacts;
     PetscCall(TalusSimGetContacts(mf, &list));
     for (PetscInt c = 0; c < list->n; c++) {
@@ -133,13 +183,29 @@ int main(int argc, char **argv)
                         "  matrix-free vs assembled, largest differences: position %.2e m, quaternion %.2e, velocity "
                         "%.2e m/s, angular velocity %.2e rad/s\n",
                         (double)worst[0], (double)worst[1], (double)worst[2], (double)worst[3]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  relaxed problem, scaled vs unscaled (matrix-free) over the %" PetscInt_FMT
+                        " steps both solved, largest differences: position %.2e m, quaternion %.2e, "
+                        "velocity %.2e m/s, angular velocity %.2e rad/s; iterations %" PetscInt_FMT
+                        " scaled, %" PetscInt_FMT " unscaled; diagonal of N from the blocks within %.1e of the "
+                        "assembled one\n",
+                        steps_compared, (double)worst_scaled[0], (double)worst_scaled[1], (double)worst_scaled[2],
+                        (double)worst_scaled[3], its_scaled, its_plain, (double)diagonal_diff));
   CHECK(contacts > 200 && box_contacts > 10 && impulse > 0.1, "the pile did not collide enough to test anything");
+  CHECK(steps_compared >= 15, "only %" PetscInt_FMT " steps were solved by both runs", steps_compared);
+  CHECK(diagonal_diff < 1e-13, "the diagonal of N from the blocks differs from the assembled one by %g relative",
+        (double)diagonal_diff);
+  CHECK(worst_scaled[0] < 1e-9 && worst_scaled[1] < 1e-9 && worst_scaled[2] < 1e-7 && worst_scaled[3] < 1e-7,
+        "scaled and unscaled runs differ: position %g m, quaternion %g, velocity %g m/s, angular velocity %g rad/s",
+        (double)worst_scaled[0], (double)worst_scaled[1], (double)worst_scaled[2], (double)worst_scaled[3]);
   CHECK(worst[0] < 1e-9 && worst[1] < 1e-9, "positions or orientations differ by %g m, %g", (double)worst[0],
         (double)worst[1]);
   CHECK(worst[2] < 1e-7 && worst[3] < 1e-7, "velocities differ by %g m/s, %g rad/s", (double)worst[2],
         (double)worst[3]);
   PetscCall(TalusSimDestroy(&mf));
   PetscCall(TalusSimDestroy(&as));
+  PetscCall(TalusSimDestroy(&rp));
+  PetscCall(TalusSimDestroy(&sc));
   int status = TestSummary("test_matrix_free");
   PetscCall(TalusFinalize());
   return status;

@@ -84,6 +84,19 @@ PETSC_EXTERN void           TalusProjectTriplet(PetscReal mu, const PetscReal in
 PETSC_EXTERN PetscErrorCode TalusFeasibleSetProjectTao(Tao, PetscInt start, PetscInt n, const PetscScalar in[],
                                                        PetscScalar out[], void *ctx);
 
+/*
+ * One contact's Coulomb problem (De Saxce's form) with its 3 x 3 SPD block W and linear term q, solved
+ * exactly (coulomb_local.c): r in K, u = W r + q, u + mu ||u_t|| e_n in K*, complementary. Returns
+ * which of the three cases the solution is.
+ */
+typedef enum {
+  TALUS_CONTACT_SEPARATE,
+  TALUS_CONTACT_STICK,
+  TALUS_CONTACT_SLIDE
+} TalusContactState;
+PETSC_EXTERN TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], const PetscReal q[3], PetscReal mu,
+                                                      PetscReal r[3]);
+
 /* ---------------------------------------------------------------- one CCP */
 
 /*

@@ -1,0 +1,108 @@
+/*
+ * One contact's Coulomb problem solved exactly (the local solver of a nonsmooth Gauss-Seidel):
+ * given its 3 x 3 block W of the Delassus operator (SPD) and its linear term q (all other contacts'
+ * impulses included), find r with u = W r + q and
+ *     r in K = {||r_t|| <= mu r_n},   u + mu ||u_t|| e_n in K*,   r . (u + mu ||u_t|| e_n) = 0
+ * (De Saxce's form of Coulomb's law, the problem FCLib calls the Coulomb problem). Its solution is one
+ * of three (Acary, Bremond, Huber 2018, section 3):
+ *   separate   r = 0, when q_n >= 0;
+ *   stick      u = 0: r = -W^-1 q, when that r lies in K;
+ *   slide      u_n = 0 and r_t = -mu r_n u_t / ||u_t||: r = r_n g(theta) with
+ *              g = (1, -mu cos theta, -mu sin theta), r_n = -q_n / (W g)_n, and the slip
+ *              u_t = r_n (W g)_t + q_t pointing along (cos theta, sin theta): a root in theta of
+ *              the slip's misalignment with u_t . (cos theta, sin theta) > 0, found by sampling the
+ *              circle and bisecting each sign change (to rounding).
+ */
+#include <talus.h>
+
+#define SLIP_SAMPLES    96
+#define SLIP_BISECTIONS 64
+
+static void Mult3(const PetscReal W[9], const PetscReal x[3], PetscReal y[3])
+{
+  for (int i = 0; i < 3; i++) y[i] = W[3 * i] * x[0] + W[3 * i + 1] * x[1] + W[3 * i + 2] * x[2];
+}
+
+/*
+ * For slip direction theta: (W g)_n, and the slip times (W g)_n, V = (W g)_n u_t = -q_n (W g)_t +
+ * (W g)_n q_t, which unlike u_t is defined for every theta (a trigonometric polynomial of degree 2, so
+ * it has at most four roots); its misalignment F = V . (-sin, cos) and its component A along the
+ * direction. A solution is a root of F with (W g)_n > 0 (so r_n > 0) and A > 0.
+ */
+static void Slip(const PetscReal W[9], const PetscReal q[3], PetscReal mu, PetscReal theta, PetscReal *Wgn,
+                 PetscReal *F, PetscReal *A)
+{
+  const PetscReal c = PetscCosReal(theta), s = PetscSinReal(theta);
+  const PetscReal g[3] = {1.0, -mu * c, -mu * s};
+  PetscReal       Wg[3], V[2];
+
+  Mult3(W, g, Wg);
+  V[0] = -q[0] * Wg[1] + Wg[0] * q[1], V[1] = -q[0] * Wg[2] + Wg[0] * q[2];
+  *Wgn = Wg[0];
+  *F   = -V[0] * s + V[1] * c;
+  *A   = V[0] * c + V[1] * s;
+}
+
+/* The solution of a 3 x 3 SPD system by Cramer's rule (the block is small and well away from singular
+   for any contact with mass behind it). */
+static PetscBool Solve3(const PetscReal W[9], const PetscReal b[3], PetscReal x[3])
+{
+  const PetscReal c0 = W[4] * W[8] - W[5] * W[7], c1 = W[5] * W[6] - W[3] * W[8], c2 = W[3] * W[7] - W[4] * W[6];
+  const PetscReal det = W[0] * c0 + W[1] * c1 + W[2] * c2;
+  if (!(PetscAbsReal(det) > 0.0)) return PETSC_FALSE;
+  x[0] = (b[0] * c0 + b[1] * (W[2] * W[7] - W[1] * W[8]) + b[2] * (W[1] * W[5] - W[2] * W[4])) / det;
+  x[1] = (b[0] * c1 + b[1] * (W[0] * W[8] - W[2] * W[6]) + b[2] * (W[2] * W[3] - W[0] * W[5])) / det;
+  x[2] = (b[0] * c2 + b[1] * (W[1] * W[6] - W[0] * W[7]) + b[2] * (W[0] * W[4] - W[1] * W[3])) / det;
+  return PETSC_TRUE;
+}
+
+TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], const PetscReal q[3], PetscReal mu, PetscReal r[3])
+{
+  PetscReal minus_q[3] = {-q[0], -q[1], -q[2]}, stick[3];
+
+  if (q[0] >= 0.0) {
+    r[0] = r[1] = r[2] = 0.0;
+    return TALUS_CONTACT_SEPARATE;
+  }
+  if (mu <= 0.0) { /* frictionless: the normal row alone, no tangential impulse */
+    r[0] = W[0] > 0.0 ? -q[0] / W[0] : 0.0;
+    r[1] = r[2] = 0.0;
+    return TALUS_CONTACT_SLIDE;
+  }
+  if (Solve3(W, minus_q, stick) && stick[0] >= 0.0 &&
+      PetscSqrtReal(stick[1] * stick[1] + stick[2] * stick[2]) <= mu * stick[0]) {
+    for (int k = 0; k < 3; k++) r[k] = stick[k];
+    return TALUS_CONTACT_STICK;
+  }
+  {
+    PetscReal theta0 = 0.0, F0, Wgn, A;
+    Slip(W, q, mu, theta0, &Wgn, &F0, &A);
+    for (int k = 1; k <= SLIP_SAMPLES; k++) {
+      const PetscReal theta1 = 2.0 * PETSC_PI * k / SLIP_SAMPLES;
+      PetscReal       F1;
+      Slip(W, q, mu, theta1, &Wgn, &F1, &A);
+      if ((F0 <= 0.0 && F1 >= 0.0) || (F0 >= 0.0 && F1 <= 0.0)) {
+        PetscReal lo = theta0, hi = theta1, Flo = F0, Fm;
+        for (int b = 0; b < SLIP_BISECTIONS && hi - lo > 0.0; b++) {
+          const PetscReal mid = 0.5 * (lo + hi);
+          Slip(W, q, mu, mid, &Wgn, &Fm, &A);
+          if ((Flo <= 0.0 && Fm >= 0.0) || (Flo >= 0.0 && Fm <= 0.0)) hi = mid;
+          else lo = mid, Flo = Fm;
+        }
+        {
+          const PetscReal theta = 0.5 * (lo + hi), c = PetscCosReal(theta), s = PetscSinReal(theta);
+          Slip(W, q, mu, theta, &Wgn, &Fm, &A);
+          if (Wgn > 0.0 && A > 0.0) { /* the slip points along the direction: the solution */
+            const PetscReal rn = -q[0] / Wgn;
+            r[0] = rn, r[1] = -mu * rn * c, r[2] = -mu * rn * s;
+            return TALUS_CONTACT_SLIDE;
+          }
+        }
+      }
+      theta0 = theta1, F0 = F1;
+    }
+  }
+  /* no slip direction found (not seen with an SPD block): the closest admissible impulse to sticking */
+  TalusProjectTriplet(mu, stick, r);
+  return TALUS_CONTACT_SLIDE;
+}

@@ -7,7 +7,7 @@
  * checkpoint.h, bodies.h, contacts.h, math3.h), each of which includes what it needs. The pieces
  * declared here:
  *   - TalusInitialize / TalusFinalize: PETSc start-up plus registration of what talus adds.
- *   - The Tao type "apgd" (TAOAPGD) and its TaoAPGD* setters.
+ *   - The Tao type "apgd" (TAOAPGD) and its TaoAPGD* setters; the Tao type "nbgs" (TAONBGS).
  *   - The feasible set of a contact problem (friction cones, non-negative and free rows) and its projection.
  *   - TalusCCP: one cone complementarity problem u = N r + q over that set, solved by any Tao type
  *     registered for it (apgd for friction; TAO's bound-constrained types for frictionless sets).
@@ -96,6 +96,14 @@ typedef enum {
 } TalusContactState;
 PETSC_EXTERN TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], const PetscReal q[3], PetscReal mu,
                                                       PetscReal r[3]);
+
+/* ---------------------------------------------------------------- the Tao type "nbgs" */
+
+/* Nonsmooth block Gauss-Seidel for the Coulomb problem with an assembled W (src/solver/nbgs.c). */
+#define TAONBGS "nbgs"
+PETSC_EXTERN PetscErrorCode TaoCreate_NBGS(Tao);
+PETSC_EXTERN PetscErrorCode TaoNBGSSetProblem(Tao, Mat W, Vec q, const TalusFeasibleSet *);
+PETSC_EXTERN PetscErrorCode TaoNBGSGetStates(Tao, PetscInt states[3]);
 
 /* ---------------------------------------------------------------- one CCP */
 

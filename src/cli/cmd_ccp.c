@@ -15,12 +15,14 @@ static PetscErrorCode ReportSolver(Tao tao)
   PetscInt           its, restarts, backtracks, best_it;
   PetscReal          residual, gatol, L;
   PetscErrorCode (*apgd_statistics)(Tao, PetscInt *, PetscInt *, PetscInt *, PetscReal *);
+  PetscErrorCode (*nbgs_states)(Tao, PetscInt[3]);
 
   PetscFunctionBegin;
   PetscCall(TaoGetType(tao, &tao_type));
   PetscCall(TaoGetSolutionStatus(tao, &its, NULL, &residual, NULL, NULL, &reason));
   PetscCall(TaoGetTolerances(tao, &gatol, NULL, NULL));
   PetscCall(PetscObjectQueryFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", &apgd_statistics));
+  PetscCall(PetscObjectQueryFunction((PetscObject)tao, "TaoNBGSGetStates_C", &nbgs_states));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  solver      %s: %s after %" PetscInt_FMT " iterations", tao_type,
                         TaoConvergedReasons[reason], its));
   if (apgd_statistics) {
@@ -30,8 +32,16 @@ static PetscErrorCode ReportSolver(Tao tao)
                           ", final L %.3g)",
                           restarts, backtracks, best_it, (double)L));
   }
+  if (nbgs_states) {
+    PetscInt states[3];
+    PetscCall((*nbgs_states)(tao, states));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          " (sweeps; after the last: %" PetscInt_FMT " contacts separating, %" PetscInt_FMT
+                          " sticking, %" PetscInt_FMT " sliding)",
+                          states[0], states[1], states[2]));
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n  residual    %.3e (%s; tolerance -tao_gatol %.1e)\n", (double)residual,
-                        apgd_statistics ? "eq. 39" : "the Tao type's own gradient norm", (double)gatol));
+                        apgd_statistics || nbgs_states ? "eq. 39" : "the Tao type's own gradient norm", (double)gatol));
   PetscFunctionReturn(0);
 }
 

@@ -58,6 +58,21 @@ PetscErrorCode TalusCCPAttach_APGD(TalusCCP ccp, Tao tao)
   PetscFunctionReturn(0);
 }
 
+/* nbgs solves the Coulomb problem itself (an exact local solve per contact): the problem as it is. */
+PetscErrorCode TalusCCPAttach_NBGS(TalusCCP ccp, Tao tao)
+{
+  PetscBool coulomb;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(ccp->type_name, TALUSCCPCOULOMB, &coulomb));
+  PetscCheck(coulomb, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type nbgs solves the Coulomb problem (its local solve is Coulomb's law): use -ccp_problem "
+             "coulomb, or -tao_type apgd for the %s problem",
+             ccp->type_name);
+  PetscCall(TaoNBGSSetProblem(tao, ccp->N, ccp->q, &ccp->set));
+  PetscFunctionReturn(0);
+}
+
 /* The Hessian is N whatever the point: nothing to compute. */
 static PetscErrorCode ConstantHessian(Tao tao, Vec x, Mat H, Mat P, void *ctx)
 {

@@ -11,7 +11,7 @@
  *              g = (1, -mu cos theta, -mu sin theta), r_n = -q_n / (W g)_n, and the slip
  *              u_t = r_n (W g)_t + q_t pointing along (cos theta, sin theta): a root in theta of
  *              the slip's misalignment with u_t . (cos theta, sin theta) > 0, found by sampling the
- *              circle and bisecting each sign change (to rounding).
+ *              circle and refining each sign change by regula falsi (Illinois) to rounding.
  */
 #include <talus.h>
 
@@ -82,21 +82,28 @@ TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], const PetscReal q
       PetscReal       F1;
       Slip(W, q, mu, theta1, &Wgn, &F1, &A);
       if ((F0 <= 0.0 && F1 >= 0.0) || (F0 >= 0.0 && F1 <= 0.0)) {
-        PetscReal lo = theta0, hi = theta1, Flo = F0, Fm;
-        for (int b = 0; b < SLIP_BISECTIONS && hi - lo > 0.0; b++) {
-          const PetscReal mid = 0.5 * (lo + hi);
-          Slip(W, q, mu, mid, &Wgn, &Fm, &A);
-          if ((Flo <= 0.0 && Fm >= 0.0) || (Flo >= 0.0 && Fm <= 0.0)) hi = mid;
-          else lo = mid, Flo = Fm;
-        }
-        {
-          const PetscReal theta = 0.5 * (lo + hi), c = PetscCosReal(theta), s = PetscSinReal(theta);
+        /* the Illinois variant of regula falsi: superlinear on a bracket, a few evaluations */
+        PetscReal lo = theta0, hi = theta1, Flo = F0, Fhi = F1, theta = lo, Fm = Flo;
+        int       side = 0;
+        for (int b = 0; b < SLIP_BISECTIONS && hi - lo > 4.0 * PETSC_MACHINE_EPSILON; b++) {
+          theta = Fhi != Flo ? (lo * Fhi - hi * Flo) / (Fhi - Flo) : 0.5 * (lo + hi);
+          if (!(theta > lo && theta < hi)) theta = 0.5 * (lo + hi);
           Slip(W, q, mu, theta, &Wgn, &Fm, &A);
-          if (Wgn > 0.0 && A > 0.0) { /* the slip points along the direction: the solution */
-            const PetscReal rn = -q[0] / Wgn;
-            r[0] = rn, r[1] = -mu * rn * c, r[2] = -mu * rn * s;
-            return TALUS_CONTACT_SLIDE;
+          if (Fm == 0.0) break;
+          if ((Flo < 0.0) == (Fm < 0.0)) {
+            lo = theta, Flo = Fm;
+            if (side == -1) Fhi *= 0.5;
+            side = -1;
+          } else {
+            hi = theta, Fhi = Fm;
+            if (side == 1) Flo *= 0.5;
+            side = 1;
           }
+        }
+        if (Wgn > 0.0 && A > 0.0) { /* the slip points along the direction: the solution */
+          const PetscReal rn = -q[0] / Wgn, c = PetscCosReal(theta), sn = PetscSinReal(theta);
+          r[0] = rn, r[1] = -mu * rn * c, r[2] = -mu * rn * sn;
+          return TALUS_CONTACT_SLIDE;
         }
       }
       theta0 = theta1, F0 = F1;

@@ -1,5 +1,5 @@
 /*
- * Registration of what the solver layer adds to PETSc: the Tao type "apgd", the contact problem's
+ * Registration of what the solver layer adds to PETSc: the Tao types "apgd" and "nbgs", the contact problem's
  * variants, the Tao types that can solve it, and the solver's log events. A new variant or solver
  * attachment is one line here.
  */
@@ -29,9 +29,11 @@ PetscErrorCode TalusSolverRegisterAll(void)
   solver_registered = PETSC_TRUE;
   PetscCall(PetscRegisterFinalize(TalusSolverFinalizePackage));
   PetscCall(TaoRegister(TAOAPGD, TaoCreate_APGD));
+  PetscCall(TaoRegister(TAONBGS, TaoCreate_NBGS));
   PetscCall(TalusCCPRegister(TALUSCCPRELAXED, TalusCCPCreate_Relaxed));
   PetscCall(TalusCCPRegister(TALUSCCPCOULOMB, TalusCCPCreate_Coulomb));
   PetscCall(TalusCCPSolverRegister(TAOAPGD, TalusCCPAttach_APGD));
+  PetscCall(TalusCCPSolverRegister(TAONBGS, TalusCCPAttach_NBGS));
   /* TAO's bound-constrained types that solve the frictionless problems (tests/mpi/test_ccp_solvers.c) */
   for (size_t i = 0; i < sizeof(bound_types) / sizeof(bound_types[0]); i++)
     PetscCall(TalusCCPSolverRegister(bound_types[i], TalusCCPAttach_Bounds));

@@ -241,6 +241,20 @@ for name, problem in (("Box_Stacks-i0122-82-5.hdf5", "coulomb"), ("Spheres-i099-
     if rc == 0:
         check_solution("%s (%s, -ccp_scale)" % (name, problem), W, q, mu, problem, out, 1e-4)
 
+# -tao_type nbgs (Gauss-Seidel with an exact Coulomb solve per contact, Jacobi across ranks): the
+# Coulomb problems of the collection, on 1 and 3 ranks, checked independently
+for name in ("Box_Stacks-i0122-82-5.hdf5", "Spheres-i099-356-679.hdf5", "LMGC_100_PR_PerioBox-i00361-60-03000.hdf5"):
+    if shipped is None:
+        break
+    fn = os.path.join(shipped, name)
+    W, q, mu = read_global_problem(fn) if "LMGC" not in name else read_csr_problem(fn)
+    for ranks in (1, 3):
+        out = path("%s-nbgs-%d.h5" % (name, ranks))
+        rc, so, se = run(["ccp", fn, "-ccp_problem", "coulomb", "-tao_type", "nbgs", "-tao_max_it", "5000", "-ccp_solution", out], ranks=ranks)
+        check(rc == 0 and "CONVERGED_GATOL" in so and "sticking" in so, "%s by nbgs on %d ranks: exit %d\n%s%s" % (name, ranks, rc, so, se))
+        if rc == 0:
+            check_solution("%s (coulomb, nbgs, %d ranks)" % (name, ranks), W, q, mu, "coulomb", out, 1e-5)
+
 # a ball of mass 2 (inertia 0.4 about each axis) on a plane, sliding at 2 m/s, h = 0.01, mu = 0.2,
 # in the global form with the contact at -0.5 e_z from the centre: H^T v = (v_z, v_x - 0.5 w_y,
 # v_y + 0.5 w_x), f = M v_free. It slides (|u_t| > 0) and the normal impulse stops the fall:
@@ -321,6 +335,8 @@ bad.append(([good, "-ccp_problem", "frictionless"], "-ccp_problem"))
 bad.append(([good, "-tao_apgd_step_growth", "3"], "step_growth"))
 bad.append(([good, "-tao_type", "blmvm"], "handles box constraints only"))
 bad.append(([good, "-tao_type", "nm"], "cannot solve a contact problem"))
+bad.append(([good, "-tao_type", "nbgs", "-ccp_problem", "relaxed"], "nbgs solves the Coulomb problem"))
+bad.append(([good, "-tao_type", "nbgs", "-ccp_problem", "coulomb", "-tao_nbgs_omega", "2.5"], "-tao_nbgs_omega must be in (0, 2)"))
 
 for args, expected in bad:
     for ranks in (None, 2):
@@ -339,6 +355,9 @@ for args, expected in bad:
 rc, so, se = run(["ccp", good, "-help"])
 for option in ("-ccp_scale", "-fclib_form", "-tao_apgd_residual_step", "-tao_apgd_restart", "-tao_apgd_reuse_gradients", "-ccp_problem", "-ccp_solution", "-tao_gatol"):
     check(option in so, "-help does not list %s" % option)
+rc, so, se = run(["ccp", good, "-tao_type", "nbgs", "-ccp_problem", "coulomb", "-help"])
+for option in ("-tao_nbgs_omega", "-tao_nbgs_interface_omega", "-tao_nbgs_residual_scale"):
+    check(option in so, "-help with -tao_type nbgs does not list %s" % option)
 rc, so, se = run([])
 check(rc == 0 and "talus ccp FILE" in so, "talus without arguments does not print its usage")
 

@@ -121,6 +121,9 @@ for tao_type in ("blmvm", "bncg"):
         check(dx < 1e-6 and dv < 1e-4, "frictionless filling: %s and apgd end %g m, %g m/s apart" % (tao_type, dx, dv))
 p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", os.path.join(WORK, "friction-blmvm"), "-t_final", "0.1", "-tao_type", "blmvm"])
 check(p.returncode == 1 and "handles box constraints only" in p.stderr and "PETSC ERROR" not in p.stderr, "blmvm with friction: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+# nbgs needs an assembled N; a scene's is matrix-free: refused with the way out
+p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", os.path.join(WORK, "friction-nbgs"), "-t_final", "0.1", "-tao_type", "nbgs"])
+check(p.returncode == 1 and "use -tao_type apgd" in p.stderr and "PETSC ERROR" not in p.stderr, "nbgs in a scene: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
 
 # ------------------------------------------------------------------ bad scenes
 GOOD = """name: bad

@@ -462,14 +462,7 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   apgd->best_residual        = PETSC_INFINITY;
   apgd->block_size           = 1;
 
-  /* Stop on the absolute residual of eq. 39 only (seed 001's tolerance tau), after at most 1000
-     iterations; the relative tests of TAO's default convergence test do not suit a residual
-     that is not a gradient norm. */
-  if (!tao->max_it_changed) tao->max_it = 1000;
-  if (!tao->max_funcs_changed) tao->max_funcs = -1;
-  if (!tao->gatol_changed) tao->gatol = 1.0e-8;
-  if (!tao->grtol_changed) tao->grtol = 0.0;
-  if (!tao->gttol_changed) tao->gttol = 0.0;
+  TalusTaoSetResidualTolerances(tao);
 
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetProjection_C", TaoAPGDSetProjection_APGD));
   PetscCall(

@@ -6,6 +6,7 @@
 #define TALUS_APGD_IMPL_H
 #include <petsc/private/taoimpl.h>
 #include <talus.h>
+#include "residual_tolerances.h"
 
 typedef struct {
   /* the feasible set, as a projection of blocks of local rows (NULL: the whole space) */

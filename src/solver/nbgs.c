@@ -16,8 +16,8 @@
  * W must be an AIJ matrix (talus ccp's problems, FCLib files, dumps); the simulator's matrix-free N
  * has no rows to visit (a Gauss-Seidel on body velocities is the form it needs).
  */
-#include <petsc/private/taoimpl.h>
 #include <talus.h>
+#include "residual_tolerances.h"
 
 typedef struct {
   Mat                     W;
@@ -374,12 +374,7 @@ PETSC_EXTERN PetscErrorCode TaoCreate_NBGS(Tao tao)
   nb->omega           = 1.0;
   nb->interface_omega = 0.5;
   nb->residual_scale  = 1.0e-3;
-  /* as apgd: stop on the absolute residual only */
-  if (!tao->max_it_changed) tao->max_it = 1000;
-  if (!tao->max_funcs_changed) tao->max_funcs = -1;
-  if (!tao->gatol_changed) tao->gatol = 1.0e-8;
-  if (!tao->grtol_changed) tao->grtol = 0.0;
-  if (!tao->gttol_changed) tao->gttol = 0.0;
+  TalusTaoSetResidualTolerances(tao);
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoNBGSSetProblem_C", TaoNBGSSetProblem_NBGS));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoNBGSGetStates_C", TaoNBGSGetStates_NBGS));
   PetscFunctionReturn(0);

@@ -255,6 +255,15 @@ for name in ("Box_Stacks-i0122-82-5.hdf5", "Spheres-i099-356-679.hdf5", "LMGC_10
         if rc == 0:
             check_solution("%s (coulomb, nbgs, %d ranks)" % (name, ranks), W, q, mu, "coulomb", out, 1e-5)
 
+# scripts/solver-table: one row per solver, each converged on the box stacks
+if shipped is not None:
+    import subprocess
+    p = subprocess.run([os.path.join(ROOT, "scripts", "solver-table"), os.path.join(shipped, "Box_Stacks-i0122-82-5.hdf5")],
+                       capture_output=True, text=True, env=dict(os.environ, TALUS=os.path.abspath(TALUS)), timeout=120)
+    rows = [l for l in p.stdout.splitlines() if l.startswith("| Box_Stacks")]
+    check(p.returncode == 0 and len(rows) == 3 and all("CONVERGED_GATOL" in r for r in rows),
+          "scripts/solver-table: exit %d\n%s%s" % (p.returncode, p.stdout, p.stderr))
+
 # a ball of mass 2 (inertia 0.4 about each axis) on a plane, sliding at 2 m/s, h = 0.01, mu = 0.2,
 # in the global form with the contact at -0.5 e_z from the centre: H^T v = (v_z, v_x - 0.5 w_y,
 # v_y + 0.5 w_x), f = M v_free. It slides (|u_t| > 0) and the normal impulse stops the fall:

@@ -11,7 +11,8 @@
  *              g = (1, -mu cos theta, -mu sin theta), r_n = -q_n / (W g)_n, and the slip
  *              u_t = r_n (W g)_t + q_t pointing along (cos theta, sin theta): a root in theta of
  *              the slip's misalignment with u_t . (cos theta, sin theta) > 0, found by sampling the
- *              circle and refining each sign change by regula falsi (Illinois) to rounding.
+ *              circle outwards from the slip the sticking impulse failed to stop and refining the
+ *              first usable sign change by regula falsi (Illinois) to rounding.
  */
 #include <talus.h>
 
@@ -43,6 +44,40 @@ static void Slip(const PetscReal W[9], const PetscReal q[3], PetscReal mu, Petsc
   *A   = V[0] * c + V[1] * s;
 }
 
+/* The sliding solution in [lo, hi] if the misalignment changes sign there and the slip at its root
+   points along the direction: the root by the Illinois variant of regula falsi (superlinear on a
+   bracket, a few evaluations). */
+static PetscBool SlideBetween(const PetscReal W[9], const PetscReal q[3], PetscReal mu, PetscReal lo, PetscReal hi,
+                              PetscReal Flo, PetscReal Fhi, PetscReal r[3])
+{
+  PetscReal theta = lo, Fm = Flo, Wgn, A;
+  int       side = 0;
+
+  if ((Flo < 0.0 && Fhi < 0.0) || (Flo > 0.0 && Fhi > 0.0)) return PETSC_FALSE;
+  for (int b = 0; b < SLIP_BISECTIONS && hi - lo > 4.0 * PETSC_MACHINE_EPSILON; b++) {
+    theta = Fhi != Flo ? (lo * Fhi - hi * Flo) / (Fhi - Flo) : 0.5 * (lo + hi);
+    if (!(theta > lo && theta < hi)) theta = 0.5 * (lo + hi);
+    Slip(W, q, mu, theta, &Wgn, &Fm, &A);
+    if (Fm == 0.0) break;
+    if ((Flo < 0.0) == (Fm < 0.0)) {
+      lo = theta, Flo = Fm;
+      if (side == -1) Fhi *= 0.5;
+      side = -1;
+    } else {
+      hi = theta, Fhi = Fm;
+      if (side == 1) Flo *= 0.5;
+      side = 1;
+    }
+  }
+  Slip(W, q, mu, theta, &Wgn, &Fm, &A);
+  if (!(Wgn > 0.0 && A > 0.0)) return PETSC_FALSE; /* the slip points against the direction: not a solution */
+  {
+    const PetscReal rn = -q[0] / Wgn;
+    r[0] = rn, r[1] = -mu * rn * PetscCosReal(theta), r[2] = -mu * rn * PetscSinReal(theta);
+  }
+  return PETSC_TRUE;
+}
+
 /* The solution of a 3 x 3 SPD system by Cramer's rule (the block is small and well away from singular
    for any contact with mass behind it). */
 static PetscBool Solve3(const PetscReal W[9], const PetscReal b[3], PetscReal x[3])
@@ -58,7 +93,8 @@ static PetscBool Solve3(const PetscReal W[9], const PetscReal b[3], PetscReal x[
 
 TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], const PetscReal q[3], PetscReal mu, PetscReal r[3])
 {
-  PetscReal minus_q[3] = {-q[0], -q[1], -q[2]}, stick[3];
+  PetscReal minus_q[3] = {-q[0], -q[1], -q[2]}, stick[3] = {0.0, 0.0, 0.0};
+  PetscBool solved;
 
   if (q[0] >= 0.0) {
     r[0] = r[1] = r[2] = 0.0;
@@ -69,47 +105,31 @@ TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], const PetscReal q
     r[1] = r[2] = 0.0;
     return TALUS_CONTACT_SLIDE;
   }
-  if (Solve3(W, minus_q, stick) && stick[0] >= 0.0 &&
-      PetscSqrtReal(stick[1] * stick[1] + stick[2] * stick[2]) <= mu * stick[0]) {
+  solved = Solve3(W, minus_q, stick);
+  if (solved && stick[0] >= 0.0 && PetscSqrtReal(stick[1] * stick[1] + stick[2] * stick[2]) <= mu * stick[0]) {
     for (int k = 0; k < 3; k++) r[k] = stick[k];
     return TALUS_CONTACT_STICK;
   }
-  {
-    PetscReal theta0 = 0.0, F0, Wgn, A;
-    Slip(W, q, mu, theta0, &Wgn, &F0, &A);
-    for (int k = 1; k <= SLIP_SAMPLES; k++) {
-      const PetscReal theta1 = 2.0 * PETSC_PI * k / SLIP_SAMPLES;
-      PetscReal       F1;
-      Slip(W, q, mu, theta1, &Wgn, &F1, &A);
-      if ((F0 <= 0.0 && F1 >= 0.0) || (F0 >= 0.0 && F1 <= 0.0)) {
-        /* the Illinois variant of regula falsi: superlinear on a bracket, a few evaluations */
-        PetscReal lo = theta0, hi = theta1, Flo = F0, Fhi = F1, theta = lo, Fm = Flo;
-        int       side = 0;
-        for (int b = 0; b < SLIP_BISECTIONS && hi - lo > 4.0 * PETSC_MACHINE_EPSILON; b++) {
-          theta = Fhi != Flo ? (lo * Fhi - hi * Flo) / (Fhi - Flo) : 0.5 * (lo + hi);
-          if (!(theta > lo && theta < hi)) theta = 0.5 * (lo + hi);
-          Slip(W, q, mu, theta, &Wgn, &Fm, &A);
-          if (Fm == 0.0) break;
-          if ((Flo < 0.0) == (Fm < 0.0)) {
-            lo = theta, Flo = Fm;
-            if (side == -1) Fhi *= 0.5;
-            side = -1;
-          } else {
-            hi = theta, Fhi = Fm;
-            if (side == 1) Flo *= 0.5;
-            side = 1;
-          }
-        }
-        if (Wgn > 0.0 && A > 0.0) { /* the slip points along the direction: the solution */
-          const PetscReal rn = -q[0] / Wgn, c = PetscCosReal(theta), sn = PetscSinReal(theta);
-          r[0] = rn, r[1] = -mu * rn * c, r[2] = -mu * rn * sn;
+  { /* the slip direction: search outwards from the direction opposite to the sticking impulse's
+       tangential part (the slip it failed to stop), both ways around the circle */
+    const PetscReal h      = 2.0 * PETSC_PI / SLIP_SAMPLES;
+    const PetscReal guess  = solved ? PetscAtan2Real(-stick[2], -stick[1]) : PetscAtan2Real(q[2], q[1]);
+    PetscReal       end[2] = {guess, guess}, Fend[2], Wgn, A;
+    Slip(W, q, mu, guess, &Wgn, &Fend[0], &A);
+    Fend[1] = Fend[0];
+    for (int k = 0; k < SLIP_SAMPLES / 2; k++)
+      for (int side = 0; side < 2; side++) {
+        const PetscReal next = end[side] + (side ? -h : h);
+        PetscReal       Fnext;
+        Slip(W, q, mu, next, &Wgn, &Fnext, &A);
+        if (side ? SlideBetween(W, q, mu, next, end[side], Fnext, Fend[side], r)
+                 : SlideBetween(W, q, mu, end[side], next, Fend[side], Fnext, r))
           return TALUS_CONTACT_SLIDE;
-        }
+        end[side] = next, Fend[side] = Fnext;
       }
-      theta0 = theta1, F0 = F1;
-    }
   }
-  /* no slip direction found (not seen with an SPD block): the closest admissible impulse to sticking */
+  /* no slip direction found (not seen with an SPD block): the closest admissible impulse to sticking
+     (0 if the block is singular) */
   TalusProjectTriplet(mu, stick, r);
   return TALUS_CONTACT_SLIDE;
 }

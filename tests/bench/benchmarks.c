@@ -41,6 +41,7 @@ void TalusBenchCleanup(void)
 {
   for (int k = 0; k < ncached; k++) RandomProblemDestroy(&cache[k].prob);
   ncached = 0;
+  TalusBenchCleanupSolvers();
 }
 
 /* Triad a = b + s c over 2^25 doubles per array (768 MiB in all): far beyond any cache. The pass
@@ -171,6 +172,7 @@ void TalusBenchRegisterAll(void)
     TalusBenchRegister("delassus_apply", BenchDelassus, sizes, nsizes);
     TalusBenchRegister("apgd_iteration", BenchAPGDIteration, sizes, nsizes);
     TalusBenchRegisterSimulation();
+    TalusBenchRegisterSolvers();
   }
   TalusBenchRegisterParallelSimulation();
 }

@@ -50,6 +50,9 @@ void TalusBenchRegisterAll(void);
    benchmarks; called by TalusBenchRegisterAll. */
 void TalusBenchRegisterSimulation(void);
 void TalusBenchRegisterParallelSimulation(void);
+/* Defined by solver_benchmarks.c: every solver on the FCLib problems to a tolerance; its cleanup. */
+void TalusBenchRegisterSolvers(void);
+void TalusBenchCleanupSolvers(void);
 /* Defined by the benchmark files: frees what the benchmarks cached, before PETSc shuts down. */
 void TalusBenchCleanup(void);
 

@@ -9,7 +9,9 @@ Usage: test_bench_script.py TALUS TALUS_BENCH SOURCE_ROOT WORK_DIR
 - bad options (non-numbers, zero or negative sizes, ranks, steps, tolerance, missing executables)
   are refused with a usage error (exit status 2) before anything runs, without a traceback;
 - a run that fails (a talus that exits with an error) stops with one error naming the command,
-  exit status 1, and writes no results.
+  exit status 1, and writes no results;
+- the solver benchmarks (solve/PROBLEM/SOLVER) run every solver on a shipped FCLib problem and on a
+  problem given in TALUS_BENCH_PROBLEMS, and report their counters.
 """
 import json
 import os
@@ -31,6 +33,21 @@ def bench(*args, talus=TALUS):
 
 
 subprocess.run(["rm", "-rf", work])
+
+# ------------------------------------------------------------------ the solver benchmarks
+extra = os.path.join(ROOT, "inputs", "fclib", "Spheres-i099-356-679.hdf5")
+p = subprocess.run([BENCH, "--benchmark_filter=solve/Box_Stacks", "--benchmark_min_time=0.001", "--benchmark_format=json"],
+                   capture_output=True, text=True, env=dict(ENV, TALUS_BENCH_PROBLEMS=extra + ":"), timeout=600)
+check(p.returncode == 0, "solver benchmarks: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+if p.returncode == 0:
+    runs = {b["name"].split("/")[2]: b for b in json.loads(p.stdout)["benchmarks"] if b["name"].startswith("solve/Box_Stacks")}
+    check(sorted(runs) == ["apgd", "apgd_scaled", "nbgs"], "solver benchmarks on the box stacks: %s" % sorted(runs))
+    for name, b in runs.items():
+        check(b.get("converged") == 1 and b.get("iterations", 0) > 0 and b.get("u_outside_dual_cone", 1) < 1e-7,
+              "solver benchmark %s: %s" % (name, b))
+p = subprocess.run([BENCH, "--benchmark_list_tests"], capture_output=True, text=True,
+                   env=dict(ENV, TALUS_BENCH_PROBLEMS=extra), timeout=120)
+check(p.stdout.count("solve/Spheres-i099-356-679/nbgs") == 2, "a problem in TALUS_BENCH_PROBLEMS is not registered:\n%s" % p.stdout)
 
 # ------------------------------------------------------------------ a small run
 p = bench("--bodies", "8,24", "--steps", "2", "--ranks", "1,2", "--converge-bodies", "8", "--converge-max-it", "200", "--out", stem)

@@ -51,17 +51,16 @@ static PetscErrorCode WriteExtras(const char filename[], Vec warm_start, const T
     PetscCall(FCLibWriteSlice(&f, "/talus/time_and_residual", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 2, 0,
                               rank == 0 ? 2 : 0, values));
   }
-  { /* the reason's name as a string attribute of /talus (every rank writes the same, as HDF5 asks) */
-    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), group = H5Gopen2(f.file, "/talus", H5P_DEFAULT),
-          attr;
-    herr_t err = H5Tset_size(type, strlen(reason) + 1);
-    attr       = H5Acreate2(group, "reason", type, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (err >= 0) err = attr >= 0 ? H5Awrite(attr, type, reason) : -1;
-    if (attr >= 0) H5Aclose(attr);
-    H5Gclose(group);
-    H5Sclose(space);
-    H5Tclose(type);
-    H5Call(f.comm, err, "%s: cannot write the attribute /talus/reason", filename);
+  { /* the reason's name as a string attribute of /talus, through the HDF5 layer's writer */
+    TalusH5Writer w;
+    hid_t         group = H5Gopen2(f.file, "/talus", H5P_DEFAULT);
+    PetscCall(TalusH5WriterInit(&w, f.comm, "contact problem", f.file));
+    TalusH5Note(&w, group, "/talus");
+    if (group >= 0) {
+      TalusH5WriteStringAttribute(&w, group, "reason", reason);
+      H5Gclose(group);
+    }
+    PetscCall(TalusH5Agree(&w, filename));
   }
   PetscCall(FCLibClose(&f));
   PetscFunctionReturn(0);

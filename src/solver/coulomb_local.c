@@ -16,8 +16,8 @@
  */
 #include <talus.h>
 
-#define SLIP_SAMPLES    96
-#define SLIP_BISECTIONS 64
+#define SLIP_SAMPLES     96
+#define SLIP_REFINEMENTS 64
 
 static void Mult3(const PetscReal W[9], const PetscReal x[3], PetscReal y[3])
 {
@@ -54,7 +54,7 @@ static PetscBool SlideBetween(const PetscReal W[9], const PetscReal q[3], PetscR
   int       side = 0;
 
   if ((Flo < 0.0 && Fhi < 0.0) || (Flo > 0.0 && Fhi > 0.0)) return PETSC_FALSE;
-  for (int b = 0; b < SLIP_BISECTIONS && hi - lo > 4.0 * PETSC_MACHINE_EPSILON; b++) {
+  for (int b = 0; b < SLIP_REFINEMENTS && hi - lo > 4.0 * PETSC_MACHINE_EPSILON; b++) {
     theta = Fhi != Flo ? (lo * Fhi - hi * Flo) / (Fhi - Flo) : 0.5 * (lo + hi);
     if (!(theta > lo && theta < hi)) theta = 0.5 * (lo + hi);
     Slip(W, q, mu, theta, &Wgn, &Fm, &A);

@@ -53,7 +53,7 @@ static PetscErrorCode NBGSRelease(TAO_NBGS *nb)
 static PetscErrorCode NBGSSetUpProblem(Tao tao)
 {
   TAO_NBGS       *nb = (TAO_NBGS *)tao->data;
-  PetscBool       mpi, seq;
+  PetscBool       mpi;
   const PetscInt *garray;
   PetscInt        nc, rstart, nghost = 0;
   PetscReal       dmax = 0.0;
@@ -64,10 +64,6 @@ static PetscErrorCode NBGSSetUpProblem(Tao tao)
              "nbgs needs its problem (TaoNBGSSetProblem) before it solves");
   PetscCall(NBGSRelease(nb));
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)nb->W, MATMPIAIJ, &mpi));
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)nb->W, MATSEQAIJ, &seq));
-  PetscCheck(mpi || seq, PetscObjectComm((PetscObject)tao), PETSC_ERR_SUP,
-             "nbgs visits the rows of an assembled N (an AIJ matrix, as talus ccp reads); this N is not one: use "
-             "-tao_type apgd");
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)tao), &nb->size));
   if (mpi) {
     PetscCall(MatMPIAIJGetSeqAIJ(nb->W, &nb->Wd, &nb->Wo, &garray));
@@ -354,6 +350,14 @@ static PetscErrorCode TaoNBGSSetProblem_NBGS(Tao tao, Mat W, Vec q, const TalusF
   TAO_NBGS *nb = (TAO_NBGS *)tao->data;
 
   PetscFunctionBegin;
+  if (W) { /* the sweep reads W's rows: only an assembled W has them */
+    PetscBool mpi, seq;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)W, MATMPIAIJ, &mpi));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)W, MATSEQAIJ, &seq));
+    PetscCheck(mpi || seq, PetscObjectComm((PetscObject)tao), PETSC_ERR_SUP,
+               "nbgs visits the rows of an assembled N (an AIJ matrix, as talus ccp reads); this N is not one: use "
+               "-tao_type apgd");
+  }
   PetscCall(NBGSRelease(nb));
   if (W) PetscCall(PetscObjectReference((PetscObject)W));
   if (q) PetscCall(PetscObjectReference((PetscObject)q));

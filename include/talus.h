@@ -184,6 +184,30 @@ PETSC_EXTERN PetscErrorCode TalusDelassusAssemble(Mat B, Vec inverse_mass, Mat *
 /* diag(N), computed by the shell's creator, for MatGetDiagonal (and so for -ccp_scale). */
 PETSC_EXTERN PetscErrorCode TalusDelassusSetDiagonal(Mat N, Vec diagonal);
 /*
+ * Row blocks of B (3 rows: a contact) and their products with M^-1, one block at a time, for solvers
+ * that work on body velocities (nbgs: Gauss-Seidel on w = M^-1 B^T r, so that (N r)_c = B_c w). w is
+ * the local form of a body-space vector made like the operator's (VecCreateGhostBlock, block 6:
+ * owned bodies, then the ghosts the blocks touch). A matrix offers them by composing
+ * "TalusMatGetBlockRows_C" (the matrix-free B; the Delassus shell forwards to its B); the struct
+ * stays valid while the matrix lives.
+ */
+typedef struct {
+  PetscInt nblocks; /* this rank's row blocks, 3 rows each */
+  void    *ctx;
+  /* u = (B w)_c */
+  void (*gather)(void *ctx, PetscInt c, const PetscScalar *w, PetscScalar u[3]);
+  /* w += M^-1 B_c^T f, on owned and ghost slots */
+  void (*scatter)(void *ctx, PetscInt c, const PetscScalar f[3], PetscScalar *w);
+  /* W_cc = B_c M^-1 B_c^T, 3 x 3 row by row */
+  void (*block)(void *ctx, PetscInt c, PetscReal W[9]);
+  /* the two bodies' slots in w's local form (-1: a fixed body) */
+  void (*slots)(void *ctx, PetscInt c, PetscInt slot[2]);
+} TalusBlockRows;
+/* The row blocks of A if it offers them (found = PETSC_FALSE otherwise). */
+PETSC_EXTERN PetscErrorCode TalusMatGetBlockRows(Mat A, TalusBlockRows *rows, PetscBool *found);
+/* The body-space vector of the Delassus shell (a duplicate of the one it was made with). */
+PETSC_EXTERN PetscErrorCode TalusDelassusGetBodyVector(Mat N, Vec *body);
+/*
  * y = A x + z (z may be NULL), plus shift[c] on local row 3c for each local entry c of shift: the
  * normal rows of the contacts, which come first in their triplets (the anti-relaxation shift of
  * seed 001 eq. 28, kept per contact instead of in a full linear-term vector). shift may be NULL.
@@ -235,6 +259,8 @@ PETSC_EXTERN PetscErrorCode TalusFCLibWrite(const char filename[], const TalusFC
 /* Adds the global form of the same problem to a file written by TalusFCLibWrite. */
 PETSC_EXTERN PetscErrorCode TalusFCLibAppendGlobal(const char filename[], const TalusFCLibGlobal *, TalusFCLibStorage);
 PETSC_EXTERN PetscErrorCode TalusFCLibWriteSolution(const char filename[], Vec r, Vec u);
+/* FCLib's first guess /guesses/1/r (a dump's warm start) into r; found false if the file has none. */
+PETSC_EXTERN PetscErrorCode TalusFCLibReadGuess(const char filename[], Vec r, PetscBool *found);
 PETSC_EXTERN PetscErrorCode TalusFCLibProblemDestroy(TalusFCLibProblem *);
 PETSC_EXTERN PetscErrorCode TalusFCLibGlobalDestroy(TalusFCLibGlobal *);
 

@@ -86,7 +86,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   TalusCCP          ccp;
   Vec               r, u;
   char              solution[PETSC_MAX_PATH_LEN] = "";
-  PetscBool         write_solution, view = PETSC_FALSE;
+  PetscBool         write_solution, view = PETSC_FALSE, warm = PETSC_FALSE, found;
   TalusFCLibForm    form = TALUS_FCLIB_ANY;
   PetscLogDouble    t0, t1;
 
@@ -103,6 +103,10 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
                              "TalusFCLibReadForm", TalusFCLibForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
   PetscCall(PetscOptionsBool("-ccp_view", "Print the problem and its solver after the solve", "TalusCCPView", view,
                              &view, NULL));
+  PetscCall(
+    PetscOptionsBool("-ccp_warm_start",
+                     "Start from the file's first guess (/guesses/1/r, the warm start a dump records) instead of r = 0",
+                     "TalusFCLibReadGuess", warm, &warm, NULL));
   PetscOptionsEnd();
 
   PetscCall(TalusFCLibReadForm(PETSC_COMM_WORLD, argv[1], form, &prob));
@@ -113,6 +117,11 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscCall(TalusCCPSetFromOptions(ccp));
   PetscCall(VecDuplicate(prob.q, &r));
   PetscCall(VecSet(r, 0.0)); /* the cold start of seed 001 line 1 */
+  if (warm) {
+    PetscCall(TalusFCLibReadGuess(argv[1], r, &found));
+    PetscCheck(found, PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED,
+               "%s has no first guess (/guesses/1/r) for -ccp_warm_start", argv[1]);
+  }
 
   PetscCall(PetscBarrier(NULL));
   PetscCall(PetscTime(&t0));

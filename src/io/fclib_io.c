@@ -144,3 +144,27 @@ PetscErrorCode TalusFCLibWriteSolution(const char filename[], Vec r, Vec u)
   PetscCall(FCLibClose(&f));
   PetscFunctionReturn(0);
 }
+
+/* FCLib's first guess (/guesses/1/r: the warm start a dump records) into r, whose layout it takes;
+   found is PETSC_FALSE (r unchanged) when the file has none. */
+PetscErrorCode TalusFCLibReadGuess(const char filename[], Vec r, PetscBool *found)
+{
+  FCLibFile f;
+  PetscInt  local, global;
+  Vec       guess;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(r, &local));
+  PetscCall(VecGetSize(r, &global));
+  PetscCall(FCLibOpen(PetscObjectComm((PetscObject)r), filename, FCLIB_READ, &f));
+  *found = FCLibExists(&f, "/guesses/1/r");
+  if (*found) {
+    PetscCall(FCLibReadVec(&f, "/guesses/1/r", local, global, "3 per contact, as q", &guess));
+    PetscCall(FCLibClose(&f));
+    PetscCheck(FCLibAllFinite(guess), PetscObjectComm((PetscObject)r), PETSC_ERR_FILE_UNEXPECTED,
+               "%s: /guesses/1/r holds NaN or Inf", filename);
+    PetscCall(VecCopy(guess, r));
+    PetscCall(VecDestroy(&guess));
+  } else PetscCall(FCLibClose(&f));
+  PetscFunctionReturn(0);
+}

@@ -36,8 +36,16 @@ static PetscErrorCode MatrixFreeBeginBodies(TalusJacobianBuilder *jb, TalusStepC
   PetscCall(VecCreateGhostBlock(sim->comm, 6, 6 * sim->ndynamic, PETSC_DETERMINE, nghost, ghosts, &ccp->v_free));
   ccp->bytes_per_product = 48.0 * nghost;
   PetscCall(PetscFree(ghosts));
-  PetscCall(TalusGrowArray(TALUS_INVERSE_MASS * sizeof(PetscReal), sim->ndynamic, &sim->inverse_mass_capacity,
+  /* M^-1 of the owned bodies (add_body) and of the ghosts, whose masses and orientations this rank
+     holds: a block's diagonal block of N and Gauss-Seidel on body velocities need both */
+  PetscCall(TalusGrowArray(TALUS_INVERSE_MASS * sizeof(PetscReal), sim->ndynamic + nghost, &sim->inverse_mass_capacity,
                            &sim->inverse_mass));
+  for (PetscInt k = b->nowned; k < b->n; k++) {
+    PetscReal A[9];
+    if (slot[k] < 0) continue;
+    TalusQuatToMatrix(&b->quaternion[4 * k], A);
+    TalusInverseMassRecord(b->mass[k], &b->inertia[3 * k], A, &sim->inverse_mass[TALUS_INVERSE_MASS * slot[k]]);
+  }
   PetscFunctionReturn(0);
 }
 

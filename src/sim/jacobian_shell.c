@@ -43,12 +43,14 @@ typedef struct {
   const PetscInt  *slot;     /* 2 per contact: the body's slot in the ghosted local vector, -1 if fixed */
   const PetscReal *J;        /* the records, one after the other: n, t, then lambda_a, lambda_b or S_a, S_b */
   const char      *kind;     /* per contact: TALUS_JACOBIAN_AXIAL or TALUS_JACOBIAN_GENERAL, the record's length */
-  const PetscReal *minv;     /* TALUS_INVERSE_MASS per owned dynamic body: 1/m, then A J^-1 A^T as xx yy zz xy xz yz */
+  const PetscReal *minv;     /* TALUS_INVERSE_MASS per slot (owned dynamic bodies, then ghosts): 1/m, then A J^-1 A^T as
+                            xx yy zz xy xz yz */
   /* B^T g assigns a body's entries at its first contact instead of zeroing the whole body vector
      first, which would be a pass of its own: */
   unsigned char *first;              /* per contact: FIRST_A, FIRST_B if it is the first contact of its body a, b */
   PetscInt      *untouched;          /* the owned slots no contact touches (zeroed by each B^T g) */
   PetscInt       nuntouched, nslots; /* slots the contacts touch: [0, nslots) but the untouched */
+  PetscInt      *offset;             /* per contact, where its record starts (made for TalusMatGetBlockRows) */
 } JacobianShell;
 
 enum {
@@ -123,28 +125,36 @@ static PetscErrorCode LocalForm(Vec v, Vec *local)
   PetscFunctionReturn(0);
 }
 
+/* (B x)_c of one contact: F (v_b + omega_b x S_b - v_a - omega_a x S_a) */
+static inline void GatherOne(const Contact *restrict k, PetscInt a, PetscInt b, const PetscScalar *restrict xv,
+                             PetscReal *u0, PetscReal *u1, PetscReal *u2)
+{
+  PetscReal r0 = 0.0, r1 = 0.0, r2 = 0.0;
+
+  if (b >= 0) {
+    const PetscScalar *v = &xv[6 * b];
+    r0 = v[0] + v[4] * k->b2 - v[5] * k->b1, r1 = v[1] + v[5] * k->b0 - v[3] * k->b2,
+    r2 = v[2] + v[3] * k->b1 - v[4] * k->b0;
+  }
+  if (a >= 0) {
+    const PetscScalar *v = &xv[6 * a];
+    r0 -= v[0] + v[4] * k->a2 - v[5] * k->a1, r1 -= v[1] + v[5] * k->a0 - v[3] * k->a2,
+      r2 -= v[2] + v[3] * k->a1 - v[4] * k->a0;
+  }
+  *u0 = k->n0 * r0 + k->n1 * r1 + k->n2 * r2, *u1 = k->t0 * r0 + k->t1 * r1 + k->t2 * r2,
+  *u2 = k->w0 * r0 + k->w1 * r1 + k->w2 * r2;
+}
+
 /* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u; plus sv[c] on the normal row */
 static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
                            const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv,
                            const PetscScalar *restrict sv, PetscBool add, PetscScalar *restrict yv)
 {
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
-    const PetscInt a = slot[2 * c], b = slot[2 * c + 1];
-    const Contact  k  = Unpack(&J[offset], kind[c]);
-    PetscReal      r0 = 0.0, r1 = 0.0, r2 = 0.0, u0, u1, u2; /* v_b + omega_b x S_b - v_a - omega_a x S_a */
+    const Contact k = Unpack(&J[offset], kind[c]);
+    PetscReal     u0, u1, u2;
     PrefetchRecord(&J[offset]);
-    if (b >= 0) {
-      const PetscScalar *v = &xv[6 * b];
-      r0 = v[0] + v[4] * k.b2 - v[5] * k.b1, r1 = v[1] + v[5] * k.b0 - v[3] * k.b2,
-      r2 = v[2] + v[3] * k.b1 - v[4] * k.b0;
-    }
-    if (a >= 0) {
-      const PetscScalar *v = &xv[6 * a];
-      r0 -= v[0] + v[4] * k.a2 - v[5] * k.a1, r1 -= v[1] + v[5] * k.a0 - v[3] * k.a2,
-        r2 -= v[2] + v[3] * k.a1 - v[4] * k.a0;
-    }
-    u0 = k.n0 * r0 + k.n1 * r1 + k.n2 * r2, u1 = k.t0 * r0 + k.t1 * r1 + k.t2 * r2,
-    u2 = k.w0 * r0 + k.w1 * r1 + k.w2 * r2;
+    GatherOne(&k, slot[2 * c], slot[2 * c + 1], xv, &u0, &u1, &u2);
     if (sv) u0 += sv[c];
     if (add) yv[3 * c] += u0, yv[3 * c + 1] += u1, yv[3 * c + 2] += u2;
     else {
@@ -307,6 +317,92 @@ static PetscErrorCode FirstContacts(JacobianShell *ctx)
   PetscFunctionReturn(0);
 }
 
+/* ---- one contact at a time (TalusBlockRows, for Gauss-Seidel on body velocities) */
+
+static void BlockGather(void *vctx, PetscInt c, const PetscScalar *w, PetscScalar u[3])
+{
+  const JacobianShell *ctx = (const JacobianShell *)vctx;
+  const Contact        k   = Unpack(&ctx->J[ctx->offset[c]], ctx->kind[c]);
+  PetscReal            u0, u1, u2;
+
+  GatherOne(&k, ctx->slot[2 * c], ctx->slot[2 * c + 1], w, &u0, &u1, &u2);
+  u[0] = u0, u[1] = u1, u[2] = u2;
+}
+
+/* w_s += sign M_s^-1 (f, S x f) for the body in slot s (M^-1 as in TalusJacobianApplyInverseMass) */
+static inline void AddInverseMassWrench(const PetscReal *restrict m, PetscReal sign, const PetscReal f[3],
+                                        const PetscReal S[3], PetscScalar *restrict w)
+{
+  PetscReal tq[3];
+
+  TalusCross3(S, f, tq);
+  for (int j = 0; j < 3; j++) w[j] += sign * m[0] * f[j];
+  w[3] += sign * (m[1] * tq[0] + m[4] * tq[1] + m[5] * tq[2]);
+  w[4] += sign * (m[4] * tq[0] + m[2] * tq[1] + m[6] * tq[2]);
+  w[5] += sign * (m[5] * tq[0] + m[6] * tq[1] + m[3] * tq[2]);
+}
+
+static void BlockScatter(void *vctx, PetscInt c, const PetscScalar g[3], PetscScalar *w)
+{
+  const JacobianShell *ctx = (const JacobianShell *)vctx;
+  const Contact        k   = Unpack(&ctx->J[ctx->offset[c]], ctx->kind[c]);
+  const PetscInt       a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
+  const PetscReal      f[3]  = {k.n0 * g[0] + k.t0 * g[1] + k.w0 * g[2], k.n1 * g[0] + k.t1 * g[1] + k.w1 * g[2],
+                                k.n2 * g[0] + k.t2 * g[1] + k.w2 * g[2]};
+  const PetscReal      Sa[3] = {k.a0, k.a1, k.a2}, Sb[3] = {k.b0, k.b1, k.b2};
+
+  if (b >= 0) AddInverseMassWrench(&ctx->minv[TALUS_INVERSE_MASS * b], 1.0, f, Sb, &w[6 * b]);
+  if (a >= 0) AddInverseMassWrench(&ctx->minv[TALUS_INVERSE_MASS * a], -1.0, f, Sa, &w[6 * a]);
+}
+
+/* W_cc column by column: B_c M^-1 B_c^T e_j, on a local body vector of the contact's two bodies */
+static void BlockDiagonal(void *vctx, PetscInt c, PetscReal W[9])
+{
+  const JacobianShell *ctx = (const JacobianShell *)vctx;
+  const Contact        k   = Unpack(&ctx->J[ctx->offset[c]], ctx->kind[c]);
+  const PetscInt       a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
+  const PetscInt       la = a >= 0 ? 0 : -1, lb = b >= 0 ? 1 : -1; /* their slots in the small vector */
+
+  for (int j = 0; j < 3; j++) {
+    PetscScalar     w[12] = {0.0};
+    const PetscReal e[3]  = {j == 0, j == 1, j == 2};
+    const PetscReal f[3]  = {k.n0 * e[0] + k.t0 * e[1] + k.w0 * e[2], k.n1 * e[0] + k.t1 * e[1] + k.w1 * e[2],
+                             k.n2 * e[0] + k.t2 * e[1] + k.w2 * e[2]};
+    const PetscReal Sa[3] = {k.a0, k.a1, k.a2}, Sb[3] = {k.b0, k.b1, k.b2};
+    PetscReal       u0, u1, u2;
+    if (b >= 0) AddInverseMassWrench(&ctx->minv[TALUS_INVERSE_MASS * b], 1.0, f, Sb, &w[6]);
+    if (a >= 0) AddInverseMassWrench(&ctx->minv[TALUS_INVERSE_MASS * a], -1.0, f, Sa, &w[0]);
+    GatherOne(&k, la, lb, w, &u0, &u1, &u2);
+    W[j] = u0, W[3 + j] = u1, W[6 + j] = u2;
+  }
+}
+
+static void BlockSlots(void *vctx, PetscInt c, PetscInt slot[2])
+{
+  const JacobianShell *ctx = (const JacobianShell *)vctx;
+  slot[0] = ctx->slot[2 * c], slot[1] = ctx->slot[2 * c + 1];
+}
+
+static PetscErrorCode JacobianGetBlockRows(Mat B, TalusBlockRows *rows)
+{
+  JacobianShell *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(B, &ctx));
+  if (!ctx->offset) {
+    PetscCall(PetscMalloc1(ctx->n + 1, &ctx->offset));
+    ctx->offset[0] = 0;
+    for (PetscInt c = 0; c < ctx->n; c++) ctx->offset[c + 1] = ctx->offset[c] + ctx->kind[c];
+  }
+  rows->nblocks = ctx->n;
+  rows->ctx     = ctx;
+  rows->gather  = BlockGather;
+  rows->scatter = BlockScatter;
+  rows->block   = BlockDiagonal;
+  rows->slots   = BlockSlots;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode JacobianDestroy(Mat B)
 {
   JacobianShell *ctx;
@@ -314,7 +410,9 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultAddNormalShift_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatGetBlockRows_C", NULL));
   PetscCall(PetscFree2(ctx->first, ctx->untouched));
+  PetscCall(PetscFree(ctx->offset));
   PetscCall(PetscFree(ctx)); /* the records are the caller's (kept from step to step) */
   PetscFunctionReturn(0);
 }
@@ -334,5 +432,6 @@ PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, Petsc
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_TRANSPOSE, (void (*)(void))JacobianMultTranspose));
   PetscCall(MatShellSetOperation(*B, MATOP_DESTROY, (void (*)(void))JacobianDestroy));
   PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatMultAddNormalShift_C", JacobianApply));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatGetBlockRows_C", JacobianGetBlockRows));
   PetscFunctionReturn(0);
 }

@@ -67,8 +67,13 @@ PetscErrorCode TalusCCPAttach_NBGS(TalusCCP ccp, Tao tao)
   PetscCall(PetscStrcmp(ccp->type_name, TALUSCCPCOULOMB, &coulomb));
   PetscCheck(coulomb, ccp->comm, PETSC_ERR_SUP,
              "The Tao type nbgs solves the Coulomb problem (its local solve is Coulomb's law): use -ccp_problem "
-             "coulomb, or -tao_type apgd for the %s problem",
+             "coulomb (in a scene, -ccp_anti_relax true), or -tao_type apgd for the %s problem",
              ccp->type_name);
+  /* Each block is solved exactly, and the cone scaled by (a, b, b) is a cone: the iterates would be the
+     unscaled ones, with a residual in other units */
+  PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type nbgs solves each contact exactly, so -ccp_scale would change only the units of its "
+             "residual: drop -ccp_scale (it is for apgd)");
   PetscCall(TaoNBGSSetProblem(tao, ccp->N, ccp->q, &ccp->set));
   PetscFunctionReturn(0);
 }

@@ -81,11 +81,47 @@ static PetscErrorCode DelassusDestroy(Mat N)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
   PetscCall(PetscObjectComposeFunction((PetscObject)N, "TalusMatMultAddNormalShift_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)N, "TalusMatGetBlockRows_C", NULL));
   PetscCall(MatDestroy(&shell->B));
   PetscCall(VecDestroy(&shell->inverse_mass));
   PetscCall(VecDestroy(&shell->body_work));
   PetscCall(VecDestroy(&shell->diagonal));
   PetscCall(PetscFree(shell));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusMatGetBlockRows(Mat A, TalusBlockRows *rows, PetscBool *found)
+{
+  PetscErrorCode (*get)(Mat, TalusBlockRows *) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "TalusMatGetBlockRows_C", &get));
+  *found = (PetscBool)(get != NULL);
+  if (get) PetscCall((*get)(A, rows));
+  PetscFunctionReturn(0);
+}
+
+/* N's row blocks are B's: (N r)_c = B_c (M^-1 B^T r) */
+static PetscErrorCode DelassusGetBlockRows(Mat N, TalusBlockRows *rows)
+{
+  DelassusShell *shell;
+  PetscBool      found;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(N, &shell));
+  PetscCall(TalusMatGetBlockRows(shell->B, rows, &found));
+  PetscCheck(found, PetscObjectComm((PetscObject)N), PETSC_ERR_SUP,
+             "this Delassus operator's B has no row blocks to visit (it is assembled: use -ccp_matrix_free true)");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusDelassusGetBodyVector(Mat N, Vec *body)
+{
+  DelassusShell *shell;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(N, &shell));
+  PetscCall(VecDuplicate(shell->body_work, body));
   PetscFunctionReturn(0);
 }
 
@@ -115,6 +151,11 @@ PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMas
   PetscCall(MatShellSetOperation(*N, MATOP_MULT_ADD, (void (*)(void))DelassusMultAdd));
   PetscCall(MatShellSetOperation(*N, MATOP_DESTROY, (void (*)(void))DelassusDestroy));
   PetscCall(PetscObjectComposeFunction((PetscObject)*N, "TalusMatMultAddNormalShift_C", DelassusApply));
+  {
+    PetscErrorCode (*get)(Mat, TalusBlockRows *) = NULL;
+    PetscCall(PetscObjectQueryFunction((PetscObject)B, "TalusMatGetBlockRows_C", &get));
+    if (get) PetscCall(PetscObjectComposeFunction((PetscObject)*N, "TalusMatGetBlockRows_C", DelassusGetBlockRows));
+  }
   PetscCall(MatSetOption(*N, MAT_SYMMETRIC, PETSC_TRUE));
   PetscFunctionReturn(0);
 }

@@ -13,200 +13,53 @@
  * velocity, ||r - Pi_K(r - g_d (u + mu ||u_t|| e_n))|| / g_d, g_d = 1e-3 / max_i W_ii, after each
  * sweep (one product with W).
  *
- * W must be an AIJ matrix (talus ccp's problems, FCLib files, dumps); the simulator's matrix-free N
- * has no rows to visit (a Gauss-Seidel on body velocities is the form it needs).
+ * Two forms of the sweep: on the rows of an assembled W (nbgs_rows.c: talus ccp's problems, FCLib
+ * files, dumps) and, where N = B M^-1 B^T is given by the row blocks of a matrix-free B (the
+ * simulator's), on body velocities (nbgs_bodies.c). Both visit the contacts in the same order and
+ * solve the same local problems: on one rank they give the same iterates to rounding.
  */
-#include <talus.h>
+#include "nbgs_impl.h"
 #include "residual_tolerances.h"
-
-typedef struct {
-  Mat                     W;
-  Vec                     q;
-  const TalusFeasibleSet *set;
-  PetscReal               omega;           /* relaxation of each block's update */
-  PetscReal               interface_omega; /* that of blocks coupled to other ranks' (Jacobi) */
-  PetscReal               residual_scale;  /* g_d = residual_scale / max_i W_ii */
-  /* per solve */
-  Mat         Wd, Wo;        /* W's diagonal and off-diagonal parts on this rank (Wo NULL on one rank) */
-  Vec         ghost, u;      /* other ranks' impulses that this rank's rows touch; u = W r + q */
-  VecScatter  scatter;       /* r -> ghost */
-  PetscReal  *blocks;        /* each cone's 3 x 3 block of W */
-  PetscBool  *interface;     /* per local row: coupled to other ranks' rows */
-  PetscReal   residual_step; /* g_d */
-  PetscInt    states[3];     /* separating, sticking, sliding contacts after the last sweep */
-  PetscMPIInt size;
-} TAO_NBGS;
 
 static PetscErrorCode NBGSRelease(TAO_NBGS *nb)
 {
   PetscFunctionBegin;
-  PetscCall(VecDestroy(&nb->ghost));
+  if (nb->form && nb->data) PetscCall(nb->form->release(nb->data));
+  PetscCall(PetscFree(nb->data));
+  nb->form = NULL;
   PetscCall(VecDestroy(&nb->u));
-  PetscCall(VecScatterDestroy(&nb->scatter));
   PetscCall(PetscFree(nb->blocks));
   PetscCall(PetscFree(nb->interface));
-  nb->Wd = nb->Wo = NULL;
   PetscFunctionReturn(0);
 }
 
-/* W's local parts, the ghost exchange, the cones' diagonal blocks and g_d */
+/* The form's data for this solve, and g_d */
 static PetscErrorCode NBGSSetUpProblem(Tao tao)
 {
-  TAO_NBGS       *nb = (TAO_NBGS *)tao->data;
-  PetscBool       mpi;
-  const PetscInt *garray;
-  PetscInt        nc, rstart, nghost = 0;
-  PetscReal       dmax = 0.0;
-  Vec             d;
+  TAO_NBGS *nb = (TAO_NBGS *)tao->data;
+  PetscBool aij, seq;
+  PetscInt  nc, n;
+  PetscReal dmax = 0.0;
 
   PetscFunctionBegin;
   PetscCheck(nb->W && nb->q && nb->set, PetscObjectComm((PetscObject)tao), PETSC_ERR_ORDER,
              "nbgs needs its problem (TaoNBGSSetProblem) before it solves");
   PetscCall(NBGSRelease(nb));
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)nb->W, MATMPIAIJ, &mpi));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)tao), &nb->size));
-  if (mpi) {
-    PetscCall(MatMPIAIJGetSeqAIJ(nb->W, &nb->Wd, &nb->Wo, &garray));
-    PetscCall(MatGetSize(nb->Wo, NULL, &nghost));
-    IS from;
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_USE_POINTER, &from));
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &nb->ghost));
-    PetscCall(VecScatterCreate(tao->solution, from, nb->ghost, NULL, &nb->scatter));
-    PetscCall(ISDestroy(&from));
-  } else nb->Wd = nb->W;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)nb->W, MATMPIAIJ, &aij));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)nb->W, MATSEQAIJ, &seq));
+  nb->form = (aij || seq) ? &NBGSRows : &NBGSBodies;
   PetscCall(VecDuplicate(nb->q, &nb->u));
-  PetscCall(MatGetOwnershipRange(nb->W, &rstart, NULL));
-  {
-    PetscInt n;
-    PetscCall(VecGetLocalSize(nb->q, &n));
-    PetscCall(PetscCalloc1(n, &nb->interface));
-    for (PetscInt i = 0; i < n && nb->Wo; i++) {
-      PetscInt ncols;
-      PetscCall(MatGetRow(nb->Wo, i, &ncols, NULL, NULL));
-      nb->interface[i] = (PetscBool)(ncols > 0);
-      PetscCall(MatRestoreRow(nb->Wo, i, &ncols, NULL, NULL));
-    }
-  }
+  PetscCall(VecGetLocalSize(nb->q, &n));
   PetscCall(VecGetLocalSize(nb->set->mu, &nc));
+  PetscCall(PetscCalloc1(n, &nb->interface));
   PetscCall(PetscCalloc1(9 * nc, &nb->blocks));
-  for (PetscInt c = 0; c < nc; c++)
-    for (PetscInt i = 0; i < 3; i++) {
-      PetscInt           ncols;
-      const PetscInt    *cols;
-      const PetscScalar *vals;
-      PetscCall(MatGetRow(nb->Wd, 3 * c + i, &ncols, &cols, &vals));
-      for (PetscInt k = 0; k < ncols; k++)
-        if (cols[k] >= 3 * c && cols[k] < 3 * c + 3)
-          nb->blocks[9 * c + 3 * i + cols[k] - 3 * c] = PetscRealPart(vals[k]);
-      PetscCall(MatRestoreRow(nb->Wd, 3 * c + i, &ncols, &cols, &vals));
-    }
-  PetscCall(VecDuplicate(nb->q, &d));
-  PetscCall(MatGetDiagonal(nb->W, d));
-  PetscCall(VecMax(d, NULL, &dmax));
-  PetscCall(VecDestroy(&d));
+  PetscCall(nb->form->setup(tao, &dmax));
   nb->residual_step = nb->residual_scale / (dmax > 0.0 ? dmax : 1.0);
   PetscFunctionReturn(0);
 }
 
-/* A local part of W in compressed rows, for the sweep's row loops (MatGetRow per row cost a quarter
-   of a sweep). */
-typedef struct {
-  Mat                A;
-  const PetscInt    *ia, *ja;
-  const PetscScalar *aa;
-} CSR;
-
-static PetscErrorCode CSRGet(Mat A, CSR *csr)
-{
-  PetscInt  nrows;
-  PetscBool done;
-
-  PetscFunctionBegin;
-  csr->A = A;
-  if (!A) PetscFunctionReturn(0);
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &csr->ia, &csr->ja, &done));
-  PetscCheck(done, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "nbgs cannot read the rows of W");
-  PetscCall(MatSeqAIJGetArrayRead(A, &csr->aa));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode CSRRestore(CSR *csr)
-{
-  PetscInt  nrows;
-  PetscBool done;
-
-  PetscFunctionBegin;
-  if (!csr->A) PetscFunctionReturn(0);
-  PetscCall(MatSeqAIJRestoreArrayRead(csr->A, &csr->aa));
-  PetscCall(MatRestoreRowIJ(csr->A, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &csr->ia, &csr->ja, &done));
-  PetscFunctionReturn(0);
-}
-
-/* Row i's u_i less its own block's part: q_i + sum over the other columns of W_ij r_j; and W_ii */
-static inline PetscReal RowRest(const CSR *d, const CSR *o, PetscInt i, PetscInt first, PetscInt last,
-                                const PetscScalar *q, const PetscScalar *x, const PetscScalar *ghost, PetscReal *wii)
-{
-  PetscReal s = PetscRealPart(q[i]);
-
-  for (PetscInt k = d->ia[i]; k < d->ia[i + 1]; k++) {
-    const PetscInt j = d->ja[k];
-    if (j < first || j >= last) s += PetscRealPart(d->aa[k] * x[j]);
-    else if (j == i && wii) *wii = PetscRealPart(d->aa[k]);
-  }
-  if (o->A)
-    for (PetscInt k = o->ia[i]; k < o->ia[i + 1]; k++) s += PetscRealPart(o->aa[k] * ghost[o->ja[k]]);
-  return s;
-}
-
-/* One sweep over this rank's row blocks, with the other ranks' impulses of the sweep's start. */
-static PetscErrorCode NBGSSweep(Tao tao, Vec r)
-{
-  TAO_NBGS          *nb = (TAO_NBGS *)tao->data;
-  PetscScalar       *x;
-  const PetscScalar *q, *mu, *ghost = NULL;
-  PetscInt           nc, n;
-  CSR                d, o;
-
-  PetscFunctionBegin;
-  if (nb->scatter) {
-    PetscCall(VecScatterBegin(nb->scatter, r, nb->ghost, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(nb->scatter, r, nb->ghost, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecGetArrayRead(nb->ghost, &ghost));
-  }
-  PetscCall(CSRGet(nb->Wd, &d));
-  PetscCall(CSRGet(nb->Wo, &o));
-  PetscCall(VecGetLocalSize(r, &n));
-  PetscCall(VecGetLocalSize(nb->set->mu, &nc));
-  PetscCall(VecGetArray(r, &x));
-  PetscCall(VecGetArrayRead(nb->q, &q));
-  PetscCall(VecGetArrayRead(nb->set->mu, &mu));
-  nb->states[0] = nb->states[1] = nb->states[2] = 0;
-  for (PetscInt c = 0; c < nc; c++) {
-    PetscReal       qt[3], rc[3];
-    const PetscReal omega = (nb->interface[3 * c] || nb->interface[3 * c + 1] || nb->interface[3 * c + 2])
-                            ? nb->interface_omega
-                            : nb->omega;
-    for (PetscInt i = 0; i < 3; i++) qt[i] = RowRest(&d, &o, 3 * c + i, 3 * c, 3 * c + 3, q, x, ghost, NULL);
-    nb->states[TalusCoulombLocalSolve(&nb->blocks[9 * c], qt, PetscRealPart(mu[c]), rc)]++;
-    for (PetscInt i = 0; i < 3; i++) x[3 * c + i] = (1.0 - omega) * x[3 * c + i] + omega * rc[i];
-  }
-  for (PetscInt i = 3 * nc; i < n; i++) { /* non-negative rows, then free rows: one row at a time */
-    PetscReal wii = 0.0, ri, omega = nb->interface[i] ? nb->interface_omega : nb->omega;
-    PetscReal rest = RowRest(&d, &o, i, i, i + 1, q, x, ghost, &wii);
-    ri             = wii > 0.0 ? -rest / wii : 0.0;
-    if (i < 3 * nc + nb->set->nnonneg_local) ri = PetscMax(ri, 0.0);
-    x[i] = (1.0 - omega) * x[i] + omega * ri;
-  }
-  PetscCall(VecRestoreArrayRead(nb->set->mu, &mu));
-  PetscCall(VecRestoreArrayRead(nb->q, &q));
-  PetscCall(VecRestoreArray(r, &x));
-  PetscCall(CSRRestore(&o));
-  PetscCall(CSRRestore(&d));
-  if (ghost) PetscCall(VecRestoreArrayRead(nb->ghost, &ghost));
-  PetscFunctionReturn(0);
-}
-
-/* Seed 001 eq. 39 with the De Saxce velocity on the cones (u itself on the other rows). */
+/* Seed 001 eq. 39 with the De Saxce velocity on the cones (u itself on the other rows), u = W r + q
+   from the form. */
 static PetscErrorCode NBGSResidual(Tao tao, Vec r, PetscReal *residual)
 {
   TAO_NBGS          *nb = (TAO_NBGS *)tao->data;
@@ -216,7 +69,7 @@ static PetscErrorCode NBGSResidual(Tao tao, Vec r, PetscReal *residual)
   PetscReal          sum = 0.0;
 
   PetscFunctionBegin;
-  PetscCall(MatMultAdd(nb->W, r, nb->q, nb->u));
+  PetscCall(nb->form->velocity(tao, r));
   PetscCall(VecGetLocalSize(r, &n));
   PetscCall(VecGetLocalSize(nb->set->mu, &nc));
   PetscCall(VecGetArrayRead(r, &x));
@@ -247,6 +100,7 @@ static PetscErrorCode NBGSResidual(Tao tao, Vec r, PetscReal *residual)
 
 static PetscErrorCode TaoSolve_NBGS(Tao tao)
 {
+  TAO_NBGS *nb = (TAO_NBGS *)tao->data;
   PetscReal residual;
   PetscInt  n;
 
@@ -265,7 +119,8 @@ static PetscErrorCode TaoSolve_NBGS(Tao tao)
   PetscCall(TaoMonitor(tao, tao->niter, 0.0, residual, 0.0, 1.0));
   PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
   while (tao->reason == TAO_CONTINUE_ITERATING) {
-    PetscCall(NBGSSweep(tao, tao->solution));
+    nb->states[0] = nb->states[1] = nb->states[2] = 0;
+    PetscCall(nb->form->sweep(tao, tao->solution));
     PetscCall(NBGSResidual(tao, tao->solution, &residual));
     tao->niter++;
     PetscCall(TaoLogConvergenceHistory(tao, 0.0, residual, 0.0, tao->ksp_its));
@@ -350,13 +205,15 @@ static PetscErrorCode TaoNBGSSetProblem_NBGS(Tao tao, Mat W, Vec q, const TalusF
   TAO_NBGS *nb = (TAO_NBGS *)tao->data;
 
   PetscFunctionBegin;
-  if (W) { /* the sweep reads W's rows: only an assembled W has them */
-    PetscBool mpi, seq;
+  if (W) { /* a sweep reads W's rows, or visits the row blocks of N's B on body velocities */
+    PetscBool      mpi, seq, blocks;
+    TalusBlockRows rows;
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)W, MATMPIAIJ, &mpi));
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)W, MATSEQAIJ, &seq));
-    PetscCheck(mpi || seq, PetscObjectComm((PetscObject)tao), PETSC_ERR_SUP,
-               "nbgs visits the rows of an assembled N (an AIJ matrix, as talus ccp reads); this N is not one: use "
-               "-tao_type apgd");
+    PetscCall(TalusMatGetBlockRows(W, &rows, &blocks));
+    PetscCheck(mpi || seq || blocks, PetscObjectComm((PetscObject)tao), PETSC_ERR_SUP,
+               "nbgs visits the rows of an assembled N (an AIJ matrix, as talus ccp reads) or the row blocks of a "
+               "matrix-free B (a scene's N with -ccp_matrix_free true); this N is neither: use -tao_type apgd");
   }
   PetscCall(NBGSRelease(nb));
   if (W) PetscCall(PetscObjectReference((PetscObject)W));

@@ -1,0 +1,213 @@
+/*
+ * nbgs's sweep on body velocities, for N = B M^-1 B^T given by the row blocks of a matrix-free B
+ * (TalusBlockRows): the simulator's problems, where N has no rows to read. It keeps
+ * w = M^-1 B^T r, the velocity change the impulses make, in a ghosted body vector, so that a
+ * contact's velocity is u_c = B_c w + q_c (two bodies' six entries and the contact's record, not a
+ * row of N), and an update d of r_c changes w by M^-1 B_c^T d (the same two bodies). A sweep costs
+ * one visit of each contact, wherever its bodies are.
+ *
+ * Across ranks (Jacobi, one exchange per sweep): a body owned by another rank is a ghost slot of w.
+ * The sweep updates ghost slots as it goes, so this rank's contacts see each other's changes; at
+ * the sweep's end the ghosts' changes are added to their owners and the owners' velocities sent
+ * back. Contacts on a body that another rank's contacts also push (a ghost here, or an owned body
+ * that is a ghost there) are the interface blocks, relaxed by -tao_nbgs_interface_omega.
+ */
+#include "nbgs_impl.h"
+
+typedef struct {
+  TalusBlockRows rows;
+  Vec            w;      /* M^-1 B^T r, ghosted */
+  PetscInt       nowned; /* owned entries of w (6 per body); ghost entries follow in its local form */
+  PetscScalar   *start;  /* the ghost entries at the sweep's start */
+} NBGSBodiesData;
+
+static PetscErrorCode BodiesRelease(void *data)
+{
+  NBGSBodiesData *d = (NBGSBodiesData *)data;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&d->w));
+  PetscCall(PetscFree(d->start));
+  PetscFunctionReturn(0);
+}
+
+/* Ghost entries of w hold changes to add to their owners; afterwards every ghost holds its owner's value. */
+static PetscErrorCode AddGhostChanges(Vec w)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGhostUpdateBegin(w, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecGhostUpdateEnd(w, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecGhostUpdateBegin(w, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGhostUpdateEnd(w, INSERT_VALUES, SCATTER_FORWARD));
+  PetscFunctionReturn(0);
+}
+
+/* w = M^-1 B^T r with its ghosts current */
+static PetscErrorCode ComputeBodyVelocity(NBGSBodiesData *d, Vec r)
+{
+  Vec                wl;
+  PetscScalar       *w;
+  const PetscScalar *x;
+
+  PetscFunctionBegin;
+  PetscCall(VecGhostGetLocalForm(d->w, &wl));
+  PetscCall(VecSet(wl, 0.0));
+  PetscCall(VecGetArray(wl, &w));
+  PetscCall(VecGetArrayRead(r, &x));
+  for (PetscInt c = 0; c < d->rows.nblocks; c++) d->rows.scatter(d->rows.ctx, c, &x[3 * c], w);
+  PetscCall(VecRestoreArrayRead(r, &x));
+  PetscCall(VecRestoreArray(wl, &w));
+  PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
+  PetscCall(AddGhostChanges(d->w));
+  PetscFunctionReturn(0);
+}
+
+/* Which bodies other ranks' contacts push: 1 in every ghost entry, summed onto the owners. */
+static PetscErrorCode MarkSharedBodies(NBGSBodiesData *d, PetscInt nlocal, PetscBool *shared)
+{
+  Vec                wl;
+  const PetscScalar *w;
+
+  PetscFunctionBegin;
+  PetscCall(VecGhostGetLocalForm(d->w, &wl));
+  PetscCall(VecSet(wl, 0.0));
+  {
+    PetscScalar *a;
+    PetscCall(VecGetArray(wl, &a));
+    for (PetscInt i = d->nowned; i < nlocal; i++) a[i] = 1.0;
+    PetscCall(VecRestoreArray(wl, &a));
+  }
+  PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
+  PetscCall(AddGhostChanges(d->w)); /* owners get how many ranks ghost them; ghosts then their owner's count */
+  PetscCall(VecGhostGetLocalForm(d->w, &wl));
+  PetscCall(VecGetArrayRead(wl, &w));
+  for (PetscInt s = 0; 6 * s < nlocal; s++)
+    shared[s] = (PetscBool)(6 * s >= d->nowned || PetscRealPart(w[6 * s]) > 0.0);
+  PetscCall(VecRestoreArrayRead(wl, &w));
+  PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
+{
+  TAO_NBGS       *nb = (TAO_NBGS *)tao->data;
+  NBGSBodiesData *d;
+  PetscBool       found, *shared;
+  PetscInt        nc, nlocal;
+  PetscMPIInt     size;
+  Vec             wl;
+
+  PetscFunctionBegin;
+  PetscCheck(nb->set->nnonneg_local == 0 && nb->set->nfree_local == 0, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "nbgs on body velocities solves friction cones only (this problem has %" PetscInt_FMT
+             " non-negative and %" PetscInt_FMT " free rows on this rank)",
+             nb->set->nnonneg_local, nb->set->nfree_local);
+  PetscCall(PetscNew(&d));
+  nb->data = d;
+  PetscCall(TalusMatGetBlockRows(nb->W, &d->rows, &found));
+  PetscCall(VecGetLocalSize(nb->set->mu, &nc));
+  PetscCheck(found && d->rows.nblocks == nc, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "nbgs: N's row blocks (%" PetscInt_FMT ") do not match the %" PetscInt_FMT " cones of this rank",
+             found ? d->rows.nblocks : -1, nc);
+  PetscCall(TalusDelassusGetBodyVector(nb->W, &d->w));
+  PetscCall(VecGetLocalSize(d->w, &d->nowned));
+  PetscCall(VecGhostGetLocalForm(d->w, &wl));
+  PetscCall(VecGetLocalSize(wl, &nlocal));
+  PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
+  PetscCall(PetscMalloc1(nlocal - d->nowned + 1, &d->start));
+
+  *max_diagonal = 0.0;
+  for (PetscInt c = 0; c < nc; c++) {
+    d->rows.block(d->rows.ctx, c, &nb->blocks[9 * c]);
+    for (int i = 0; i < 3; i++) *max_diagonal = PetscMax(*max_diagonal, nb->blocks[9 * c + 4 * i]);
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, max_diagonal, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)tao)));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)tao), &size));
+  if (size > 1) {
+    PetscCall(PetscMalloc1(nlocal / 6 + 1, &shared));
+    PetscCall(MarkSharedBodies(d, nlocal, shared));
+    for (PetscInt c = 0; c < nc; c++) {
+      PetscInt  slot[2];
+      PetscBool any = PETSC_FALSE;
+      d->rows.slots(d->rows.ctx, c, slot);
+      for (int k = 0; k < 2; k++)
+        if (slot[k] >= 0 && shared[slot[k]]) any = PETSC_TRUE;
+      nb->interface[3 * c] = nb->interface[3 * c + 1] = nb->interface[3 * c + 2] = any;
+    }
+    PetscCall(PetscFree(shared));
+  }
+  PetscCall(ComputeBodyVelocity(d, tao->solution));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BodiesSweep(Tao tao, Vec r)
+{
+  TAO_NBGS          *nb = (TAO_NBGS *)tao->data;
+  NBGSBodiesData    *d  = (NBGSBodiesData *)nb->data;
+  Vec                wl;
+  PetscScalar       *w, *x;
+  const PetscScalar *q, *mu;
+  PetscInt           nlocal;
+
+  PetscFunctionBegin;
+  PetscCall(VecGhostGetLocalForm(d->w, &wl));
+  PetscCall(VecGetLocalSize(wl, &nlocal));
+  PetscCall(VecGetArray(wl, &w));
+  PetscCall(PetscArraycpy(d->start, &w[d->nowned], nlocal - d->nowned));
+  PetscCall(VecGetArray(r, &x));
+  PetscCall(VecGetArrayRead(nb->q, &q));
+  PetscCall(VecGetArrayRead(nb->set->mu, &mu));
+  for (PetscInt c = 0; c < d->rows.nblocks; c++) {
+    const PetscReal *W  = &nb->blocks[9 * c];
+    PetscScalar     *xc = &x[3 * c], u[3], old[3] = {xc[0], xc[1], xc[2]};
+    PetscReal        qt[3];
+    d->rows.gather(d->rows.ctx, c, w, u);
+    for (int i = 0; i < 3; i++) /* u_c less the block's own part W_cc r_c */
+      qt[i] = PetscRealPart(u[i] + q[3 * c + i]) - (W[3 * i] * xc[0] + W[3 * i + 1] * xc[1] + W[3 * i + 2] * xc[2]);
+    NBGSUpdateCone(nb, c, qt, PetscRealPart(mu[c]), xc);
+    for (int i = 0; i < 3; i++) old[i] = xc[i] - old[i];
+    d->rows.scatter(d->rows.ctx, c, old, w);
+  }
+  PetscCall(VecRestoreArrayRead(nb->set->mu, &mu));
+  PetscCall(VecRestoreArrayRead(nb->q, &q));
+  PetscCall(VecRestoreArray(r, &x));
+  for (PetscInt i = d->nowned; i < nlocal; i++) w[i] -= d->start[i - d->nowned];
+  PetscCall(VecRestoreArray(wl, &w));
+  PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
+  PetscCall(AddGhostChanges(d->w));
+  PetscFunctionReturn(0);
+}
+
+/* u = B w + q, w kept by the sweeps (its ghosts current) */
+static PetscErrorCode BodiesVelocity(Tao tao, Vec r)
+{
+  TAO_NBGS          *nb = (TAO_NBGS *)tao->data;
+  NBGSBodiesData    *d  = (NBGSBodiesData *)nb->data;
+  Vec                wl;
+  const PetscScalar *w, *q;
+  PetscScalar       *u;
+
+  PetscFunctionBegin;
+  (void)r;
+  PetscCall(VecGhostGetLocalForm(d->w, &wl));
+  PetscCall(VecGetArrayRead(wl, &w));
+  PetscCall(VecGetArrayRead(nb->q, &q));
+  PetscCall(VecGetArray(nb->u, &u));
+  for (PetscInt c = 0; c < d->rows.nblocks; c++) {
+    d->rows.gather(d->rows.ctx, c, w, &u[3 * c]);
+    for (int i = 0; i < 3; i++) u[3 * c + i] += q[3 * c + i];
+  }
+  PetscCall(VecRestoreArray(nb->u, &u));
+  PetscCall(VecRestoreArrayRead(nb->q, &q));
+  PetscCall(VecRestoreArrayRead(wl, &w));
+  PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
+  PetscFunctionReturn(0);
+}
+
+const NBGSForm NBGSBodies = {
+  .name     = "body velocities",
+  .setup    = BodiesSetUp,
+  .sweep    = BodiesSweep,
+  .velocity = BodiesVelocity,
+  .release  = BodiesRelease,
+};

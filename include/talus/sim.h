@@ -22,6 +22,10 @@ typedef struct {
   PetscReal          max_penetration;           /* max(0, -Phi) over contacts before the step */
   PetscReal          complementarity_error;     /* max_i |gamma_n (Phi/h + v_n)| after the step (seed 001 eq. 8) */
   PetscReal          support_force_over_weight; /* force on fixed bodies along gravity / weight of dynamic bodies */
+  /* Per contact, the natural-map residual in force units (N): |r - Pi_K(r - u~ / N_nn)| / h, with r
+     the impulse, u~ the velocity the problem's dual condition measures (De Saxce's for Coulomb) and
+     N_nn the contact's diagonal entry of N (1 / effective mass); max and RMS over contacts. */
+  PetscReal force_residual_max, force_residual_rms;
   PetscReal          wall_step, wall_collide, wall_assemble, wall_solve, wall_integrate, wall_migrate, wall_ghost;
   /* per-rank spread, for load balance */
   PetscInt  bodies_min, bodies_max, contacts_min, contacts_max;

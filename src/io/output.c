@@ -242,13 +242,14 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
 
 /* ------------------------------------------------------------------ per step */
 
+const char TalusStatsHeader[] =
+  "step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_"
+  "step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,"
+  "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max,force_residual_max,force_residual_rms\n";
+
 void TalusOutputWriteStatsHeader(TalusOutput out)
 {
-  if (out->stats)
-    fputs("step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_"
-          "step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,"
-          "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max\n",
-          out->stats);
+  if (out->stats) fputs(TalusStatsHeader, out->stats);
 }
 
 /* Opens (append: reopens after a restart) the text files and, unless a restart reopened it,
@@ -335,13 +336,14 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
     fprintf(out->stats,
             "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
             ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT
-            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "\n",
+            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.6e\n",
             s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual,
             (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error,
             (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve,
             (double)s->wall_integrate, (double)s->wall_migrate, (double)s->wall_ghost,
             (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0, (double)s->imbalance,
-            s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max);
+            s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max, (double)s->force_residual_max,
+            (double)s->force_residual_rms);
   if (out->probe >= 0) PetscCall(WriteProbe(out, sim)); /* collective */
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));
 

@@ -7,11 +7,21 @@
 #include "output_impl.h"
 #include <stdio.h>
 
+static int CountCommas(const char *line)
+{
+  int n = 0;
+  for (; *line; line++) n += *line == ',';
+  return n;
+}
+
 /*
  * Rank 0: keeps the header and the rows of DIR/name whose first column is <= limit (through a
  * temporary file and a rename, so a crash here loses nothing). *existed: whether there was a file.
+ * With header given and the file's a prefix of it (written by a talus with fewer columns), the
+ * header is replaced and the kept rows get empty fields for the new columns.
  */
-static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], PetscReal limit, PetscBool *existed)
+static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], const char *header, PetscReal limit,
+                                  PetscBool *existed)
 {
   char path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN], line[8192];
   int  status[2] = {0, 0}; /* existed, errno */
@@ -26,10 +36,20 @@ static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], PetscReal 
       keep      = fopen(tmp, "w");
       if (!keep) status[1] = errno;
       else {
-        PetscBool header = PETSC_TRUE;
+        PetscBool first = PETSC_TRUE;
+        int       pad   = 0;
         while (fgets(line, sizeof(line), in)) {
-          if (header || strtod(line, NULL) <= limit) fputs(line, keep);
-          header = PETSC_FALSE;
+          if (first) {
+            const size_t len = strcspn(line, "\n");
+            if (header && len < strlen(header) && !strncmp(line, header, len) && header[len] == ',') {
+              pad = CountCommas(header) - CountCommas(line);
+              fputs(header, keep);
+            } else fputs(line, keep);
+          } else if (strtod(line, NULL) <= limit) {
+            line[strcspn(line, "\n")] = 0;
+            fprintf(keep, "%s%.*s\n", line, pad, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,");
+          }
+          first = PETSC_FALSE;
         }
         if (fclose(keep) != 0) status[1] = errno;
         else if (rename(tmp, path) != 0) status[1] = errno;
@@ -112,10 +132,10 @@ PetscErrorCode TalusOutputResume(TalusOutput out, TalusSim sim)
   PetscCall(TalusMakeDirectory(out->comm, out->dir));
   PetscCall(TalusSimGetTime(sim, &t, NULL, &dt));
   PetscCall(TalusSimGetStep(sim, &step));
-  PetscCall(TruncateCSV(out, "stats.csv", (PetscReal)step + 0.5, &stats));
+  PetscCall(TruncateCSV(out, "stats.csv", TalusStatsHeader, (PetscReal)step + 0.5, &stats));
   if (out->probe >= 0) {
     PetscCall(PetscSNPrintf(name, sizeof(name), "probe-%" PetscInt_FMT ".csv", out->probe));
-    PetscCall(TruncateCSV(out, name, t + 0.5 * dt, &probe));
+    PetscCall(TruncateCSV(out, name, NULL, t + 0.5 * dt, &probe));
   }
   if (out->output_every > 0) PetscCall(ReopenFrames(out, sim, t + 0.5 * dt, &frames));
   PetscCall(TalusOutputOpen(out, sim, stats, probe, frames));

@@ -75,14 +75,38 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscFunctionReturn(0);
 }
 
-/* Complementarity of seed 001 eq. 8 after the step, and the load carried by fixed bodies. */
+/*
+ * A contact's natural-map residual in force units: e = r - Pi_K(r - u~ / N_nn), zero exactly when r
+ * and u~ are complementary (any positive step gives the same zeros), with the step 1 / N_nn, the
+ * contact's effective mass along its normal, so that e is an impulse: the impulse that would stop
+ * the velocity error u~ of this contact alone. Divided by h, a force. u~ = (Phi/h + u_n, u_t) for
+ * the relaxed problem, plus mu ||u_t|| on the normal for the Coulomb one. forces: max, sum of squares.
+ */
+static void ForceResidual(TalusSim sim, const TalusContact *ct, PetscReal rate, const PetscScalar u[3], PetscReal forces[2])
+{
+  PetscReal diag[3], y[3], p[3], e = 0.0;
+  PetscReal ut = PetscSqrtReal(PetscRealPart(u[1] * u[1] + u[2] * u[2]));
+  PetscReal v[3] = {rate + (sim->anti_relax ? ct->mu * ut : 0.0), PetscRealPart(u[1]), PetscRealPart(u[2])};
+
+  TalusContactKind.diagonal(sim->bodies, ct, diag);
+  if (!(diag[0] > 0.0)) return;
+  for (int k = 0; k < 3; k++) y[k] = ct->impulse[k] - v[k] / diag[0];
+  TalusProjectTriplet(ct->mu, y, p);
+  for (int k = 0; k < 3; k++) e += PetscSqr(ct->impulse[k] - p[k]);
+  e         = PetscSqrtReal(e) / sim->dt;
+  forces[0] = PetscMax(forces[0], e);
+  forces[1] += e * e;
+}
+
+/* Complementarity of seed 001 eq. 8 after the step, the load carried by fixed bodies, and the
+   force residual per contact. */
 static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
 {
   TalusBodies       *b = sim->bodies;
   Vec                u;
   const PetscScalar *un;
   const PetscReal    gnorm   = TalusNorm3(sim->gravity);
-  PetscReal          support = 0.0, weight = 0.0;
+  PetscReal          support = 0.0, weight = 0.0, forces[2] = {0.0, 0.0}; /* max, sum of squares */
 
   PetscFunctionBegin;
   u = ccp->q; /* q is not needed after the solve: its storage takes u (one vector less at the memory peak) */
@@ -93,6 +117,7 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
     const TalusContact *ct   = &sim->contacts.c[c];
     const PetscReal     rate = ct->phi / sim->dt + PetscRealPart(un[TalusContactKind.rows * c]); /* its normal row */
     stats->complementarity_error = PetscMax(stats->complementarity_error, PetscAbsReal(ct->impulse[0] * rate));
+    ForceResidual(sim, ct, rate, &un[TalusContactKind.rows * c], forces);
     if (gnorm > 0.0 && (b->fixed[ct->a] || b->fixed[ct->b])) {
       /* the impulse acts on b as +F and on a as -F; count what the fixed body receives */
       PetscReal F[3], along;
@@ -106,9 +131,14 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
   for (PetscInt k = 0; k < b->nowned; k++)
     if (!b->fixed[k]) weight += b->mass[k] * gnorm;
   {
-    PetscReal sums[2] = {support, weight};
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 2, MPIU_REAL, MPIU_SUM, sim->comm));
+    PetscReal sums[3] = {support, weight, forces[1]};
+    PetscInt  n       = sim->contacts.n;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 3, MPIU_REAL, MPIU_SUM, sim->comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &forces[0], 1, MPIU_REAL, MPIU_MAX, sim->comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &n, 1, MPIU_INT, MPI_SUM, sim->comm));
     stats->support_force_over_weight = sums[1] > 0.0 ? sums[0] / sums[1] : 0.0;
+    stats->force_residual_max        = forces[0];
+    stats->force_residual_rms        = n > 0 ? PetscSqrtReal(sums[2] / n) : 0.0;
   }
   PetscFunctionReturn(0);
 }

@@ -26,7 +26,7 @@ typedef struct {
      the impulse, u~ the velocity the problem's dual condition measures (De Saxce's for Coulomb) and
      N_nn the contact's diagonal entry of N (1 / effective mass); max and RMS over contacts. */
   PetscReal force_residual_max, force_residual_rms;
-  PetscReal          wall_step, wall_collide, wall_assemble, wall_solve, wall_integrate, wall_migrate, wall_ghost;
+  PetscReal wall_step, wall_collide, wall_assemble, wall_solve, wall_integrate, wall_migrate, wall_ghost;
   /* per-rank spread, for load balance */
   PetscInt  bodies_min, bodies_max, contacts_min, contacts_max;
   PetscReal imbalance; /* max / mean over ranks of (owned bodies + owned contacts) */

@@ -37,7 +37,7 @@ PETSC_INTERN PetscErrorCode TalusOutputWriteFrame(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusOutputWriteXdmf(TalusOutput, PetscInt nbodies);
 PETSC_INTERN void           TalusOutputWriteStatsHeader(TalusOutput);
 /* stats.csv's header line (with its newline) */
-PETSC_INTERN const char TalusStatsHeader[];
+PETSC_INTERN const char     TalusStatsHeader[];
 PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, PetscBool append_stats, PetscBool append_probe,
                                             PetscBool frames_open);
 PETSC_INTERN PetscErrorCode TalusOutputAddFrameTime(TalusOutput, PetscReal t);

@@ -82,10 +82,11 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
  * the velocity error u~ of this contact alone. Divided by h, a force. u~ = (Phi/h + u_n, u_t) for
  * the relaxed problem, plus mu ||u_t|| on the normal for the Coulomb one. forces: max, sum of squares.
  */
-static void ForceResidual(TalusSim sim, const TalusContact *ct, PetscReal rate, const PetscScalar u[3], PetscReal forces[2])
+static void ForceResidual(TalusSim sim, const TalusContact *ct, PetscReal rate, const PetscScalar u[3],
+                          PetscReal forces[2])
 {
   PetscReal diag[3], y[3], p[3], e = 0.0;
-  PetscReal ut = PetscSqrtReal(PetscRealPart(u[1] * u[1] + u[2] * u[2]));
+  PetscReal ut   = PetscSqrtReal(PetscRealPart(u[1] * u[1] + u[2] * u[2]));
   PetscReal v[3] = {rate + (sim->anti_relax ? ct->mu * ut : 0.0), PetscRealPart(u[1]), PetscRealPart(u[2])};
 
   TalusContactKind.diagonal(sim->bodies, ct, diag);

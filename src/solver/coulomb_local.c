@@ -91,6 +91,17 @@ static PetscBool Solve3(const PetscReal W[9], const PetscReal b[3], PetscReal x[
   return PETSC_TRUE;
 }
 
+/* W = diag(a, b, b) to rounding: a contact whose lever arms lie along its normal (spheres against
+   spheres and planes). Then u_n = a r_n + q_n and u_t = b r_t + q_t: sticking needs |q_t| <= mu b r_n
+   and sliding has r_t along -q_t, both in closed form. */
+static PetscBool IsotropicDiagonal(const PetscReal W[9])
+{
+  const PetscReal tol = 1e-14 * (W[0] + W[4] + W[8]);
+  return (PetscBool)(W[0] > 0.0 && W[4] > 0.0 && PetscAbsReal(W[1]) <= tol && PetscAbsReal(W[2]) <= tol &&
+                     PetscAbsReal(W[3]) <= tol && PetscAbsReal(W[5]) <= tol && PetscAbsReal(W[6]) <= tol &&
+                     PetscAbsReal(W[7]) <= tol && PetscAbsReal(W[4] - W[8]) <= tol);
+}
+
 TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], const PetscReal q[3], PetscReal mu, PetscReal r[3])
 {
   PetscReal minus_q[3] = {-q[0], -q[1], -q[2]}, stick[3] = {0.0, 0.0, 0.0};
@@ -103,6 +114,16 @@ TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], const PetscReal q
   if (mu <= 0.0) { /* frictionless: the normal row alone, no tangential impulse */
     r[0] = W[0] > 0.0 ? -q[0] / W[0] : 0.0;
     r[1] = r[2] = 0.0;
+    return TALUS_CONTACT_SLIDE;
+  }
+  if (IsotropicDiagonal(W)) { /* spheres: W = diag(a, b, b), and the slip is along -q_t */
+    const PetscReal rn = -q[0] / W[0], t = PetscSqrtReal(q[1] * q[1] + q[2] * q[2]);
+    r[0] = rn;
+    if (t <= mu * rn * W[4]) {
+      r[1] = -q[1] / W[4], r[2] = -q[2] / W[4];
+      return TALUS_CONTACT_STICK;
+    }
+    r[1] = -mu * rn * q[1] / t, r[2] = -mu * rn * q[2] / t;
     return TALUS_CONTACT_SLIDE;
   }
   solved = Solve3(W, minus_q, stick);

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     /* W = R^T diag(d) R + coupling: an SPD block with a random frame, anisotropy and normal-tangent terms */
     PetscReal W[9], A[9], q[3], mu = trial % 10 == 0 ? 0.0 : Uniform(&seed, 0.0, 2.0), d[3], axis[3], angle;
     d[0] = Uniform(&seed, 0.1, 10.0), d[1] = d[0] * Uniform(&seed, 0.3, 10.0), d[2] = d[1] * Uniform(&seed, 0.1, 10.0);
+    if (trial % 6 == 0) d[2] = d[1]; /* with no coupling below: diag(a, b, b), a sphere's block (closed form) */
     for (int k = 0; k < 3; k++) axis[k] = Uniform(&seed, -1.0, 1.0);
     angle = Uniform(&seed, 0.0, trial % 3 == 0 ? 0.0 : 1.0); /* a third of them without coupling */
     {

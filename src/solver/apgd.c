@@ -79,6 +79,8 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   TAO_APGD    *apgd = (TAO_APGD *)tao->data;
   Vec          x, g_x, x_prev, g_prev, swap;
   PetscReal    f_x, L = 1.0, step, theta = 1.0, beta = 0.0, residual;
+  PetscReal    progress_residual = PETSC_INFINITY; /* the best residual when it last fell by 1 % */
+  PetscInt     progress_iteration = 0;
   PetscBool    save_best = PETSC_FALSE; /* x is the best iterate so far and apgd->best does not hold it yet */
   APGDTestSums t;
   PetscInt     n;
@@ -91,6 +93,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   x = tao->solution, g_x = tao->gradient, x_prev = apgd->x_prev, g_prev = apgd->g_prev;
   apgd->restarts = apgd->backtracks = 0;
   apgd->best_iteration              = 0;
+  apgd->stagnated                   = 0;
   tao->reason                       = TAO_CONTINUE_ITERATING;
 
   PetscCall(VecGetSize(x, &n));
@@ -200,6 +203,18 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
     PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
+
+    /* Stagnation: the anti-relaxed iteration can cycle without approaching a solution (issue 14's
+       settled piles); the best iterate is kept as at the iteration limit */
+    if (apgd->best_residual < 0.99 * progress_residual) {
+      progress_residual  = apgd->best_residual;
+      progress_iteration = tao->niter;
+    }
+    if (tao->reason == TAO_CONTINUE_ITERATING && apgd->stagnation > 0 &&
+        tao->niter - progress_iteration >= apgd->stagnation) {
+      apgd->stagnated = tao->niter;
+      tao->reason     = TAO_DIVERGED_MAXITS;
+    }
   }
   PetscCall(APGDEndSolveSet(tao));
   apgd->lipschitz = L;
@@ -314,6 +329,10 @@ static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOpt
   PetscCall(PetscOptionsInt("-tao_apgd_max_backtracks",
                             "Backtracking steps allowed per iteration before a line-search failure", "",
                             apgd->max_backtracks, &apgd->max_backtracks, NULL));
+  PetscCall(PetscOptionsInt("-tao_apgd_stagnation",
+                            "Stop (as at the iteration limit, with the best iterate) when the best residual has not "
+                            "fallen by 1 percent in this many iterations; 0: never",
+                            "", apgd->stagnation, &apgd->stagnation, NULL));
   PetscCall(PetscOptionsBool("-tao_apgd_restart", "Gradient-based adaptive restart (lines 27-30)", "", apgd->restart,
                              &apgd->restart, NULL));
   PetscCall(PetscOptionsBool("-tao_apgd_reuse_gradients",
@@ -329,6 +348,8 @@ static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOpt
              PETSC_ERR_ARG_OUTOFRANGE, "-tao_apgd_step_growth must be in (0, 1], got %g", (double)apgd->step_growth);
   PetscCheck(apgd->backtrack > 1.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
              "-tao_apgd_backtrack must be > 1, got %g", (double)apgd->backtrack);
+  PetscCheck(apgd->stagnation >= 0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
+             "-tao_apgd_stagnation must be >= 0 (0: never), got %" PetscInt_FMT, apgd->stagnation);
   PetscCheck(apgd->max_backtracks >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
              "-tao_apgd_max_backtracks must be >= 1, got %" PetscInt_FMT, apgd->max_backtracks);
   PetscFunctionReturn(0);
@@ -364,6 +385,11 @@ static PetscErrorCode TaoView_APGD(Tao tao, PetscViewer viewer)
                                    " backtracks, best residual %g at iteration %" PetscInt_FMT ", final L %g\n",
                                    apgd->restarts, apgd->backtracks, (double)apgd->best_residual, apgd->best_iteration,
                                    (double)apgd->lipschitz));
+  if (apgd->stagnated)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "stopped at iteration %" PetscInt_FMT
+                                     ": the best residual had not fallen by 1 %% in %" PetscInt_FMT " iterations\n",
+                                     apgd->stagnated, apgd->stagnation));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }

@@ -28,6 +28,7 @@ typedef struct {
   PetscBool restart;         /* gradient-based restart (lines 27-30) */
   PetscBool reuse_gradients; /* gradient at the extrapolated point from those at the iterates */
   PetscReal lipschitz0;      /* user-given initial L; <= 0 means estimate it (line 6) */
+  PetscInt  stagnation;      /* stop when the best residual has not fallen by 1 % in this many iterations (0: never) */
 
   /* work vectors: x = tao->solution (gamma_{k+1}), g_x = tao->gradient */
   Vec x_prev, g_prev; /* gamma_k and its gradient */
@@ -40,6 +41,7 @@ typedef struct {
   PetscReal lipschitz;
   PetscReal best_residual;
   PetscInt  best_iteration;
+  PetscInt  stagnated; /* the iteration at which the last solve stopped for stagnation, or 0 */
   PetscInt  restarts;
   PetscInt  backtracks;
 } TAO_APGD;

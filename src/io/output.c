@@ -355,6 +355,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   out->iterations_max      = PetscMax(out->iterations_max, s->iterations);
   out->residual_max        = PetscMax(out->residual_max, s->residual);
   out->complementarity_max = PetscMax(out->complementarity_max, s->complementarity_error);
+  out->force_residual_max  = PetscMax(out->force_residual_max, s->force_residual_max);
   out->nonconverged += s->reason > 0 ? 0 : 1;
   if (out->steps == 1) out->rank_bodies_min = s->bodies_min, out->rank_contacts_min = s->contacts_min;
   out->rank_bodies_min   = PetscMin(out->rank_bodies_min, s->bodies_min);
@@ -442,11 +443,12 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
             ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n",
             out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max,
             out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);
-    fprintf(fp,
-            "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  "
-            "\"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n",
-            (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration,
-            (double)out->complementarity_max, (double)out->last.support_force_over_weight);
+    fprintf(
+      fp,
+      "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  "
+      "\"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n  \"force_residual_max\": %.6e,\n",
+      (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration,
+      (double)out->complementarity_max, (double)out->last.support_force_over_weight, (double)out->force_residual_max);
     fprintf(fp,
             "  \"per_rank\": {\"bodies_min\": %" PetscInt_FMT ", \"bodies_max\": %" PetscInt_FMT
             ", \"contacts_min\": %" PetscInt_FMT ", \"contacts_max\": %" PetscInt_FMT

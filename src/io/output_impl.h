@@ -24,7 +24,7 @@ struct _p_TalusOutput {
   PetscInt       steps, contacts_max, iterations_max, nonconverged;
   PetscInt       rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
   PetscReal      imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
-  PetscReal      contacts_sum, iterations_sum, residual_max, complementarity_max;
+  PetscReal      contacts_sum, iterations_sum, residual_max, complementarity_max, force_residual_max;
   PetscReal      seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
   PetscReal     *wall;
   PetscInt       wall_capacity;

@@ -98,15 +98,50 @@ static PetscErrorCode NBGSResidual(Tao tao, Vec r, PetscReal *residual)
   PetscFunctionReturn(0);
 }
 
+/*
+ * Nonsmooth nonlinear conjugate gradients (Silcowitz, Niebe and Erleben 2010, "A nonsmooth nonlinear
+ * conjugate gradient method for interactive contact force problems"): the sweep's step d = G(x) - x
+ * plays the part of the negative gradient, and the next iterate adds beta times the previous search
+ * direction, beta = |d|^2 / |d_prev|^2 (Fletcher-Reeves), restarting when beta > 1. The sum can
+ * leave the cones by a little; the next sweep projects, and the solve ends on a projection.
+ */
+typedef struct {
+  Vec       step, direction; /* d, and the search direction p = d + beta p_prev */
+  PetscReal step2;           /* |d_prev|^2 */
+} NNCG;
+
+static PetscErrorCode NNCGAccelerate(Tao tao, NNCG *cg)
+{
+  TAO_NBGS *nb = (TAO_NBGS *)tao->data;
+  PetscReal step2, beta;
+
+  PetscFunctionBegin;
+  PetscCall(VecAYPX(cg->step, -1.0, tao->solution)); /* d = G(x) - x: step held x before the sweep */
+  PetscCall(VecDot(cg->step, cg->step, &step2));
+  beta      = cg->step2 > 0.0 ? step2 / cg->step2 : 0.0;
+  cg->step2 = step2;
+  if (beta > 1.0 || beta == 0.0) {
+    PetscCall(VecCopy(cg->step, cg->direction));
+    nb->restarts += beta > 1.0;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecAXPY(tao->solution, beta, cg->direction));
+  PetscCall(VecAYPX(cg->direction, beta, cg->step));
+  if (nb->form->sync) PetscCall(nb->form->sync(tao, tao->solution));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TaoSolve_NBGS(Tao tao)
 {
   TAO_NBGS *nb = (TAO_NBGS *)tao->data;
   PetscReal residual;
   PetscInt  n;
+  NNCG      cg = {NULL, NULL, 0.0};
 
   PetscFunctionBegin;
-  tao->reason = TAO_CONTINUE_ITERATING;
-  tao->niter  = 0;
+  tao->reason  = TAO_CONTINUE_ITERATING;
+  tao->niter   = 0;
+  nb->restarts = 0;
   PetscCall(VecGetSize(tao->solution, &n));
   if (n == 0) {
     tao->reason = TAO_CONVERGED_GATOL;
@@ -114,18 +149,31 @@ static PetscErrorCode TaoSolve_NBGS(Tao tao)
     PetscFunctionReturn(0);
   }
   PetscCall(NBGSSetUpProblem(tao));
+  if (nb->nncg) {
+    PetscCall(VecDuplicate(tao->solution, &cg.step));
+    PetscCall(VecDuplicate(tao->solution, &cg.direction));
+  }
   PetscCall(NBGSResidual(tao, tao->solution, &residual));
   PetscCall(TaoLogConvergenceHistory(tao, 0.0, residual, 0.0, tao->ksp_its));
   PetscCall(TaoMonitor(tao, tao->niter, 0.0, residual, 0.0, 1.0));
   PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
   while (tao->reason == TAO_CONTINUE_ITERATING) {
     nb->states[0] = nb->states[1] = nb->states[2] = 0;
+    if (nb->nncg) PetscCall(VecCopy(tao->solution, cg.step));
     PetscCall(nb->form->sweep(tao, tao->solution));
+    if (nb->nncg) PetscCall(NNCGAccelerate(tao, &cg));
     PetscCall(NBGSResidual(tao, tao->solution, &residual));
     tao->niter++;
     PetscCall(TaoLogConvergenceHistory(tao, 0.0, residual, 0.0, tao->ksp_its));
     PetscCall(TaoMonitor(tao, tao->niter, 0.0, residual, 0.0, 1.0));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
+  }
+  if (nb->nncg) { /* the last step may have left the cones by a little */
+    PetscCall(TalusFeasibleSetProject(nb->set, tao->solution, tao->solution));
+    if (nb->form->sync) PetscCall(nb->form->sync(tao, tao->solution));
+    PetscCall(NBGSResidual(tao, tao->solution, &residual));
+    PetscCall(VecDestroy(&cg.step));
+    PetscCall(VecDestroy(&cg.direction));
   }
   tao->residual = residual;
   PetscFunctionReturn(0);
@@ -153,6 +201,9 @@ static PetscErrorCode TaoSetFromOptions_NBGS(Tao tao, PetscOptionItems *PetscOpt
   PetscCall(PetscOptionsReal("-tao_nbgs_residual_scale",
                              "g_d of the residual (seed 001 eq. 39) as a fraction of 1 / max_i W_ii", "",
                              nb->residual_scale, &nb->residual_scale, NULL));
+  PetscCall(PetscOptionsBool("-tao_nbgs_nncg",
+                             "Accelerate the sweeps by nonsmooth nonlinear conjugate gradients (Silcowitz et al. 2010)",
+                             "", nb->nncg, &nb->nncg, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(nb->omega > 0.0 && nb->omega < 2.0, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
              "-tao_nbgs_omega must be in (0, 2), got %g", (double)nb->omega);
@@ -182,6 +233,9 @@ static PetscErrorCode TaoView_NBGS(Tao tao, PetscViewer viewer)
                                    "last sweep on rank 0: %" PetscInt_FMT " contacts separating, %" PetscInt_FMT
                                    " sticking, %" PetscInt_FMT " sliding\n",
                                    nb->states[0], nb->states[1], nb->states[2]));
+  if (nb->nncg)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "nonsmooth nonlinear conjugate gradients: %" PetscInt_FMT " restarts\n",
+                                     nb->restarts));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }

@@ -204,10 +204,21 @@ static PetscErrorCode BodiesVelocity(Tao tao, Vec r)
   PetscFunctionReturn(0);
 }
 
+/* w from r, where r did not come from a sweep */
+static PetscErrorCode BodiesSync(Tao tao, Vec r)
+{
+  TAO_NBGS *nb = (TAO_NBGS *)tao->data;
+
+  PetscFunctionBegin;
+  PetscCall(ComputeBodyVelocity((NBGSBodiesData *)nb->data, r));
+  PetscFunctionReturn(0);
+}
+
 const NBGSForm NBGSBodies = {
   .name     = "body velocities",
   .setup    = BodiesSetUp,
   .sweep    = BodiesSweep,
   .velocity = BodiesVelocity,
+  .sync     = BodiesSync,
   .release  = BodiesRelease,
 };

@@ -17,6 +17,7 @@ typedef struct {
   PetscReal               omega;           /* relaxation of each block's update */
   PetscReal               interface_omega; /* that of blocks coupled to other ranks' (Jacobi) */
   PetscReal               residual_scale;  /* g_d = residual_scale / max_i W_ii */
+  PetscBool               nncg;            /* nonsmooth nonlinear conjugate gradient acceleration */
   /* per solve */
   const NBGSForm *form;
   void           *data;          /* the form's */
@@ -25,6 +26,7 @@ typedef struct {
   PetscBool      *interface;     /* per local row: coupled to other ranks' rows (a cone's three alike) */
   PetscReal       residual_step; /* g_d */
   PetscInt        states[3];     /* separating, sticking, sliding contacts after the last sweep */
+  PetscInt        restarts;      /* of the acceleration, in the last solve */
 } TAO_NBGS;
 
 struct _NBGSForm {
@@ -35,6 +37,8 @@ struct _NBGSForm {
   PetscErrorCode (*sweep)(Tao, Vec r);
   /* nb->u = W r + q */
   PetscErrorCode (*velocity)(Tao, Vec r);
+  /* the form's state from r, where r did not come from its sweep (NULL: no state) */
+  PetscErrorCode (*sync)(Tao, Vec r);
   /* destroys what the data holds (nbgs frees the data itself) */
   PetscErrorCode (*release)(void *data);
 };

@@ -9,7 +9,8 @@ Usage: test_nbgs_scene.py TALUS SOURCE_ROOT WORK_DIR
   same number of sweeps to a residual equal to 1e-6 relative: the two forms of the sweep (body
   velocities, rows of W) visit the same contacts in the same order;
 - step 60 from the checkpoint at step 59, solved to 1e-11 by nbgs on 1, 2, 3 and 4 ranks (Jacobi
-  across ranks) and by apgd on one: every body's velocity and angular velocity agree to 1e-9;
+  across ranks), with -tao_nbgs_nncg on 3, and by apgd on one: every body's velocity and angular
+  velocity agree to 1e-9;
 - nbgs with the relaxed problem, with an assembled B and with -ccp_scale is refused with a message,
   and so is talus ccp -ccp_warm_start on a file with no guess.
 """
@@ -42,26 +43,35 @@ def ok(p, what):
 
 # ---------------------------------------------------------------- a run, and one step against the rows form
 first = os.path.join(base, "first")
-if ok(run([SCENE, "-tao_type", "nbgs", "-t_final", "0.59", "-checkpoint_every", "59", "-ccp_dump_step", "59",
-           "-o", first]), "nbgs run"):
-    with open(os.path.join(first, "stats.csv")) as f:
+for extra in ([], ["-tao_nbgs_nncg"]):
+    out = first if not extra else os.path.join(base, "nncg")
+    if not ok(run([SCENE, "-tao_type", "nbgs", "-t_final", "0.59", "-checkpoint_every", "59", "-ccp_dump_step", "59",
+                   "-o", out] + extra), "nbgs run %s" % extra):
+        continue
+    with open(os.path.join(out, "stats.csv")) as f:
         rows = list(csv.DictReader(f))
     unconverged = [r["step"] for r in rows if r["converged"] != "1"]
-    check(len(rows) == 59 and not unconverged, "nbgs run: %d steps, unconverged %s" % (len(rows), unconverged))
-    dump = os.path.join(first, "ccp", "step-0000059.h5")
+    check(len(rows) == 59 and not unconverged, "nbgs run %s: %d steps, unconverged %s" % (extra, len(rows), unconverged))
+    dump = os.path.join(out, "ccp", "step-0000059.h5")
     with h5py.File(dump, "r") as f:
         sweeps = int(f["/talus/iterations"][()].ravel()[0])
         residual = float(f["/talus/time_and_residual"][()].ravel()[1])
     p = run(["ccp", dump, "-ccp_problem", "coulomb", "-tao_type", "nbgs", "-tao_gatol", "1e-6", "-tao_max_it", "20000",
-             "-ccp_warm_start"])
-    if ok(p, "talus ccp nbgs on the dump"):
+             "-ccp_warm_start"] + extra)
+    if ok(p, "talus ccp nbgs %s on the dump" % extra):
         words = p.stdout.split()
         got_sweeps = int(words[words.index("after") + 1])
         got_residual = float(words[words.index("residual") + 1])
         check(got_sweeps == sweeps and abs(got_residual - residual) <= 1e-3 * residual,  # printed to 4 digits
-              "rows form: %d sweeps to %.6e; body form in the run: %d to %.6e" % (got_sweeps, got_residual, sweeps,
-                                                                                  residual))
+              "%s rows form: %d sweeps to %.6e; body form in the run: %d to %.6e" % (extra, got_sweeps, got_residual,
+                                                                                     sweeps, residual))
         check(sweeps > 10, "step 59 took %d sweeps: too few to compare the two forms" % sweeps)
+        if extra:
+            nncg_sweeps = sweeps
+        else:
+            plain_sweeps = sweeps
+if "plain_sweeps" in dir() and "nncg_sweeps" in dir():
+    print("step 59 of the filling: %d sweeps, %d with -tao_nbgs_nncg" % (plain_sweeps, nncg_sweeps))
 
 
 # ---------------------------------------------------------------- one step to 1e-11 on 1-4 ranks
@@ -73,10 +83,10 @@ def state(out):
 
 ckpt = os.path.join(first, "checkpoints", "ckpt-00000059.h5")
 states = {}
-for solver, ranks in (("nbgs", 1), ("nbgs", 2), ("nbgs", 3), ("nbgs", 4), ("apgd", 1)):
-    out = os.path.join(base, "%s-%d" % (solver, ranks))
-    p = run(["-restart", ckpt, "-o", out, "-t_final", "0.6", "-tao_type", solver, "-tao_gatol", "1e-11",
-             "-tao_max_it", "100000", "-checkpoint_every", "1"], ranks)
+for solver, ranks in (("nbgs", 1), ("nbgs", 2), ("nbgs", 3), ("nbgs", 4), ("apgd", 1), ("nbgs -tao_nbgs_nncg", 3)):
+    out = os.path.join(base, "%s-%d" % (solver.replace(" ", ""), ranks))
+    p = run(["-restart", ckpt, "-o", out, "-t_final", "0.6", "-tao_type"] + solver.split() +
+            ["-tao_gatol", "1e-11", "-tao_max_it", "100000", "-checkpoint_every", "1"], ranks)
     if ok(p, "step 60 by %s on %d ranks" % (solver, ranks)):
         with open(os.path.join(out, "stats.csv")) as f:
             last = list(csv.DictReader(f))[-1]

@@ -79,9 +79,9 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   TAO_APGD    *apgd = (TAO_APGD *)tao->data;
   Vec          x, g_x, x_prev, g_prev, swap;
   PetscReal    f_x, L = 1.0, step, theta = 1.0, beta = 0.0, residual;
-  PetscReal    progress_residual = PETSC_INFINITY; /* the best residual when it last fell by 1 % */
+  PetscReal    progress_residual  = PETSC_INFINITY; /* the best residual when it last fell by 1 % */
   PetscInt     progress_iteration = 0;
-  PetscBool    save_best = PETSC_FALSE; /* x is the best iterate so far and apgd->best does not hold it yet */
+  PetscBool    save_best          = PETSC_FALSE; /* x is the best iterate so far and apgd->best does not hold it yet */
   APGDTestSums t;
   PetscInt     n;
 

@@ -80,6 +80,10 @@ PETSC_EXTERN PetscErrorCode TalusFeasibleSetGetLocalSize(const TalusFeasibleSet 
 /* Euclidean projection of every row block of in onto its set; out may be in. */
 PETSC_EXTERN PetscErrorCode TalusFeasibleSetProject(const TalusFeasibleSet *, Vec in, Vec out);
 PETSC_EXTERN void           TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3]);
+/* Seed 001 eq. 39's residual ||r - Pi_K(r - g_d v)|| / g_d of r and u = N r + q, all ranks; v = u, or on
+   the cones De Saxce's u + mu ||u_t|| e_n (desaxce: the Coulomb problem). */
+PETSC_EXTERN PetscErrorCode TalusFeasibleSetResidual(const TalusFeasibleSet *, Vec r, Vec u, PetscReal gd,
+                                                     PetscBool desaxce, PetscReal *residual);
 /* apgd's projection (block size 3): ctx is a TalusFeasibleSet*. */
 PETSC_EXTERN PetscErrorCode TalusFeasibleSetProjectTao(Tao, PetscInt start, PetscInt n, const PetscScalar in[],
                                                        PetscScalar out[], void *ctx);
@@ -104,6 +108,13 @@ PETSC_EXTERN TalusContactState TalusCoulombLocalSolve(const PetscReal W[9], cons
 PETSC_EXTERN PetscErrorCode TaoCreate_NBGS(Tao);
 PETSC_EXTERN PetscErrorCode TaoNBGSSetProblem(Tao, Mat W, Vec q, const TalusFeasibleSet *);
 PETSC_EXTERN PetscErrorCode TaoNBGSGetStates(Tao, PetscInt states[3]);
+
+/* ---------------------------------------------------------------- the Tao type "ipm" */
+
+/* Primal-dual interior point for the contact problem with an assembled W (src/solver/ipm.c). */
+#define TAOIPM "ipm"
+PETSC_EXTERN PetscErrorCode TaoCreate_IPM(Tao);
+PETSC_EXTERN PetscErrorCode TaoIPMSetProblem(Tao, Mat W, Vec q, const TalusFeasibleSet *, PetscBool coulomb);
 
 /* ---------------------------------------------------------------- one CCP */
 

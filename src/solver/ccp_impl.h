@@ -59,6 +59,7 @@ PETSC_INTERN PetscErrorCode TalusCCPSolverListDestroy(void);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_APGD(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_Bounds(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_NBGS(TalusCCP, Tao);
+PETSC_INTERN PetscErrorCode TalusCCPAttach_IPM(TalusCCP, Tao);
 
 /* The objective and gradient callbacks of a TalusCCP (ctx), for the Tao types' attachments. */
 PETSC_INTERN PetscErrorCode TalusCCPGradient(Tao, Vec x, Vec g, void *ctx);

@@ -78,6 +78,21 @@ PetscErrorCode TalusCCPAttach_NBGS(TalusCCP ccp, Tao tao)
   PetscFunctionReturn(0);
 }
 
+/* ipm solves either problem (the Coulomb one by a fixed point on De Saxce's shift) with N assembled;
+   -ccp_scale would change the units of its residual only (its Newton steps are invariant to it). */
+PetscErrorCode TalusCCPAttach_IPM(TalusCCP ccp, Tao tao)
+{
+  PetscBool coulomb;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(ccp->type_name, TALUSCCPCOULOMB, &coulomb));
+  PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type ipm is invariant to the per-contact scaling, which would change only the units of its "
+             "residual: drop -ccp_scale (it is for apgd)");
+  PetscCall(TaoIPMSetProblem(tao, ccp->N, ccp->q, &ccp->set, coulomb));
+  PetscFunctionReturn(0);
+}
+
 /* The Hessian is N whatever the point: nothing to compute. */
 static PetscErrorCode ConstantHessian(Tao tao, Vec x, Mat H, Mat P, void *ctx)
 {

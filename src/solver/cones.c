@@ -114,3 +114,44 @@ PetscErrorCode TalusFeasibleSetProjectTao(Tao tao, PetscInt start, PetscInt n, c
   PetscCall(VecRestoreArrayRead(set->mu, &m));
   PetscFunctionReturn(0);
 }
+
+/*
+ * Seed 001 eq. 39: ||r - Pi_K(r - g_d v)|| / g_d over all ranks, with v = u on the non-negative and
+ * free rows and, on the cones, v = u (the relaxed problem) or De Saxce's u + mu ||u_t|| e_n (the
+ * Coulomb problem). Zero exactly at a solution; in velocity units.
+ */
+PetscErrorCode TalusFeasibleSetResidual(const TalusFeasibleSet *set, Vec r, Vec u, PetscReal gd, PetscBool desaxce,
+                                        PetscReal *residual)
+{
+  const PetscScalar *x, *v, *mu;
+  PetscInt           nc, n;
+  PetscReal          sum = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(r, &n));
+  PetscCall(VecGetLocalSize(set->mu, &nc));
+  PetscCall(VecGetArrayRead(r, &x));
+  PetscCall(VecGetArrayRead(u, &v));
+  PetscCall(VecGetArrayRead(set->mu, &mu));
+  for (PetscInt c = 0; c < nc; c++) {
+    const PetscReal m  = desaxce ? PetscRealPart(mu[c]) : 0.0;
+    const PetscReal v0 = PetscRealPart(v[3 * c]) +
+                         m * PetscSqrtReal(PetscRealPart(v[3 * c + 1] * v[3 * c + 1] + v[3 * c + 2] * v[3 * c + 2]));
+    PetscReal y[3] = {PetscRealPart(x[3 * c]) - gd * v0, PetscRealPart(x[3 * c + 1] - gd * v[3 * c + 1]),
+                      PetscRealPart(x[3 * c + 2] - gd * v[3 * c + 2])},
+              p[3];
+    ProjectTriplet(PetscRealPart(mu[c]), y, p);
+    for (int k = 0; k < 3; k++) sum += PetscSqr(PetscRealPart(x[3 * c + k]) - p[k]);
+  }
+  for (PetscInt i = 3 * nc; i < n; i++) {
+    PetscReal y = PetscRealPart(x[i] - gd * v[i]);
+    if (i < 3 * nc + set->nnonneg_local) y = PetscMax(y, 0.0);
+    sum += PetscSqr(PetscRealPart(x[i]) - y);
+  }
+  PetscCall(VecRestoreArrayRead(set->mu, &mu));
+  PetscCall(VecRestoreArrayRead(u, &v));
+  PetscCall(VecRestoreArrayRead(r, &x));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)r)));
+  *residual = PetscSqrtReal(sum) / gd;
+  PetscFunctionReturn(0);
+}

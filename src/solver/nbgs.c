@@ -58,43 +58,14 @@ static PetscErrorCode NBGSSetUpProblem(Tao tao)
   PetscFunctionReturn(0);
 }
 
-/* Seed 001 eq. 39 with the De Saxce velocity on the cones (u itself on the other rows), u = W r + q
-   from the form. */
+/* Seed 001 eq. 39 with the De Saxce velocity, u = W r + q from the form. */
 static PetscErrorCode NBGSResidual(Tao tao, Vec r, PetscReal *residual)
 {
-  TAO_NBGS          *nb = (TAO_NBGS *)tao->data;
-  const PetscScalar *x, *u, *mu;
-  PetscInt           nc, n;
-  const PetscReal    gd  = nb->residual_step;
-  PetscReal          sum = 0.0;
+  TAO_NBGS *nb = (TAO_NBGS *)tao->data;
 
   PetscFunctionBegin;
   PetscCall(nb->form->velocity(tao, r));
-  PetscCall(VecGetLocalSize(r, &n));
-  PetscCall(VecGetLocalSize(nb->set->mu, &nc));
-  PetscCall(VecGetArrayRead(r, &x));
-  PetscCall(VecGetArrayRead(nb->u, &u));
-  PetscCall(VecGetArrayRead(nb->set->mu, &mu));
-  for (PetscInt c = 0; c < nc; c++) {
-    const PetscReal m  = PetscRealPart(mu[c]);
-    const PetscReal v0 = PetscRealPart(u[3 * c]) +
-                         m * PetscSqrtReal(PetscRealPart(u[3 * c + 1] * u[3 * c + 1] + u[3 * c + 2] * u[3 * c + 2]));
-    PetscReal y[3] = {PetscRealPart(x[3 * c]) - gd * v0, PetscRealPart(x[3 * c + 1] - gd * u[3 * c + 1]),
-                      PetscRealPart(x[3 * c + 2] - gd * u[3 * c + 2])},
-              p[3];
-    TalusProjectTriplet(m, y, p);
-    for (int k = 0; k < 3; k++) sum += PetscSqr(PetscRealPart(x[3 * c + k]) - p[k]);
-  }
-  for (PetscInt i = 3 * nc; i < n; i++) {
-    PetscReal y = PetscRealPart(x[i] - gd * u[i]);
-    if (i < 3 * nc + nb->set->nnonneg_local) y = PetscMax(y, 0.0);
-    sum += PetscSqr(PetscRealPart(x[i]) - y);
-  }
-  PetscCall(VecRestoreArrayRead(nb->set->mu, &mu));
-  PetscCall(VecRestoreArrayRead(nb->u, &u));
-  PetscCall(VecRestoreArrayRead(r, &x));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
-  *residual = PetscSqrtReal(sum) / gd;
+  PetscCall(TalusFeasibleSetResidual(nb->set, r, nb->u, nb->residual_step, PETSC_TRUE, residual));
   PetscFunctionReturn(0);
 }
 

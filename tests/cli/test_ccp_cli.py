@@ -255,6 +255,42 @@ for name in ("Box_Stacks-i0122-82-5.hdf5", "Spheres-i099-356-679.hdf5", "LMGC_10
         if rc == 0:
             check_solution("%s (coulomb, nbgs, %d ranks)" % (name, ranks), W, q, mu, "coulomb", out, 1e-5)
 
+# -tao_type ipm (interior point, a Cholesky factorisation of W plus a block per cone each Newton step):
+# the relaxed problem of the sliding ball against its closed form (seed 001 section 3.1: r on the
+# cone's surface, u_n = mu u_t, so r_n (1 + 3.5 mu^2) = 0.0981 + 2 mu: r_n = 0.43693, u_n = 0.33883 m/s,
+# the lift of the relaxed problem), then the relaxed problems of the collection on 1 and 2 ranks
+# (MUMPS), each in a few dozen Newton steps, checked independently
+fn = write_fclib("ball-ipm.h5", BALL_W, BALL_Q, BALL_MU)
+out = path("ball-ipm-solution.h5")
+rc, so, se = run(["ccp", fn, "-ccp_problem", "relaxed", "-tao_type", "ipm", "-tao_gatol", "1e-10", "-ccp_solution", out])
+check(rc == 0 and "CONVERGED_GATOL" in so, "ball by ipm: exit %d\n%s%s" % (rc, so, se))
+if rc == 0:
+    with h5py.File(out, "r") as f:
+        r, u = f["/solution/r"][()], f["/solution/u"][()]
+    rn = (0.0981 + 2 * 0.2) / (1 + 3.5 * 0.2 ** 2)
+    check(np.allclose(r, [rn, -0.2 * rn, 0.0], atol=1e-8), "ball by ipm: r = %s, expected (%.6f, %.6f, 0)" % (r, rn, -0.2 * rn))
+    check(abs(u[0] - 0.2 * u[1]) < 1e-8 and abs(u[0] - 0.33883) < 1e-5, "ball by ipm: u = %s, expected u_n = mu u_t = 0.33883" % u)
+# and its Coulomb problem, by the fixed point on De Saxce's shift: it slides on the plane (seed 001
+# section 3.1: r = (m g h, -mu m g h, 0) = (0.0981, -0.01962, 0))
+rc, so, se = run(["ccp", fn, "-ccp_problem", "coulomb", "-tao_type", "ipm", "-tao_gatol", "1e-10", "-ccp_solution", out, "-tao_view"])
+check(rc == 0 and "CONVERGED_GATOL" in so and "relaxed solves (De Saxce shifts)" in so, "ball (Coulomb) by ipm: exit %d\n%s%s" % (rc, so, se))
+if rc == 0:
+    with h5py.File(out, "r") as f:
+        r = f["/solution/r"][()]
+    check(np.allclose(r, [0.0981, -0.01962, 0.0], atol=1e-8), "ball (Coulomb) by ipm: r = %s, expected (0.0981, -0.01962, 0)" % r)
+for name, gatol, tol in (("Box_Stacks-i0122-82-5.hdf5", 1e-8, 1e-5), ("LMGC_100_PR_PerioBox-i00361-60-03000.hdf5", 1e-8, 1e-5),
+                         ("Spheres-i099-356-679.hdf5", 1e-6, 1e-4), ("spheres-in-a-box-98-i10000-256-10.hdf5", 1e-6, 1e-4)):
+    if shipped is None:
+        break
+    fn = os.path.join(shipped, name)
+    W, q, mu = read_global_problem(fn) if "LMGC" not in name else read_csr_problem(fn)
+    for ranks in (1, 2):
+        out = path("%s-ipm-%d.h5" % (name, ranks))
+        rc, so, se = run(["ccp", fn, "-ccp_problem", "relaxed", "-tao_type", "ipm", "-tao_gatol", str(gatol), "-tao_max_it", "40", "-ccp_solution", out], ranks=ranks)
+        check(rc == 0 and "CONVERGED_GATOL" in so, "%s by ipm on %d ranks: exit %d\n%s%s" % (name, ranks, rc, so, se))
+        if rc == 0:
+            check_solution("%s (relaxed, ipm, %d ranks)" % (name, ranks), W, q, mu, "relaxed", out, tol)
+
 # scripts/solver-table: one row per solver, each converged on the box stacks
 if shipped is not None:
     import subprocess
@@ -346,6 +382,8 @@ bad.append(([good, "-tao_type", "blmvm"], "handles box constraints only"))
 bad.append(([good, "-tao_type", "nm"], "cannot solve a contact problem"))
 bad.append(([good, "-tao_type", "nbgs", "-ccp_problem", "relaxed"], "nbgs solves the Coulomb problem"))
 bad.append(([good, "-tao_type", "nbgs", "-ccp_problem", "coulomb", "-tao_nbgs_omega", "2.5"], "-tao_nbgs_omega must be in (0, 2)"))
+bad.append(([good, "-tao_type", "ipm", "-ccp_scale"], "invariant to the per-contact scaling"))
+bad.append(([good, "-tao_type", "ipm", "-tao_ipm_step_fraction", "1.5"], "-tao_ipm_step_fraction must be in (0, 1)"))
 
 for args, expected in bad:
     for ranks in (None, 2):
@@ -367,6 +405,9 @@ for option in ("-ccp_scale", "-fclib_form", "-tao_apgd_residual_step", "-tao_apg
 rc, so, se = run(["ccp", good, "-tao_type", "nbgs", "-ccp_problem", "coulomb", "-help"])
 for option in ("-tao_nbgs_omega", "-tao_nbgs_interface_omega", "-tao_nbgs_residual_scale"):
     check(option in so, "-help with -tao_type nbgs does not list %s" % option)
+rc, so, se = run(["ccp", good, "-tao_type", "ipm", "-help"])
+for option in ("-tao_ipm_step_fraction", "-tao_ipm_residual_scale", "-tao_ipm_inner_fraction", "-tao_ipm_pc_type"):
+    check(option in so, "-help with -tao_type ipm does not list %s" % option)
 rc, so, se = run([])
 check(rc == 0 and "talus ccp FILE" in so, "talus without arguments does not print its usage")
 

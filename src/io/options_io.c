@@ -3,7 +3,6 @@
  * that describe one job, such as -restart or -walltime) and what a restart puts back, under the
  * options given on its own command line.
  */
-#define _DEFAULT_SOURCE /* strtok_r */
 #include "options_io.h"
 #include "../grow.h"
 #include <stdlib.h>
@@ -28,26 +27,66 @@ static PetscBool IsJobOption(const char name[])
 }
 
 /*
- * Walks "-name [value] -name [value] ..." (PetscOptionsGetAll's format; a token starting with '-'
- * is a value when it is a number), calling fn(name, value or NULL, ctx).
+ * The next token of text from *pos: a double-quoted string (\" and \\ inside stand for " and \), which
+ * is always a value, or a run of characters other than blanks. Written into out (as long as text),
+ * NULL at the end.
+ */
+static const char *NextToken(const char **pos, char out[], PetscBool *quoted)
+{
+  const char *p = *pos;
+  size_t      n = 0;
+
+  while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+  if (!*p) return NULL;
+  *quoted = (PetscBool)(*p == '"');
+  if (*quoted) {
+    for (p++; *p && *p != '"'; p++) out[n++] = (*p == '\\' && (p[1] == '"' || p[1] == '\\')) ? *++p : *p;
+    if (*p) p++;
+  } else
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n') out[n++] = *p++;
+  out[n] = 0;
+  *pos   = p;
+  return out;
+}
+
+/*
+ * Walks "-name [value] -name [value] ..." (PetscOptionsGetAll's format, with values quoted where they
+ * hold blanks or quotes; an unquoted token starting with '-' is a value when it is a number), calling
+ * fn(name, value or NULL, ctx).
  */
 static PetscErrorCode ForEachOption(const char options[], PetscErrorCode (*fn)(const char *, const char *, void *),
                                     void      *ctx)
 {
-  char *copy, *tok[2] = {NULL, NULL}, *save = NULL, *t;
+  const char *pos = options;
+  char       *buf[3], *name = NULL, *value = NULL, *t;
+  size_t      len = strlen(options) + 1;
+  int         free_slot;
+  PetscBool   quoted = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(PetscStrallocpy(options, &copy));
-  for (t = strtok_r(copy, " \t\n", &save);; t = strtok_r(NULL, " \t\n", &save)) {
-    const PetscBool is_name = (PetscBool)(t && t[0] == '-' && !IsNumber(t));
-    if (!t || is_name) {
-      if (tok[0]) PetscCall(fn(tok[0], tok[1], ctx));
-      tok[0] = t, tok[1] = NULL;
+  PetscCall(PetscMalloc3(len, &buf[0], len, &buf[1], len, &buf[2]));
+  for (;;) {
+    free_slot = 0; /* a slot neither the name nor the value occupies */
+    while (buf[free_slot] == name || buf[free_slot] == value) free_slot++;
+    t = (char *)NextToken(&pos, buf[free_slot], &quoted);
+    if (!t || (!quoted && t[0] == '-' && !IsNumber(t))) {
+      if (name) PetscCall(fn(name, value, ctx));
+      name = t, value = NULL;
       if (!t) break;
-    } else if (tok[0] && !tok[1]) tok[1] = t;
+    } else if (name && !value) value = t;
   }
-  PetscCall(PetscFree(copy));
+  PetscCall(PetscFree3(buf[0], buf[1], buf[2]));
   PetscFunctionReturn(0);
+}
+
+/* A value as the walk above reads it back: quoted where it is empty, holds blanks or quotes, or
+   would read as a name */
+static PetscBool NeedsQuotes(const char value[])
+{
+  if (!value[0] || (value[0] == '-' && !IsNumber(value))) return PETSC_TRUE;
+  for (const char *p = value; *p; p++)
+    if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '"' || *p == '\\') return PETSC_TRUE;
+  return PETSC_FALSE;
 }
 
 typedef struct {
@@ -56,16 +95,36 @@ typedef struct {
   PetscInt cap;
 } Text;
 
+/* Appends "-name [value]" with the value as the database holds it (PetscOptionsGetAll's text cuts a value
+   at its first blank), quoted where needed. */
 static PetscErrorCode KeepRunOption(const char name[], const char value[], void *ctx)
 {
-  Text  *t    = (Text *)ctx;
-  size_t need = strlen(name) + (value ? strlen(value) : 0) + 3;
+  Text       *t = (Text *)ctx;
+  const char *stored;
+  PetscBool   set;
+  size_t      need;
 
   PetscFunctionBegin;
   if (IsJobOption(name) || !strncmp(name, "-checkpoint_test", 16)) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsFindPair(NULL, NULL, name, &stored, &set));
+  if (!set) PetscFunctionReturn(0); /* a word of another option's value that looked like a name */
+  value = stored;                   /* NULL for a flag */
+  need  = strlen(name) + (value ? 2 * strlen(value) + 2 : 0) + 3;
   PetscCall(TalusGrowArray(1, (PetscInt)(t->len + need), &t->cap, &t->buf));
-  t->len += (size_t)snprintf(t->buf + t->len, (size_t)t->cap - t->len, "%s%s%s%s", t->len ? " " : "", name,
-                             value ? " " : "", value ? value : "");
+  t->len += (size_t)snprintf(t->buf + t->len, (size_t)t->cap - t->len, "%s%s", t->len ? " " : "", name);
+  if (!value) PetscFunctionReturn(0);
+  if (!NeedsQuotes(value)) {
+    t->len += (size_t)snprintf(t->buf + t->len, (size_t)t->cap - t->len, " %s", value);
+    PetscFunctionReturn(0);
+  }
+  t->buf[t->len++] = ' ';
+  t->buf[t->len++] = '"';
+  for (const char *p = value; *p; p++) {
+    if (*p == '"' || *p == '\\') t->buf[t->len++] = '\\';
+    t->buf[t->len++] = *p;
+  }
+  t->buf[t->len++] = '"';
+  t->buf[t->len]   = 0;
   PetscFunctionReturn(0);
 }
 

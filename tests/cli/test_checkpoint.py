@@ -303,6 +303,20 @@ p = run([SCENE, "-o", out("keep"), "-t_final", "0.3", "-checkpoint_every", "5", 
 if ok(p, "-checkpoint_keep 2"):
     left = sorted(f for f in os.listdir(os.path.join(out("keep"), "checkpoints")) if f.startswith("ckpt-"))
     check(left == ["ckpt-00000025.h5", "ckpt-00000030.h5"], "-checkpoint_keep 2 left %s" % left)
+# an option value with blanks, quotes and a backslash (here the output directory) comes back whole at a
+# restart: the checkpoint quotes it (it used to be cut at the first blank, and the restart wrote to
+# "with"); on 2 ranks, restarted without -o, every step once in the same stats.csv
+spaced = out('with space "and quotes" \\ too')
+p = run([SCENE, "-o", spaced, "-t_final", "0.1", "-checkpoint_every", "5"], ranks=2)
+if ok(p, "-o with blanks and quotes"):
+    with h5py.File(os.path.join(spaced, "checkpoints", "ckpt-00000005.h5")) as f:
+        stored = bytes(f["options"][()]).decode()
+    check('-o "%s"' % spaced.replace("\\", "\\\\").replace('"', '\\"') in stored, "the checkpoint's options quote -o: %s" % stored)
+    p = run(["-restart", os.path.join(spaced, "checkpoints", "ckpt-00000005.h5"), "-t_final", "0.15"], ranks=2)
+    if ok(p, "restart of the run with -o with blanks and quotes"):
+        check(not os.path.exists(out("with")), "the restart wrote to the directory cut at the first blank")
+        steps = [int(r["step"]) for r in csv.DictReader(open(os.path.join(spaced, "stats.csv")))]
+        check(steps == list(range(1, 16)), "stats.csv of the restarted run with -o with blanks: steps %s" % steps)
 p = run(["-restart", good, "-tao_gatol", "1e-9", "-t_final", "0.42", "-o", out("override"), "-help"])
 check(p.returncode == 0 and "-checkpoint_every" in p.stdout and "-walltime" in p.stdout, "-help lists the checkpoint options")
 

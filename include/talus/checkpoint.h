@@ -60,6 +60,9 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointSetScene(TalusCheckpoint, const Talus
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetOutputDirectory(TalusCheckpoint, const char dir[]);
 /* -checkpoint_every, -checkpoint_interval, -checkpoint_keep, -checkpoint_dir, -walltime, -walltime_margin */
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint);
+/* Called (collectively) before each checkpoint is published, so that what the run wrote up to its step
+   (e.g. the outputs' rows, TalusOutputSync) is on disk before a restart can start from it. */
+PETSC_EXTERN PetscErrorCode TalusCheckpointSetBeforePublish(TalusCheckpoint, PetscErrorCode (*)(void *), void *ctx);
 /* Creates the directory (when checkpoints are planned), starts the clocks, installs the signal handlers. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint);
 PETSC_EXTERN PetscErrorCode TalusCheckpointView(TalusCheckpoint, PetscViewer);

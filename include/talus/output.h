@@ -23,6 +23,9 @@ PETSC_EXTERN PetscErrorCode TalusOutputResume(TalusOutput, TalusSim);
 PETSC_EXTERN PetscErrorCode TalusOutputStep(TalusOutput, TalusSim, const TalusStepStats *);
 /* summary.json; closes the files. */
 PETSC_EXTERN PetscErrorCode TalusOutputEnd(TalusOutput, TalusSim);
+/* Forces the text outputs' rows (flushed every step) to disk: before a checkpoint is published
+   (TalusCheckpointSetBeforePublish; ctx is the TalusOutput), collective. */
+PETSC_EXTERN PetscErrorCode TalusOutputSync(void *ctx);
 PETSC_EXTERN PetscErrorCode TalusOutputDestroy(TalusOutput *);
 
 /* -ccp_dump_step N[,N...], -ccp_dump_unconverged K, -ccp_dump_dir DIR (default OUTDIR/ccp): chosen

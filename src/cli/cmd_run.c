@@ -72,6 +72,7 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
   PetscCall(TalusCheckpointSetScene(ck, &scene, scene_text));
   PetscCall(TalusCheckpointSetOutputDirectory(ck, dir));
   PetscCall(TalusCheckpointSetFromOptions(ck));
+  PetscCall(TalusCheckpointSetBeforePublish(ck, TalusOutputSync, out));
   PetscCall(TalusCheckpointSetUp(ck));
   PetscCall(PetscFree(scene_text));
   PetscCall(TalusSimGetTime(sim, &t, &t_final, &dt));

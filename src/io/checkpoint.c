@@ -31,6 +31,8 @@ struct _p_TalusCheckpoint {
   PetscLogDouble start, last_write, last_step_end, longest_step, slowest_write;
   PetscInt       last_step_written, written;
   PetscBool      setup, view, have_dir;
+  PetscErrorCode (*before_publish)(void *);
+  void *before_publish_ctx;
 };
 
 /* Reasons for a checkpoint, OR-ed over the ranks */
@@ -290,6 +292,7 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
                           tmp));
     raise(SIGKILL);
   }
+  if (ck->before_publish) PetscCall((*ck->before_publish)(ck->before_publish_ctx));
   if (ck->rank == 0) err = Publish(ck, tmp, final, base);
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, ck->comm));
   PetscCheck(!err, ck->comm, PETSC_ERR_FILE_WRITE,
@@ -307,6 +310,14 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
                           ", t = %g s): %.1f MB written and synced in %.3f s (%.0f MB/s), %.3f s in all\n",
                           final, step, (double)t, st.st_size / 1e6, (double)(t2 - t1),
                           st.st_size / 1e6 / PetscMax(t2 - t1, 1e-9), (double)(t3 - t0)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCheckpointSetBeforePublish(TalusCheckpoint ck, PetscErrorCode (*fn)(void *), void *ctx)
+{
+  PetscFunctionBegin;
+  ck->before_publish     = fn;
+  ck->before_publish_ctx = ctx;
   PetscFunctionReturn(0);
 }
 

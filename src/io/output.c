@@ -3,7 +3,9 @@
  * global figures; frames.h5 is written collectively with parallel HDF5, every rank writing its own
  * bodies' rows at their slots, so the file is in global-id order whatever the rank count.
  */
+#define _POSIX_C_SOURCE 200809L /* fileno, fsync */
 #include <errno.h>
+#include <unistd.h>
 #include "output_impl.h"
 
 /* Opens DIR/name for writing on rank 0 (NULL elsewhere); a failure stops every rank. */
@@ -21,6 +23,34 @@ PetscErrorCode TalusOutputOpenText(TalusOutput out, const char name[], const cha
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
   PetscCheck(!err, out->comm, PETSC_ERR_FILE_OPEN, "cannot write %s: %s", path, strerror(err));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * Rank 0's text outputs handed to the kernel (and with sync, to the disk), agreed on by every rank: a
+ * row written by a step is in the file before the next step, so that a kill loses no row that a
+ * checkpoint already covers; a full disk stops the run here, on every rank.
+ */
+static PetscErrorCode FlushText(TalusOutput out, PetscBool sync)
+{
+  FILE *files[2] = {out->stats, out->probe_file};
+  int   err      = 0;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2 && !err; k++) {
+    if (!files[k]) continue;
+    if (fflush(files[k]) != 0 || (sync && fsync(fileno(files[k])) != 0)) err = errno ? errno : EIO;
+  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
+  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write stats.csv or the probe's file in %s: %s", out->dir,
+             strerror(err));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusOutputSync(void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(FlushText((TalusOutput)ctx, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
@@ -345,6 +375,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max, (double)s->force_residual_max,
             (double)s->force_residual_rms);
   if (out->probe >= 0) PetscCall(WriteProbe(out, sim)); /* collective */
+  PetscCall(FlushText(out, PETSC_FALSE));
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));
 
   /* totals */

@@ -16,7 +16,8 @@ static int CountCommas(const char *line)
 
 /*
  * Rank 0: keeps the header and the rows of DIR/name whose first column is <= limit (through a
- * temporary file and a rename, so a crash here loses nothing). *existed: whether there was a file.
+ * temporary file and a rename, so a crash here loses nothing). A row without its newline or with
+ * another number of fields than the header (a write cut by a crash) is left out, with a warning. *existed: whether there was a file.
  * With header given and the file's a prefix of it (written by a talus with fewer columns), the
  * header is replaced and the kept rows get empty fields for the new columns.
  */
@@ -24,7 +25,7 @@ static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], const char
                                   PetscBool *existed)
 {
   char path[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN], line[8192];
-  int  status[2] = {0, 0}; /* existed, errno */
+  int  status[3] = {0, 0, 0}; /* existed, errno, damaged rows (cut by a crash) that the checkpoint covers */
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, name));
@@ -37,7 +38,7 @@ static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], const char
       if (!keep) status[1] = errno;
       else {
         PetscBool first = PETSC_TRUE;
-        int       pad   = 0;
+        int       pad = 0, fields = 0;
         while (fgets(line, sizeof(line), in)) {
           if (first) {
             const size_t len = strcspn(line, "\n");
@@ -45,10 +46,11 @@ static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], const char
               pad = CountCommas(header) - CountCommas(line);
               fputs(header, keep);
             } else fputs(line, keep);
-          } else if (strtod(line, NULL) <= limit) {
+            fields = CountCommas(line) + pad;
+          } else if (strchr(line, '\n') && CountCommas(line) + pad == fields && strtod(line, NULL) <= limit) {
             line[strcspn(line, "\n")] = 0;
             fprintf(keep, "%s%.*s\n", line, pad, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,");
-          }
+          } else if (strtod(line, NULL) <= limit) status[2]++;
           first = PETSC_FALSE;
         }
         if (fclose(keep) != 0) status[1] = errno;
@@ -57,10 +59,13 @@ static PetscErrorCode TruncateCSV(TalusOutput out, const char name[], const char
       fclose(in);
     }
   }
-  PetscCallMPI(MPI_Bcast(status, 2, MPI_INT, 0, out->comm));
+  PetscCallMPI(MPI_Bcast(status, 3, MPI_INT, 0, out->comm));
   PetscCheck(!status[1], out->comm, PETSC_ERR_FILE_WRITE, "cannot rewrite %s for the restart: %s", path,
              strerror(status[1]));
   *existed = (PetscBool)status[0];
+  if (status[2])
+    PetscCall(PetscPrintf(out->comm, "talus: warning: %s: %d damaged row%s (cut by the crash) left out\n", path,
+                          status[2], status[2] > 1 ? "s" : ""));
   PetscFunctionReturn(0);
 }
 

@@ -5,6 +5,7 @@
  * handle the problem (-tao_type; TAO's bound-constrained types for frictionless problems).
  */
 #include <talus.h>
+#include <talus/options.h>
 #include "commands.h"
 
 /* What every Tao type reports (iterations, residual, reason), then a type's own statistics where it has them. */
@@ -94,6 +95,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb] [-ccp_solution OUT.h5] [-tao_type apgd|...] "
              "[-tao_* options]");
+  PetscCall(TalusOptionsCheckIntegers(PETSC_COMM_WORLD));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "talus ccp: solve one FCLib contact problem (local or global form)",
                     "talus");
   PetscCall(PetscOptionsString("-ccp_solution", "Write the solution to this HDF5 file as /solution/r and /solution/u",
@@ -115,6 +117,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscCall(TalusCCPSetLinearTerm(ccp, prob.q));
   PetscCall(TalusCCPSetFeasibleSet(ccp, prob.mu, 0, 0));
   PetscCall(TalusCCPSetFromOptions(ccp));
+  PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD));
   PetscCall(VecDuplicate(prob.q, &r));
   PetscCall(VecSet(r, 0.0)); /* the cold start of seed 001 line 1 */
   if (warm) {

@@ -5,6 +5,7 @@
  */
 #include <talus.h>
 #include <talus/checkpoint.h>
+#include <talus/options.h>
 #include "commands.h"
 #include <sys/stat.h>
 
@@ -31,6 +32,8 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], TalusS
     PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));
   }
+  PetscCall(TalusOptionsCheckIntegers(
+    PETSC_COMM_WORLD)); /* all options are in: the command line's, the scene's or checkpoint's */
   PetscCall(TalusSimSetFromOptions(*sim));
   PetscFunctionReturn(0);
 }
@@ -74,6 +77,8 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
   PetscCall(TalusCheckpointSetFromOptions(ck));
   PetscCall(TalusCheckpointSetBeforePublish(ck, TalusOutputSync, out));
   PetscCall(TalusCheckpointSetUp(ck));
+  PetscCall(TalusSimGetCCP(sim, NULL)); /* the solver reads its options now, not at the first step */
+  PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD));
   PetscCall(PetscFree(scene_text));
   PetscCall(TalusSimGetTime(sim, &t, &t_final, &dt));
   PetscCall(TalusSimGetStep(sim, &step));

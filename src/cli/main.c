@@ -16,6 +16,35 @@ static const char help[] =
   "Exit status: 0 done, 1 error, 75 stopped after a checkpoint (signal or -walltime): restart it.\n"
   "Run on P ranks with mpirun -n P talus ...\n\n";
 
+/* A token that PETSc reads as an option's name (a dash, not a negative number) */
+static PetscBool IsOptionName(const char t[])
+{
+  char *end;
+  if (t[0] != '-') return PETSC_FALSE;
+  (void)strtod(t, &end);
+  return (PetscBool)(end == t || *end);
+}
+
+/*
+ * After the command's npositional arguments, every token is an option's name or the one value that
+ * follows a name: anything else (a second value, an extra file) PETSc would drop without a word.
+ */
+static PetscErrorCode CheckArguments(int argc, char **argv, int npositional)
+{
+  PetscFunctionBegin;
+  for (int k = 1 + npositional; k < argc; k++) {
+    if (IsOptionName(argv[k])) continue;
+    PetscCheck(k > 1 + npositional && IsOptionName(argv[k - 1]), PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+               "unexpected argument \"%s\" (%s): talus takes %s, then options as -name [value] (a value with blanks "
+               "in quotes)",
+               argv[k],
+               k > 1 + npositional ? "a second value after an option's value" : "after the command's arguments",
+               npositional == 2 ? "a subcommand and its file"
+                                : (npositional == 1 ? "one scene file" : "no file with -restart"));
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
@@ -26,12 +55,15 @@ int main(int argc, char **argv)
   if (ierr) return 1;
   ierr = PetscPushErrorHandler(TalusErrorHandler, NULL);
   if (!ierr) {
-    char      restart[PETSC_MAX_PATH_LEN] = "";
-    PetscBool has_restart                 = PETSC_FALSE;
-    PetscBool has_scene                   = (PetscBool)(argc >= 2 && argv[1][0] != '-');
-    ierr = PetscOptionsGetString(NULL, NULL, "-restart", restart, sizeof(restart), &has_restart);
-    if (!ierr && has_scene && !strcmp(argv[1], "ccp")) ierr = TalusCommandCCP(argc - 1, argv + 1);
-    else if (!ierr && has_scene && !strcmp(argv[1], "info")) ierr = TalusCommandInfo(argc - 1, argv + 1);
+    char            restart[PETSC_MAX_PATH_LEN] = "";
+    PetscBool       has_restart                 = PETSC_FALSE;
+    PetscBool       has_scene                   = (PetscBool)(argc >= 2 && argv[1][0] != '-');
+    const PetscBool sub = (PetscBool)(has_scene && (!strcmp(argv[1], "ccp") || !strcmp(argv[1], "info")));
+    ierr                = PetscOptionsGetString(NULL, NULL, "-restart", restart, sizeof(restart), &has_restart);
+    if (!ierr && (has_scene || has_restart))
+      ierr = CheckArguments(argc, argv, sub ? PetscMin(argc - 1, 2) : (has_scene ? 1 : 0));
+    if (!ierr && sub && !strcmp(argv[1], "ccp")) ierr = TalusCommandCCP(argc - 1, argv + 1);
+    else if (!ierr && sub) ierr = TalusCommandInfo(argc - 1, argv + 1);
     else if (!ierr && (has_restart || has_scene))
       ierr = TalusCommandRun(has_scene ? argv[1] : NULL, has_restart ? restart : NULL, &status);
     else if (!ierr) ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);

@@ -403,7 +403,11 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
 
   PetscFunctionBegin;
   PetscCall(TalusCheckpointFileGetOptions(comm, path, &options));
-  PetscCall(TalusOptionsInsertUnlessGiven(options));
+  {
+    char origin[PETSC_MAX_PATH_LEN + 32];
+    PetscCall(PetscSNPrintf(origin, sizeof(origin), "the options stored in %s", path));
+    PetscCall(TalusOptionsInsertUnlessGiven(options, origin));
+  }
   PetscCall(PetscFree(options));
   PetscFunctionReturn(0);
 }

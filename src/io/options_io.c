@@ -4,6 +4,7 @@
  * options given on its own command line.
  */
 #include "options_io.h"
+#include <talus/options.h>
 #include "../grow.h"
 #include <stdlib.h>
 
@@ -136,6 +137,7 @@ static PetscErrorCode SetUnlessGiven(const char name[], const char value[], void
   if (IsJobOption(name)) PetscFunctionReturn(0);
   PetscCall(PetscOptionsHasName(NULL, NULL, name, &given));
   if (!given) PetscCall(PetscOptionsSetValue(NULL, name, value));
+  if (!given && ctx) PetscCall(TalusOptionsNoteOrigin(name, (const char *)ctx));
   PetscFunctionReturn(0);
 }
 
@@ -153,9 +155,9 @@ PetscErrorCode TalusOptionsGetRunOptions(char **text)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusOptionsInsertUnlessGiven(const char text[])
+PetscErrorCode TalusOptionsInsertUnlessGiven(const char text[], const char origin[])
 {
   PetscFunctionBegin;
-  PetscCall(ForEachOption(text, SetUnlessGiven, NULL));
+  PetscCall(ForEachOption(text, SetUnlessGiven, (void *)origin));
   PetscFunctionReturn(0);
 }

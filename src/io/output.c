@@ -95,6 +95,8 @@ PetscErrorCode TalusOutputSetFromOptions(TalusOutput out)
   PetscOptionsEnd();
   PetscCheck(out->output_every >= 0 && out->progress_every >= 0, out->comm, PETSC_ERR_USER_INPUT,
              "-output_every and -progress_every must be >= 0");
+  PetscCheck(out->probe >= -1, out->comm, PETSC_ERR_USER_INPUT,
+             "-probe takes a body's id (0 or more), got %" PetscInt_FMT, out->probe);
   PetscFunctionReturn(0);
 }
 

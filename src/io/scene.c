@@ -6,6 +6,7 @@
  * expected, before anything runs.
  */
 #include <talus/scene.h>
+#include <talus/options.h>
 #include <yaml.h>
 
 typedef struct {
@@ -481,7 +482,12 @@ static PetscErrorCode ReadOptions(Reader *r, yaml_node_t *map)
       SceneError(r, key, "options must map names to single values");
     PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", (const char *)key->data.scalar.value));
     PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
-    if (!set) PetscCall(PetscOptionsSetValue(NULL, name, (const char *)value->data.scalar.value));
+    if (!set) {
+      char origin[PETSC_MAX_PATH_LEN + 32];
+      PetscCall(PetscOptionsSetValue(NULL, name, (const char *)value->data.scalar.value));
+      PetscCall(PetscSNPrintf(origin, sizeof(origin), "%s:%d, options:", r->file, LINE(key)));
+      PetscCall(TalusOptionsNoteOrigin(name, origin));
+    }
   }
   PetscFunctionReturn(0);
 }

@@ -178,6 +178,20 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
   PetscOptionsEnd();
   if (set) PetscCall(TalusCCPSetType(ccp, name));
   PetscCall(TaoSetFromOptions(ccp->tao));
+  { /* values that would make the solve meaningless: no iteration, or a tolerance no residual can meet */
+    PetscInt  max_it;
+    PetscReal gatol, grtol, gttol;
+    PetscCall(TaoGetMaximumIterations(ccp->tao, &max_it));
+    PetscCall(TaoGetTolerances(ccp->tao, &gatol, &grtol, &gttol));
+    PetscCheck(max_it >= 1, ccp->comm, PETSC_ERR_USER_INPUT,
+               "-tao_max_it must be at least 1 (the contact problem would not be solved at all), got %" PetscInt_FMT,
+               max_it);
+    PetscCheck(gatol >= 0.0 && !PetscIsInfOrNanReal(gatol), ccp->comm, PETSC_ERR_USER_INPUT,
+               "-tao_gatol must be a finite number >= 0, got %g", (double)gatol);
+    PetscCheck(grtol >= 0.0 && !PetscIsInfOrNanReal(grtol) && gttol >= 0.0 && !PetscIsInfOrNanReal(gttol), ccp->comm,
+               PETSC_ERR_USER_INPUT, "-tao_grtol and -tao_gttol must be finite numbers >= 0, got %g and %g",
+               (double)grtol, (double)gttol);
+  }
   PetscFunctionReturn(0);
 }
 

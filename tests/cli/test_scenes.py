@@ -226,4 +226,53 @@ if p.returncode == 0:
 p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", os.path.join(WORK, "badprobe"), "-probe", "99"])
 check(p.returncode != 0 and "-probe 99" in p.stderr, "a probe of a missing body must be refused: %s" % p.stderr)
 
+# ------------------------------------------------------------------ options nothing reads
+# A misspelt option is an error before the run starts, naming it, where it came from and the option
+# meant; -options_allow_unknown runs with a warning; options read only after the run (-tao_view) pass.
+ball = os.path.join(ROOT, "inputs", "rolling-ball.yaml")
+unknown_cases = [
+    ([ball, "-checkpoint_evry", "2"], None, ["-checkpoint_evry (from the command line)", "did you mean -checkpoint_every?"]),
+    ([ball, "-tfinal", "2"], 2, ["-tfinal (from the command line)", "did you mean -t_final?"]),
+    ([ball, "-tao_gatoll", "1e-3", "-probee", "1"], None, ["2 options that nothing reads", "did you mean -tao_gatol?", "did you mean -probe?"]),
+    ([ball, "-zzz_nothing_like_it"], None, ["-zzz_nothing_like_it (from the command line)"]),
+]
+fn = os.path.join(WORK, "misspelt-option.yaml")
+with open(fn, "w") as f:
+    f.write(GOOD + "options:\n  tao_max_it: 100\n  tao_gatoll: 1e-6\n")
+unknown_cases.append(([fn], None, ["-tao_gatoll (from %s:13, options:)" % fn, "did you mean -tao_gatol?"]))
+for args, ranks, expected in unknown_cases:
+    p = run(args + ["-o", os.path.join(WORK, "unknown-option")], ranks)
+    what = " ".join(args[1:]) or args[0]
+    check(p.returncode == 1, "%s: exit %d, expected 1" % (what, p.returncode))
+    check(all(e in p.stderr for e in expected), "%s: expected %s in:\n%s" % (what, expected, p.stderr))
+    check(not os.path.exists(os.path.join(WORK, "unknown-option", "stats.csv")), "%s: the run started" % what)
+# values that would make the run meaningless: refused before it starts, naming the option (before:
+# -tao_max_it 0 or 4294967296 ran without solving and the ball sank through the plane, exit 0)
+meaningless = [
+    (["-tao_max_it", "0"], "-tao_max_it must be at least 1"),
+    (["-tao_max_it", "-3"], "-tao_max_it must be at least 1"),
+    (["-tao_max_it", "4294967296"], "-tao_max_it 4294967296 (from the command line) is out of the range"),
+    (["-tao_max_it", "4294967297"], "-tao_max_it 4294967297 (from the command line) is out of the range"),
+    (["-checkpoint_every", "3000000000"], "-checkpoint_every 3000000000 (from the command line) is out of the range"),
+    (["-tao_gatol", "-1"], "-tao_gatol must be a finite number >= 0"),
+    (["-tao_gatol", "nan"], "-tao_gatol must be a finite number >= 0"),
+    (["-tao_grtol", "-1"], "-tao_grtol and -tao_gttol must be finite"),
+    (["-probe", "-5"], "-probe takes a body's id"),
+    (["-t_final", "0.02", "0.5"], "unexpected argument \"0.5\""),
+]
+for args, expected in meaningless:
+    for ranks in (None, 2):
+        p = run([ball, "-o", os.path.join(WORK, "meaningless")] + args, ranks)
+        what = "%s%s" % (" ".join(args), " on 2 ranks" if ranks else "")
+        check(p.returncode == 1 and expected in p.stderr, "%s: exit %d, expected '%s' in:\n%s" % (what, p.returncode, expected, p.stderr))
+        check(len([l for l in p.stderr.splitlines() if l.startswith("talus: error:")]) == 1, "%s: not one error line:\n%s" % (what, p.stderr))
+p = run([ball, "extra.yaml", "-o", os.path.join(WORK, "meaningless")])
+check(p.returncode == 1 and "unexpected argument \"extra.yaml\" (after the command's arguments)" in p.stderr, "an extra file: %s" % p.stderr)
+p = run(["ccp", os.path.join(ROOT, "inputs", "fclib", "Capsules-i125-1213.hdf5"), "-tao_max_it", "4294967296"])
+check(p.returncode == 1 and "out of the range" in p.stderr, "talus ccp -tao_max_it 4294967296: %s" % p.stderr)
+p = run([ball, "-o", os.path.join(WORK, "unknown-allowed"), "-t_final", "0.02", "-tfinal", "2", "-options_allow_unknown", "-tao_view"])
+check(p.returncode == 0 and "warning: 1 option that nothing reads: -tfinal" in p.stdout + p.stderr, "-options_allow_unknown: exit %d\n%s%s" % (p.returncode, p.stdout, p.stderr))
+p = run(["ccp", os.path.join(ROOT, "inputs", "fclib", "Capsules-i125-1213.hdf5"), "-tao_tyep", "nbgs"])
+check(p.returncode == 1 and "did you mean -tao_type?" in p.stderr, "talus ccp -tao_tyep: exit %d\n%s" % (p.returncode, p.stderr))
+
 sys.exit(check.finish())

@@ -1,0 +1,21 @@
+/* The options a run was given: where each came from, and those nobody reads (src/io/options_check.c). */
+#ifndef TALUS_OPTIONS_H
+#define TALUS_OPTIONS_H
+#include <petscsys.h>
+
+/* Records where an option put into the database came from (e.g. "scene.yaml:12, options:"), for the
+   messages about it; options not recorded came from the command line. */
+PETSC_EXTERN PetscErrorCode TalusOptionsNoteOrigin(const char name[], const char origin[]);
+/*
+ * Collective, once every object of the run has read its options and before the run starts: an option
+ * that nothing read is an error naming it, where it came from and, where one is close, the option
+ * meant (talus's and PETSc's common ones). Options read only later (-*_view, -log_*, -options_*,
+ * -malloc*, ...) are let through; -options_allow_unknown turns the error into a warning. Checks the
+ * integers too (below).
+ */
+PETSC_EXTERN PetscErrorCode TalusOptionsCheckUnused(MPI_Comm);
+/* Collective, before anything reads the options: an integer option whose value does not fit PETSc's
+   integers is an error (PETSc would wrap 4294967296 to 0, 3000000000 to -1294967296). */
+PETSC_EXTERN PetscErrorCode TalusOptionsCheckIntegers(MPI_Comm);
+
+#endif

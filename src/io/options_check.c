@@ -1,0 +1,162 @@
+/*
+ * Options nobody reads: a misspelt -checkpoint_evry or a scene's tao_gatoll would otherwise be ignored
+ * and the run go on without it. PETSc records which options were read (PetscOptionsLeftGet); the
+ * names talus knows, for "did you mean", are generated from its sources at build time
+ * (scripts/option-names).
+ */
+#include <talus/options.h>
+#include "../grow.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+extern const char *const TalusKnownOptionNames[], *const TalusIntegerOptionNames[];
+
+typedef struct {
+  char *name, *origin;
+} Origin;
+
+static Origin  *origins  = NULL;
+static PetscInt norigins = 0, origins_cap = 0;
+
+static PetscErrorCode OriginsFree(void)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < norigins; k++) {
+    PetscCall(PetscFree(origins[k].name));
+    PetscCall(PetscFree(origins[k].origin));
+  }
+  PetscCall(PetscFree(origins));
+  norigins = origins_cap = 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusOptionsNoteOrigin(const char name[], const char origin[])
+{
+  PetscFunctionBegin;
+  if (!origins_cap) PetscCall(PetscRegisterFinalize(OriginsFree));
+  PetscCall(TalusGrowArray(sizeof(Origin), norigins + 1, &origins_cap, &origins));
+  PetscCall(PetscStrallocpy(name[0] == '-' ? name + 1 : name, &origins[norigins].name));
+  PetscCall(PetscStrallocpy(origin, &origins[norigins].origin));
+  norigins++;
+  PetscFunctionReturn(0);
+}
+
+static const char *OriginOf(const char name[])
+{
+  for (PetscInt k = norigins - 1; k >= 0; k--)
+    if (!strcmp(origins[k].name, name)) return origins[k].origin;
+  return "the command line";
+}
+
+/* Options PETSc reads only at a solve's end or at PetscFinalize: unread before the run, not unknown. */
+static PetscBool ReadLater(const char name[])
+{
+  static const char *const prefixes[] = {"log",    "options_", "malloc", "memory_", "objects_", "on_error",
+                                         "viewer", "draw",     "info",   "history", "fp_trap",  "error_output",
+                                         "mpi_",   "saws",     "nox",    "python",  NULL};
+  const size_t             len        = strlen(name);
+
+  for (int k = 0; prefixes[k]; k++)
+    if (!strncmp(name, prefixes[k], strlen(prefixes[k]))) return PETSC_TRUE;
+  if (len >= 5 && !strcmp(name + len - 5, "_view")) return PETSC_TRUE;
+  if (strstr(name, "_view_")) return PETSC_TRUE;
+  /* a direct solver's own options, read when it factors (e.g. -tao_ipm_mat_mumps_icntl_14) */
+  if (strstr(name, "mat_mumps_") || strstr(name, "mat_cholmod_") || strstr(name, "mat_superlu") ||
+      strstr(name, "mat_umfpack_"))
+    return PETSC_TRUE;
+  if (len >= 17 && !strcmp(name + len - 17, "_converged_reason")) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* Optimal string alignment distance (edits, with swaps of neighbours), capped at 9 */
+static int Distance(const char a[], const char b[])
+{
+  const size_t la = PetscMin(strlen(a), 63), lb = PetscMin(strlen(b), 63);
+  int          d[64][64];
+
+  for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      const int cost = a[i - 1] != b[j - 1];
+      int       best = PetscMin(d[i - 1][j] + 1, d[i][j - 1] + 1);
+      best           = PetscMin(best, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) best = PetscMin(best, d[i - 2][j - 2] + 1);
+      d[i][j] = best;
+    }
+  return PetscMin(d[la][lb], 9);
+}
+
+/* The known option closest to name (without its dash), if close enough to be the one meant */
+static const char *Closest(const char name[])
+{
+  const char *best  = NULL;
+  int         bestd = 10;
+  const int   limit = PetscMax(2, (int)strlen(name) / 4);
+
+  for (int k = 0; TalusKnownOptionNames[k]; k++) {
+    const int d = Distance(name, TalusKnownOptionNames[k] + 1);
+    if (d < bestd) best = TalusKnownOptionNames[k], bestd = d;
+  }
+  return bestd <= limit ? best : NULL;
+}
+
+/*
+ * PETSc reads an integer option into a 32-bit PetscInt and wraps what does not fit (4294967296 reads as
+ * 0, 3000000000 as -1294967296): every integer option given is parsed here in 64 bits first.
+ */
+PetscErrorCode TalusOptionsCheckIntegers(MPI_Comm comm)
+{
+  PetscFunctionBegin;
+  for (int k = 0; TalusIntegerOptionNames[k]; k++) {
+    const char *value;
+    PetscBool   set;
+    char       *end;
+    long long   v;
+    PetscCall(PetscOptionsFindPair(NULL, NULL, TalusIntegerOptionNames[k], &value, &set));
+    if (!set || !value) continue;
+    errno = 0;
+    v     = strtoll(value, &end, 10);
+    if (end == value || *end) continue; /* not an integer literal: PETSc's own parser says what is wrong */
+    PetscCheck(errno != ERANGE && v >= PETSC_MIN_INT && v <= PETSC_MAX_INT, comm, PETSC_ERR_USER_INPUT,
+               "%s %s (from %s) is out of the range of an integer here, %d to %d", TalusIntegerOptionNames[k], value,
+               OriginOf(TalusIntegerOptionNames[k] + 1), (int)PETSC_MIN_INT, (int)PETSC_MAX_INT);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusOptionsCheckUnused(MPI_Comm comm)
+{
+  PetscInt  n, unknown = 0;
+  char    **names, **values, message[4096] = "";
+  size_t    len   = 0;
+  PetscBool allow = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(TalusOptionsCheckIntegers(comm));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_allow_unknown", &allow, NULL));
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  for (PetscInt k = 0; k < n; k++) {
+    const char *meant;
+    if (ReadLater(names[k])) continue;
+    meant = Closest(names[k]);
+    unknown++;
+    if (len < sizeof(message) - 256) {
+      PetscCall(PetscSNPrintf(message + len, sizeof(message) - len, "%s-%s (from %s)%s%s%s", unknown > 1 ? "; " : "",
+                              names[k], OriginOf(names[k]), meant ? ": did you mean " : "", meant ? meant : "",
+                              meant ? "?" : ""));
+      PetscCall(PetscStrlen(message, &len));
+    }
+  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  if (!unknown) PetscFunctionReturn(0);
+  if (allow) {
+    PetscCall(PetscPrintf(comm, "talus: warning: %" PetscInt_FMT " option%s that nothing reads: %s\n", unknown,
+                          unknown > 1 ? "s" : "", message));
+    PetscFunctionReturn(0);
+  }
+  SETERRQ(comm, PETSC_ERR_USER_INPUT,
+          "%" PetscInt_FMT " option%s that nothing reads: %s (-options_allow_unknown runs anyway, with a warning)",
+          unknown, unknown > 1 ? "s" : "", message);
+}

@@ -31,6 +31,7 @@ struct _p_TalusCheckpoint {
   PetscLogDouble start, last_write, last_step_end, longest_step, slowest_write;
   PetscInt       last_step_written, written;
   PetscBool      setup, view, have_dir;
+  double         last_size; /* bytes of the last checkpoint written (rank 0), for the next one's room */
   PetscErrorCode (*before_publish)(void *);
   void *before_publish_ctx;
 };
@@ -284,6 +285,19 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   PetscCall(PetscSNPrintf(base, sizeof(base), "ckpt-%08" PetscInt_FMT ".h5", step));
   PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s/%s.tmp", ck->dir, base));
   PetscCall(PetscSNPrintf(final, sizeof(final), "%s/%s", ck->dir, base));
+  { /* room for it, as the last one took (first: 400 B a body, the scene twice, 256 KB), with a quarter more */
+    PetscInt total;
+    char     what[PETSC_MAX_PATH_LEN + 128];
+    size_t   text = 0;
+    double   need;
+    PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
+    if (ck->scene_text) PetscCall(PetscStrlen(ck->scene_text, &text));
+    need = ck->last_size > 0.0 ? 1.25 * ck->last_size + 65536.0 : 400.0 * (double)total + 2.0 * (double)text + 262144.0;
+    PetscCall(
+      PetscSNPrintf(what, sizeof(what), "checkpoint %s (%s)", base,
+                    ck->written ? "the previous checkpoint, last.h5, is intact" : "this run has written none yet"));
+    PetscCall(TalusRequireFreeSpace(ck->comm, ck->dir, need, what));
+  }
   PetscCall(PetscTime(&t1));
   PetscCall(TalusCheckpointFileWrite(sim, &ck->scene, ck->scene_text, tmp));
   if (ck->kill_during && ck->written + 1 == ck->kill_during) { /* test only: die between writing and publishing */
@@ -304,6 +318,7 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   ck->last_write        = t3;
   ck->last_step_written = step;
   ck->written++;
+  if (ck->rank == 0 && stat(final, &st) == 0) ck->last_size = (double)st.st_size;
   if (ck->rank == 0 && stat(final, &st) == 0)
     PetscCall(PetscPrintf(PETSC_COMM_SELF,
                           "talus: checkpoint %s (step %" PetscInt_FMT

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 /* mkdir -p, on rank 0; the verdict is shared so every rank stops together */
 PetscErrorCode TalusMakeDirectory(MPI_Comm comm, const char dir[])
@@ -48,4 +49,20 @@ PetscBool TalusPathExists(const char path[])
 {
   struct stat st;
   return (PetscBool)(stat(path, &st) == 0);
+}
+
+PetscErrorCode TalusRequireFreeSpace(MPI_Comm comm, const char dir[], double bytes, const char what[])
+{
+  double         room[2] = {-1.0, bytes}; /* free (-1: unknown), needed: rank 0's, so that every rank agrees */
+  PetscMPIInt    rank;
+  struct statvfs fs;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && statvfs(dir, &fs) == 0) room[0] = (double)fs.f_bavail * (double)fs.f_frsize;
+  PetscCallMPI(MPI_Bcast(room, 2, MPI_DOUBLE, 0, comm));
+  PetscCheck(room[0] < 0.0 || room[0] >= room[1], comm, PETSC_ERR_FILE_WRITE,
+             "not enough room in %s for %s: it needs about %.2f MB and %.2f MB are free", dir, what, room[1] / 1e6,
+             room[0] / 1e6);
+  PetscFunctionReturn(0);
 }

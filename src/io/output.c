@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, fsync */
 #include <errno.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "output_impl.h"
 
 /* Opens DIR/name for writing on rank 0 (NULL elsewhere); a failure stops every rank. */
@@ -229,6 +230,8 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   char          name[32], path[PETSC_MAX_PATH_LEN];
   hid_t         group;
   TalusH5Writer w;
+  struct stat   st;
+  double        size_before = 0.0;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
@@ -250,6 +253,15 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   }
   PetscCall(PetscSNPrintf(name, sizeof(name), "/frame%06" PetscInt_FMT, out->nframes));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  { /* room for it, as the last frame took (first: 136 B of data a body, twice, and 256 KB), a quarter more */
+    char what[PETSC_MAX_PATH_LEN + 64];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "frame %" PetscInt_FMT " of %s", out->nframes, path));
+    PetscCall(TalusRequireFreeSpace(out->comm, out->dir,
+                                    out->frame_bytes > 0.0 ? 1.25 * out->frame_bytes + 65536.0
+                                                           : 272.0 * (double)total + 262144.0,
+                                    what));
+    if (out->rank == 0 && stat(path, &st) == 0) size_before = (double)st.st_size;
+  }
   PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
   group = H5Gcreate2(out->frames, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   TalusH5Note(&w, group, name);
@@ -266,6 +278,7 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   H5Gclose(group);
   TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)"); /* readable after a crash */
   PetscCall(TalusH5Agree(&w, path));
+  if (out->rank == 0 && stat(path, &st) == 0) out->frame_bytes = PetscMax((double)st.st_size - size_before, 0.0);
   PetscCall(PetscFree7(id, pos, quat, vel, omega, size, slot));
   PetscCall(TalusOutputAddFrameTime(out, t));
   PetscCall(TalusOutputWriteXdmf(out, total));

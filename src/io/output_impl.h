@@ -19,6 +19,7 @@ struct _p_TalusOutput {
   hid_t       frames;
   char        frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
   PetscInt    nframes, frame_capacity;
+  double      frame_bytes; /* what the last frame added to the frames file (rank 0), for the next one's room */
   PetscReal  *frame_times; /* for frames.xmf */
   /* running totals for summary.json */
   PetscInt       steps, contacts_max, iterations_max, nonconverged;

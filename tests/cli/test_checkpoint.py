@@ -284,6 +284,59 @@ for k, (ranks, after) in enumerate(((None, 2500), (None, 7000), (2, 3000), (2, 9
         check_rows(os.path.join(out(name), "stats.csv"), int, list(range(1, 151)), name)
         check_rows(os.path.join(out(name), "probe-10.csv"), lambda t: round(float(t) * 100), list(range(1, 151)), name)
 
+# ------------------------------------------------------------------ a full disk on 2 ranks
+# Parallel HDF5 meeting a full disk inside H5Fclose can leave the ranks in different collective calls
+# (before: 12 of 41 runs hung, and 3 of 3 with frames). Checkpoints and frames now check the room
+# first, on rank 0 for every rank; text rows fail on every rank together. Each run must end within
+# 60 s with exit 1 and a message, last.h5 naming a whole checkpoint that restarts. Needs a tmpfs
+# (root, as CI runs): skipped, with a note, where it cannot be mounted.
+COMPACTION = os.path.join(ROOT, "inputs", "compaction.yaml")
+full = os.path.join(WORK, "full")
+os.makedirs(full)
+
+
+def run_bounded(args, ranks, limit=60):
+    cmd = ["mpirun", "--oversubscribe", "-n", str(ranks), TALUS] + args
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
+    try:
+        so, se = proc.communicate(timeout=limit)
+        return proc.returncode, so + se
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None, ""
+
+
+def mount_full(size):
+    subprocess.run(["umount", full], capture_output=True)
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", full], capture_output=True).returncode == 0
+
+
+if not mount_full("1300k"):
+    print("full disk: skipped (tmpfs cannot be mounted here: not root?)")
+else:
+    cases = [("checkpoints", size, ["-o", out("full-ck-%s" % size), "-checkpoint_dir", os.path.join(full, "ck"), "-checkpoint_every", "10", "-checkpoint_keep", "100"])
+             for size in ("1300k", "1900k", "2500k")]
+    cases += [("frames", size, ["-o", os.path.join(full, "out"), "-output_every", "2"]) for size in ("700k", "2500k")]
+    cases += [("stats.csv", "8k", ["-o", os.path.join(full, "out"), "-output_every", "0"])]
+    for what, size, args in cases:
+        mount_full(size)
+        status, text = run_bounded([COMPACTION, "-dt", "0.005", "-t_final", "1"] + args, 2)
+        label = "%s to a full disk of %s on 2 ranks" % (what, size)
+        check(status is not None, "%s: hung (killed after 60 s)" % label)
+        if status is None:
+            continue
+        errors = [l for l in text.splitlines() if l.startswith("talus: error:")]
+        check(status == 1 and len(errors) == 1 and ("not enough room" in errors[0] or "No space left" in errors[0]),
+              "%s: exit %s, errors %s\n%s" % (label, status, errors, text[-1500:]))
+        last = os.path.join(full, "ck", "last.h5")
+        if what == "checkpoints" and os.path.exists(last):
+            p = run(["info", last])
+            check(p.returncode == 0 and "talus checkpoint" in p.stdout, "%s: last.h5 is not a whole checkpoint:\n%s%s" % (label, p.stdout, p.stderr))
+            p = run(["-restart", last, "-t_final", "0.6", "-checkpoint_dir", out("full-ck-restart-%s" % size), "-o", out("full-ck-restart-%s" % size)], 2)
+            ok(p, "%s: restart from last.h5" % label)
+    subprocess.run(["umount", full], capture_output=True)
+
 # ------------------------------------------------------------------ bad files
 bad = os.path.join(WORK, "bad")
 os.makedirs(bad)

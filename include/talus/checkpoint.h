@@ -63,6 +63,9 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint);
 /* Called (collectively) before each checkpoint is published, so that what the run wrote up to its step
    (e.g. the outputs' rows, TalusOutputSync) is on disk before a restart can start from it. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetBeforePublish(TalusCheckpoint, PetscErrorCode (*)(void *), void *ctx);
+/* A fresh run's claim on its checkpoint directory (collective, before TalusCheckpointSetUp): an
+   earlier run's checkpoints there are an error, or with -overwrite moved aside to DIR.earlier-K. */
+PETSC_EXTERN PetscErrorCode TalusCheckpointClaimDirectory(TalusCheckpoint);
 /* Creates the directory (when checkpoints are planned), starts the clocks, installs the signal handlers. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint);
 PETSC_EXTERN PetscErrorCode TalusCheckpointView(TalusCheckpoint, PetscViewer);

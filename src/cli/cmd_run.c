@@ -67,6 +67,13 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
                          "Go on from this checkpoint (e.g. OUTPUT_DIR/checkpoints/last.h5) instead of a scene file", "",
                          from, from, sizeof(from), &set));
   }
+  {
+    PetscBool overwrite = PETSC_FALSE;
+    PetscCall(PetscOptionsBool("-overwrite",
+                               "A fresh run into a directory holding an earlier run's checkpoints moves them aside to "
+                               "CHECKPOINT_DIR.earlier-K (without it, such a run is refused)",
+                               "", overwrite, &overwrite, NULL));
+  }
   PetscOptionsEnd();
   PetscCall(TalusOutputCreate(PETSC_COMM_WORLD, dir, &scene, &out));
   PetscCall(TalusOutputSetFromOptions(out));
@@ -76,6 +83,7 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
   PetscCall(TalusCheckpointSetOutputDirectory(ck, dir));
   PetscCall(TalusCheckpointSetFromOptions(ck));
   PetscCall(TalusCheckpointSetBeforePublish(ck, TalusOutputSync, out));
+  if (!restart) PetscCall(TalusCheckpointClaimDirectory(ck));
   PetscCall(TalusCheckpointSetUp(ck));
   PetscCall(TalusSimGetCCP(sim, NULL)); /* the solver reads its options now, not at the first step */
   PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD));

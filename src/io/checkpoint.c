@@ -328,6 +328,51 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
   PetscFunctionReturn(0);
 }
 
+/*
+ * A fresh run into a directory that holds an earlier run's checkpoints would leave them for a later
+ * -restart DIR/last.h5 (or a job script) to pick up, and its outputs would be mixed with that run's:
+ * refused, naming what is there, unless -overwrite, which moves the directory aside to DIR.earlier-K.
+ */
+PetscErrorCode TalusCheckpointClaimDirectory(TalusCheckpoint ck)
+{
+  struct dirent **list                      = NULL;
+  char            aside[PETSC_MAX_PATH_LEN + 32] = "", last[PETSC_MAX_PATH_LEN + 16];
+  int             found = 0, err = 0;
+  PetscBool       overwrite = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-overwrite", &overwrite, NULL));
+  if (ck->rank == 0) {
+    const int n = scandir(ck->dir, &list, IsCheckpointName, CompareNames);
+    for (int k = 0; k < n; k++) free(list[k]);
+    free(list);
+    found = PetscMax(n, 0);
+    (void)snprintf(last, sizeof(last), "%s/last.h5", ck->dir);
+    if (TalusPathExists(last)) found++;
+    if (found && overwrite) {
+      for (int k = 1; k < 1000 && !aside[0]; k++) {
+        (void)snprintf(aside, sizeof(aside), "%s.earlier-%d", ck->dir, k);
+        if (TalusPathExists(aside)) aside[0] = 0;
+      }
+      if (!aside[0] || rename(ck->dir, aside) != 0) err = aside[0] ? errno : EEXIST;
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&found, 1, MPI_INT, 0, ck->comm));
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, ck->comm));
+  PetscCallMPI(MPI_Bcast(aside, sizeof(aside), MPI_CHAR, 0, ck->comm));
+  if (!found) PetscFunctionReturn(0);
+  PetscCheck(overwrite, ck->comm, PETSC_ERR_USER_INPUT,
+             "%s holds %d checkpoint file%s of an earlier run (talus info %s/last.h5 says which): continue it with "
+             "-restart %s/last.h5, or start afresh with -overwrite (which moves them aside), or choose another -o or "
+             "-checkpoint_dir",
+             ck->dir, found, found > 1 ? "s" : "", ck->dir, ck->dir);
+  PetscCheck(!err, ck->comm, PETSC_ERR_FILE_WRITE, "-overwrite: cannot move %s aside: %s", ck->dir, strerror(err));
+  ck->have_dir = PETSC_FALSE;
+  PetscCall(
+    PetscPrintf(ck->comm, "talus: -overwrite: the earlier run's checkpoints in %s moved to %s\n", ck->dir, aside));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCheckpointSetBeforePublish(TalusCheckpoint ck, PetscErrorCode (*fn)(void *), void *ctx)
 {
   PetscFunctionBegin;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 
 /* Options that describe one job, not the run: never stored, never restored. */
-static const char *const job_options[] = {"-restart", "-walltime", "-walltime_margin",
-                                          "-help",    "-h",        "-checkpoint_test_kill",
-                                          NULL};
+static const char *const job_options[] = {"-restart",   "-walltime", "-walltime_margin",
+                                          "-help",      "-h",        "-checkpoint_test_kill",
+                                          "-overwrite", NULL};
 
 static PetscBool IsNumber(const char s[])
 {

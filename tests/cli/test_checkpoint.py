@@ -284,6 +284,25 @@ for k, (ranks, after) in enumerate(((None, 2500), (None, 7000), (2, 3000), (2, 9
         check_rows(os.path.join(out(name), "stats.csv"), int, list(range(1, 151)), name)
         check_rows(os.path.join(out(name), "probe-10.csv"), lambda t: round(float(t) * 100), list(range(1, 151)), name)
 
+# ------------------------------------------------------------------ an earlier run's checkpoints in the directory
+# A fresh run into a directory holding another run's checkpoints is refused before it writes anything
+# (before: it left them for a later -restart or job script to pick up, and stats.csv mixed both runs);
+# with -overwrite they are moved aside, and the earlier run can still be restarted from there.
+stale = out("stale")
+ok(run([SCENE, "-o", stale, "-t_final", "0.05", "-checkpoint_every", "2"]), "the earlier run")
+before = open(os.path.join(stale, "stats.csv")).read()
+p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", stale, "-t_final", "0.05"], 2)
+check(p.returncode == 1 and "holds 3 checkpoint files of an earlier run" in p.stderr and "-overwrite" in p.stderr,
+      "a fresh run over an earlier run's checkpoints: exit %d\n%s" % (p.returncode, p.stderr))
+check(open(os.path.join(stale, "stats.csv")).read() == before, "the refused run touched the earlier run's stats.csv")
+p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", stale, "-t_final", "0.05", "-overwrite"])
+if ok(p, "-overwrite"):
+    aside = os.path.join(stale, "checkpoints.earlier-1")
+    check("moved to %s" % aside in p.stdout and os.path.exists(os.path.join(aside, "last.h5")), "-overwrite: %s" % p.stdout)
+    check(not os.path.exists(os.path.join(stale, "checkpoints", "last.h5")), "-overwrite left last.h5 in place")
+    p = run(["info", os.path.join(aside, "last.h5")])
+    check(p.returncode == 0 and "filling-125" in p.stdout, "the earlier run's checkpoint moved aside is whole:\n%s" % p.stdout)
+
 # ------------------------------------------------------------------ a full disk on 2 ranks
 # Parallel HDF5 meeting a full disk inside H5Fclose can leave the ranks in different collective calls
 # (before: 12 of 41 runs hung, and 3 of 3 with frames). Checkpoints and frames now check the room
@@ -447,5 +466,8 @@ for attempt, left in enumerate(("00:00:04", "1-00:00:02", "UNLIMITED")):
     n = len(open(submitted).read().splitlines()) if os.path.exists(submitted) else 0
     check(n == 1, "slurm-job after attempt %d: %d resubmissions, expected 1" % (attempt, n))
 check(stats_steps("slurm") == list(range(1, 6)), "slurm-job: stats.csv steps %s, expected 1..5 once each" % stats_steps("slurm"))
+# the same OUTPUT_DIR given with another scene: the job refuses to go on with filling-125's checkpoint
+p = subprocess.run([job, os.path.join(ROOT, "inputs", "rolling-ball.yaml"), out("slurm"), "-t_final", "0.05"], capture_output=True, text=True, env=env, timeout=600)
+check(p.returncode == 2 and "is a checkpoint of scene 'filling-125', not of" in p.stderr, "slurm-job with another scene's checkpoint: exit %d\n%s%s" % (p.returncode, p.stdout, p.stderr))
 
 sys.exit(check.finish())

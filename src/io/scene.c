@@ -8,6 +8,7 @@
 #include <talus/scene.h>
 #include <talus/options.h>
 #include <yaml.h>
+#include <unistd.h>
 
 typedef struct {
   const char     *file;
@@ -300,6 +301,76 @@ static PetscReal Uniform(unsigned long long *state)
   return (PetscReal)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/*
+ * Every rank builds the whole scene (about TALUS_BYTES_PER_BODY a body while it does), so a generator's
+ * count is checked against this node's memory shared by its ranks before anything is allocated: a
+ * lattice of 10^10 bodies is refused with the arithmetic instead of allocating until the machine
+ * runs out.
+ */
+#define TALUS_BYTES_PER_BODY 512.0
+
+static PetscErrorCode CheckBodyCount(Reader *r, yaml_node_t *node, PetscInt have, double more)
+{
+  MPI_Comm     shared;
+  PetscMPIInt  local;
+  const long   pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : -1.0, total = (double)have + more;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
+  PetscCallMPI(MPI_Comm_size(shared, &local));
+  PetscCallMPI(MPI_Comm_free(&shared));
+  if (total > (double)PETSC_MAX_INT / 8)
+    SceneError(r, node, "%.3g bodies: more than talus's 32-bit indices can count (at most %.3g)", total,
+               (double)PETSC_MAX_INT / 8);
+  if (memory > 0.0 && total * TALUS_BYTES_PER_BODY * local > memory)
+    SceneError(r, node,
+               "%.3g bodies would need about %.3g GB on each of this node's %d ranks (every rank builds the whole "
+               "scene, about %.0f B a body), %.3g GB in all, and this node has %.3g GB",
+               total, total * TALUS_BYTES_PER_BODY / 1e9, (int)local, TALUS_BYTES_PER_BODY,
+               total * TALUS_BYTES_PER_BODY * local / 1e9, memory / 1e9);
+  PetscFunctionReturn(0);
+}
+
+/*
+ * Random sequential addition with the spheres placed so far hashed by cells of one diameter: a
+ * candidate is checked against the 27 cells around it, not against every sphere (which made large
+ * counts run for minutes). Buckets chain the spheres through next[]; the table has twice count slots.
+ */
+typedef struct {
+  PetscInt *head, *next, nslots;
+  PetscReal lo[3], cell;
+} FillGrid;
+
+static PetscInt FillSlot(const FillGrid *g, long long i, long long j, long long k)
+{
+  const unsigned long long h = (unsigned long long)i * 73856093ULL ^ (unsigned long long)j * 19349663ULL ^
+                               (unsigned long long)k * 83492791ULL;
+  return (PetscInt)(h % (unsigned long long)g->nslots);
+}
+
+static void FillCell(const FillGrid *g, const PetscReal x[3], long long c[3])
+{
+  for (int d = 0; d < 3; d++) c[d] = (long long)PetscFloorReal((x[d] - g->lo[d]) / g->cell);
+}
+
+static PetscBool FillIsFree(const FillGrid *g, const TalusBodies *b, PetscInt first, const PetscReal x[3],
+                            PetscReal radius)
+{
+  long long c[3];
+
+  FillCell(g, x, c);
+  for (int di = -1; di <= 1; di++)
+    for (int dj = -1; dj <= 1; dj++)
+      for (int dk = -1; dk <= 1; dk++)
+        for (PetscInt o = g->head[FillSlot(g, c[0] + di, c[1] + dj, c[2] + dk)]; o >= 0; o = g->next[o - first]) {
+          PetscReal d2 = 0.0;
+          for (int d = 0; d < 3; d++) d2 += PetscSqr(x[d] - b->position[3 * o + d]);
+          if (d2 < 4.0 * radius * radius) return PETSC_FALSE;
+        }
+  return PETSC_TRUE;
+}
+
 static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *b, TalusScene *scene)
 {
   yaml_node_t       *map, *node, *lattice = Lookup(r, entry, "lattice"), *fill = Lookup(r, entry, "random_fill");
@@ -348,6 +419,7 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
         SceneError(r, node, "count must be three integers in 1..10000, got %g", (double)count_r[d]);
       count[d] = (PetscInt)count_r[d];
     }
+    PetscCall(CheckBodyCount(r, node, b->n, count_r[0] * count_r[1] * count_r[2]));
     PetscCall(OptionalNumber(r, map, "jitter", &jitter));
     if ((node = Lookup(r, map, "jitter")) &&
         (jitter < 0.0 || 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance))
@@ -367,7 +439,7 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
         }
   } else {
     PetscReal lo[3], hi[3];
-    PetscInt  count, placed = 0, first = b->n, tries = 0;
+    PetscInt  count, placed = 0, first = b->n;
     PetscCall(RequireKey(r, map, "min", "random_fill", &node));
     PetscCall(GetVector(r, node, "min", 3, lo));
     PetscCall(RequireKey(r, map, "max", "random_fill", &node));
@@ -378,26 +450,46 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
     PetscCall(RequireKey(r, map, "count", "random_fill", &node));
     PetscCall(GetInt(r, node, "count", &count));
     if (count < 0) SceneError(r, node, "count must be >= 0, got %" PetscInt_FMT, count);
-    /* random sequential addition: draw a centre, keep it if it overlaps nobody placed so far */
-    while (placed < count) {
-      PetscReal x[3];
-      PetscBool free_spot = PETSC_TRUE;
-      PetscInt  id;
-      if (++tries > 1000 * count + 1000)
+    PetscCall(CheckBodyCount(r, node, b->n, (double)count));
+    { /* random sequential addition jams near 38 % of the volume: beyond 35 % it would search for minutes */
+      const double volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+      const double filled = (double)count * 4.0 / 3.0 * PETSC_PI * size[0] * size[0] * size[0] / volume;
+      if (filled > 0.35)
         SceneError(r, node,
-                   "could place only %" PetscInt_FMT " of %" PetscInt_FMT
-                   " spheres of radius %g without overlap in the region: enlarge it or lower count",
-                   placed, count, (double)size[0]);
-      for (int d = 0; d < 3; d++) x[d] = lo[d] + size[0] + (hi[d] - lo[d] - 2.0 * size[0]) * Uniform(&state);
-      for (PetscInt o = first; o < b->n && free_spot; o++) {
-        PetscReal d2 = 0.0;
-        for (int d = 0; d < 3; d++) d2 += PetscSqr(x[d] - b->position[3 * o + d]);
-        if (d2 < 4.0 * size[0] * size[0]) free_spot = PETSC_FALSE;
+                   "%" PetscInt_FMT " spheres of radius %g would fill %.0f %% of the region's volume, and random "
+                   "placement cannot go beyond about 35 %%: enlarge the region or lower count (a lattice packs denser)",
+                   count, (double)size[0], 100.0 * filled);
+    }
+    {
+      /* random sequential addition: draw a centre, keep it if it overlaps nobody placed so far; give up
+         after 1000 draws a sphere (counted in 64 bits: 1000 count overflows a PetscInt) */
+      const long long max_tries = 1000LL * count + 1000;
+      long long       tries     = 0, c[3];
+      FillGrid        g         = {.nslots = 2 * count + 1, .cell = 2.0 * size[0]};
+      for (int d = 0; d < 3; d++) g.lo[d] = lo[d];
+      PetscCall(PetscMalloc2(g.nslots, &g.head, count + 1, &g.next));
+      for (PetscInt k = 0; k < g.nslots; k++) g.head[k] = -1;
+      while (placed < count) {
+        PetscReal x[3];
+        PetscInt  id, slot;
+        if (++tries > max_tries) {
+          PetscCall(PetscFree2(g.head, g.next));
+          SceneError(r, node,
+                     "could place only %" PetscInt_FMT " of %" PetscInt_FMT
+                     " spheres of radius %g without overlap in the region: enlarge it or lower count",
+                     placed, count, (double)size[0]);
+        }
+        for (int d = 0; d < 3; d++) x[d] = lo[d] + size[0] + (hi[d] - lo[d] - 2.0 * size[0]) * Uniform(&state);
+        if (!FillIsFree(&g, b, first, x, size[0])) continue;
+        PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, PETSC_FALSE, x, &id));
+        for (int d = 0; d < 3; d++) b->velocity[3 * id + d] = velocity[d];
+        FillCell(&g, x, c);
+        slot               = FillSlot(&g, c[0], c[1], c[2]);
+        g.next[id - first] = g.head[slot];
+        g.head[slot]       = id;
+        placed++;
       }
-      if (!free_spot) continue;
-      PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, PETSC_FALSE, x, &id));
-      for (int d = 0; d < 3; d++) b->velocity[3 * id + d] = velocity[d];
-      placed++;
+      PetscCall(PetscFree2(g.head, g.next));
     }
   }
   PetscFunctionReturn(0);
@@ -547,6 +639,59 @@ static const char *const top_keys[] = {"name",       "gravity",           "time_
 
 static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene);
 
+/* Deeper than any scene needs: libyaml's loader takes time quadratic in the depth (80,000 brackets:
+   13 s), so the events are read first, which stops at the first level too deep. */
+#define TALUS_SCENE_MAX_DEPTH 64
+
+static PetscErrorCode CheckNesting(MPI_Comm comm, const char file[], FILE *fp)
+{
+  yaml_parser_t parser;
+  yaml_event_t  event;
+  int           depth = 0, line = 0, ok = 1, done = 0;
+
+  PetscFunctionBegin;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_file(&parser, fp);
+  while (!done && depth <= TALUS_SCENE_MAX_DEPTH) {
+    if (!yaml_parser_parse(&parser, &event)) {
+      ok = 0; /* the loader below reports the syntax error with its line */
+      break;
+    }
+    if (event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT) depth++;
+    if (event.type == YAML_SEQUENCE_END_EVENT || event.type == YAML_MAPPING_END_EVENT) depth--;
+    line = (int)event.start_mark.line + 1;
+    done = event.type == YAML_STREAM_END_EVENT;
+    yaml_event_delete(&event);
+  }
+  yaml_parser_delete(&parser);
+  rewind(fp);
+  PetscCheck(!ok || depth <= TALUS_SCENE_MAX_DEPTH, comm, PETSC_ERR_USER_INPUT,
+             "%s:%d: lists and mappings nested deeper than %d levels: not a scene", file, line, TALUS_SCENE_MAX_DEPTH);
+  PetscFunctionReturn(0);
+}
+
+/* A key given twice in one mapping (time_step: 0.01, then time_step: 0.5) is an error, not the first
+   value silently used. Every mapping of the document, once. */
+static PetscErrorCode CheckDuplicateKeys(Reader *r)
+{
+  PetscFunctionBegin;
+  for (yaml_node_t *map = r->doc.nodes.start; map < r->doc.nodes.top; map++) {
+    if (map->type != YAML_MAPPING_NODE) continue;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+      yaml_node_t *key = yaml_document_get_node(&r->doc, p->key);
+      if (key->type != YAML_SCALAR_NODE) continue;
+      for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+        yaml_node_t *earlier = yaml_document_get_node(&r->doc, q->key);
+        if (earlier->type == YAML_SCALAR_NODE &&
+            !strcmp((const char *)earlier->data.scalar.value, (const char *)key->data.scalar.value))
+          SceneError(r, key, "key \"%s\" given twice in one mapping (first at line %d)",
+                     (const char *)key->data.scalar.value, LINE(earlier));
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, TalusScene *scene)
 {
   Reader         r = {.file = file, .comm = comm};
@@ -570,6 +715,7 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, Ta
   }
   fp = fopen(file, "rb");
   PetscCheck(fp, comm, PETSC_ERR_FILE_OPEN, "%s: cannot open the scene file", file);
+  PetscCall(CheckNesting(comm, file, fp));
   yaml_parser_initialize(&parser);
   yaml_parser_set_input_file(&parser, fp);
   loaded = yaml_parser_load(&parser, &r.doc);
@@ -587,7 +733,8 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, Ta
     yaml_document_delete(&r.doc);
     SETERRQ(comm, PETSC_ERR_USER_INPUT, "%s: the scene file is empty", file);
   }
-  ierr = SceneRead(&r, root, sim, scene);
+  ierr = CheckDuplicateKeys(&r);
+  if (!ierr) ierr = SceneRead(&r, root, sim, scene);
   yaml_document_delete(&r.doc); /* on errors too */
   PetscCall(ierr);
   PetscFunctionReturn(0);

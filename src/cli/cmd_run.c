@@ -60,6 +60,7 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "out/%s", scene.name));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Running a scene", "talus");
   PetscCall(PetscOptionsString("-o", "Output directory", "", dir, dir, sizeof(dir), &set));
+  PetscCheck(dir[0], PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-o needs a directory, e.g. -o out/my-run");
   {
     char from[PETSC_MAX_PATH_LEN] = "";
     PetscCall(

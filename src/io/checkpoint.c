@@ -199,6 +199,15 @@ PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint ck)
 
   PetscFunctionBegin;
   if (ck->setup) PetscFunctionReturn(0);
+  PetscCheck(ck->dir[0], ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_dir needs a directory");
+  { /* a path that is there but not a directory would fail only at the first checkpoint, signals included */
+    struct stat st;
+    int         not_dir = 0;
+    if (ck->rank == 0) not_dir = stat(ck->dir, &st) == 0 && !S_ISDIR(st.st_mode);
+    PetscCallMPI(MPI_Bcast(&not_dir, 1, MPI_INT, 0, ck->comm));
+    PetscCheck(!not_dir, ck->comm, PETSC_ERR_USER_INPUT, "the checkpoint directory %s is a file, not a directory",
+               ck->dir);
+  }
   /* now when checkpoints are planned, so that a bad -checkpoint_dir stops the run at its start;
      otherwise at the first checkpoint (a signal) */
   if (Planned(ck)) PetscCall(MakeDirectory(ck));
@@ -335,7 +344,7 @@ PetscErrorCode TalusCheckpointWrite(TalusCheckpoint ck, TalusSim sim)
  */
 PetscErrorCode TalusCheckpointClaimDirectory(TalusCheckpoint ck)
 {
-  struct dirent **list                      = NULL;
+  struct dirent **list                           = NULL;
   char            aside[PETSC_MAX_PATH_LEN + 32] = "", last[PETSC_MAX_PATH_LEN + 16];
   int             found = 0, err = 0;
   PetscBool       overwrite = PETSC_FALSE;

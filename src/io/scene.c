@@ -196,6 +196,12 @@ static PetscErrorCode ShapeOf(Reader *r, yaml_node_t *map, TalusShape *shape, Pe
   PetscCall(RequireKey(r, map, ops->size_key, ops->name, &size_node));
   if (ops->size_len == 1) PetscCall(GetNumber(r, size_node, ops->size_key, &size[0]));
   else PetscCall(GetVector(r, size_node, ops->size_key, 3, size));
+  /* SI units: an entry beyond 1e12 (or a nonzero one below 1e-12) overflows or underflows a mass, an
+     inertia or a normal's length, which would be reported as something else further on */
+  for (int d = 0; d < ops->size_len; d++)
+    if (size[d] != 0.0 && !(PetscAbsReal(size[d]) >= 1e-12 && PetscAbsReal(size[d]) <= 1e12))
+      SceneError(r, size_node, "%s %g is outside 1e-12 .. 1e12 (talus works in SI units%s)", ops->size_key,
+                 (double)size[d], *shape == TALUS_PLANE ? "; a normal is a direction: e.g. [0, 0, 1]" : "");
   if ((invalid = ops->check_size(size))) {
     if (ops->size_len == 1) SceneError(r, size_node, "%s, got %g", invalid, (double)size[0]);
     SceneError(r, size_node, "%s, got (%g, %g, %g)", invalid, (double)size[0], (double)size[1], (double)size[2]);
@@ -510,6 +516,9 @@ static PetscErrorCode ReadMaterials(Reader *r, yaml_node_t *list, TalusBodies *b
     PetscCall(CheckKeys(r, m, "a material", keys));
     PetscCall(RequireKey(r, m, "name", "a material", &node));
     PetscCall(GetString(r, node, "name", &name));
+    if (strlen(name) >= sizeof(b->materials[0].name) || !name[0])
+      SceneError(r, node, "a material's name must have 1 to %d characters, \"%.40s...\" has %d",
+                 (int)sizeof(b->materials[0].name) - 1, name, (int)strlen(name));
     PetscCall(TalusBodiesFindMaterial(b, name, &existing));
     if (existing >= 0) SceneError(r, node, "material \"%s\" is defined twice", name);
     PetscCall(RequireKey(r, m, "mu", "a material", &node));
@@ -754,6 +763,13 @@ static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, Tal
   if ((node = Lookup(&r, root, "name"))) {
     const char *name;
     PetscCall(GetString(&r, node, "name", &name));
+    /* it names the output directory out/NAME: a plain name, so that the outputs stay under out/ */
+    if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
+        strlen(name) >= sizeof(scene->name))
+      SceneError(&r, node,
+                 "name \"%.60s\" must be a plain name of 1 to %d characters without '/' (not . or ..): it names the "
+                 "output directory out/NAME",
+                 name, (int)sizeof(scene->name) - 1);
     PetscCall(PetscStrncpy(scene->name, name, sizeof(scene->name)));
   }
   PetscCall(OptionalVector(&r, root, "gravity", g));

@@ -170,6 +170,11 @@ cases = [
     ("key twice", GOOD.replace("end_time: 0.1", "end_time: 0.1\nend_time: 0.5"), 5, "key \"end_time\" given twice in one mapping (first at line 4)"),
     ("key twice in a body", GOOD.replace("radius: 0.5, mass: 1", "radius: 0.5, mass: 1, radius: 0.7"), 10, "key \"radius\" given twice"),
     ("nested too deep", GOOD + "extra: " + "[" * 5000 + "]" * 5000 + "\n", 11, "nested deeper than 64 levels"),
+    ("huge normal", GOOD.replace("normal: [0, 0, 1]", "normal: [0, 0, 1e200]"), 9, "normal 1e+200 is outside 1e-12 .. 1e12"),
+    ("huge radius", GOOD.replace("radius: 0.5", "radius: 1e200"), 10, "radius 1e+200 is outside 1e-12 .. 1e12"),
+    ("long material name", GOOD.replace("name: grain", "name: " + "g" * 70), 7, "a material's name must have 1 to 63 characters"),
+    ("name with a path", GOOD.replace("name: bad", "name: ../elsewhere"), 1, "must be a plain name"),
+    ("empty name", GOOD.replace("name: bad", "name: ''"), 1, "must be a plain name"),
     ("not YAML", "name: [unclosed\n", 2, "not valid YAML"),
     ("no bodies", GOOD.split("bodies:")[0], 1, "no bodies"),
 ]
@@ -277,6 +282,12 @@ for args, expected in meaningless:
         what = "%s%s" % (" ".join(args), " on 2 ranks" if ranks else "")
         check(p.returncode == 1 and expected in p.stderr, "%s: exit %d, expected '%s' in:\n%s" % (what, p.returncode, expected, p.stderr))
         check(len([l for l in p.stderr.splitlines() if l.startswith("talus: error:")]) == 1, "%s: not one error line:\n%s" % (what, p.stderr))
+p = run([ball, "-t_final", "0.02", "-o"])
+check(p.returncode == 1 and "-o needs a directory" in p.stderr, "-o without a value: %s" % p.stderr)
+afile = os.path.join(WORK, "a-regular-file")
+open(afile, "w").close()
+p = run([ball, "-t_final", "0.02", "-o", os.path.join(WORK, "ckfile"), "-checkpoint_dir", afile])
+check(p.returncode == 1 and "is a file, not a directory" in p.stderr, "-checkpoint_dir naming a file: %s" % p.stderr)
 p = run([ball, "extra.yaml", "-o", os.path.join(WORK, "meaningless")])
 check(p.returncode == 1 and "unexpected argument \"extra.yaml\" (after the command's arguments)" in p.stderr, "an extra file: %s" % p.stderr)
 p = run(["ccp", os.path.join(ROOT, "inputs", "fclib", "Capsules-i125-1213.hdf5"), "-tao_max_it", "4294967296"])

@@ -309,6 +309,8 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
 
 /* The header: format and version first, so a foreign or newer file is named as such; state (if
    not NULL) gets the simulator's state. */
+static PetscBool AllFinite(const PetscReal *v, int n);
+
 static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, TalusSimState *state)
 {
   char format[64];
@@ -363,8 +365,18 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
     state->decomp_cooldown       = backoff[1];
   }
   if (!r->bad && (info->nfinite < 0 || info->nbodies < 0 || info->nbodies > info->nfinite || info->nplanes < 0 ||
-                  info->ncontacts < 0 || info->nmaterials < 1 || !(info->dt > 0.0)))
+                  info->ncontacts < 0 || info->nmaterials < 1 || info->bodies_lost < 0 || info->ranks < 1 ||
+                  info->nmaterials > 1000000 || info->nfinite > PETSC_MAX_INT / 8 || info->nplanes > 1000000))
     TalusH5Fault(r, "%s", "the header's counts are inconsistent");
+  if (!r->bad && (info->step < 0 || !(info->t >= 0.0 && info->t < PETSC_INFINITY) ||
+                  !(info->dt > 0.0 && info->dt < PETSC_INFINITY) || PetscIsInfOrNanReal(info->t_final)))
+    TalusH5Fault(r, "%s", "the header's step, time, time step or end time is not valid");
+  if (!r->bad && state &&
+      (!AllFinite(state->gravity, 3) || !(state->envelope >= 0.0 && state->envelope < PETSC_INFINITY) ||
+       PetscIsNanReal(state->domain_min[0]) || PetscIsNanReal(state->domain_min[1]) ||
+       PetscIsNanReal(state->domain_min[2]) || PetscIsNanReal(state->domain_max[0]) ||
+       PetscIsNanReal(state->domain_max[1]) || PetscIsNanReal(state->domain_max[2])))
+    TalusH5Fault(r, "%s", "the header's gravity, envelope or domain is not valid");
   PetscCall(TalusH5Verdict(r));
   PetscFunctionReturn(0);
 }
@@ -412,20 +424,82 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
   PetscFunctionReturn(0);
 }
 
-/* What a stored row may hold, its shape's stored code turned into the shape (in place); anything
-   else is damage the checksums did not catch. */
-static PetscBool RowIsSane(BodyRow *row, PetscInt nmaterials, PetscBool plane)
+static PetscBool AllFinite(const PetscReal *v, int n)
+{
+  for (int d = 0; d < n; d++)
+    if (PetscIsInfOrNanReal(v[d])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* What a stored row may hold, as strictly as a scene (a file whose checksums were recomputed after an
+   edit gets past them): its shape's stored code turned into the shape (in place). NULL, or the fault. */
+static const char *RowFault(BodyRow *row, PetscInt nmaterials, PetscInt max_id, PetscBool plane)
 {
   TalusBodyRecord *b = &row->body;
   TalusShape       shape;
   PetscReal        qq = 0.0;
   for (int d = 0; d < 4; d++) qq += b->quaternion[d] * b->quaternion[d];
-  if (b->material < 0 || b->material >= nmaterials || PetscAbsReal(qq - 1.0) > 1e-6 || b->mass < 0.0)
-    return PETSC_FALSE;
-  if (!TalusShapeFromCode(b->shape, &shape)) return PETSC_FALSE;
+  if (b->id < 0 || b->id >= max_id) return "an id outside the scene's";
+  if (b->material < 0 || b->material >= nmaterials) return "a material that is not stored";
+  if (!(PetscAbsReal(qq - 1.0) <= 1e-6)) return "an orientation that is not a unit quaternion";
+  if (!TalusShapeFromCode(b->shape, &shape)) return "an unknown shape";
   b->shape = shape;
-  if (plane) return (PetscBool)(!TalusShapeTable[shape].finite && b->fixed);
-  return TalusShapeTable[shape].finite;
+  if (!AllFinite(b->size, 3) || !AllFinite(b->position, 3) || !AllFinite(b->velocity, 3) || !AllFinite(b->omega, 3) ||
+      !AllFinite(b->inertia, 3) || PetscIsInfOrNanReal(b->mass))
+    return "a value that is not a finite number";
+  if (TalusShapeTable[shape].check_size(b->size)) return "a size its shape does not allow";
+  if (plane) return (!TalusShapeTable[shape].finite && b->fixed) ? NULL : "a plane that is not a fixed plane";
+  if (!TalusShapeTable[shape].finite) return "an unbounded shape among the finite bodies";
+  if (!b->fixed && !(b->mass > 0.0 && b->inertia[0] > 0.0 && b->inertia[1] > 0.0 && b->inertia[2] > 0.0))
+    return "a moving body without a positive mass and inertia";
+  if (b->mass < 0.0) return "a negative mass";
+  return NULL;
+}
+
+/* Every stored id once: the ranks OR their ids into one bitmap of the scene's ids (an id twice on a
+   rank is caught as it is set; across ranks, by fewer bits than ids). */
+static PetscErrorCode CheckUniqueIds(TalusH5Reader *r, const BodyRow *rows, PetscInt n, PetscInt nplanes,
+                                     const BodyRow *planes, PetscInt max_id, PetscInt live)
+{
+  unsigned char *bits;
+  PetscInt       set = 0, twice = 0;
+  const size_t   nbytes = (size_t)max_id / 8 + 1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nbytes, &bits));
+  for (PetscInt k = 0; k < n + (r->rank == 0 ? nplanes : 0); k++) {
+    const PetscInt id = k < n ? rows[k].body.id : planes[k - n].body.id;
+    if (id < 0) continue; /* an empty slot (a body removed from the run) */
+    twice += (bits[id / 8] >> (id % 8)) & 1;
+    bits[id / 8] |= (unsigned char)(1u << (id % 8));
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, bits, (PetscMPIInt)nbytes, MPI_UNSIGNED_CHAR, MPI_BOR, r->comm));
+  for (size_t k = 0; k < nbytes; k++) set += __builtin_popcount(bits[k]);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &twice, 1, MPIU_INT, MPI_SUM, r->comm));
+  if (twice || set != live + nplanes) TalusH5Fault(r, "%s", "a body id is stored twice");
+  PetscCall(PetscFree(bits));
+  PetscFunctionReturn(0);
+}
+
+/* The header's counts against the datasets' lengths, before anything is allocated from them (a header
+   claiming 2e9 bodies allocated 384 GB first). */
+static void CheckExtent(TalusH5Reader *r, const char name[], PetscInt expected)
+{
+  hid_t   dset, space;
+  hsize_t dims[2] = {0, 0};
+
+  if (r->bad) return;
+  dset = H5Dopen2(r->file, name, H5P_DEFAULT);
+  if (dset < 0) {
+    TalusH5Fault(r, "the dataset %s is missing", name);
+    return;
+  }
+  space = H5Dget_space(dset);
+  if (H5Sget_simple_extent_ndims(space) < 1 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 ||
+      dims[0] != (hsize_t)expected)
+    TalusH5Fault(r, "the dataset %s does not have the header's number of rows", name);
+  H5Sclose(space);
+  H5Dclose(dset);
 }
 
 PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene,
@@ -453,6 +527,12 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(TalusH5Open(&r));
   PetscCall(ReadInfo(&r, &info, &snap.state));
   nm = info.nmaterials;
+  CheckExtent(&r, "bodies/id", info.nfinite);
+  CheckExtent(&r, "planes/id", info.nplanes);
+  CheckExtent(&r, "contacts/rank", info.ncontacts);
+  CheckExtent(&r, "materials/mu_density", nm);
+  CheckExtent(&r, "materials/names", 64 * nm);
+  PetscCall(TalusH5Verdict(&r));
   lo = SliceStart(info.nfinite, r.size, r.rank), hi = SliceStart(info.nfinite, r.size, r.rank + 1);
   clo = SliceStart(info.ncontacts, r.size, r.rank), chi = SliceStart(info.ncontacts, r.size, r.rank + 1);
   PetscCall(PetscMalloc3(hi - lo + 1, &rows, info.nplanes + 1, &planes, chi - clo + 1,
@@ -474,16 +554,27 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(TalusH5ReadText(&r, "options",
                             &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
   if (!r.bad) {
-    PetscInt live = 0;
+    const PetscInt max_id = info.nfinite + info.nplanes + info.bodies_lost;
+    PetscInt       live   = 0;
+    const char    *fault;
     for (PetscInt p = 0; p < info.nplanes; p++)
-      if (!RowIsSane(&planes[p], nm, PETSC_TRUE)) TalusH5Fault(&r, "%s", "a plane's stored values are invalid");
+      if ((fault = RowFault(&planes[p], nm, max_id, PETSC_TRUE))) TalusH5Fault(&r, "a plane has %s", fault);
     for (PetscInt k = 0; k < hi - lo; k++) {
       if (rows[k].body.id < 0) continue;
       live++;
-      if (!RowIsSane(&rows[k], nm, PETSC_FALSE)) TalusH5Fault(&r, "%s", "a body's stored values are invalid");
+      if ((fault = RowFault(&rows[k], nm, max_id, PETSC_FALSE))) TalusH5Fault(&r, "a body has %s", fault);
     }
+    for (PetscInt m = 0; m < nm; m++)
+      if (!(props[2 * m] >= 0.0 && props[2 * m] < PETSC_INFINITY && props[2 * m + 1] >= 0.0 &&
+            props[2 * m + 1] < PETSC_INFINITY))
+        TalusH5Fault(&r, "%s", "a material's mu or density is not a finite number >= 0");
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &live, 1, MPIU_INT, MPI_SUM, comm));
     if (live != info.nbodies) TalusH5Fault(&r, "%s", "the number of bodies does not match the header");
+    { /* collective: only where no rank has met a fault in its rows */
+      int any_bad = r.bad;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any_bad, 1, MPI_INT, MPI_MAX, comm));
+      if (!any_bad) PetscCall(CheckUniqueIds(&r, rows, hi - lo, info.nplanes, planes, max_id, live));
+    }
   }
   PetscCall(PetscFree(options));
   if (r.bad) {

@@ -408,6 +408,66 @@ shutil.copy(good, os.path.join(bad, "version.h5"))
 with h5py.File(os.path.join(bad, "version.h5"), "r+") as f:
     f.attrs.modify("version", np.int64(99))
 refuse(os.path.join(bad, "version.h5"), "format version 99")
+
+
+# crafted checkpoints: edited values with their checksums recomputed (docs/checkpoint-format.md), so
+# that only the reader's checks of sense can refuse them (before: NaN quaternions and masses, negative
+# radii and steps, NaN time and duplicate ids ran, exit 0; a short materials/names read past the heap;
+# a header of 2e9 bodies allocated 384 GB)
+def checksum(values):
+    raw = np.ascontiguousarray(values)
+    x = (raw.view(np.uint64) if raw.dtype.itemsize == 8 else raw.astype(np.uint64)).ravel().copy()
+    with np.errstate(over="ignore"):
+        x ^= (np.arange(1, x.size + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        x ^= x >> np.uint64(32)
+        x *= np.uint64(0xD6E8FEB86659FD93)
+        x ^= x >> np.uint64(32)
+        return np.uint64(x.sum(dtype=np.uint64))
+
+
+def crafted(name, edit):
+    path = os.path.join(bad, name)
+    shutil.copy(good, path)
+    with h5py.File(path, "r+") as f:
+        edit(f)
+    return path
+
+
+def set_values(f, name, change):
+    d = f[name]
+    v = d[()].copy()
+    change(v)
+    d[...] = v
+    d.attrs.modify("checksum", checksum(v))
+
+
+def replace_dataset(f, name, v):
+    del f[name]
+    f[name] = v
+    f[name].attrs.create("checksum", checksum(v), dtype=np.uint64)
+
+
+assert checksum(h5py.File(good)["bodies/position"][()]) == h5py.File(good)["bodies/position"].attrs["checksum"]
+crafts = [
+    ("nan-quaternion", lambda f: set_values(f, "bodies/quaternion", lambda v: v.__setitem__((0, 0), np.nan)), "not a unit quaternion"),
+    ("nan-mass", lambda f: set_values(f, "bodies/mass", lambda v: v.__setitem__(0, np.nan)), "not a finite number"),
+    ("negative-mass", lambda f: set_values(f, "bodies/mass", lambda v: v.__setitem__(0, -1.0)), "without a positive mass"),
+    ("negative-radius", lambda f: set_values(f, "bodies/size", lambda v: v.__setitem__((0, 0), -0.5)), "a size its shape does not allow"),
+    ("inf-velocity", lambda f: set_values(f, "bodies/velocity", lambda v: v.__setitem__((3, 1), np.inf)), "not a finite number"),
+    ("duplicate-id", lambda f: set_values(f, "bodies/id", lambda v: v.__setitem__(1, v[0])), "a body id is stored twice"),
+    ("id-out-of-range", lambda f: set_values(f, "bodies/id", lambda v: v.__setitem__(0, 10**9)), "an id outside the scene's"),
+    ("bad-material-index", lambda f: set_values(f, "bodies/material", lambda v: v.__setitem__(0, 7)), "a material that is not stored"),
+    ("negative-mu", lambda f: set_values(f, "materials/mu_density", lambda v: v.__setitem__((0, 0), -1.0)), "mu or density"),
+    ("short-names", lambda f: replace_dataset(f, "materials/names", np.frombuffer(b"gr", dtype=np.uint8)), "materials/names does not have the header's number of rows"),
+    ("huge-header", lambda f: (f.attrs.modify("finite_bodies", np.int64(2 * 10**9)), f.attrs.modify("bodies", np.int64(2 * 10**9))), "the header's counts are inconsistent"),
+    ("more-bodies-in-header", lambda f: (f.attrs.modify("finite_bodies", np.int64(200)), f.attrs.modify("bodies", np.int64(200))), "bodies/id does not have the header's number of rows"),
+    ("negative-step", lambda f: f.attrs.modify("step", np.int64(-5)), "the header's step, time"),
+    ("nan-time", lambda f: f.attrs.modify("time", np.float64(np.nan)), "the header's step, time"),
+    ("zero-dt", lambda f: f.attrs.modify("dt", np.float64(0.0)), "the header's step, time"),
+    ("nan-gravity", lambda f: f.attrs.modify("gravity", np.array([0.0, np.nan, -9.81])), "gravity, envelope or domain"),
+]
+for name, edit, fault in crafts:
+    refuse(crafted("crafted-%s.h5" % name, edit), fault, what="crafted checkpoint: " + name)
 refuse(os.path.join(out("full-np1"), "frames.h5"), "not a talus checkpoint")
 refuse(SCENE, "not a readable HDF5 file")
 

@@ -98,14 +98,34 @@ PetscErrorCode FCLibReadSlice(FCLibFile *f, const char path[], hid_t memtype, Pe
   dset      = H5Dopen2(f->file, path, H5P_DEFAULT);
   filespace = H5Dget_space(dset);
   memspace  = H5Screate_simple(1, count > 0 ? &n : &one, NULL);
-  if (count > 0) {
-    if (H5Sget_simple_extent_ndims(filespace) > 0)
-      H5Sselect_hyperslab(filespace, H5S_SELECT_SET, &offset, NULL, &n, NULL);
-  } else {
+  {
+    /* a vector may be stored as an N-D array with one dimension of length above 1 ((n, 1), (1, n): as
+       MATLAB and some writers do); the slice is taken along that dimension */
+    hsize_t   dims[H5S_MAX_RANK], at[H5S_MAX_RANK], len[H5S_MAX_RANK];
+    const int ndims = H5Sget_simple_extent_ndims(filespace);
+    int       along = ndims - 1, long_dims = 0;
+    if (ndims > 1 && H5Sget_simple_extent_dims(filespace, dims, NULL) == ndims)
+      for (int d = 0; d < ndims; d++)
+        if (dims[d] > 1) along = d, long_dims++;
+    if (long_dims > 1) {
+      H5Sclose(memspace);
+      H5Sclose(filespace);
+      H5Dclose(dset);
+      SETERRQ(f->comm, PETSC_ERR_FILE_UNEXPECTED,
+              "%s: %s is a %d-dimensional array with %d dimensions longer than 1, not a vector", f->filename, path,
+              ndims, long_dims);
+    }
+    if (count > 0 && ndims > 1) {
+      for (int d = 0; d < ndims; d++) at[d] = d == along ? offset : 0, len[d] = d == along ? n : 1;
+      H5Sselect_hyperslab(filespace, H5S_SELECT_SET, at, NULL, len, NULL);
+    } else if (count > 0 && ndims == 1) H5Sselect_hyperslab(filespace, H5S_SELECT_SET, &offset, NULL, &n, NULL);
+  }
+  if (count <= 0) {
     H5Sselect_none(filespace);
     H5Sselect_none(memspace);
   }
-  err = H5Dread(dset, memtype, memspace, filespace, f->xfer, buf);
+  /* an empty dataset (a problem with no contacts) has nothing to read, on any rank */
+  err = H5Sget_simple_extent_npoints(filespace) == 0 ? 0 : H5Dread(dset, memtype, memspace, filespace, f->xfer, buf);
   H5Sclose(memspace);
   H5Sclose(filespace);
   H5Dclose(dset);
@@ -156,6 +176,20 @@ PetscBool FCLibAllFinite(Vec v)
   return ok;
 }
 
+PetscBool FCLibAllModest(Vec v)
+{
+  const PetscScalar *a;
+  PetscInt           n;
+  PetscBool          ok = PETSC_TRUE;
+
+  VecGetLocalSize(v, &n);
+  VecGetArrayRead(v, &a);
+  for (PetscInt k = 0; k < n; k++)
+    if (PetscAbsScalar(a[k]) > FCLIB_LARGEST) ok = PETSC_FALSE;
+  VecRestoreArrayRead(v, &a);
+  return ok;
+}
+
 /* group/name, and the short name used in messages (W/p for /fclib_local/W/p) */
 static void MatrixPath(const char group[], const char name[], char path[], size_t size, const char **shortname)
 {
@@ -175,7 +209,7 @@ PetscErrorCode FCLibReadMatrixEntries(FCLibFile *f, const char group[], PetscInt
 {
   PetscInt    len_p, len_i, len_x, estart, eend, count;
   PetscInt   *ptr = NULL, *idx;
-  PetscBool   ok  = PETSC_TRUE;
+  PetscBool   ok = PETSC_TRUE, modest = PETSC_TRUE;
   char        path_p[256], path_i[256], path_x[256];
   const char *Wp, *Wi, *Wx, *name = strrchr(group, '/') ? strrchr(group, '/') + 1 : group;
 
@@ -231,12 +265,15 @@ PetscErrorCode FCLibReadMatrixEntries(FCLibFile *f, const char group[], PetscInt
   for (PetscInt k = 0; k < count; k++) {
     if ((*coo_i)[k] < 0 || (*coo_i)[k] >= m || (*coo_j)[k] < 0 || (*coo_j)[k] >= n) ok = PETSC_FALSE;
     if (PetscIsInfOrNanScalar((*coo_v)[k])) ok = PETSC_FALSE;
+    if (PetscAbsScalar((*coo_v)[k]) > FCLIB_LARGEST) modest = PETSC_FALSE;
   }
   PetscCall(PetscFree(idx));
   PetscCall(PetscFree(ptr));
   FCLibCheck(f->comm, ok,
              "%s: %s has an index outside its %" PetscInt_FMT " x %" PetscInt_FMT " shape or a NaN/Inf value",
              f->filename, name, m, n);
+  FCLibCheck(f->comm, modest, "%s: %s has a value beyond %g, where the solver's products overflow", f->filename, name,
+             FCLIB_LARGEST);
   *ncoo = count;
   PetscFunctionReturn(0);
 }

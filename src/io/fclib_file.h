@@ -39,6 +39,11 @@ PETSC_INTERN PetscErrorCode FCLibReadScalarInt(FCLibFile *, const char path[], P
 PETSC_INTERN PetscErrorCode FCLibReadVec(FCLibFile *, const char path[], PetscInt local, PetscInt global,
                                          const char what[], Vec *v);
 PETSC_INTERN PetscBool      FCLibAllFinite(Vec);
+/* Values beyond this are refused: the solvers' products of W and r would overflow (and no contact
+   problem in SI units comes near it). */
+#define FCLIB_LARGEST 1e150
+/* No entry beyond FCLIB_LARGEST in magnitude (this rank's part). */
+PETSC_INTERN PetscBool FCLibAllModest(Vec);
 /* The shape and storage of the matrix in group (m, n, nz), checked. */
 PETSC_INTERN PetscErrorCode FCLibReadMatrixShape(FCLibFile *, const char group[], PetscInt *m, PetscInt *n,
                                                  PetscInt *nz);

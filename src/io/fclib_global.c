@@ -78,6 +78,9 @@ PetscErrorCode FCLibReadGlobal(FCLibFile *f, TalusFCLibProblem *prob)
   PetscCall(FCLibReadVec(f, "/fclib_global/vectors/mu", nc_local, nc, "1 per contact", &prob->mu));
   FCLibCheck(f->comm, FCLibAllFinite(fv) && FCLibAllFinite(w) && FCLibAllFinite(prob->mu),
              "%s: f, w or mu holds NaN or Inf", f->filename);
+  FCLibCheck(f->comm, FCLibAllModest(fv) && FCLibAllModest(w) && FCLibAllModest(prob->mu),
+             "%s: f, w or mu holds a value beyond %g, where the solver's products overflow", f->filename,
+             FCLIB_LARGEST);
   PetscCall(InverseDiagonal(f, M, &minv));
 
   /* W = H^T (M^-1 H), q = w + H^T (M^-1 f) */

@@ -45,6 +45,8 @@ static PetscErrorCode ReadLocal(FCLibFile *fp, TalusFCLibProblem *prob)
   PetscCall(FCLibReadVec(&f, "/fclib_local/vectors/mu", nc_local, nc, "1 per contact", &prob->mu));
   FCLibCheck(comm, FCLibAllFinite(prob->q), "%s: q holds NaN or Inf", filename);
   FCLibCheck(comm, FCLibAllFinite(prob->mu), "%s: mu holds NaN or Inf", filename);
+  FCLibCheck(comm, FCLibAllModest(prob->q) && FCLibAllModest(prob->mu),
+             "%s: q or mu holds a value beyond %g, where the solver's products overflow", filename, FCLIB_LARGEST);
 
   if (nz < 0) { /* compressed rows or columns: slice the compressed dimension like the contacts */
     slice_start = 3 * c_start;

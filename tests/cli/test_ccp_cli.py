@@ -382,6 +382,9 @@ bad.append(([good, "-tao_type", "blmvm"], "handles box constraints only"))
 bad.append(([good, "-tao_type", "nm"], "cannot solve a contact problem"))
 bad.append(([good, "-tao_type", "nbgs", "-ccp_problem", "relaxed"], "nbgs solves the Coulomb problem"))
 bad.append(([good, "-tao_type", "nbgs", "-ccp_problem", "coulomb", "-tao_nbgs_omega", "2.5"], "-tao_nbgs_omega must be in (0, 2)"))
+bad.append(([write_fclib("q2d.h5", np.kron(np.eye(2), BALL_W), BALL_Q * 2, BALL_MU * 2, override={"/fclib_local/vectors/q": np.array(BALL_Q * 2).reshape(2, 3)})], "is a 2-dimensional array with 2 dimensions longer than 1, not a vector"))
+bad.append(([write_fclib("hugeW.h5", 1e200 * BALL_W, BALL_Q, BALL_MU)], "W has a value beyond 1e+150"))
+bad.append(([write_fclib("hugeq.h5", BALL_W, [1e200, 0.0, 0.0], BALL_MU)], "q or mu holds a value beyond 1e+150"))
 bad.append(([good, "-tao_type", "ipm", "-ccp_scale"], "invariant to the per-contact scaling"))
 bad.append(([good, "-tao_type", "ipm", "-tao_ipm_step_fraction", "1.5"], "-tao_ipm_step_fraction must be in (0, 1)"))
 
@@ -397,6 +400,20 @@ for args, expected in bad:
         check(len(lines) == 1, "%s: expected one error line, got:\n%s" % (what, se))
         check(expected in se, "%s: error does not say '%s':\n%s" % (what, expected, se))
         check("PETSC ERROR" not in se and "Traceback" not in se, "%s: raw PETSc trace:\n%s" % (what, se))
+
+# vectors stored as N-D arrays with one long dimension ((n, 1), (1, n): as MATLAB writes them) read as
+# vectors (before: "damaged"), and a problem with no contacts converges at once, on 1 and 2 ranks
+for label, override in (("q as (3, 1)", {"/fclib_local/vectors/q": np.array(BALL_Q).reshape(3, 1)}),
+                        ("mu as (1, 1)", {"/fclib_local/vectors/mu": np.array(BALL_MU).reshape(1, 1)}),
+                        ("W/x as (1, 3)", {"/fclib_local/W/x": np.array([1.0, 3.5, 3.5]).reshape(1, 3)})):
+    fn = write_fclib("nd-%s.h5" % label.split()[0].replace("/", ""), BALL_W, BALL_Q, BALL_MU, "triplet", override=override)
+    for ranks in (None, 2):
+        rc, so, se = run(["ccp", fn, "-ccp_problem", "coulomb", "-tao_gatol", "1e-10"], ranks=ranks)
+        check(rc == 0 and "CONVERGED_GATOL" in so, "%s on %s ranks: exit %d\n%s%s" % (label, ranks or 1, rc, so, se))
+empty = write_fclib("no-contacts.h5", np.zeros((0, 0)), [], [])
+for ranks in (None, 2):
+    rc, so, se = run(["ccp", empty], ranks=ranks)
+    check(rc == 0 and "0 contacts" in so and "CONVERGED" in so, "no contacts on %s ranks: exit %d\n%s%s" % (ranks or 1, rc, so, se))
 
 # ---------------------------------------------------------------- help
 rc, so, se = run(["ccp", good, "-help"])

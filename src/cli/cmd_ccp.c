@@ -118,6 +118,16 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscCall(TalusCCPSetFeasibleSet(ccp, prob.mu, 0, 0));
   PetscCall(TalusCCPSetFromOptions(ccp));
   PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD));
+  { /* -help: the options have been read, and so listed; the problem is not solved */
+    PetscBool help = PETSC_FALSE;
+    PetscCall(PetscOptionsHasHelp(NULL, &help));
+    if (help) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus ccp: -help: the options are listed above; not solving\n"));
+      PetscCall(TalusCCPDestroy(&ccp));
+      PetscCall(TalusFCLibProblemDestroy(&prob));
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(VecDuplicate(prob.q, &r));
   PetscCall(VecSet(r, 0.0)); /* the cold start of seed 001 line 1 */
   if (warm) {

@@ -88,6 +88,18 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
   PetscCall(TalusCheckpointSetUp(ck));
   PetscCall(TalusSimGetCCP(sim, NULL)); /* the solver reads its options now, not at the first step */
   PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD));
+  { /* -help: every option of the run has now been read, and so listed; the run is not started */
+    PetscBool help = PETSC_FALSE;
+    PetscCall(PetscOptionsHasHelp(NULL, &help));
+    if (help) {
+      PetscCall(
+        PetscPrintf(PETSC_COMM_WORLD, "talus: -help: the options of this run are listed above; not running it\n"));
+      PetscCall(TalusCheckpointDestroy(&ck));
+      PetscCall(TalusOutputDestroy(&out));
+      PetscCall(TalusSimDestroy(&sim));
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(PetscFree(scene_text));
   PetscCall(TalusSimGetTime(sim, &t, &t_final, &dt));
   PetscCall(TalusSimGetStep(sim, &step));

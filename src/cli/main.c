@@ -66,7 +66,10 @@ int main(int argc, char **argv)
     else if (!ierr && sub) ierr = TalusCommandInfo(argc - 1, argv + 1);
     else if (!ierr && (has_restart || has_scene))
       ierr = TalusCommandRun(has_scene ? argv[1] : NULL, has_restart ? restart : NULL, &status);
-    else if (!ierr) ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);
+    else if (!ierr) { /* with -help, PetscInitialize has printed the usage already */ PetscBool asked = PETSC_FALSE;
+      ierr = PetscOptionsHasHelp(NULL, &asked);
+      if (!ierr && !asked) ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);
+    }
   }
   if (ierr) {
     /* A collective error has reached every rank; anything else may leave ranks waiting in a

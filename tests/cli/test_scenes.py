@@ -297,4 +297,16 @@ check(p.returncode == 0 and "warning: 1 option that nothing reads: -tfinal" in p
 p = run(["ccp", os.path.join(ROOT, "inputs", "fclib", "Capsules-i125-1213.hdf5"), "-tao_tyep", "nbgs"])
 check(p.returncode == 1 and "did you mean -tao_type?" in p.stderr, "talus ccp -tao_tyep: exit %d\n%s" % (p.returncode, p.stderr))
 
+# -help lists the run's options and exits without running it (before: it ran the whole scene); talus
+# -help prints its usage once (before: twice)
+helped = os.path.join(WORK, "help-out")
+p = run([ball, "-o", helped, "-help"])
+check(p.returncode == 0 and "not running it" in p.stdout and "-t_final" in p.stdout and "-checkpoint_every" in p.stdout and "-tao_gatol" in p.stdout,
+      "talus SCENE -help: exit %d\n%s" % (p.returncode, p.stdout[-1500:]))
+check(not os.path.exists(helped), "talus SCENE -help started the run (its outputs exist)")
+p = run(["-help"])
+check(p.returncode == 0 and p.stdout.count("Usage:") == 1, "talus -help: exit %d, the usage %d times" % (p.returncode, p.stdout.count("Usage:")))
+p = run(["ccp", os.path.join(ROOT, "inputs", "fclib", "Capsules-i125-1213.hdf5"), "-help"])
+check(p.returncode == 0 and "not solving" in p.stdout and "solver      " not in p.stdout, "talus ccp FILE -help solved the problem:\n%s" % p.stdout[-800:])
+
 sys.exit(check.finish())

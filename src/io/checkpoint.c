@@ -129,9 +129,13 @@ static PetscReal ParseWalltime(const char s[])
     else if (*p) return -1.0;
   }
   if (*p || n == 0) return -1.0;
-  if (n == 1) return (PetscReal)(days * 86400 + part[0]);
-  if (n == 2) return (PetscReal)(days * 86400 + part[0] * 60 + part[1]);
-  return (PetscReal)(days * 86400 + part[0] * 3600 + part[1] * 60 + part[2]);
+  if (used) { /* after days, Slurm's forms: D-HH, D-HH:MM, D-HH:MM:SS (1-12 is a day and 12 hours) */
+    if (part[0] > 23 || part[1] > 59 || part[2] > 59) return -1.0;
+    return (PetscReal)(days * 86400 + part[0] * 3600 + part[1] * 60 + part[2]);
+  }
+  if (n == 1) return (PetscReal)part[0];
+  if (n == 2) return (PetscReal)(part[0] * 60 + part[1]);
+  return (PetscReal)(part[0] * 3600 + part[1] * 60 + part[2]);
 }
 
 PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint ck)
@@ -174,8 +178,11 @@ PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint ck)
              (double)ck->margin);
   if (set) {
     ck->walltime = ParseWalltime(walltime);
-    PetscCheck(ck->walltime > 0.0, ck->comm, PETSC_ERR_USER_INPUT,
-               "-walltime %s: expected [D-]HH:MM:SS, MM:SS or SS, more than 0", walltime);
+    PetscCheck(
+      ck->walltime > 0.0, ck->comm, PETSC_ERR_USER_INPUT,
+      "-walltime %s: expected HH:MM:SS, MM:SS or SS, or with days D-HH, D-HH:MM or D-HH:MM:SS (Slurm's forms), "
+      "more than 0",
+      walltime);
   }
   PetscFunctionReturn(0);
 }

@@ -220,6 +220,12 @@ elapsed = time.time() - t0
 check(p.returncode == 75, "-walltime 00:00:03: exit status %d, expected 75\n%s" % (p.returncode, p.stderr[-1000:]))
 check(elapsed < 30, "-walltime 00:00:03: took %.1f s" % elapsed)
 check(os.path.exists(os.path.join(out("walltime"), "checkpoints", "last.h5")), "-walltime: no last.h5")
+# Slurm's forms of a time limit (squeue %L, sbatch --time): 1-12 is a day and 12 hours (before: 86412 s)
+for given, seconds in (("1-12", 129600), ("2-03:30", 185400), ("1-00:00:02", 86402), ("30:00", 1800), ("45", 45)):
+    p = run([SCENE, "-o", out("walltime-forms"), "-t_final", "0.02", "-walltime", given, "-checkpoint_view", "-overwrite"])
+    check(p.returncode == 0 and "walltime %d" % seconds in p.stdout, "-walltime %s: expected %d s:\n%s%s" % (given, seconds, p.stdout[-600:], p.stderr))
+p = run([SCENE, "-o", out("walltime-forms"), "-t_final", "0.02", "-walltime", "1-25"])
+check(p.returncode == 1 and "D-HH" in p.stderr, "-walltime 1-25 (25 hours after a day) must be refused: %s" % p.stderr)
 
 # ------------------------------------------------------------------ kill -9 in the middle of a write
 for ranks in (None, 2):

@@ -297,6 +297,12 @@ check(p.returncode == 0 and "warning: 1 option that nothing reads: -tfinal" in p
 p = run(["ccp", os.path.join(ROOT, "inputs", "fclib", "Capsules-i125-1213.hdf5"), "-tao_tyep", "nbgs"])
 check(p.returncode == 1 and "did you mean -tao_type?" in p.stderr, "talus ccp -tao_tyep: exit %d\n%s" % (p.returncode, p.stderr))
 
+# progress lines carry the clock time, and their wall/step is that of the steps since the previous line
+p = run([ball, "-o", os.path.join(WORK, "progress"), "-t_final", "0.2", "-progress_every", "5"])
+lines = [l for l in p.stdout.splitlines() if " step " in l and "ETA" in l]
+import re
+check(p.returncode == 0 and len(lines) == 4 and all(re.match(r"^\d\d:\d\d:\d\d step ", l) for l in lines), "progress lines:\n%s" % "\n".join(lines))
+
 # -help lists the run's options and exits without running it (before: it ran the whole scene); talus
 # -help prints its usage once (before: twice)
 helped = os.path.join(WORK, "help-out")

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <stdarg.h>
 #include "output_impl.h"
 
 /* Opens DIR/name for writing on rank 0 (NULL elsewhere); a failure stops every rank. */
@@ -46,6 +47,24 @@ static PetscErrorCode FlushText(TalusOutput out, PetscBool sync)
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
   PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write stats.csv or the probe's file in %s: %s", out->dir,
              strerror(err));
+  PetscFunctionReturn(0);
+}
+
+/* A line for the terminal and for progress.log (rank 0) */
+static PetscErrorCode Progress(TalusOutput out, const char fmt[], ...)
+{
+  char    line[1024];
+  va_list args;
+
+  PetscFunctionBegin;
+  va_start(args, fmt);
+  (void)vsnprintf(line, sizeof(line), fmt, args);
+  va_end(args);
+  PetscCall(PetscPrintf(out->comm, "%s", line));
+  if (out->log) {
+    fputs(line, out->log);
+    fflush(out->log);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -309,6 +328,7 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
   PetscCall(TalusMakeDirectory(out->comm, out->dir));
   PetscCall(TalusOutputOpenText(out, "stats.csv", append_stats ? "a" : "w", &out->stats));
   if (!append_stats) TalusOutputWriteStatsHeader(out);
+  PetscCall(TalusOutputOpenText(out, "progress.log", append_stats ? "a" : "w", &out->log));
   if (out->probe >= 0) {
     TalusBodies *b;
     PetscInt     found = 0, total;
@@ -438,12 +458,12 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
     out->progress_steps = out->steps;
     remaining           = PetscMax(0.0, (t_final - s->t) / dt) * per_step;
     if (localtime_r(&wall, &parts)) strftime(clock, sizeof(clock), "%H:%M:%S", &parts);
-    PetscCall(PetscPrintf(out->comm,
-                          "%s step %7" PetscInt_FMT "  t %9.4f  contacts %7" PetscInt_FMT "  its %5" PetscInt_FMT
-                          "  residual %.2e%s  KE %.4e  wall/step %.3e s  ETA %.0f s\n",
-                          clock, s->step, (double)s->t, s->contacts, s->iterations, (double)s->residual,
-                          s->reason > 0 ? "" : " (not converged)", (double)s->kinetic_energy, (double)per_step,
-                          (double)remaining));
+    PetscCall(Progress(out,
+                       "%s step %7" PetscInt_FMT "  t %9.4f  contacts %7" PetscInt_FMT "  its %5" PetscInt_FMT
+                       "  residual %.2e%s  KE %.4e  wall/step %.3e s  ETA %.0f s\n",
+                       clock, s->step, (double)s->t, s->contacts, s->iterations, (double)s->residual,
+                       s->reason > 0 ? "" : " (not converged)", (double)s->kinetic_energy, (double)per_step,
+                       (double)remaining));
   }
   PetscCall(PetscTime(&t1));
   out->seconds_output += t1 - t0;
@@ -526,6 +546,19 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
             out->last.bodies > 0 ? (double)(peak_rss_sum / out->last.bodies) : 0.0);
   }
   PetscCall(CloseText(out, &fp, "summary.json"));
+  /* the run in a few lines, for the log a job leaves */
+  {
+    char worst[64] = "";
+    if (out->nonconverged)
+      PetscCall(PetscSNPrintf(worst, sizeof(worst), " (largest residual %.2e)", (double)out->residual_max));
+    PetscCall(
+      Progress(out,
+               "talus: %" PetscInt_FMT " steps to t = %g s in %.1f s (median step %.3e s); %" PetscInt_FMT
+               " not converged to the tolerance%s\ntalus: outputs in %s: stats.csv, progress.log, summary.json%s%s\n",
+               out->steps, (double)t_end, (double)(now - out->start), (double)median, out->nonconverged, worst,
+               out->dir, out->nframes ? ", frames.xmf (open it in ParaView) and " : "",
+               out->nframes ? out->frames_name : ""));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -535,6 +568,7 @@ PetscErrorCode TalusOutputDestroy(TalusOutput *out)
   if (!*out) PetscFunctionReturn(0);
   if ((*out)->stats) fclose((*out)->stats); /* rank 0 only */
   if ((*out)->probe_file) fclose((*out)->probe_file);
+  if ((*out)->log) fclose((*out)->log);
   if ((*out)->frames >= 0) H5Fclose((*out)->frames);
   PetscCall(PetscFree((*out)->wall));
   PetscCall(PetscFree((*out)->frame_times));

@@ -302,6 +302,12 @@ p = run([ball, "-o", os.path.join(WORK, "progress"), "-t_final", "0.2", "-progre
 lines = [l for l in p.stdout.splitlines() if " step " in l and "ETA" in l]
 import re
 check(p.returncode == 0 and len(lines) == 4 and all(re.match(r"^\d\d:\d\d:\d\d step ", l) for l in lines), "progress lines:\n%s" % "\n".join(lines))
+# they go to progress.log too, and the run ends with a summary of its steps and where its outputs are
+log = open(os.path.join(WORK, "progress", "progress.log")).read().splitlines()
+check(lines == [l for l in log if " step " in l and "ETA" in l], "progress.log does not hold the progress lines:\n%s" % "\n".join(log))
+check("talus: 20 steps to t = 0.2 s" in p.stdout and "0 not converged to the tolerance" in p.stdout and "outputs in %s" % os.path.join(WORK, "progress") in p.stdout,
+      "the closing summary:\n%s" % p.stdout[-600:])
+check(any("20 steps to t = 0.2 s" in l for l in log), "progress.log lacks the closing summary")
 
 # -help lists the run's options and exits without running it (before: it ran the whole scene); talus
 # -help prints its usage once (before: twice)

@@ -17,5 +17,9 @@ PETSC_EXTERN PetscErrorCode TalusOptionsCheckUnused(MPI_Comm);
 /* Collective, before anything reads the options: an integer option whose value does not fit PETSc's
    integers is an error (PETSc would wrap 4294967296 to 0, 3000000000 to -1294967296). */
 PETSC_EXTERN PetscErrorCode TalusOptionsCheckIntegers(MPI_Comm);
+/* Options from this origin (a checkpoint's stored options) under a name talus no longer reads are
+   given under their new name (-ccp_anti_relax false: -ccp_problem relaxed); given elsewhere, they are
+   refused by TalusOptionsCheckUnused, which names the new one. */
+PETSC_EXTERN PetscErrorCode TalusOptionsTranslateRenamed(const char origin[]);
 
 #endif

@@ -49,6 +49,45 @@ static const char *OriginOf(const char name[])
   return "the command line";
 }
 
+/* Options that had another name: the new name, and the new option given for the old one's
+   values true (or no value) and false, where the old one is translated (checkpoints store options). */
+static const struct {
+  const char *old, *now, *if_true, *if_false;
+} Renamed[] = {
+  {"ccp_anti_relax", "-ccp_problem coulomb|relaxed", "coulomb", "relaxed"}, /* before talus 0.1.0 of 2026-11-25 */
+  {NULL,             NULL,                           NULL,      NULL     }
+};
+
+PetscErrorCode TalusOptionsTranslateRenamed(const char origin[])
+{
+  PetscFunctionBegin;
+  for (int k = 0; Renamed[k].old; k++) {
+    char        old[64], now[64];
+    const char *given;
+    PetscBool   set, on = PETSC_TRUE;
+    PetscCall(PetscSNPrintf(old, sizeof(old), "-%s", Renamed[k].old));
+    PetscCall(PetscOptionsFindPair(NULL, NULL, old, &given, &set));
+    if (!set || strcmp(OriginOf(Renamed[k].old), origin)) continue;
+    if (given) PetscCall(PetscOptionsStringToBool(given, &on));
+    PetscCall(PetscStrncpy(now, Renamed[k].now, sizeof(now)));
+    *strchr(now, ' ') = 0;
+    PetscCall(PetscOptionsHasName(NULL, NULL, now, &set));
+    if (!set) {
+      PetscCall(PetscOptionsSetValue(NULL, now, on ? Renamed[k].if_true : Renamed[k].if_false));
+      PetscCall(TalusOptionsNoteOrigin(now, origin));
+    }
+    PetscCall(PetscOptionsClearValue(NULL, old));
+  }
+  PetscFunctionReturn(0);
+}
+
+static const char *RenamedTo(const char name[])
+{
+  for (int k = 0; Renamed[k].old; k++)
+    if (!strcmp(Renamed[k].old, name)) return Renamed[k].now;
+  return NULL;
+}
+
 /* Options PETSc reads only at a solve's end or at PetscFinalize: unread before the run, not unknown. */
 static PetscBool ReadLater(const char name[])
 {
@@ -138,14 +177,15 @@ PetscErrorCode TalusOptionsCheckUnused(MPI_Comm comm)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_allow_unknown", &allow, NULL));
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   for (PetscInt k = 0; k < n; k++) {
-    const char *meant;
+    const char *meant, *now;
     if (ReadLater(names[k])) continue;
     meant = Closest(names[k]);
+    now   = RenamedTo(names[k]);
     unknown++;
     if (len < sizeof(message) - 256) {
       PetscCall(PetscSNPrintf(message + len, sizeof(message) - len, "%s-%s (from %s)%s%s%s", unknown > 1 ? "; " : "",
-                              names[k], OriginOf(names[k]), meant ? ": did you mean " : "", meant ? meant : "",
-                              meant ? "?" : ""));
+                              names[k], OriginOf(names[k]), now ? ": it is now " : (meant ? ": did you mean " : ""),
+                              now ? now : (meant ? meant : ""), now ? "" : (meant ? "?" : "")));
       PetscCall(PetscStrlen(message, &len));
     }
   }

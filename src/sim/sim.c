@@ -86,6 +86,7 @@ PetscErrorCode TalusSimSetAntiRelaxation(TalusSim sim, PetscBool on)
 {
   PetscFunctionBegin;
   sim->anti_relax = on;
+  if (sim->ccp) PetscCall(TalusCCPSetType(sim->ccp, on ? TALUSCCPCOULOMB : TALUSCCPRELAXED));
   PetscFunctionReturn(0);
 }
 
@@ -101,9 +102,17 @@ PetscErrorCode TalusSimSetMatrixFree(TalusSim sim, PetscBool on)
 PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
 {
   PetscFunctionBegin;
-  if (!sim->ccp) {
+  if (
+    !sim
+       ->ccp) { /* -ccp_problem relaxed|coulomb chooses; the default is the simulation's (coulomb, or a checkpoint's) */
+    TalusCCPType type;
     PetscCall(TalusCCPCreate(sim->comm, &sim->ccp));
+    PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUSCCPCOULOMB : TALUSCCPRELAXED));
     PetscCall(TalusCCPSetFromOptions(sim->ccp));
+    PetscCall(TalusCCPGetType(sim->ccp, &type));
+    PetscCheck(!strcmp(type, TALUSCCPCOULOMB) || !strcmp(type, TALUSCCPRELAXED), sim->comm, PETSC_ERR_USER_INPUT,
+               "-ccp_problem %s: a scene is stepped with the problem coulomb or relaxed", type);
+    sim->anti_relax = (PetscBool)!strcmp(type, TALUSCCPCOULOMB);
   }
   if (ccp) *ccp = sim->ccp;
   PetscFunctionReturn(0);
@@ -141,9 +150,6 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
     "-ccp_matrix_free",
     "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)",
     "TalusSimSetMatrixFree", sim->matrix_free, &sim->matrix_free, NULL));
-  PetscCall(PetscOptionsBool("-ccp_anti_relax",
-                             "Anti-relaxation of seed 001 (Coulomb friction instead of the relaxed CCP)",
-                             "TalusSimSetAntiRelaxation", sim->anti_relax, &sim->anti_relax, NULL));
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));
   PetscCall(TalusSimSetFinalTime(sim, t_final));

@@ -67,7 +67,7 @@ PetscErrorCode TalusCCPAttach_NBGS(TalusCCP ccp, Tao tao)
   PetscCall(PetscStrcmp(ccp->type_name, TALUSCCPCOULOMB, &coulomb));
   PetscCheck(coulomb, ccp->comm, PETSC_ERR_SUP,
              "The Tao type nbgs solves the Coulomb problem (its local solve is Coulomb's law): use -ccp_problem "
-             "coulomb (in a scene, -ccp_anti_relax true), or -tao_type apgd for the %s problem",
+             "coulomb (the default in a scene), or -tao_type apgd for the %s problem",
              ccp->type_name);
   /* Each block is solved exactly, and the cone scaled by (a, b, b) is a cone: the iterates would be the
      unscaled ones, with a residual in other units */

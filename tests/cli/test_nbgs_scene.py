@@ -99,7 +99,7 @@ if ("nbgs", 1) in states:
         check(diff <= 1e-9, "step 60: %s on %d ranks differs from nbgs on 1 by %.3e m/s" % (key[0], key[1], diff))
 
 # ---------------------------------------------------------------- refused
-for extra, words in ((["-ccp_anti_relax", "false"], "solves the Coulomb problem"),
+for extra, words in ((["-ccp_problem", "relaxed"], "solves the Coulomb problem"),
                      (["-ccp_matrix_free", "false"], "row blocks of a matrix-free B"),
                      (["-ccp_scale"], "drop -ccp_scale")):
     p = run([SCENE, "-tao_type", "nbgs", "-t_final", "0.05", "-o", os.path.join(base, "refused")] + extra)

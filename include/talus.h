@@ -280,6 +280,13 @@ PETSC_EXTERN PetscErrorCode TalusErrorHandler(MPI_Comm, int, const char *, const
                                               const char *, void *);
 
 PETSC_EXTERN PetscBool TalusErrorWasCollective(void);
+/* The first line of the last error the handler saw ("" if none): for summary.json's "error". */
+PETSC_EXTERN const char *TalusErrorLastMessage(void);
+
+/* talus's version ("0.1.0") and the git commit it was built from ("1a2b3c4d5e6f", "-dirty" appended
+   when built with uncommitted changes, "unknown" outside git). */
+PETSC_EXTERN const char *TalusVersion(void);
+PETSC_EXTERN const char *TalusCommit(void);
 
 /* Log events of the solver phases (registered by TalusSolverRegisterAll). */
 PETSC_EXTERN PetscLogEvent TALUS_EventProject, TALUS_EventAPGDStep, TALUS_EventAPGDTest, TALUS_EventRead;

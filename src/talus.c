@@ -56,6 +56,12 @@ PetscErrorCode TalusFinalize(void)
  * (prefixed by the rank when there are several). Only the originating call prints.
  */
 static PetscBool talus_error_collective = PETSC_FALSE;
+static char      talus_error_message[256];
+
+const char *TalusErrorLastMessage(void)
+{
+  return talus_error_message;
+}
 
 static PetscBool IsUserError(PetscErrorCode n)
 {
@@ -84,6 +90,7 @@ PetscErrorCode TalusErrorHandler(MPI_Comm comm, int line, const char *fun, const
   talus_error_collective = (PetscBool)(IsUserError(n) && size == world);
   if (!mess || !mess[0]) PetscErrorMessage(n, &text, NULL);
   else text = mess;
+  if (text) snprintf(talus_error_message, sizeof(talus_error_message), "%s", text);
   if (IsUserError(n)) {
     if (world_rank == 0) fprintf(stderr, "talus: error: %s\n", text);
   } else if (world > 1)

@@ -21,6 +21,7 @@ typedef struct {
   PetscInt  version, step, nfinite, nbodies, nplanes, ncontacts, nmaterials, bodies_lost, ranks;
   PetscReal t, dt, t_final;
   char      scene_name[256], created[64];
+  char      writer[128]; /* "talus 0.1.0 (commit 1a2b3c4d5e6f)" */
 } TalusCheckpointInfo;
 
 /* ---------------------------------------------------------------- file layer (checkpoint_file.c) */

@@ -21,8 +21,19 @@ PETSC_EXTERN PetscErrorCode TalusOutputBegin(TalusOutput, TalusSim);
  */
 PETSC_EXTERN PetscErrorCode TalusOutputResume(TalusOutput, TalusSim);
 PETSC_EXTERN PetscErrorCode TalusOutputStep(TalusOutput, TalusSim, const TalusStepStats *);
-/* summary.json; closes the files. */
-PETSC_EXTERN PetscErrorCode TalusOutputEnd(TalusOutput, TalusSim);
+/* Where a run stands, as summary.json's "status" says it (src/io/summary.c). */
+typedef enum {
+  TALUS_RUN_RUNNING,
+  TALUS_RUN_FINISHED,
+  TALUS_RUN_STOPPED, /* checkpointed for a restart */
+  TALUS_RUN_FAILED
+} TalusRunStatus;
+
+/* summary.json with status finished, or stopped_for_restart when stopped; the closing lines. */
+PETSC_EXTERN PetscErrorCode TalusOutputEnd(TalusOutput, TalusSim, PetscBool stopped);
+/* summary.json with status failed and the error's message. Not collective (rank 0 writes): for
+   the error path, where the other ranks may be anywhere. */
+PETSC_EXTERN PetscErrorCode TalusOutputFailed(TalusOutput, TalusSim, const char message[]);
 /* Forces the text outputs' rows (flushed every step) to disk: before a checkpoint is published
    (TalusCheckpointSetBeforePublish; ctx is the TalusOutput), collective. */
 PETSC_EXTERN PetscErrorCode TalusOutputSync(void *ctx);

@@ -122,7 +122,9 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
     PetscBool help = PETSC_FALSE;
     PetscCall(PetscOptionsHasHelp(NULL, &help));
     if (help) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus ccp: -help: the options are listed above; not solving\n"));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus ccp: -help: the options are listed above (PETSc's general ones: "
+                                              "-help_petsc); not solving\n"));
+      PetscCall(PetscOptionsClearValue(NULL, "-help")); /* PetscFinalize would list -log_view's forms */
       PetscCall(TalusCCPDestroy(&ccp));
       PetscCall(TalusFCLibProblemDestroy(&prob));
       PetscFunctionReturn(0);

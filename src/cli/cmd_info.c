@@ -82,9 +82,9 @@ PetscErrorCode TalusCommandInfo(int argc, char **argv)
     PetscCall(TalusCheckpointFileGetOptions(PETSC_COMM_WORLD, path, &options));
     if (stat(path, &st) == 0) size = (double)st.st_size;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "%s: talus checkpoint, format version %" PetscInt_FMT ", written %s on %" PetscInt_FMT
-                          " ranks\n",
-                          path, info.version, info.created, info.ranks));
+                          "%s: talus checkpoint, format version %" PetscInt_FMT
+                          ", written %s by talus %s on %" PetscInt_FMT " ranks\n",
+                          path, info.version, info.created, info.writer, info.ranks));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  scene: %s\n  step: %" PetscInt_FMT ", t = %.10g s of %g s, h = %g s\n",
                           info.scene_name, info.step, info.t, info.t_final, info.dt));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,

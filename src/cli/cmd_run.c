@@ -38,13 +38,31 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], TalusS
   PetscFunctionReturn(0);
 }
 
+/* The steps to the end time, or until the checkpointer says stop (signal or -walltime). */
+static PetscErrorCode RunSteps(TalusSim sim, TalusOutput out, TalusCheckpoint ck, PetscBool *stop)
+{
+  TalusStepStats stats;
+  PetscReal      t, t_final, dt;
+
+  PetscFunctionBegin;
+  *stop = PETSC_FALSE;
+  PetscCall(TalusSimGetTime(sim, &t, &t_final, &dt));
+  while (t < t_final - 0.5 * dt && !*stop) {
+    PetscCall(TalusSimStep(sim, &stats));
+    PetscCall(TalusOutputStep(out, sim, &stats));
+    PetscCall(TalusCheckpointAfterStep(ck, sim, stop));
+    PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+  }
+  if (!*stop) PetscCall(TalusCheckpointEnd(ck, sim));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], int *exit_status)
 {
   TalusSim        sim;
   TalusScene      scene;
   TalusOutput     out;
   TalusCheckpoint ck;
-  TalusStepStats  stats;
   char            dir[PETSC_MAX_PATH_LEN], *scene_text;
   PetscBool       set, stop = PETSC_FALSE;
   PetscReal       t, t_final, dt;
@@ -92,8 +110,10 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
     PetscBool help = PETSC_FALSE;
     PetscCall(PetscOptionsHasHelp(NULL, &help));
     if (help) {
-      PetscCall(
-        PetscPrintf(PETSC_COMM_WORLD, "talus: -help: the options of this run are listed above; not running it\n"));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "talus: -help: the options of this run are listed above (PETSc's general ones: "
+                            "-help_petsc); not running it\n"));
+      PetscCall(PetscOptionsClearValue(NULL, "-help")); /* PetscFinalize would list -log_view's forms */
       PetscCall(TalusCheckpointDestroy(&ck));
       PetscCall(TalusOutputDestroy(&out));
       PetscCall(TalusSimDestroy(&sim));
@@ -116,14 +136,14 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
                           scene.name, scene_file, nfinite, (double)dt, (double)t_final, dir));
     PetscCall(TalusOutputBegin(out, sim));
   }
-  while (t < t_final - 0.5 * dt && !stop) {
-    PetscCall(TalusSimStep(sim, &stats));
-    PetscCall(TalusOutputStep(out, sim, &stats));
-    PetscCall(TalusCheckpointAfterStep(ck, sim, &stop));
-    PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+  { /* an error from here on is also recorded in summary.json (status failed) before it ends the run */
+    PetscErrorCode ierr = RunSteps(sim, out, ck, &stop);
+    if (ierr) {
+      PetscCall(TalusOutputFailed(out, sim, TalusErrorLastMessage()));
+      PetscFunctionReturn(ierr);
+    }
   }
-  if (!stop) PetscCall(TalusCheckpointEnd(ck, sim));
-  PetscCall(TalusOutputEnd(out, sim));
+  PetscCall(TalusOutputEnd(out, sim, stop));
   if (stop) *exit_status = TALUS_EXIT_RESUBMIT;
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: done, %s/summary.json\n", dir));
   PetscCall(TalusCheckpointDestroy(&ck));

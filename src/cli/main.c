@@ -10,7 +10,9 @@ static const char help[] =
   "  talus -restart CKPT.h5 [opts]   go on from a checkpoint, on any number of ranks (docs/checkpoint-format.md)\n"
   "  talus info FILE.h5              describe a checkpoint or a frames file\n"
   "  talus ccp FILE.hdf5 [options]   solve one FCLib local contact problem (see docs/ccp.md)\n"
-  "  talus -help                     this text and the options of the parts that run\n"
+  "  talus ... -help                 this text and the options of what runs, talus's first (not running it);\n"
+  "                                  -help_petsc adds PETSc's general ones (debugging, profiling, memory)\n"
+  "  talus -version                  talus's version and commit, then PETSc's\n"
   "\n"
   "Positional arguments come first, PETSc options (-name value) after them.\n"
   "Exit status: 0 done, 1 error, 75 stopped after a checkpoint (signal or -walltime): restart it.\n"
@@ -45,14 +47,66 @@ static PetscErrorCode CheckArguments(int argc, char **argv, int npositional)
   PetscFunctionReturn(0);
 }
 
+/* -version is taken out of the arguments before PETSc sees them (PETSc would print its own
+   version first and go on); talus prints its own, then PETSc's, and stops. */
+static PetscBool TakeVersionOption(int *argc, char **argv)
+{
+  PetscBool found = PETSC_FALSE;
+  int       kept  = 1;
+  for (int k = 1; k < *argc; k++) {
+    if (!strcmp(argv[k], "-version") || !strcmp(argv[k], "--version")) found = PETSC_TRUE;
+    else argv[kept++] = argv[k];
+  }
+  *argc = kept;
+  return found;
+}
+
+/*
+ * -help is also taken out before PETSc sees it (PETSc would print its general options and its
+ * devices' first, some 60 lines) and given back once PETSc is up, so that the options listed are
+ * those the run reads, talus's groups first. -help_petsc is PETSc's -help, as PETSc has it.
+ */
+static PetscBool TakeHelpOption(int *argc, char **argv)
+{
+  PetscBool found = PETSC_FALSE;
+  int       kept  = 1;
+  for (int k = 1; k < *argc; k++) {
+    if (!strcmp(argv[k], "-help_petsc")) argv[kept++] = (char *)"-help"; /* a string literal: never written to */
+    else if (!strcmp(argv[k], "-help") || !strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) found = PETSC_TRUE;
+    else argv[kept++] = argv[k];
+  }
+  *argc = kept;
+  return found;
+}
+
+static PetscErrorCode PrintVersion(void)
+{
+  char petsc[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetVersion(petsc, sizeof(petsc)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus %s (commit %s)\n%s\n", TalusVersion(), TalusCommit(), petsc));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  PetscErrorCode ierr;
-  PetscMPIInt    size;
-  int            status = 0;
+  PetscErrorCode  ierr;
+  PetscMPIInt     size;
+  int             status  = 0;
+  const PetscBool version = TakeVersionOption(&argc, argv), asked_help = TakeHelpOption(&argc, argv);
 
   ierr = TalusInitialize(&argc, &argv, help);
   if (ierr) return 1;
+  if (asked_help) {
+    ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);
+    if (!ierr) ierr = PetscOptionsSetValue(NULL, "-help", NULL);
+    if (ierr) return 1;
+  }
+  if (version) {
+    ierr = PrintVersion();
+    return TalusFinalize() || ierr ? 1 : 0;
+  }
   ierr = PetscPushErrorHandler(TalusErrorHandler, NULL);
   if (!ierr) {
     char            restart[PETSC_MAX_PATH_LEN] = "";
@@ -66,7 +120,7 @@ int main(int argc, char **argv)
     else if (!ierr && sub) ierr = TalusCommandInfo(argc - 1, argv + 1);
     else if (!ierr && (has_restart || has_scene))
       ierr = TalusCommandRun(has_scene ? argv[1] : NULL, has_restart ? restart : NULL, &status);
-    else if (!ierr) { /* with -help, PetscInitialize has printed the usage already */ PetscBool asked = PETSC_FALSE;
+    else if (!ierr) { /* with -help, the usage has been printed already */ PetscBool asked = PETSC_FALSE;
       ierr = PetscOptionsHasHelp(NULL, &asked);
       if (!ierr && !asked) ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);
     }

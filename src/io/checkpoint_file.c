@@ -11,6 +11,7 @@
 #include "h5io.h"
 #include <talus/math3.h>
 #include "options_io.h"
+#include <talus/options.h>
 #include <talus/checkpoint.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -264,6 +265,8 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
     TalusH5WriteStringAttribute(&w, w.file, "created", created);
     TalusH5WriteStringAttribute(&w, w.file, "scene_name", scene->name);
     TalusH5WriteStringAttribute(&w, w.file, "scene_file", scene->file);
+    TalusH5WriteStringAttribute(&w, w.file, "talus_version", TalusVersion());
+    TalusH5WriteStringAttribute(&w, w.file, "talus_commit", TalusCommit());
   }
   PetscCall(TalusH5WriteTable(&w, "bodies", body_fields, NFIELDS(body_fields), sizeof(BodyRow), state.nfinite, lo,
                               hi - lo, slice));
@@ -341,6 +344,14 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
   TalusH5ReadAttribute(r, r->file, "t_final", PETSC_FALSE, 1, &info->t_final);
   TalusH5ReadStringAttribute(r, r->file, "scene_name", info->scene_name, sizeof(info->scene_name));
   TalusH5ReadStringAttribute(r, r->file, "created", info->created, sizeof(info->created));
+  if (H5Aexists(r->file, "talus_version") > 0) { /* since talus 0.1.0 of 2026-11-25 */
+    char commit[sizeof(info->writer)];
+    TalusH5ReadStringAttribute(r, r->file, "talus_version", info->writer, sizeof(info->writer));
+    TalusH5ReadStringAttribute(r, r->file, "talus_commit", commit, sizeof(commit));
+    PetscCall(PetscStrlcat(info->writer, " (commit ", sizeof(info->writer)));
+    PetscCall(PetscStrlcat(info->writer, commit, sizeof(info->writer)));
+    PetscCall(PetscStrlcat(info->writer, ")", sizeof(info->writer)));
+  } else PetscCall(PetscStrncpy(info->writer, "of unknown version", sizeof(info->writer)));
   if (state) {
     PetscInt anti_relax = 0, has_domain = 0, backoff[2] = {0, 0};
     PetscCall(PetscMemzero(state, sizeof(*state)));
@@ -419,6 +430,7 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
     char origin[PETSC_MAX_PATH_LEN + 32];
     PetscCall(PetscSNPrintf(origin, sizeof(origin), "the options stored in %s", path));
     PetscCall(TalusOptionsInsertUnlessGiven(options, origin));
+    PetscCall(TalusOptionsTranslateRenamed(origin));
   }
   PetscCall(PetscFree(options));
   PetscFunctionReturn(0);

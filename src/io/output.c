@@ -51,7 +51,7 @@ static PetscErrorCode FlushText(TalusOutput out, PetscBool sync)
 }
 
 /* A line for the terminal and for progress.log (rank 0) */
-static PetscErrorCode Progress(TalusOutput out, const char fmt[], ...)
+PetscErrorCode TalusOutputProgress(TalusOutput out, const char fmt[], ...)
 {
   char    line[1024];
   va_list args;
@@ -76,7 +76,7 @@ PetscErrorCode TalusOutputSync(void *ctx)
 }
 
 /* Closes a file opened by TalusOutputOpenText; a failed close (full disk) stops every rank. */
-static PetscErrorCode CloseText(TalusOutput out, FILE **fp, const char name[])
+PetscErrorCode TalusOutputCloseText(TalusOutput out, FILE **fp, const char name[])
 {
   int err = 0;
 
@@ -121,106 +121,6 @@ PetscErrorCode TalusOutputSetFromOptions(TalusOutput out)
   PetscFunctionReturn(0);
 }
 
-/* ------------------------------------------------------------------ frames.h5 + frames.xmf */
-
-/*
- * One dataset of a frame: `total` rows of `width`, this rank writing its n rows at rows slot[k];
- * rows nobody writes (bodies removed from the run) keep the fill value (-1 ids, NaN numbers). The
- * ranks agree on the outcome before the next collective call.
- */
-static PetscErrorCode WriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, const char name[], hid_t type,
-                                PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
-{
-  hsize_t dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
-  hid_t   filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE),
-        xfer = H5Pcreate(H5P_DATASET_XFER), dset;
-  hsize_t         *coords;
-  char             path[PETSC_MAX_PATH_LEN];
-  const PetscInt64 id_fill = -1;
-  const double     nan     = NAN;
-
-  PetscFunctionBegin;
-  H5Pset_fill_value(dcpl, type, type == H5T_NATIVE_DOUBLE ? (const void *)&nan : (const void *)&id_fill);
-  dset = H5Dcreate2(group, name, type == H5T_NATIVE_DOUBLE ? H5T_IEEE_F64LE : H5T_STD_I64LE, filespace, H5P_DEFAULT,
-                    dcpl, H5P_DEFAULT);
-  TalusH5Note(w, dset, name);
-  PetscCall(PetscMalloc1(2 * n * width + 1, &coords));
-  for (PetscInt k = 0; k < n; k++)
-    for (PetscInt c = 0; c < width; c++) {
-      if (width > 1) {
-        coords[2 * (k * width + c)]     = (hsize_t)slot[k];
-        coords[2 * (k * width + c) + 1] = (hsize_t)c;
-      } else coords[k] = (hsize_t)slot[k];
-    }
-  memspace = H5Screate_simple(1, n ? &count : &one, NULL);
-  if (n) H5Sselect_elements(filespace, H5S_SELECT_SET, (size_t)(n * width), coords);
-  else {
-    H5Sselect_none(filespace);
-    H5Sselect_none(memspace);
-  }
-  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
-  if (dset >= 0) {
-    TalusH5Note(w, H5Dwrite(dset, type, memspace, filespace, xfer, data), name);
-    H5Dclose(dset);
-  }
-  H5Sclose(memspace);
-  H5Sclose(filespace);
-  H5Pclose(dcpl);
-  H5Pclose(xfer);
-  PetscCall(PetscFree(coords));
-  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
-  PetscCall(TalusH5Agree(w, path));
-  PetscFunctionReturn(0);
-}
-
-/* The XDMF index is rewritten (by rank 0) after every frame so that it always matches frames.h5. */
-PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
-{
-  PetscFunctionBegin;
-  PetscCall(TalusOutputOpenText(out, "frames.xmf", "w", &out->xmf));
-  if (out->xmf) {
-    fprintf(out->xmf, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"bodies\" "
-                      "GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-    for (PetscInt f = 0; f < out->nframes; f++) {
-      fprintf(out->xmf, "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Uniform\">\n    <Time Value=\"%.9g\"/>\n",
-              f, (double)out->frame_times[f]);
-      fprintf(out->xmf, "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%" PetscInt_FMT "\"/>\n", n);
-      fprintf(out->xmf,
-              "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT
-              " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
-              "/position</DataItem></Geometry>\n",
-              n, out->frames_name, f);
-      fprintf(out->xmf,
-              "    <Attribute Name=\"id\" Center=\"Node\"><DataItem Dimensions=\"%" PetscInt_FMT
-              "\" Format=\"HDF\" NumberType=\"Int\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
-              "/id</DataItem></Attribute>\n",
-              n, out->frames_name, f);
-      fprintf(out->xmf,
-              "    <Attribute Name=\"velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem "
-              "Dimensions=\"%" PetscInt_FMT
-              " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
-              "/velocity</DataItem></Attribute>\n",
-              n, out->frames_name, f);
-      fprintf(out->xmf,
-              "    <Attribute Name=\"angular_velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem "
-              "Dimensions=\"%" PetscInt_FMT
-              " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
-              "/angular_velocity</DataItem></Attribute>\n",
-              n, out->frames_name, f);
-      fprintf(
-        out->xmf,
-        "    <Attribute Name=\"size\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT
-        " 3\" Format=\"HDF\" NumberType=\"Float\" Precision=\"8\">%s:/frame%06" PetscInt_FMT
-        "/size</DataItem></Attribute>\n",
-        n, out->frames_name, f);
-      fprintf(out->xmf, "   </Grid>\n");
-    }
-    fprintf(out->xmf, "  </Grid>\n </Domain>\n</Xdmf>\n");
-  }
-  PetscCall(CloseText(out, &out->xmf, "frames.xmf"));
-  PetscFunctionReturn(0);
-}
-
 /* Appends x to a growing array of n reals. */
 static PetscErrorCode AppendReal(PetscReal **array, PetscInt *n, PetscInt *capacity, PetscReal x)
 {
@@ -234,74 +134,6 @@ PetscErrorCode TalusOutputAddFrameTime(TalusOutput out, PetscReal t)
 {
   PetscFunctionBegin;
   PetscCall(AppendReal(&out->frame_times, &out->nframes, &out->frame_capacity, t));
-  PetscFunctionReturn(0);
-}
-
-/*
- * Frame f: group /frameNNNNNN with attributes time and step and, for the finite bodies in id order (row =
- * slot): id, position, quaternion, velocity, angular_velocity (world frame), size.
- */
-PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
-{
-  TalusBodies  *b;
-  PetscReal    *pos, *quat, *vel, *omega, *size, t;
-  PetscInt64   *id;
-  PetscInt     *slot, n = 0, total, stats_step;
-  char          name[32], path[PETSC_MAX_PATH_LEN];
-  hid_t         group;
-  TalusH5Writer w;
-  struct stat   st;
-  double        size_before = 0.0;
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimGetBodies(sim, &b));
-  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
-  PetscCall(TalusSimGetStep(sim, &stats_step));
-  PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
-  PetscCall(PetscMalloc7(b->n, &id, 3 * b->n, &pos, 4 * b->n, &quat, 3 * b->n, &vel, 3 * b->n, &omega, 3 * b->n, &size,
-                         b->n, &slot));
-  for (PetscInt k = 0; k < b->nowned; k++) {
-    if (!TalusBodiesIsFinite(b, k)) continue;
-    id[n]   = b->id[k];
-    slot[n] = b->slot[k];
-    TalusBodiesGetAngularVelocityWorld(b, k, &omega[3 * n]);
-    for (int d = 0; d < 3; d++)
-      pos[3 * n + d] = b->position[3 * k + d], vel[3 * n + d] = b->velocity[3 * k + d],
-                  size[3 * n + d] = b->size[3 * k + d];
-    for (int d = 0; d < 4; d++) quat[4 * n + d] = b->quaternion[4 * k + d];
-    n++;
-  }
-  PetscCall(PetscSNPrintf(name, sizeof(name), "/frame%06" PetscInt_FMT, out->nframes));
-  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
-  { /* room for it, as the last frame took (first: 136 B of data a body, twice, and 256 KB), a quarter more */
-    char what[PETSC_MAX_PATH_LEN + 64];
-    PetscCall(PetscSNPrintf(what, sizeof(what), "frame %" PetscInt_FMT " of %s", out->nframes, path));
-    PetscCall(TalusRequireFreeSpace(out->comm, out->dir,
-                                    out->frame_bytes > 0.0 ? 1.25 * out->frame_bytes + 65536.0
-                                                           : 272.0 * (double)total + 262144.0,
-                                    what));
-    if (out->rank == 0 && stat(path, &st) == 0) size_before = (double)st.st_size;
-  }
-  PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
-  group = H5Gcreate2(out->frames, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  TalusH5Note(&w, group, name);
-  PetscCall(TalusH5Agree(&w, path));
-  TalusH5WriteAttribute(&w, group, "time", PETSC_FALSE, 1, &t);
-  TalusH5WriteAttribute(&w, group, "step", PETSC_TRUE, 1, &stats_step);
-  PetscCall(TalusH5Agree(&w, path));
-  PetscCall(WriteRows(out, &w, group, "id", H5T_NATIVE_INT64, total, n, slot, 1, id));
-  PetscCall(WriteRows(out, &w, group, "position", H5T_NATIVE_DOUBLE, total, n, slot, 3, pos));
-  PetscCall(WriteRows(out, &w, group, "quaternion", H5T_NATIVE_DOUBLE, total, n, slot, 4, quat));
-  PetscCall(WriteRows(out, &w, group, "velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, vel));
-  PetscCall(WriteRows(out, &w, group, "angular_velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, omega));
-  PetscCall(WriteRows(out, &w, group, "size", H5T_NATIVE_DOUBLE, total, n, slot, 3, size));
-  H5Gclose(group);
-  TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)"); /* readable after a crash */
-  PetscCall(TalusH5Agree(&w, path));
-  if (out->rank == 0 && stat(path, &st) == 0) out->frame_bytes = PetscMax((double)st.st_size - size_before, 0.0);
-  PetscCall(PetscFree7(id, pos, quat, vel, omega, size, slot));
-  PetscCall(TalusOutputAddFrameTime(out, t));
-  PetscCall(TalusOutputWriteXdmf(out, total));
   PetscFunctionReturn(0);
 }
 
@@ -355,9 +187,11 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
     H5Pclose(fapl);
     TalusH5Note(&w, out->frames, "the file");
     PetscCall(TalusH5Agree(&w, path));
+    PetscCall(TalusOutputWriteFrameStatics(out, sim));
     PetscCall(TalusOutputWriteFrame(out, sim));
   }
   PetscCall(PetscTime(&out->start));
+  PetscCall(TalusOutputWriteSummaryRunning(out, sim));
   PetscFunctionReturn(0);
 }
 
@@ -458,107 +292,16 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
     out->progress_steps = out->steps;
     remaining           = PetscMax(0.0, (t_final - s->t) / dt) * per_step;
     if (localtime_r(&wall, &parts)) strftime(clock, sizeof(clock), "%H:%M:%S", &parts);
-    PetscCall(Progress(out,
-                       "%s step %7" PetscInt_FMT "  t %9.4f  contacts %7" PetscInt_FMT "  its %5" PetscInt_FMT
-                       "  residual %.2e%s  KE %.4e  wall/step %.3e s  ETA %.0f s\n",
-                       clock, s->step, (double)s->t, s->contacts, s->iterations, (double)s->residual,
-                       s->reason > 0 ? "" : " (not converged)", (double)s->kinetic_energy, (double)per_step,
-                       (double)remaining));
+    PetscCall(TalusOutputProgress(out,
+                                  "%s step %7" PetscInt_FMT "  t %9.4f  contacts %7" PetscInt_FMT
+                                  "  its %5" PetscInt_FMT "  residual %.2e%s  KE %.4e  wall/step %.3e s  ETA %.0f s\n",
+                                  clock, s->step, (double)s->t, s->contacts, s->iterations, (double)s->residual,
+                                  s->reason > 0 ? "" : " (not converged)", (double)s->kinetic_energy, (double)per_step,
+                                  (double)remaining));
   }
   PetscCall(PetscTime(&t1));
   out->seconds_output += t1 - t0;
   PetscCall(PetscLogEventEnd(TALUS_EventOutput, 0, 0, 0, 0));
-  PetscFunctionReturn(0);
-}
-
-static int CompareReal(const void *a, const void *b)
-{
-  const PetscReal x = *(const PetscReal *)a, y = *(const PetscReal *)b;
-  return (x > y) - (x < y);
-}
-
-PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim)
-{
-  FILE              *fp;
-  PetscLogDouble     now;
-  PetscReal          median = 0.0, t_end, peak_rss_max, peak_rss_sum;
-  PetscMPIInt        size;
-  TalusParallelStats ps;
-
-  PetscFunctionBegin;
-  PetscCall(PetscTime(&now));
-  PetscCall(TalusSimGetTime(sim, &t_end, NULL, NULL));
-  PetscCallMPI(MPI_Comm_size(out->comm, &size));
-  if (out->steps) {
-    qsort(out->wall, (size_t)out->steps, sizeof(PetscReal), CompareReal);
-    median = out->wall[out->steps / 2];
-  }
-  PetscCall(TalusSimGetParallelStatistics(sim, &ps));
-  {
-    PetscReal t_local[2] = {(PetscReal)out->seconds_migrate, (PetscReal)out->seconds_ghost};
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, t_local, 2, MPIU_REAL, MPIU_MAX, out->comm));
-    out->seconds_migrate = t_local[0], out->seconds_ghost = t_local[1];
-  }
-  { /* peak resident memory: the largest rank's, and the sum over ranks per body */
-    struct rusage usage;
-    PetscReal     rss[2];
-    getrusage(RUSAGE_SELF, &usage);
-    rss[0] = rss[1] = 1024.0 * (PetscReal)usage.ru_maxrss; /* kilobytes on Linux */
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &rss[0], 1, MPIU_REAL, MPIU_MAX, out->comm));
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &rss[1], 1, MPIU_REAL, MPIU_SUM, out->comm));
-    peak_rss_max = rss[0], peak_rss_sum = rss[1];
-  }
-  PetscCall(TalusOutputOpenText(out, "summary.json", "w", &fp));
-  if (fp) {
-    fprintf(fp,
-            "{\n  \"scene\": \"%s\",\n  \"ranks\": %d,\n  \"steps\": %" PetscInt_FMT
-            ",\n  \"t_final\": %.10g,\n  \"bodies\": %" PetscInt_FMT ",\n  \"bodies_lost\": %" PetscInt_FMT ",\n",
-            out->scene.name, size, out->steps, (double)t_end, out->last.bodies, ps.bodies_lost);
-    fprintf(fp,
-            "  \"contacts_mean\": %.6g,\n  \"contacts_max\": %" PetscInt_FMT
-            ",\n  \"iterations_mean\": %.6g,\n  \"iterations_max\": %" PetscInt_FMT
-            ",\n  \"steps_not_converged\": %" PetscInt_FMT ",\n",
-            out->steps ? out->contacts_sum / out->steps : 0.0, out->contacts_max,
-            out->steps ? out->iterations_sum / out->steps : 0.0, out->iterations_max, out->nonconverged);
-    fprintf(
-      fp,
-      "  \"residual_max\": %.6e,\n  \"kinetic_energy_final\": %.10e,\n  \"max_penetration_final\": %.6e,\n  "
-      "\"complementarity_error_max\": %.6e,\n  \"support_force_over_weight\": %.8f,\n  \"force_residual_max\": %.6e,\n",
-      (double)out->residual_max, (double)out->last.kinetic_energy, (double)out->last.max_penetration,
-      (double)out->complementarity_max, (double)out->last.support_force_over_weight, (double)out->force_residual_max);
-    fprintf(fp,
-            "  \"per_rank\": {\"bodies_min\": %" PetscInt_FMT ", \"bodies_max\": %" PetscInt_FMT
-            ", \"contacts_min\": %" PetscInt_FMT ", \"contacts_max\": %" PetscInt_FMT
-            ", \"imbalance_final\": %.4f, \"imbalance_max\": %.4f, \"rebalances\": %" PetscInt_FMT
-            ", \"bytes_per_product_mean\": %.6g, \"ghost_bytes_per_step_mean\": %.6g},\n",
-            out->rank_bodies_min, out->rank_bodies_max, out->rank_contacts_min, out->rank_contacts_max,
-            (double)out->last.imbalance, (double)out->imbalance_max, ps.rebalances,
-            out->steps ? (double)(out->bytes_per_product_sum / out->steps) : 0.0,
-            out->steps ? (double)(out->ghost_bytes_sum / out->steps) : 0.0);
-    fprintf(fp,
-            "  \"wall_s\": %.6f,\n  \"wall_per_step_median_s\": %.6e,\n  \"seconds\": {\"collide\": %.6f, "
-            "\"assemble\": %.6f, \"solve\": %.6f, \"integrate\": %.6f, \"migrate\": %.6f, \"ghost\": %.6f, \"output\": "
-            "%.6f},\n  \"frames\": %" PetscInt_FMT
-            ",\n  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_per_body\": %.1f\n}\n",
-            (double)(now - out->start), (double)median, (double)out->seconds_collide, (double)out->seconds_assemble,
-            (double)out->seconds_solve, (double)out->seconds_integrate, (double)out->seconds_migrate,
-            (double)out->seconds_ghost, (double)out->seconds_output, out->nframes, (double)peak_rss_max,
-            out->last.bodies > 0 ? (double)(peak_rss_sum / out->last.bodies) : 0.0);
-  }
-  PetscCall(CloseText(out, &fp, "summary.json"));
-  /* the run in a few lines, for the log a job leaves */
-  {
-    char worst[64] = "";
-    if (out->nonconverged)
-      PetscCall(PetscSNPrintf(worst, sizeof(worst), " (largest residual %.2e)", (double)out->residual_max));
-    PetscCall(
-      Progress(out,
-               "talus: %" PetscInt_FMT " steps to t = %g s in %.1f s (median step %.3e s); %" PetscInt_FMT
-               " not converged to the tolerance%s\ntalus: outputs in %s: stats.csv, progress.log, summary.json%s%s\n",
-               out->steps, (double)t_end, (double)(now - out->start), (double)median, out->nonconverged, worst,
-               out->dir, out->nframes ? ", frames.xmf (open it in ParaView) and " : "",
-               out->nframes ? out->frames_name : ""));
-  }
   PetscFunctionReturn(0);
 }
 

@@ -20,6 +20,7 @@ struct _p_TalusOutput {
   hid_t          frames;
   char           frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
   PetscInt       nframes, frame_capacity;
+  PetscInt       nplanes; /* drawn in frames.h5's /planes */
   double         frame_bytes;
   PetscLogDouble progress_time; /* when the last progress line was printed, */
   PetscInt       progress_steps;
@@ -40,11 +41,18 @@ struct _p_TalusOutput {
 PETSC_INTERN PetscErrorCode TalusOutputOpenText(TalusOutput, const char name[], const char mode[], FILE **);
 PETSC_INTERN PetscErrorCode TalusOutputWriteFrame(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusOutputWriteXdmf(TalusOutput, PetscInt nbodies);
+PETSC_INTERN PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput, TalusSim);
+/* Closes a file of TalusOutputOpenText; a failed close (full disk) stops every rank. */
+PETSC_INTERN PetscErrorCode TalusOutputCloseText(TalusOutput, FILE **, const char name[]);
 PETSC_INTERN void           TalusOutputWriteStatsHeader(TalusOutput);
 /* stats.csv's header line (with its newline) */
 PETSC_INTERN const char     TalusStatsHeader[];
 PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, PetscBool append_stats, PetscBool append_probe,
                                             PetscBool frames_open);
 PETSC_INTERN PetscErrorCode TalusOutputAddFrameTime(TalusOutput, PetscReal t);
+/* A progress line: printed by rank 0 and appended to progress.log. */
+PETSC_INTERN PetscErrorCode TalusOutputProgress(TalusOutput, const char fmt[], ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
+/* summary.json with status "running" (src/io/summary.c); collective. */
+PETSC_INTERN PetscErrorCode TalusOutputWriteSummaryRunning(TalusOutput, TalusSim);
 
 #endif

@@ -95,14 +95,18 @@ static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_ke
   out->frames = H5Fopen(path, H5F_ACC_RDWR, fapl);
   H5Pclose(fapl);
   PetscCall(TalusSimGetStep(sim, &step));
-  if (out->frames < 0 || H5Gget_info(out->frames, &info) < 0) {
+  if (out->frames < 0 || H5Gget_info(out->frames, &info) < 0 ||
+      H5Lexists(out->frames, "every_frame", H5P_DEFAULT) <= 0) {
+    const PetscBool older = (PetscBool)(out->frames >= 0);
     if (out->frames >= 0) H5Fclose(out->frames);
     out->frames = -1;
     PetscCall(PetscSNPrintf(out->frames_name, sizeof(out->frames_name), "frames-restart-%08" PetscInt_FMT ".h5", step));
     PetscCall(PetscPrintf(out->comm,
-                          "talus: warning: cannot reopen %s (damaged by the crash?); it is left as it is and frames "
-                          "from step %" PetscInt_FMT " go to %s/%s\n",
-                          path, step, out->dir, out->frames_name));
+                          "talus: warning: %s %s%s; it is left as it is and frames from step %" PetscInt_FMT
+                          " go to %s/%s\n",
+                          older ? "an earlier talus wrote" : "cannot reopen", path,
+                          older ? " (without what ParaView's reader needs)" : " (damaged by the crash?)", step,
+                          out->dir, out->frames_name));
     PetscFunctionReturn(0);
   }
   PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
@@ -121,6 +125,7 @@ static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_ke
   TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)");
   PetscCall(TalusH5Agree(&w, path));
   PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
+  PetscCall(TalusOutputWriteFrameStatics(out, sim)); /* reads the planes' count */
   PetscCall(TalusOutputWriteXdmf(out, total));
   *opened = PETSC_TRUE;
   PetscFunctionReturn(0);

@@ -19,6 +19,7 @@ Scene: tests/scenes/filling-125.yaml (125 spheres falling into a box, h = 0.01 s
 - talus info on a checkpoint and on a frames file; bad option values.
 """
 import csv
+import json
 import os
 import shutil
 import signal
@@ -137,7 +138,7 @@ if ok(run([SCENE, "-o", out("frames-damaged"), "-t_final", "0.2", "-checkpoint_e
         check(os.path.exists(fresh), "no frames-restart-00000020.h5")
         if os.path.exists(fresh):
             with h5py.File(fresh) as f:
-                times = sorted(float(f[k].attrs["time"]) for k in f)
+                times = sorted(float(f[k].attrs["time"]) for k in f if k.startswith("frame"))
             check(np.allclose(times, [0.2, 0.25, 0.3]), "frames-restart times %s" % times)
         xmf = open(os.path.join(out("frames-damaged"), "frames.xmf")).read()
         check("frames-restart-00000020.h5:/frame000000" in xmf and "frames.h5:" not in xmf.replace("frames-restart-00000020.h5", ""), "frames.xmf does not point to the new file")
@@ -220,12 +221,30 @@ elapsed = time.time() - t0
 check(p.returncode == 75, "-walltime 00:00:03: exit status %d, expected 75\n%s" % (p.returncode, p.stderr[-1000:]))
 check(elapsed < 30, "-walltime 00:00:03: took %.1f s" % elapsed)
 check(os.path.exists(os.path.join(out("walltime"), "checkpoints", "last.h5")), "-walltime: no last.h5")
+summary = json.load(open(os.path.join(out("walltime"), "summary.json")))
+check(summary["status"] == "stopped_for_restart" and summary["t_target"] == 1000 and summary["t"] < 1000, "-walltime: summary.json %s" % summary)
 # Slurm's forms of a time limit (squeue %L, sbatch --time): 1-12 is a day and 12 hours (before: 86412 s)
 for given, seconds in (("1-12", 129600), ("2-03:30", 185400), ("1-00:00:02", 86402), ("30:00", 1800), ("45", 45)):
     p = run([SCENE, "-o", out("walltime-forms"), "-t_final", "0.02", "-walltime", given, "-checkpoint_view", "-overwrite"])
     check(p.returncode == 0 and "walltime %d" % seconds in p.stdout, "-walltime %s: expected %d s:\n%s%s" % (given, seconds, p.stdout[-600:], p.stderr))
 p = run([SCENE, "-o", out("walltime-forms"), "-t_final", "0.02", "-walltime", "1-25"])
 check(p.returncode == 1 and "D-HH" in p.stderr, "-walltime 1-25 (25 hours after a day) must be refused: %s" % p.stderr)
+
+# ------------------------------------------------------------------ a renamed option in an older checkpoint
+# -ccp_anti_relax true|false is now -ccp_problem coulomb|relaxed: given, it is refused naming the new name;
+# stored in a checkpoint (as talus before 0.1.0 wrote them), the restart reads it under its new name.
+p = run([SCENE, "-o", out("renamed-given"), "-t_final", "0.02", "-ccp_anti_relax", "false"])
+check(p.returncode == 1 and "-ccp_anti_relax (from the command line): it is now -ccp_problem coulomb|relaxed" in p.stderr, "-ccp_anti_relax: %s" % p.stderr)
+rows_after = {}
+for name, first, then in (("renamed-old", ["-ccp_anti_relax", "false", "-options_allow_unknown"], []), ("renamed-new", [], ["-ccp_problem", "relaxed"])):
+    if ok(run([SCENE, "-o", out(name), "-t_final", "0.2", "-checkpoint_every", "20", "-output_every", "0"] + first), name):
+        if ok(run(["-restart", ckpt(name, 20), "-t_final", "0.3"] + then), name + ": restart"):  # contacts from step 27
+            rows_after[name] = [r for r in csv.DictReader(open(os.path.join(out(name), "stats.csv"))) if int(r["step"]) > 20]
+if len(rows_after) == 2:
+    columns = ["step", "contacts", "iterations", "residual", "kinetic_energy"]
+    check([[r[c] for c in columns] for r in rows_after["renamed-old"]] == [[r[c] for c in columns] for r in rows_after["renamed-new"]] and len(rows_after["renamed-new"]) == 10
+          and any(int(r["iterations"]) > 0 for r in rows_after["renamed-new"]),
+          "a checkpoint's stored -ccp_anti_relax false did not restart as -ccp_problem relaxed")
 
 # ------------------------------------------------------------------ kill -9 in the middle of a write
 for ranks in (None, 2):
@@ -235,6 +254,7 @@ for ranks in (None, 2):
     d = os.path.join(out(name), "checkpoints")
     check(os.path.exists(os.path.join(d, "ckpt-00000020.h5.tmp")), "%s: the unfinished checkpoint should be left as .tmp" % name)
     check(not os.path.exists(os.path.join(d, "ckpt-00000020.h5")), "%s: an unfinished checkpoint was published" % name)
+    check(json.load(open(os.path.join(out(name), "summary.json")))["status"] == "running", "%s: summary.json of the killed run should say running" % name)
     check(os.path.realpath(os.path.join(d, "last.h5")) == os.path.realpath(os.path.join(d, "ckpt-00000010.h5")), "%s: last.h5 should still name ckpt-00000010.h5" % name)
     p = run(["-restart", os.path.join(d, "last.h5"), "-t_final", "0.4"], ranks)
     if ok(p, name + ": restart from the checkpoint before the kill"):
@@ -354,6 +374,10 @@ else:
         errors = [l for l in text.splitlines() if l.startswith("talus: error:")]
         check(status == 1 and len(errors) == 1 and ("not enough room" in errors[0] or "No space left" in errors[0]),
               "%s: exit %s, errors %s\n%s" % (label, status, errors, text[-1500:]))
+        if what == "checkpoints":  # the outputs are on a disk with room: summary.json says the run failed, and why
+            summary = json.load(open(os.path.join(out("full-ck-%s" % size), "summary.json")))
+            check(summary["status"] == "failed" and summary["error"] in errors[0] and summary["step"] > 0,
+                  "%s: summary.json says %s" % (label, summary))
         last = os.path.join(full, "ck", "last.h5")
         if what == "checkpoints" and os.path.exists(last):
             p = run(["info", last])
@@ -528,31 +552,39 @@ p = run(["-restart", good, "-tao_gatol", "1e-9", "-t_final", "0.42", "-o", out("
 check(p.returncode == 0 and "-checkpoint_every" in p.stdout and "-walltime" in p.stdout, "-help lists the checkpoint options")
 
 # ------------------------------------------------------------------ the example Slurm job script
-# squeue and sbatch are stand-ins (there is no Slurm here): squeue reports the time the job has left, sbatch records the
-# resubmission. The first "job" has 4 s left (less than the 120 s margin): talus checkpoints after
-# one step and exits with 75, and the job resubmits itself; the second has a day left and finishes
-# the run from last.h5; a third, with no limit known, restarts from the final checkpoint and has
-# nothing left to do.
+# squeue and scontrol are stand-ins (there is no Slurm here): squeue reports the time the job has left,
+# scontrol records the requeue. The first start of the "job" has 4 s left (less than the 120 s
+# margin): talus checkpoints after one step and exits with 75, and the job requeues itself; the
+# second (SLURM_RESTART_COUNT 1, as Slurm sets it) has a day left and finishes the run from last.h5;
+# a third, with no limit known, restarts from the final checkpoint and has nothing left to do. Each
+# runs from another directory than the repository's (the job starts in sbatch's directory).
 fake_bin = os.path.join(WORK, "slurm-stand-ins")
 os.makedirs(fake_bin)
-submitted = os.path.join(WORK, "sbatch.log")
+requeued = os.path.join(WORK, "scontrol.log")
 open(os.path.join(fake_bin, "squeue"), "w").write("#!/bin/sh\ncat %s/left\n" % fake_bin)
-open(os.path.join(fake_bin, "sbatch"), "w").write("#!/bin/sh\necho \"$@\" >> %s\n" % submitted)
-for f in ("squeue", "sbatch"):
+open(os.path.join(fake_bin, "scontrol"), "w").write("#!/bin/sh\necho \"$@\" >> %s\n" % requeued)
+for f in ("squeue", "scontrol"):
     os.chmod(os.path.join(fake_bin, f), 0o755)
 job = os.path.join(ROOT, "scripts", "slurm-job")
-env = dict(ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="1", TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 2", TALUS_JOB_SCRIPT=job)
+env = dict(ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="41", SLURM_SUBMIT_DIR=WORK, TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 2")
 for attempt, left in enumerate(("00:00:04", "1-00:00:02", "UNLIMITED")):
     open(os.path.join(fake_bin, "left"), "w").write(left + "\n")
-    p = subprocess.run([job, SCENE, out("slurm"), "-t_final", "0.05", "-output_every", "0"], capture_output=True, text=True, env=env, timeout=600)
+    p = subprocess.run([job, SCENE, "slurm", "-t_final", "0.05", "-output_every", "0"], capture_output=True, text=True,
+                       env=dict(env, SLURM_RESTART_COUNT=str(attempt)), timeout=600, cwd="/")
     check(p.returncode == 0, "slurm-job attempt %d (%s left): exit %d\n%s%s" % (attempt, left, p.returncode, p.stdout[-1500:], p.stderr[-1500:]))
     if attempt:
         check("restarting from" in p.stdout, "slurm-job attempt %d did not restart from last.h5:\n%s" % (attempt, p.stdout[-1500:]))
-    n = len(open(submitted).read().splitlines()) if os.path.exists(submitted) else 0
-    check(n == 1, "slurm-job after attempt %d: %d resubmissions, expected 1" % (attempt, n))
+    lines = open(requeued).read().splitlines() if os.path.exists(requeued) else []
+    check(lines == ["requeue 41"], "slurm-job after attempt %d: scontrol called %s, expected one requeue of job 41" % (attempt, lines))
 check(stats_steps("slurm") == list(range(1, 6)), "slurm-job: stats.csv steps %s, expected 1..5 once each" % stats_steps("slurm"))
 # the same OUTPUT_DIR given with another scene: the job refuses to go on with filling-125's checkpoint
 p = subprocess.run([job, os.path.join(ROOT, "inputs", "rolling-ball.yaml"), out("slurm"), "-t_final", "0.05"], capture_output=True, text=True, env=env, timeout=600)
 check(p.returncode == 2 and "is a checkpoint of scene 'filling-125', not of" in p.stderr, "slurm-job with another scene's checkpoint: exit %d\n%s%s" % (p.returncode, p.stdout, p.stderr))
+# a job that has been requeued TALUS_MAX_REQUEUES times stops with 75 instead of requeueing again
+open(os.path.join(fake_bin, "left"), "w").write("00:00:04\n")
+p = subprocess.run([job, SCENE, "slurm-limit", "-t_final", "0.05", "-output_every", "0"], capture_output=True, text=True,
+                   env=dict(env, SLURM_RESTART_COUNT="3", TALUS_MAX_REQUEUES="3"), timeout=600)
+check(p.returncode == 75 and "the limit (TALUS_MAX_REQUEUES): not requeued" in p.stderr and len(open(requeued).read().splitlines()) == 1,
+      "slurm-job at its requeue limit: exit %d\n%s%s" % (p.returncode, p.stdout[-600:], p.stderr[-600:]))
 
 sys.exit(check.finish())

@@ -1,0 +1,106 @@
+"""ParaView script of scripts/view: shows a talus run (OUTPUT_DIR/frames.xmf) with its bodies as they are.
+
+Run by scripts/view, under paraview (--script) or pvpython. Settings come from the environment:
+  TALUS_VIEW_XMF         the frames.xmf to open
+  TALUS_VIEW_SCREENSHOT  write this PNG (at TALUS_VIEW_TIME, default the last frame) and quit
+  TALUS_VIEW_TIME        the time to show
+
+Spheres are drawn as Point Gaussian sprites of their diameter (cheap for millions), boxes as a
+Tensor Glyph of a unit cube by each body's shape_tensor (its axes times its edges: orientation and
+size), both coloured by speed; fixed bodies grey; the planes as translucent squares. It prints one
+line per block with its counts, which tests/cli/test_view.py reads.
+"""
+import os
+
+from paraview.simple import (Calculator, ColorBy, ExtractCellsByType, MergeBlocks, GetActiveViewOrCreate, GetAnimationScene, GetColorTransferFunction,
+                             OpenDataFile, Render, ResetCamera, SaveScreenshot, Show, TensorGlyph, Threshold)
+
+SPHERE, BOX = 0, 1  # the shapes' stored codes (src/geometry/shapes.c)
+
+xmf = os.environ["TALUS_VIEW_XMF"]
+reader = OpenDataFile(xmf)
+reader.UpdatePipelineInformation()
+times = list(reader.TimestepValues or [0.0])
+t = float(os.environ.get("TALUS_VIEW_TIME", times[-1]))
+scene = GetAnimationScene()
+scene.UpdateAnimationUsingDataTimeSteps()
+scene.AnimationTime = t
+view = GetActiveViewOrCreate("RenderView")
+
+
+def cells(kind):
+    """A frame holds the bodies (one Polyvertex cell of them) and the planes (Quads): split by cell type."""
+    return MergeBlocks(Input=ExtractCellsByType(Input=reader, CellTypes=[kind]))
+
+
+def shape_of(source, lo, hi):
+    return Threshold(Input=source, Scalars=["POINTS", "shape"], LowerThreshold=lo, UpperThreshold=hi)
+
+
+def count(source):
+    source.UpdatePipeline(t)
+    info = source.GetDataInformation()
+    return info.GetNumberOfPoints(), info.GetNumberOfCells()
+
+
+bodies = Calculator(Input=cells("Polyvertex"), ResultArrayName="speed", Function="mag(velocity)")
+moving = Threshold(Input=bodies, Scalars=["POINTS", "fixed"], LowerThreshold=0, UpperThreshold=0)
+fixed = Threshold(Input=bodies, Scalars=["POINTS", "fixed"], LowerThreshold=1, UpperThreshold=1)
+speed = GetColorTransferFunction("speed")
+for group, coloured in ((moving, True), (fixed, False)):
+    spheres = shape_of(group, SPHERE, SPHERE)
+    if count(spheres)[0]:
+        d = Show(spheres, view)
+        d.SetRepresentationType("Point Gaussian")
+        d.ShaderPreset = "Sphere"
+        d.ScaleByArray = 1
+        d.SetScaleArray = ["POINTS", "diameter"]
+        d.UseScaleFunction = 0  # the array as it is, not mapped through a transfer function
+        d.GaussianRadius = 0.5  # the sprite's radius is GaussianRadius times the array: half the diameter
+        d.DiffuseColor = [0.6, 0.6, 0.6]
+        if coloured:
+            ColorBy(d, ("POINTS", "speed"))
+            d.SetScalarBarVisibility(view, True)
+        else:
+            d.ColorArrayName = ["POINTS", ""]  # grey, not the first array
+    boxes = shape_of(group, BOX, BOX)
+    if count(boxes)[0]:
+        glyphs = TensorGlyph(Input=boxes, GlyphType="Box")  # a unit cube
+        glyphs.Tensors = ["POINTS", "shape_tensor"]
+        glyphs.ExtractEigenvalues = 0
+        glyphs.Scalars = ["POINTS", "speed"]
+        glyphs.ColorGlyphs = 1 if coloured else 0  # each box's faces carry its speed
+        glyphs.ScaleFactor = 1.0
+        d = Show(glyphs, view)
+        d.DiffuseColor = [0.6, 0.6, 0.6]
+        if coloured:
+            ColorBy(d, ("POINTS", "speed"))
+        else:
+            d.ColorArrayName = ["POINTS", ""]
+    print("talus view: %s: %d spheres, %d boxes" % ("moving" if coloured else "fixed", count(spheres)[0], count(boxes)[0]))
+
+planes = cells("Quadrilateral")
+n = count(planes)[1]
+if n:
+    d = Show(planes, view)
+    d.Opacity = 0.35
+    d.DiffuseColor = [0.8, 0.75, 0.6]
+print("talus view: %d planes; t = %g of %d frames (%g .. %g)" % (n, t, len(times), times[0], times[-1]))
+view.OrientationAxesVisibility = 1
+bodies.UpdatePipeline(t)
+speed.RescaleTransferFunction(0.0, max(1e-9, bodies.PointData["speed"].GetRange()[1]))
+# look at the bodies (the planes reach far beyond them) from above and aside, z up
+lo_hi = bodies.GetDataInformation().GetBounds()
+centre = [0.5 * (lo_hi[2 * d] + lo_hi[2 * d + 1]) for d in range(3)]
+reach = max(1e-3, max(lo_hi[2 * d + 1] - lo_hi[2 * d] for d in range(3)))
+ResetCamera(view)
+view.CameraFocalPoint = centre
+view.CameraPosition = [c + 1.4 * reach * a for c, a in zip(centre, (0.8, -1.3, 0.9))]
+view.CameraViewUp = [0.0, 0.0, 1.0]
+view.ResetCameraClippingRange() if hasattr(view, "ResetCameraClippingRange") else None
+shot = os.environ.get("TALUS_VIEW_SCREENSHOT")
+if shot:
+    SaveScreenshot(shot, view, ImageResolution=[800, 600])
+    print("talus view: wrote %s" % shot)
+else:
+    Render(view)

@@ -1,0 +1,461 @@
+/*
+ * frames.h5 and its index frames.xmf (docs/outputs.md), written collectively with parallel HDF5:
+ * every rank writes its own bodies' rows at their slots, so a frame is in global-id order whatever
+ * the rank count.
+ *
+ * What ParaView needs to draw the bodies as they are comes with every frame: the bodies are the
+ * vertices of a Polyvertex cell set (the connectivity is every_frame/vertices, written once: ParaView's
+ * default XDMF3 reader makes no cells without it), with their shape, fixed flag, diameter and a
+ * shape tensor, the body's axes scaled by its extents, that a Tensor Glyph of a unit cube or sphere
+ * turns into the body as it is (scripts/view). The planes are quadrilaterals of their own, in
+ * every_frame/planes, written once. frames.xmf gets each new frame appended in place of its closing tags,
+ * so that writing it costs the same at the thousandth frame as at the first.
+ */
+#include "output_impl.h"
+#include <talus/math3.h>
+#include <sys/stat.h>
+
+/* The closing tags of frames.xmf: each new frame is written over them, and they after it. */
+static const char XdmfTail[] = "  </Grid>\n </Domain>\n</Xdmf>\n";
+
+static hid_t FileType(hid_t memtype)
+{
+  if (H5Tequal(memtype, H5T_NATIVE_DOUBLE) > 0) return H5T_IEEE_F64LE;
+  if (H5Tequal(memtype, H5T_NATIVE_FLOAT) > 0) return H5T_IEEE_F32LE;
+  if (H5Tequal(memtype, H5T_NATIVE_INT32) > 0) return H5T_STD_I32LE;
+  return H5T_STD_I64LE;
+}
+
+/*
+ * One dataset of a frame: `total` rows of `width`, this rank writing its n rows at rows slot[k];
+ * rows nobody writes (bodies removed from the run) keep the fill value (-1 for integers, NaN for
+ * reals). The ranks agree on the outcome before the next collective call.
+ */
+static PetscErrorCode WriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, const char name[], hid_t type,
+                                PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
+{
+  hsize_t dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
+  hid_t   filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE),
+        xfer = H5Pcreate(H5P_DATASET_XFER), dset;
+  hsize_t         *coords;
+  char             path[PETSC_MAX_PATH_LEN];
+  const PetscInt64 fill_i64 = -1;
+  const int32_t    fill_i32 = -1;
+  const double     fill_f64 = NAN;
+  const float      fill_f32 = NAN;
+  const hid_t      filetype = FileType(type);
+
+  PetscFunctionBegin;
+  H5Pset_fill_value(dcpl, type,
+                    filetype == H5T_IEEE_F64LE   ? (const void *)&fill_f64
+                    : filetype == H5T_IEEE_F32LE ? (const void *)&fill_f32
+                    : filetype == H5T_STD_I32LE  ? (const void *)&fill_i32
+                                                 : (const void *)&fill_i64);
+  dset = H5Dcreate2(group, name, filetype, filespace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  TalusH5Note(w, dset, name);
+  PetscCall(PetscMalloc1(2 * n * width + 1, &coords));
+  for (PetscInt k = 0; k < n; k++)
+    for (PetscInt c = 0; c < width; c++) {
+      if (width > 1) {
+        coords[2 * (k * width + c)]     = (hsize_t)slot[k];
+        coords[2 * (k * width + c) + 1] = (hsize_t)c;
+      } else coords[k] = (hsize_t)slot[k];
+    }
+  memspace = H5Screate_simple(1, n ? &count : &one, NULL);
+  if (n) H5Sselect_elements(filespace, H5S_SELECT_SET, (size_t)(n * width), coords);
+  else {
+    H5Sselect_none(filespace);
+    H5Sselect_none(memspace);
+  }
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (dset >= 0) {
+    TalusH5Note(w, H5Dwrite(dset, type, memspace, filespace, xfer, data), name);
+    H5Dclose(dset);
+  }
+  H5Sclose(memspace);
+  H5Sclose(filespace);
+  H5Pclose(dcpl);
+  H5Pclose(xfer);
+  PetscCall(PetscFree(coords));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  PetscCall(TalusH5Agree(w, path));
+  PetscFunctionReturn(0);
+}
+
+/* every_frame/vertices = 0, 1, ..., total - 1: the Polyvertex connectivity of every frame. Each rank writes
+   its share as one hyperslab (no rank holds the whole list: 3e7 bodies are 120 MB). */
+static PetscErrorCode WriteVertices(TalusOutput out, TalusH5Writer *w, hid_t every, PetscInt total)
+{
+  PetscMPIInt size;
+  hsize_t     dims = (hsize_t)total, start, count;
+  int32_t    *v;
+  hid_t       filespace, memspace, dset, xfer = H5Pcreate(H5P_DATASET_XFER);
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(out->comm, &size));
+  start = (hsize_t)(total * (PetscInt64)out->rank / size);
+  count = (hsize_t)(total * (PetscInt64)(out->rank + 1) / size) - start;
+  PetscCall(PetscMalloc1(count + 1, &v));
+  for (hsize_t k = 0; k < count; k++) v[k] = (int32_t)(start + k);
+  filespace = H5Screate_simple(1, &dims, NULL);
+  memspace  = H5Screate_simple(1, count ? &count : &dims, NULL);
+  if (count) H5Sselect_hyperslab(filespace, H5S_SELECT_SET, &start, NULL, &count, NULL);
+  else {
+    H5Sselect_none(filespace);
+    H5Sselect_none(memspace);
+  }
+  dset = H5Dcreate2(every, "vertices", H5T_STD_I32LE, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(w, dset, "vertices");
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (dset >= 0) {
+    TalusH5Note(w, H5Dwrite(dset, H5T_NATIVE_INT32, memspace, filespace, xfer, v), "vertices");
+    H5Dclose(dset);
+  }
+  H5Sclose(memspace);
+  H5Sclose(filespace);
+  H5Pclose(xfer);
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * The box the planes are drawn in: the scene's domain where it has one, else the bodies' bounding
+ * box grown by its largest extent on every side (bodies move: the floor should outreach them).
+ */
+static PetscErrorCode PlaneBox(TalusOutput out, const TalusBodies *b, PetscReal lo[3], PetscReal hi[3])
+{
+  PetscReal ext[6] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL};
+  PetscReal grow   = 0.0;
+
+  PetscFunctionBegin;
+  if (out->scene.domain_max[0] < 1e300 && out->scene.domain_min[0] > -1e300) {
+    for (int d = 0; d < 3; d++) lo[d] = out->scene.domain_min[d], hi[d] = out->scene.domain_max[d];
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    PetscReal r;
+    if (!TalusBodiesIsFinite(b, k)) continue;
+    r = TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]);
+    for (int d = 0; d < 3; d++) {
+      ext[d]     = PetscMin(ext[d], b->position[3 * k + d] - r);
+      ext[3 + d] = PetscMin(ext[3 + d], -(b->position[3 * k + d] + r)); /* -max, for one MIN reduction */
+    }
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, ext, 6, MPIU_REAL, MPIU_MIN, out->comm));
+  if (ext[0] == PETSC_MAX_REAL) { /* no finite body: a unit box about the origin */
+    for (int d = 0; d < 3; d++) lo[d] = -1.0, hi[d] = 1.0;
+    PetscFunctionReturn(0);
+  }
+  for (int d = 0; d < 3; d++) grow = PetscMax(grow, -ext[3 + d] - ext[d]);
+  for (int d = 0; d < 3; d++) lo[d] = ext[d] - grow, hi[d] = -ext[3 + d] + grow;
+  PetscFunctionReturn(0);
+}
+
+/*
+ * every_frame/planes: each plane a square in it, centred on the point of the plane nearest the box's centre,
+ * as wide as the box's diagonal (the part of the plane the scene can reach), with its outward normal
+ * and id. Planes are replicated on every rank: rank 0 writes them.
+ */
+static PetscErrorCode WritePlanes(TalusOutput out, TalusH5Writer *w, hid_t every, const TalusBodies *b,
+                                  PetscInt *nplanes)
+{
+  PetscReal lo[3], hi[3], centre[3], diagonal = 0.0, *corners, *normal;
+  PetscInt  n = 0, *slot;
+  PetscInt *id;
+  int32_t  *quads;
+  hid_t     group;
+
+  PetscFunctionBegin;
+  PetscCall(PlaneBox(out, b, lo, hi));
+  for (int d = 0; d < 3; d++) centre[d] = 0.5 * (lo[d] + hi[d]), diagonal += PetscSqr(hi[d] - lo[d]);
+  diagonal = PetscSqrtReal(diagonal);
+  *nplanes = 0;
+  for (PetscInt k = 0; k < b->nowned; k++) *nplanes += !TalusBodiesIsFinite(b, k);
+  PetscCall(PetscMalloc5(12 * *nplanes + 1, &corners, 4 * *nplanes + 1, &quads, 3 * *nplanes + 1, &normal,
+                         4 * *nplanes + 1, &slot, *nplanes + 1, &id));
+  for (PetscInt k = 0; k < b->nowned && out->rank == 0; k++) {
+    const PetscReal *nrm = &b->size[3 * k], *x = &b->position[3 * k];
+    PetscReal        u[3], v[3], foot[3], off = 0.0;
+    if (TalusBodiesIsFinite(b, k)) continue;
+    TalusCompleteFrame(nrm, u, v);
+    for (int d = 0; d < 3; d++) off += (centre[d] - x[d]) * nrm[d];
+    for (int d = 0; d < 3; d++) foot[d] = centre[d] - off * nrm[d];
+    for (int c = 0; c < 4; c++) {
+      const PetscReal su = (c == 1 || c == 2) ? 0.5 : -0.5, sv = c >= 2 ? 0.5 : -0.5;
+      for (int d = 0; d < 3; d++) corners[3 * (4 * n + c) + d] = foot[d] + diagonal * (su * u[d] + sv * v[d]);
+      quads[4 * n + c] = (int32_t)(4 * n + c);
+      slot[4 * n + c]  = 4 * n + c;
+    }
+    for (int d = 0; d < 3; d++) normal[3 * n + d] = nrm[d];
+    id[n] = b->id[k];
+    n++;
+  }
+  if (!*nplanes) { /* HDF5 cannot write an empty selection of an empty dataset: no group, no planes */
+    PetscCall(PetscFree5(corners, quads, normal, slot, id));
+    PetscFunctionReturn(0);
+  }
+  group = H5Gcreate2(every, "planes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(w, group, "planes");
+  PetscCall(WriteRows(out, w, group, "corners", H5T_NATIVE_DOUBLE, 4 * *nplanes, 4 * n, slot, 3, corners));
+  PetscCall(WriteRows(out, w, group, "quads", H5T_NATIVE_INT32, *nplanes, n, slot, 4, quads));
+  PetscCall(WriteRows(out, w, group, "normal", H5T_NATIVE_DOUBLE, *nplanes, n, slot, 3, normal));
+  PetscCall(WriteRows(out, w, group, "id", H5T_NATIVE_INT64, *nplanes, n, slot, 1, id));
+  if (group >= 0) H5Gclose(group);
+  PetscCall(PetscFree5(corners, quads, normal, slot, id));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * What every frame refers to and no frame repeats: talus's version, and the group every_frame
+ * (named to sort before the frames: sorted(f)[-1] stays the last frame) with the vertices and the
+ * planes.
+ */
+PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
+{
+  TalusBodies  *b;
+  PetscInt      total;
+  TalusH5Writer w;
+  char          path[PETSC_MAX_PATH_LEN];
+  hid_t         every;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
+  if (H5Lexists(out->frames, "every_frame", H5P_DEFAULT) > 0) { /* a restart's: count the planes */
+    out->nplanes = 0;
+    if (H5Lexists(out->frames, "every_frame/planes", H5P_DEFAULT) <= 0) PetscFunctionReturn(0);
+    hid_t dset  = H5Dopen2(out->frames, "every_frame/planes/id", H5P_DEFAULT),
+          space = dset >= 0 ? H5Dget_space(dset) : -1;
+    hsize_t n   = 0;
+    TalusH5Note(&w, space, "every_frame/planes/id");
+    if (space >= 0) H5Sget_simple_extent_dims(space, &n, NULL);
+    out->nplanes = (PetscInt)n;
+    if (space >= 0) H5Sclose(space);
+    if (dset >= 0) H5Dclose(dset);
+    PetscCall(TalusH5Agree(&w, path));
+    PetscFunctionReturn(0);
+  }
+  TalusH5WriteStringAttribute(&w, out->frames, "talus_version", TalusVersion());
+  TalusH5WriteStringAttribute(&w, out->frames, "talus_commit", TalusCommit());
+  every = H5Gcreate2(out->frames, "every_frame", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(&w, every, "every_frame");
+  PetscCall(TalusH5Agree(&w, path));
+  PetscCall(WriteVertices(out, &w, every, total));
+  PetscCall(TalusH5Agree(&w, path));
+  PetscCall(WritePlanes(out, &w, every, b, &out->nplanes));
+  H5Gclose(every);
+  PetscCall(TalusH5Agree(&w, path));
+  PetscFunctionReturn(0);
+}
+
+/* The planes' grid, repeated in every frame (ParaView's reader shows one temporal collection only) */
+static void XdmfPlanes(FILE *fp, const char h5[], PetscInt p)
+{
+  fprintf(fp,
+          "    <Grid Name=\"planes\" GridType=\"Uniform\">\n     <Topology TopologyType=\"Quadrilateral\" "
+          "NumberOfElements=\"%" PetscInt_FMT "\"><DataItem Dimensions=\"%" PetscInt_FMT
+          " 4\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">%s:/every_frame/planes/quads</DataItem></Topology>\n",
+          p, p, h5);
+  fprintf(
+    fp,
+    "     <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT
+    " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/every_frame/planes/corners</DataItem></Geometry>\n",
+    4 * p, h5);
+  fprintf(
+    fp,
+    "     <Attribute Name=\"normal\" Center=\"Cell\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT
+    " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/every_frame/planes/normal</DataItem></Attribute>\n",
+    p, h5);
+  fprintf(fp,
+          "     <Attribute Name=\"id\" Center=\"Cell\" AttributeType=\"Scalar\"><DataItem Dimensions=\"%" PetscInt_FMT
+          "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">%s:/every_frame/planes/id</DataItem></Attribute>\n    "
+          "</Grid>\n",
+          p, h5);
+}
+
+/* One frame in frames.xmf: a spatial collection of the n bodies (the datasets of group
+   /frameNNNNNN) and the planes. */
+static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscInt n, PetscInt nplanes)
+{
+  static const struct {
+    const char *name, *type, *number;
+    int         precision, width;
+  } attributes[] = {
+    {"id",               "Scalar", "Int",   8, 1},
+    {"shape",            "Scalar", "Int",   4, 1},
+    {"fixed",            "Scalar", "Int",   4, 1},
+    {"diameter",         "Scalar", "Float", 4, 1},
+    {"velocity",         "Vector", "Float", 8, 3},
+    {"angular_velocity", "Vector", "Float", 8, 3},
+    {"shape_tensor",     "Tensor", "Float", 4, 9},
+  };
+
+  fprintf(fp,
+          "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n    <Time "
+          "Value=\"%.12g\"/>\n    <Grid Name=\"bodies\" GridType=\"Uniform\">\n",
+          f, (double)t);
+  fprintf(fp,
+          "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%" PetscInt_FMT
+          "\" NodesPerElement=\"1\"><DataItem Dimensions=\"%" PetscInt_FMT
+          "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">%s:/every_frame/vertices</DataItem></Topology>\n",
+          n, n, h5);
+  fprintf(fp,
+          "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT
+          " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
+          "/position</DataItem></Geometry>\n",
+          n, h5, f);
+  for (size_t a = 0; a < sizeof(attributes) / sizeof(attributes[0]); a++) {
+    char dims[48];
+    if (attributes[a].width > 1) snprintf(dims, sizeof(dims), "%" PetscInt_FMT " %d", n, attributes[a].width);
+    else snprintf(dims, sizeof(dims), "%" PetscInt_FMT, n);
+    fprintf(fp,
+            "    <Attribute Name=\"%s\" Center=\"Node\" AttributeType=\"%s\"><DataItem Dimensions=\"%s\" "
+            "NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
+            "/%s</DataItem></Attribute>\n",
+            attributes[a].name, attributes[a].type, dims, attributes[a].number, attributes[a].precision, h5, f,
+            attributes[a].name);
+  }
+  fprintf(fp, "    </Grid>\n");
+  if (nplanes > 0) XdmfPlanes(fp, h5, nplanes);
+  fprintf(fp, "   </Grid>\n");
+}
+
+/* frames.xmf from scratch, with every frame so far (at the start, and at a restart that dropped
+   frames written after its checkpoint); rank 0 writes, every rank agrees on the outcome. */
+PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
+{
+  FILE *fp;
+
+  PetscFunctionBegin;
+  PetscCall(TalusOutputOpenText(out, "frames.xmf", "w", &fp));
+  if (fp) {
+    const char *h5 = out->frames_name;
+    fprintf(fp, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
+    fprintf(fp, "  <Grid Name=\"talus\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (PetscInt f = 0; f < out->nframes; f++) XdmfFrame(fp, h5, f, out->frame_times[f], n, out->nplanes);
+    fputs(XdmfTail, fp);
+  }
+  PetscCall(TalusOutputCloseText(out, &fp, "frames.xmf"));
+  PetscFunctionReturn(0);
+}
+
+/* The newest frame, written over frames.xmf's closing tags, which follow it again. */
+static PetscErrorCode AppendXdmf(TalusOutput out, PetscInt n)
+{
+  FILE *fp;
+  int   err = 0;
+
+  PetscFunctionBegin;
+  PetscCall(TalusOutputOpenText(out, "frames.xmf", "r+", &fp));
+  if (fp) {
+    if (fseek(fp, -(long)strlen(XdmfTail), SEEK_END) == 0) {
+      XdmfFrame(fp, out->frames_name, out->nframes - 1, out->frame_times[out->nframes - 1], n, out->nplanes);
+      fputs(XdmfTail, fp);
+    } else err = errno;
+    if (fclose(fp) != 0 && !err) err = errno ? errno : EIO;
+  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
+  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot append to %s/frames.xmf: %s", out->dir, strerror(err));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * The shape tensor of body k, column-major as VTK reads a tensor: column j is the body's axis j in
+ * the world frame times the body's full extent along it (a box's edge, a sphere's diameter), so
+ * that a Tensor Glyph of a unit cube or a unit-diameter sphere, with eigenvalue extraction off,
+ * is the body in place.
+ */
+static void ShapeTensor(const TalusBodies *b, PetscInt k, float T[9])
+{
+  PetscReal A[9], extent[3];
+
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  for (int j = 0; j < 3; j++) extent[j] = 2.0 * b->size[3 * k + (b->shape[k] == TALUS_SPHERE ? 0 : j)];
+  for (int j = 0; j < 3; j++)
+    for (int i = 0; i < 3; i++) T[3 * j + i] = (float)(A[3 * i + j] * extent[j]);
+}
+
+/*
+ * Frame f: group /frameNNNNNN with attributes time and step and, for the finite bodies in id order
+ * (row = slot): id, position, quaternion, velocity, angular_velocity (world frame), size, and for
+ * ParaView shape (the shape's stored code), fixed, diameter (of the sphere about the body) and
+ * shape_tensor.
+ */
+PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
+{
+  TalusBodies  *b;
+  PetscReal    *pos, *quat, *vel, *omega, *size, t;
+  float        *tensor, *diameter;
+  int32_t      *shape, *fixed;
+  PetscInt64   *id;
+  PetscInt     *slot, n = 0, total, stats_step;
+  char          name[32], path[PETSC_MAX_PATH_LEN];
+  hid_t         group;
+  TalusH5Writer w;
+  struct stat   st;
+  double        size_before = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+  PetscCall(TalusSimGetStep(sim, &stats_step));
+  PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
+  PetscCall(PetscMalloc7(b->n, &id, 3 * b->n, &pos, 4 * b->n, &quat, 3 * b->n, &vel, 3 * b->n, &omega, 3 * b->n, &size,
+                         b->n, &slot));
+  PetscCall(PetscMalloc4(9 * b->n, &tensor, b->n, &diameter, b->n, &shape, b->n, &fixed));
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    if (!TalusBodiesIsFinite(b, k)) continue;
+    id[n]   = b->id[k];
+    slot[n] = b->slot[k];
+    TalusBodiesGetAngularVelocityWorld(b, k, &omega[3 * n]);
+    for (int d = 0; d < 3; d++)
+      pos[3 * n + d] = b->position[3 * k + d], vel[3 * n + d] = b->velocity[3 * k + d],
+                  size[3 * n + d] = b->size[3 * k + d];
+    for (int d = 0; d < 4; d++) quat[4 * n + d] = b->quaternion[4 * k + d];
+    ShapeTensor(b, k, &tensor[9 * n]);
+    diameter[n] = (float)(2.0 * TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]));
+    shape[n]    = (int32_t)TalusShapeTable[b->shape[k]].code;
+    fixed[n]    = (int32_t)(b->fixed[k] != 0);
+    n++;
+  }
+  PetscCall(PetscSNPrintf(name, sizeof(name), "/frame%06" PetscInt_FMT, out->nframes));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  { /* room for it, as the last frame took (first: 182 B of data a body, twice, and 256 KB), a quarter more */
+    char what[PETSC_MAX_PATH_LEN + 64];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "frame %" PetscInt_FMT " of %s", out->nframes, path));
+    PetscCall(TalusRequireFreeSpace(out->comm, out->dir,
+                                    out->frame_bytes > 0.0 ? 1.25 * out->frame_bytes + 65536.0
+                                                           : 364.0 * (double)total + 262144.0,
+                                    what));
+    if (out->rank == 0 && stat(path, &st) == 0) size_before = (double)st.st_size;
+  }
+  PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
+  group = H5Gcreate2(out->frames, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(&w, group, name);
+  PetscCall(TalusH5Agree(&w, path));
+  TalusH5WriteAttribute(&w, group, "time", PETSC_FALSE, 1, &t);
+  TalusH5WriteAttribute(&w, group, "step", PETSC_TRUE, 1, &stats_step);
+  PetscCall(TalusH5Agree(&w, path));
+  PetscCall(WriteRows(out, &w, group, "id", H5T_NATIVE_INT64, total, n, slot, 1, id));
+  PetscCall(WriteRows(out, &w, group, "position", H5T_NATIVE_DOUBLE, total, n, slot, 3, pos));
+  PetscCall(WriteRows(out, &w, group, "quaternion", H5T_NATIVE_DOUBLE, total, n, slot, 4, quat));
+  PetscCall(WriteRows(out, &w, group, "velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, vel));
+  PetscCall(WriteRows(out, &w, group, "angular_velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, omega));
+  PetscCall(WriteRows(out, &w, group, "size", H5T_NATIVE_DOUBLE, total, n, slot, 3, size));
+  PetscCall(WriteRows(out, &w, group, "shape", H5T_NATIVE_INT32, total, n, slot, 1, shape));
+  PetscCall(WriteRows(out, &w, group, "fixed", H5T_NATIVE_INT32, total, n, slot, 1, fixed));
+  PetscCall(WriteRows(out, &w, group, "diameter", H5T_NATIVE_FLOAT, total, n, slot, 1, diameter));
+  PetscCall(WriteRows(out, &w, group, "shape_tensor", H5T_NATIVE_FLOAT, total, n, slot, 9, tensor));
+  H5Gclose(group);
+  TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)"); /* readable after a crash */
+  PetscCall(TalusH5Agree(&w, path));
+  if (out->rank == 0 && stat(path, &st) == 0) out->frame_bytes = PetscMax((double)st.st_size - size_before, 0.0);
+  PetscCall(PetscFree7(id, pos, quat, vel, omega, size, slot));
+  PetscCall(PetscFree4(tensor, diameter, shape, fixed));
+  PetscCall(TalusOutputAddFrameTime(out, t));
+  if (out->nframes == 1) PetscCall(TalusOutputWriteXdmf(out, total));
+  else PetscCall(AppendXdmf(out, total));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""ParaView and scripts/view on a talus run (issue 15's first hour): skipped (exit 77) only when
+ParaView's pvpython is absent (scripts/bootstrap --optional installs it).
+
+Usage: test_view.py TALUS SOURCE_ROOT WORK_DIR
+
+Scene: tests/scenes/boxes-and-spheres.yaml (2 spheres, a box turned 30 degrees about z, a fixed box,
+2 planes), frames every 5 steps, on 2 ranks.
+- ParaView's default reader for frames.xmf (Xdmf3ReaderS) gets the bodies as cells (it got the
+  points and no cells), with shape, fixed, diameter, velocity and shape_tensor, and the planes as
+  quadrilaterals of their own;
+- a Tensor Glyph of a unit box by shape_tensor is the turned box: its bounds are those of a
+  2 x 1 x 0.5 box turned by 30 degrees, and the diameters are those of the scene;
+- frames.xmf is valid XML with every frame of frames.h5, and is created once and appended to
+  (strace: one open with O_TRUNC over a run of 11 frames, where it was rewritten at every frame);
+- scripts/view draws it into a PNG with the counts of what it shows.
+"""
+import math
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import ENV, Checks, run as run_talus  # noqa: E402
+
+TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "view")
+check = Checks("test_view")
+if not shutil.which("pvpython"):
+    print("test_view: skipped: pvpython not found (scripts/bootstrap --optional installs ParaView)")
+    sys.exit(77)
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+SCENE = os.path.join(ROOT, "tests", "scenes", "boxes-and-spheres.yaml")
+out = os.path.join(WORK, "run")
+p = run_talus(TALUS, [SCENE, "-o", out, "-output_every", "5"], 2)
+check(p.returncode == 0, "the run: exit %d\n%s" % (p.returncode, p.stderr[-1500:]))
+xmf = os.path.join(out, "frames.xmf")
+
+
+# meson sets MALLOC_PERTURB_ to catch reads of freed memory in talus; ParaView 5.11's renderer aborts under it
+PV_ENV = {k: v for k, v in ENV.items() if k != "MALLOC_PERTURB_"}
+
+
+def pvpython(script, env):
+    cmd = ["pvpython", script]
+    if not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
+        cmd = ["xvfb-run", "-a"] + cmd
+    return subprocess.run(cmd, capture_output=True, text=True, env=dict(PV_ENV, **env), timeout=300)
+
+
+# ---------------------------------------------------------------- what ParaView's default reader gets
+p = pvpython(os.path.join(ROOT, "tests", "cli", "view_check.py"), {"TALUS_VIEW_XMF": xmf})
+facts = dict(line.split(" ", 1) for line in p.stdout.splitlines() if " " in line)
+check(p.returncode == 0, "view_check.py: exit %d\n%s%s" % (p.returncode, p.stdout[-1500:], p.stderr[-1500:]))
+check(facts.get("reader") == "Xdmf3ReaderS", "the default reader of frames.xmf is %s, not ParaView's XDMF3 reader" % facts.get("reader"))
+check(facts.get("times") == "0 0.05 0.1", "the frames' times: %s" % facts.get("times"))
+check(facts.get("body_cells") == "4" and facts.get("plane_cells") == "2", "cells: %s bodies, %s planes (expected 4, 2)" % (facts.get("body_cells"), facts.get("plane_cells")))
+for array in ("shape", "fixed", "diameter", "velocity", "angular_velocity", "shape_tensor", "id"):
+    check(array in facts.get("arrays", "").split(), "the bodies lack the array %s: %s" % (array, facts.get("arrays")))
+check(facts.get("diameters") == "2:1 3:0.5 4:%.6g 5:%.6g" % (2 * math.sqrt(1 + 0.25 + 0.0625), 2 * math.sqrt(0.75)),
+      "diameters by id: %s" % facts.get("diameters"))
+bounds = [float(b) for b in facts.get("box_bounds", "0 0 0 0 0 0").split()]
+c, s = math.cos(math.radians(30)), math.sin(math.radians(30))
+hx, hy = 1.0 * c + 0.5 * s, 1.0 * s + 0.5 * c  # the turned box's half widths along x and y
+expected = [-hx, hx, -hy, hy, 0.0, 0.5]
+check(all(abs(a - b) < 2e-3 for a, b in zip(bounds, expected)), "the box drawn from shape_tensor spans %s, expected %s" % (bounds, expected))
+
+# ---------------------------------------------------------------- frames.xmf: valid, complete, appended
+root = ET.parse(xmf).getroot()
+frames = root.findall("./Domain/Grid/Grid")
+with h5py.File(os.path.join(out, "frames.h5"), "r") as f:
+    h5frames = sorted(k for k in f if k.startswith("frame"))
+check(len(frames) == len(h5frames) == 3, "frames.xmf has %d frames, frames.h5 %d (expected 3)" % (len(frames), len(h5frames)))
+if shutil.which("strace"):
+    traced = os.path.join(WORK, "strace.txt")
+    cmd = ["strace", "-f", "-e", "trace=openat", "-o", traced, TALUS, SCENE, "-o", os.path.join(WORK, "appended"), "-output_every", "1"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=300)
+    opens = [line for line in open(traced) if "frames.xmf" in line]
+    check(p.returncode == 0 and len(opens) == 11 and sum("O_TRUNC" in line for line in opens) == 1,
+          "frames.xmf over 11 frames: %d opens, %d truncating (expected 11 and 1)" % (len(opens), sum("O_TRUNC" in line for line in opens)))
+    check(len(ET.parse(os.path.join(WORK, "appended", "frames.xmf")).getroot().findall("./Domain/Grid/Grid")) == 11, "the appended frames.xmf lacks frames")
+else:
+    print("test_view: strace not found: the check that frames.xmf is appended to is skipped")
+
+# ---------------------------------------------------------------- scripts/view draws it
+png = os.path.join(WORK, "view.png")
+p = subprocess.run([os.path.join(ROOT, "scripts", "view"), out, "--screenshot", png, "--time", "0.05"], capture_output=True, text=True, env=PV_ENV, timeout=300)
+check(p.returncode == 0 and "moving: 2 spheres, 1 boxes" in p.stdout and "fixed: 0 spheres, 1 boxes" in p.stdout and "2 planes; t = 0.05 of 3 frames" in p.stdout,
+      "scripts/view: exit %d\n%s%s" % (p.returncode, p.stdout[-1500:], p.stderr[-1500:]))
+if os.path.exists(png):
+    import matplotlib.image
+    image = matplotlib.image.imread(png)
+    check(image.shape[:2] == (600, 800) and image[..., :3].std() > 0.05, "the screenshot is blank or of the wrong size: %s" % (image.shape,))
+else:
+    check(False, "scripts/view wrote no screenshot")
+p = subprocess.run([os.path.join(ROOT, "scripts", "view"), os.path.join(WORK, "nothing-here")], capture_output=True, text=True, env=ENV)
+check(p.returncode == 2 and "no " in p.stderr and "frames.xmf" in p.stderr, "scripts/view of a missing run: exit %d %s" % (p.returncode, p.stderr))
+sys.exit(check.finish())

@@ -11,12 +11,13 @@ PETSC_EXTERN PetscErrorCode TalusOptionsNoteOrigin(const char name[], const char
  * that nothing read is an error naming it, where it came from and, where one is close, the option
  * meant (talus's and PETSc's common ones). Options read only later (-*_view, -log_*, -options_*,
  * -malloc*, ...) are let through; -options_allow_unknown turns the error into a warning. Checks the
- * integers too (below).
+ * numbers too (below).
  */
 PETSC_EXTERN PetscErrorCode TalusOptionsCheckUnused(MPI_Comm);
-/* Collective, before anything reads the options: an integer option whose value does not fit PETSc's
-   integers is an error (PETSc would wrap 4294967296 to 0, 3000000000 to -1294967296). */
-PETSC_EXTERN PetscErrorCode TalusOptionsCheckIntegers(MPI_Comm);
+/* Collective, before anything reads the options: a numeric option whose value is not a number, an
+   integer that does not fit PETSc's (it would wrap 4294967296 to 0), or a real that is not finite
+   (1e400, inf, nan) is an error naming the option and where it came from. */
+PETSC_EXTERN PetscErrorCode TalusOptionsCheckNumbers(MPI_Comm);
 /* Options from this origin (a checkpoint's stored options) under a name talus no longer reads are
    given under their new name (-ccp_anti_relax false: -ccp_problem relaxed); given elsewhere, they are
    refused by TalusOptionsCheckUnused, which names the new one. */

@@ -95,7 +95,7 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb] [-ccp_solution OUT.h5] [-tao_type apgd|...] "
              "[-tao_* options]");
-  PetscCall(TalusOptionsCheckIntegers(PETSC_COMM_WORLD));
+  PetscCall(TalusOptionsCheckNumbers(PETSC_COMM_WORLD));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "talus ccp: solve one FCLib contact problem (local or global form)",
                     "talus");
   PetscCall(PetscOptionsString("-ccp_solution", "Write the solution to this HDF5 file as /solution/r and /solution/u",

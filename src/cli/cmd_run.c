@@ -32,7 +32,7 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], TalusS
     PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));
   }
-  PetscCall(TalusOptionsCheckIntegers(
+  PetscCall(TalusOptionsCheckNumbers(
     PETSC_COMM_WORLD)); /* all options are in: the command line's, the scene's or checkpoint's */
   PetscCall(TalusSimSetFromOptions(*sim));
   PetscFunctionReturn(0);

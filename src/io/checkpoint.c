@@ -134,6 +134,7 @@ static PetscReal ParseWalltime(const char s[])
     return (PetscReal)(days * 86400 + part[0] * 3600 + part[1] * 60 + part[2]);
   }
   if (n == 1) return (PetscReal)part[0];
+  if (part[n - 1] > 59 || (n == 3 && part[1] > 59)) return -1.0; /* 12:99 is no time Slurm writes */
   if (n == 2) return (PetscReal)(part[0] * 60 + part[1]);
   return (PetscReal)(part[0] * 3600 + part[1] * 60 + part[2]);
 }

@@ -9,8 +9,10 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <math.h>
+#include <strings.h>
 
-extern const char *const TalusKnownOptionNames[], *const TalusIntegerOptionNames[];
+extern const char *const TalusKnownOptionNames[], *const TalusIntegerOptionNames[], *const TalusRealOptionNames[];
 
 typedef struct {
   char *name, *origin;
@@ -141,26 +143,73 @@ static const char *Closest(const char name[])
   return bestd <= limit ? best : NULL;
 }
 
+/* PETSc's words for a default, which its parsers take in place of a number */
+static PetscBool IsDefaultWord(const char v[])
+{
+  static const char *const words[] = {"PETSC_DEFAULT", "DEFAULT", "PETSC_DECIDE", "DECIDE", "PETSC_DETERMINE",
+                                      "DETERMINE",     NULL};
+  for (int k = 0; words[k]; k++)
+    if (!strcasecmp(v, words[k])) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* An integer in 64 bits, all of text: 0 and *v, or errno-like: EINVAL (not one), ERANGE */
+static int ParseInteger(const char text[], size_t len, long long *v)
+{
+  char buf[64], *end;
+  if (!len || len >= sizeof(buf)) return len ? ERANGE : EINVAL;
+  memcpy(buf, text, len);
+  buf[len] = 0;
+  errno    = 0;
+  *v       = strtoll(buf, &end, 10);
+  if (end == buf || *end) return EINVAL;
+  return errno == ERANGE || *v < PETSC_MIN_INT || *v > PETSC_MAX_INT ? ERANGE : 0;
+}
+
 /*
- * PETSc reads an integer option into a 32-bit PetscInt and wraps what does not fit (4294967296 reads as
- * 0, 3000000000 as -1294967296): every integer option given is parsed here in 64 bits first.
+ * Every numeric option given is parsed here first, so that a bad value is refused naming the option
+ * and where it came from. PETSc's own parsers would say "Input string abc has no numeric value"
+ * without naming either, read an integer into a 32-bit PetscInt wrapping what does not fit
+ * (4294967296 reads as 0, 3000000000 as -1294967296), and take 1e400 as inf (a time step of inf
+ * ran no step and exited 0). An integer list (1,2,7 or a range 3-5) is checked item by item.
  */
-PetscErrorCode TalusOptionsCheckIntegers(MPI_Comm comm)
+PetscErrorCode TalusOptionsCheckNumbers(MPI_Comm comm)
 {
   PetscFunctionBegin;
   for (int k = 0; TalusIntegerOptionNames[k]; k++) {
-    const char *value;
+    const char *value, *name = TalusIntegerOptionNames[k];
+    PetscBool   set;
+    PetscCall(PetscOptionsFindPair(NULL, NULL, name, &value, &set));
+    if (!set || !value || IsDefaultWord(value)) continue;
+    for (const char *item = value; *item;) {
+      size_t      len  = strcspn(item, ",");
+      const char *dash = memchr(item + 1, '-', len > 1 ? len - 1 : 0); /* a range a-b (not a sign) */
+      long long   v;
+      int         err = ParseInteger(item, dash ? (size_t)(dash - item) : len, &v);
+      if (dash && !err) err = ParseInteger(dash + 1, len - (size_t)(dash - item) - 1, &v);
+      PetscCheck(err != EINVAL, comm, PETSC_ERR_USER_INPUT, "%s %s (from %s): not an integer", name, value,
+                 OriginOf(name + 1));
+      PetscCheck(err != ERANGE, comm, PETSC_ERR_USER_INPUT,
+                 "%s %s (from %s) is out of the range of an integer here, %d to %d", name, value, OriginOf(name + 1),
+                 (int)PETSC_MIN_INT, (int)PETSC_MAX_INT);
+      item += len + (item[len] == ',');
+    }
+  }
+  for (int k = 0; TalusRealOptionNames[k]; k++) {
+    const char *value, *name = TalusRealOptionNames[k];
     PetscBool   set;
     char       *end;
-    long long   v;
-    PetscCall(PetscOptionsFindPair(NULL, NULL, TalusIntegerOptionNames[k], &value, &set));
-    if (!set || !value) continue;
+    double      v;
+    PetscCall(PetscOptionsFindPair(NULL, NULL, name, &value, &set));
+    if (!set || !value || IsDefaultWord(value)) continue;
     errno = 0;
-    v     = strtoll(value, &end, 10);
-    if (end == value || *end) continue; /* not an integer literal: PETSc's own parser says what is wrong */
-    PetscCheck(errno != ERANGE && v >= PETSC_MIN_INT && v <= PETSC_MAX_INT, comm, PETSC_ERR_USER_INPUT,
-               "%s %s (from %s) is out of the range of an integer here, %d to %d", TalusIntegerOptionNames[k], value,
-               OriginOf(TalusIntegerOptionNames[k] + 1), (int)PETSC_MIN_INT, (int)PETSC_MAX_INT);
+    v     = strtod(value, &end);
+    PetscCheck(end != value && !*end, comm, PETSC_ERR_USER_INPUT, "%s %s (from %s): not a number", name, value,
+               OriginOf(name + 1));
+    PetscCheck(errno != ERANGE || v == 0.0, comm, PETSC_ERR_USER_INPUT,
+               "%s %s (from %s) is beyond the range of a double", name, value, OriginOf(name + 1));
+    PetscCheck(isfinite(v), comm, PETSC_ERR_USER_INPUT, "%s %s (from %s): must be a finite number", name, value,
+               OriginOf(name + 1));
   }
   PetscFunctionReturn(0);
 }
@@ -173,7 +222,7 @@ PetscErrorCode TalusOptionsCheckUnused(MPI_Comm comm)
   PetscBool allow = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(TalusOptionsCheckIntegers(comm));
+  PetscCall(TalusOptionsCheckNumbers(comm));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_allow_unknown", &allow, NULL));
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   for (PetscInt k = 0; k < n; k++) {

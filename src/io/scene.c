@@ -427,8 +427,10 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
     }
     PetscCall(CheckBodyCount(r, node, b->n, count_r[0] * count_r[1] * count_r[2]));
     PetscCall(OptionalNumber(r, map, "jitter", &jitter));
-    if ((node = Lookup(r, map, "jitter")) &&
-        (jitter < 0.0 || 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance))
+    if ((node = Lookup(r, map, "jitter")) && jitter < 0.0)
+      SceneError(r, node, "jitter must be >= 0 (the largest shift of a centre along each axis), got %g",
+                 (double)jitter);
+    if ((node = Lookup(r, map, "jitter")) && 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance)
       SceneError(r, node,
                  "jitter %g lets neighbours of radius %g overlap at spacing %g (need 2 (radius + jitter) <= spacing)",
                  (double)jitter, (double)size[0], (double)spacing);
@@ -455,7 +457,8 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
         SceneError(r, node, "the region from min to max must be wider than a sphere's diameter in every direction");
     PetscCall(RequireKey(r, map, "count", "random_fill", &node));
     PetscCall(GetInt(r, node, "count", &count));
-    if (count < 0) SceneError(r, node, "count must be >= 0, got %" PetscInt_FMT, count);
+    if (count < 1)
+      SceneError(r, node, "count must be >= 1 (a generator that adds nothing is a mistake), got %" PetscInt_FMT, count);
     PetscCall(CheckBodyCount(r, node, b->n, (double)count));
     { /* random sequential addition jams near 38 % of the volume: beyond 35 % it would search for minutes */
       const double volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);

@@ -62,7 +62,8 @@ PetscErrorCode TalusFunctionListNames(PetscFunctionList list, char names[], size
   names[0] = 0;
   PetscCall(PetscFunctionListGet(list, &array, &n));
   for (int i = 0; i < n; i++) {
-    if (i) PetscCall(PetscStrlcat(names, ", ", size));
+    if (!array[i] || !array[i][0]) continue; /* PETSc 3.18's list ends with an empty entry */
+    if (names[0]) PetscCall(PetscStrlcat(names, ", ", size));
     PetscCall(PetscStrlcat(names, array[i], size));
   }
   PetscCall(PetscFree(array));
@@ -177,6 +178,21 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
                      "TalusCCPSetScaling", ccp->scale, &ccp->scale, NULL));
   PetscOptionsEnd();
   if (set) PetscCall(TalusCCPSetType(ccp, name));
+  { /* a Tao type nobody registered: PETSc's own error reads as an internal one ("Unable to find ...") */
+    char        type[256], types[2048];
+    const char *prefix;
+    PetscCall(TaoGetOptionsPrefix(ccp->tao, &prefix));
+    PetscCall(PetscOptionsGetString(NULL, prefix, "-tao_type", type, sizeof(type), &set));
+    if (set) {
+      PetscErrorCode (*create)(Tao);
+      PetscCall(TaoInitializePackage());
+      PetscCall(PetscFunctionListFind(TaoList, type, &create));
+      if (!create) {
+        PetscCall(TalusFunctionListNames(TaoList, types, sizeof(types)));
+        SETERRQ(ccp->comm, PETSC_ERR_USER_INPUT, "-tao_type %s is not known: use one of %s", type, types);
+      }
+    }
+  }
   PetscCall(TaoSetFromOptions(ccp->tao));
   { /* values that would make the solve meaningless: no iteration, or a tolerance no residual can meet */
     PetscInt  max_it;

@@ -182,6 +182,54 @@ cases = [
     ("empty name", GOOD.replace("name: bad", "name: ''"), 1, "must be a plain name"),
     ("not YAML", "name: [unclosed\n", 2, "not valid YAML"),
     ("no bodies", GOOD.split("bodies:")[0], 1, "no bodies"),
+    # structure: the wrong kind of node where a list, a mapping or a value belongs
+    ("bodies not a list", GOOD.split("bodies:")[0] + "bodies: {shape: sphere}\n", 8, "bodies must be a list, got a mapping"),
+    ("body not a mapping", GOOD + "  - 5\n", 11, "a body must be a mapping (key: value), got a scalar"),
+    ("materials not a list", GOOD.replace("materials:\n  - {name: grain, mu: 0.3}", "materials: grain"), 6, "materials must be a list of {name, mu, density}, got a scalar"),
+    ("generators not a list", GOOD + "generators: {lattice: 1}\n", 11, "generators must be a list, got a mapping"),
+    ("options a list", GOOD + "options: [tao_gatol, 1e-6]\n", 11, "options must be a mapping of PETSc option names"),
+    ("option value a list", GOOD + "options:\n  tao_gatol: [1, 2]\n", 12, "options must map names to single values"),
+    ("top level a list", "- name: bad\n- gravity: [0, 0, -9.81]\n", 1, "the scene must be a mapping (key: value), got a list"),
+    ("empty file", "", None, "the scene file is empty"),
+    ("tab indentation", GOOD.replace("  - {shape: plane", "\t- {shape: plane"), 9, "not valid YAML: found character that cannot start any token"),
+    ("binary garbage", "name: bad\n\x00\x01\x02\n", 1, "not valid YAML: control characters are not allowed"),
+    ("name a list", GOOD.replace("name: bad", "name: [a, b]"), 1, "name must be a name, got a list"),
+    # required keys
+    ("material without name", GOOD.replace("{name: grain, mu: 0.3}", "{mu: 0.3}"), 7, "a material needs \"name\""),
+    ("domain without max", GOOD.replace("max: [5, 5, 10]}", "}").replace(", }", "}"), 5, "domain needs \"max\""),
+    ("body without shape", GOOD.replace("{shape: sphere, radius: 0.5,", "{radius: 0.5,"), 10, "a body needs \"shape\""),
+    ("sphere with half extents", GOOD + "  - {shape: sphere, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4]}\n", 11, "sphere needs \"radius\""),
+    ("lattice without radius", GOOD + "generators:\n  - lattice: {mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2, 2]}\n", 12, "a generator needs \"radius\""),
+    ("unknown generator", GOOD + "generators:\n  - grid: {radius: 0.2}\n", 12, "unknown key \"grid\" in a generator (expected one of: lattice, random_fill)"),
+    ("material twice", GOOD.replace("  - {name: grain, mu: 0.3}", "  - {name: grain, mu: 0.3}\n  - {name: grain, mu: 0.5}"), 8, "material \"grain\" is defined twice"),
+    # values: not finite, of the wrong sign, the wrong count, the wrong type
+    ("mu NaN", GOOD.replace("mu: 0.3", "mu: .nan"), 7, "mu must be a finite number, got \".nan\""),
+    ("mu infinite", GOOD.replace("mu: 0.3", "mu: .inf"), 7, "mu must be a finite number, got \".inf\""),
+    ("negative density", GOOD.replace("mu: 0.3", "mu: 0.3, density: -5"), 7, "density must be positive"),
+    ("gravity a number", GOOD.replace("gravity: [0, 0, -9.81]", "gravity: 9.81"), 2, "gravity must be a list of 3 numbers, got a scalar"),
+    ("gravity NaN", GOOD.replace("gravity: [0, 0, -9.81]", "gravity: [0, 0, .nan]"), 2, "gravity must be a finite number"),
+    ("time step NaN", GOOD.replace("time_step: 0.01", "time_step: .nan"), 3, "time_step must be a finite number"),
+    ("negative end time", GOOD.replace("end_time: 0.1", "end_time: -1"), 4, "end_time must be >= 0"),
+    ("negative envelope", GOOD.replace("end_time: 0.1", "end_time: 0.1\nenvelope: -0.1"), 5, "envelope must be >= 0"),
+    ("domain inverted", GOOD.replace("min: [-5, -5, -1], max: [5, 5, 10]", "min: [5, -5, -1], max: [-5, 5, 10]"), 5, "domain max must exceed min in every direction"),
+    ("zero normal", GOOD.replace("normal: [0, 0, 1]", "normal: [0, 0, 0]"), 9, "a plane's normal must not be zero"),
+    ("box with two half extents", GOOD + "  - {shape: box, half_extents: [1, 1], mass: 1, position: [0, 0, 4]}\n", 11, "half_extents must have 3 numbers, it has 2"),
+    ("box negative half extent", GOOD + "  - {shape: box, half_extents: [1, -1, 1], mass: 1, position: [0, 0, 4]}\n", 11, "half_extents must be positive"),
+    ("rotation axis zero", GOOD + "  - {shape: box, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4], rotation: [0, 0, 0, 30]}\n", 11, "rotation axis must not be zero"),
+    ("rotation three numbers", GOOD + "  - {shape: box, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4], rotation: [0, 0, 30]}\n", 11, "must have 4 numbers, it has 3"),
+    ("fixed not a boolean", GOOD.replace("position: [0, 0, 1]}", "position: [0, 0, 1], fixed: maybe}"), 10, "fixed must be true or false, got \"maybe\""),
+    ("negative inertia", GOOD.replace("mass: 1, position", "mass: 1, inertia: [1, -1, 1], position"), 10, "inertia must be three positive principal moments"),
+    ("inertia two numbers", GOOD.replace("mass: 1, position", "mass: 1, inertia: [1, 1], position"), 10, "must have 3 numbers, it has 2"),
+    ("velocity of words", GOOD.replace("position: [0, 0, 1]}", "position: [0, 0, 1], velocity: [fast, 0, 0]}"), 10, "velocity must be a finite number, got \"fast\""),
+    ("position infinite", GOOD.replace("position: [0, 0, 1]", "position: [0, 0, .inf]"), 10, "position must be a finite number"),
+    ("zero mass", GOOD.replace("mass: 1", "mass: 0"), 10, "mass must be positive"),
+    # generators
+    ("lattice negative count", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, -2, 2]}\n", 12, "count must be three integers in 1..10000"),
+    ("lattice fractional count", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2.5, 2]}\n", 12, "count must be three integers in 1..10000, got 2.5"),
+    ("lattice zero spacing", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 0, count: [2, 2, 2]}\n", 12, "spacing must be positive"),
+    ("lattice negative jitter", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2, 2], jitter: -0.1}\n", 12, "jitter must be >= 0"),
+    ("random fill inverted box", GOOD + "generators:\n  - random_fill: {radius: 0.2, mass: 1, min: [2, 2, 3], max: [-2, -2, 7], count: 5, seed: 1}\n", 12, "must be wider than a sphere's diameter in every direction"),
+    ("random fill of nothing", GOOD + "generators:\n  - random_fill: {radius: 0.2, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 0, seed: 1}\n", 12, "count must be >= 1"),
 ]
 # a lattice of twice this machine's memory at 512 B a body (where that stays within the indices' 2.7e8)
 memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
@@ -195,7 +243,7 @@ for label, text, line, expected in cases:
     with open(fn, "w") as f:
         f.write(text)
     p = run([fn, "-o", os.path.join(WORK, "bad-scene-out")])
-    where = "%s:%d:" % (fn, line)
+    where = "%s:%d:" % (fn, line) if line else "%s:" % fn
     check(p.returncode != 0, "%s: exit code 0" % label)
     check(where in p.stderr and expected in p.stderr, "%s: expected '%s ... %s', got:\n%s" % (label, where, expected, p.stderr))
     check(len([l for l in p.stderr.splitlines() if l.startswith("talus: error:")]) == 1 and "PETSC ERROR" not in p.stderr, "%s: not one clean error line:\n%s" % (label, p.stderr))
@@ -276,7 +324,26 @@ meaningless = [
     (["-tao_max_it", "4294967297"], "-tao_max_it 4294967297 (from the command line) is out of the range"),
     (["-checkpoint_every", "3000000000"], "-checkpoint_every 3000000000 (from the command line) is out of the range"),
     (["-tao_gatol", "-1"], "-tao_gatol must be a finite number >= 0"),
-    (["-tao_gatol", "nan"], "-tao_gatol must be a finite number >= 0"),
+    (["-tao_gatol", "nan"], "-tao_gatol nan (from the command line): must be a finite number"),
+    (["-t_final", "abc"], "-t_final abc (from the command line): not a number"),
+    (["-t_final", "inf"], "-t_final inf (from the command line): must be a finite number"),
+    (["-dt", "1e400"], "-dt 1e400 (from the command line) is beyond the range of a double"),
+    (["-dt", "-1"], "the time step must be positive"),
+    (["-envelope", "-1"], "the contact envelope must be >= 0"),
+    (["-tao_max_it", "1e3"], "-tao_max_it 1e3 (from the command line): not an integer"),
+    (["-ccp_dump_step", "1,x"], "-ccp_dump_step 1,x (from the command line): not an integer"),
+    (["-output_every", "-1"], "-output_every and -progress_every must be >= 0"),
+    (["-progress_every", "-3"], "-output_every and -progress_every must be >= 0"),
+    (["-checkpoint_every", "-1"], "-checkpoint_every must be >= 0"),
+    (["-checkpoint_keep", "0"], "-checkpoint_keep must be >= 1"),
+    (["-checkpoint_interval", "-5"], "-checkpoint_interval must be >= 0 s"),
+    (["-walltime", "12:99"], "-walltime 12:99: expected HH:MM:SS"),
+    (["-walltime", "soon"], "-walltime soon: expected HH:MM:SS"),
+    (["-walltime_margin", "-1"], "-walltime_margin must be >= 0 s"),
+    (["-decomp_imbalance", "0.5"], "-decomp_imbalance must be >= 1"),
+    (["-tao_type", "nosuch"], "-tao_type nosuch is not known: use one of"),
+    (["-ccp_problem", "foo"], "-ccp_problem foo is not known: use one of relaxed, coulomb"),
+    (["-probe", "99"], "-probe 99: no sphere or box has this id"),
     (["-tao_grtol", "-1"], "-tao_grtol and -tao_gttol must be finite"),
     (["-probe", "-5"], "-probe takes a body's id"),
     (["-t_final", "0.02", "0.5"], "unexpected argument \"0.5\""),

@@ -159,11 +159,11 @@ static PetscErrorCode PlaneBox(TalusOutput out, const TalusBodies *b, PetscReal 
 static PetscErrorCode WritePlanes(TalusOutput out, TalusH5Writer *w, hid_t every, const TalusBodies *b,
                                   PetscInt *nplanes)
 {
-  PetscReal lo[3], hi[3], centre[3], diagonal = 0.0, *corners, *normal;
-  PetscInt  n = 0, *slot;
-  PetscInt *id;
-  int32_t  *quads;
-  hid_t     group;
+  PetscReal   lo[3], hi[3], centre[3], diagonal = 0.0, *corners, *normal;
+  PetscInt    n = 0, *slot;
+  PetscInt64 *id; /* written as int64, as the frames' ids */
+  int32_t    *quads;
+  hid_t       group;
 
   PetscFunctionBegin;
   PetscCall(PlaneBox(out, b, lo, hi));

@@ -162,6 +162,8 @@ PETSC_EXTERN PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP, const char[]);
    give its diagonal (MatGetDiagonal; for the Delassus shell, TalusDelassusSetDiagonal). */
 PETSC_EXTERN PetscErrorCode TalusCCPSetScaling(TalusCCP, PetscBool);
 PETSC_EXTERN PetscErrorCode TalusCCPGetScaling(TalusCCP, PetscBool *);
+/* Whether the chosen Tao type needs N as an assembled matrix (ipm factorises it), not a shell. */
+PETSC_EXTERN PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP, PetscBool *);
 PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);

@@ -46,14 +46,22 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
 {
   Mat       N;
   Tao       tao;
-  PetscBool scale;
+  PetscBool scale, assembled;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(TalusSimGetCCP(sim, NULL)); /* its type (-ccp_problem) agrees with sim->anti_relax */
-  PetscCall(TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
+  PetscCall(TalusCCPNeedsAssembledOperator(sim->ccp, &assembled));
+  if (assembled) { /* ipm factorises N: W = B M^-1 B^T formed, from the assembled B (the same rows in the same order) */
+    TalusStepCCP formed = {0};
+    PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));
+    PetscCall(TalusDelassusAssemble(formed.B, formed.inverse_mass, &N));
+    PetscCall(TalusStepCCPDestroy(&formed));
+  } else
+    PetscCall(
+      TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
   PetscCall(TalusCCPGetScaling(sim->ccp, &scale));
-  if (scale) { /* the shell cannot find its own diagonal: the blocks give it */
+  if (scale && !assembled) { /* the shell cannot find its own diagonal: the blocks give it */
     Vec diagonal;
     PetscCall(TalusSimGetDelassusDiagonal(sim, &diagonal));
     PetscCall(TalusDelassusSetDiagonal(N, diagonal));

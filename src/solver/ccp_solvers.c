@@ -93,6 +93,16 @@ PetscErrorCode TalusCCPAttach_IPM(TalusCCP ccp, Tao tao)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP ccp, PetscBool *assembled)
+{
+  TaoType type;
+
+  PetscFunctionBegin;
+  PetscCall(TaoGetType(ccp->tao, &type));
+  PetscCall(PetscStrcmp(type, TAOIPM, assembled));
+  PetscFunctionReturn(0);
+}
+
 /* The Hessian is N whatever the point: nothing to compute. */
 static PetscErrorCode ConstantHessian(Tao tao, Vec x, Mat H, Mat P, void *ctx)
 {

@@ -141,6 +141,26 @@ for tao_type in ("blmvm", "bncg"):
         dv = np.abs(ends[tao_type][1] - ends["apgd"][1]).max()
         print("frictionless filling, 40 steps: %s against apgd: positions within %.1e m, velocities within %.1e m/s" % (tao_type, dx, dv))
         check(dx < 1e-6 and dv < 1e-4, "frictionless filling: %s and apgd end %g m, %g m/s apart" % (tao_type, dx, dv))
+# ipm in a scene (W = B M^-1 B^T formed from the assembled B, factorised by MUMPS): the frictional
+# filling, Coulomb problem, 50 steps, against apgd converged 10^4 times tighter, and on 1 and 2 ranks
+ipm_ends = {}
+for label, args, ranks in (("apgd-tight", ["-tao_gatol", "1e-10", "-tao_max_it", "20000"], None), ("ipm", ["-tao_type", "ipm"], None),
+                           ("ipm-np2", ["-tao_type", "ipm"], 2)):
+    out_tao = os.path.join(WORK, "friction-" + label)
+    p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", out_tao, "-t_final", "0.5", "-output_every", "50"] + args, ranks)
+    check(p.returncode == 0, "filling-125 by %s: exit %d\n%s" % (label, p.returncode, p.stderr[-2000:]))
+    if p.returncode == 0:
+        ipm_ends[label] = last_frame(out_tao)
+        rows = list(csv.DictReader(open(os.path.join(out_tao, "stats.csv"))))
+        check(all(r["converged"] == "1" for r in rows), "filling-125 by %s: %d of %d steps not converged" % (label, sum(r["converged"] != "1" for r in rows), len(rows)))
+if len(ipm_ends) == 3:
+    dx = np.abs(ipm_ends["ipm"][0] - ipm_ends["apgd-tight"][0]).max()
+    dv = np.abs(ipm_ends["ipm"][1] - ipm_ends["apgd-tight"][1]).max()
+    print("filling-125, 50 steps: ipm against apgd to 1e-10: positions within %.1e m, velocities within %.1e m/s" % (dx, dv))
+    check(dx < 1e-6 and dv < 1e-4, "filling-125: ipm and apgd end %g m, %g m/s apart" % (dx, dv))
+    dx = np.abs(ipm_ends["ipm"][0] - ipm_ends["ipm-np2"][0]).max()
+    dv = np.abs(ipm_ends["ipm"][1] - ipm_ends["ipm-np2"][1]).max()
+    check(dx < 1e-9 and dv < 1e-7, "filling-125 by ipm: 1 and 2 ranks end %g m, %g m/s apart" % (dx, dv))
 p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", os.path.join(WORK, "friction-blmvm"), "-t_final", "0.1", "-tao_type", "blmvm"])
 check(p.returncode == 1 and "handles box constraints only" in p.stderr and "PETSC ERROR" not in p.stderr, "blmvm with friction: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
 

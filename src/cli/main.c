@@ -47,32 +47,22 @@ static PetscErrorCode CheckArguments(int argc, char **argv, int npositional)
   PetscFunctionReturn(0);
 }
 
-/* -version is taken out of the arguments before PETSc sees them (PETSc would print its own
-   version first and go on); talus prints its own, then PETSc's, and stops. */
-static PetscBool TakeVersionOption(int *argc, char **argv)
-{
-  PetscBool found = PETSC_FALSE;
-  int       kept  = 1;
-  for (int k = 1; k < *argc; k++) {
-    if (!strcmp(argv[k], "-version") || !strcmp(argv[k], "--version")) found = PETSC_TRUE;
-    else argv[kept++] = argv[k];
-  }
-  *argc = kept;
-  return found;
-}
-
 /*
- * -help is also taken out before PETSc sees it (PETSc would print its general options and its
- * devices' first, some 60 lines) and given back once PETSc is up, so that the options listed are
- * those the run reads, talus's groups first. -help_petsc is PETSc's -help, as PETSc has it.
+ * Takes the arguments spelt as one of names (NULL-terminated) out of argv; whether there was one.
+ * -version is taken out before PETSc sees it (PETSc would print its own version first and go on):
+ * talus prints its own, then PETSc's, and stops. -help likewise (PETSc would print its general
+ * options and its devices' first, some 60 lines), and is given back once PETSc is up, so that the
+ * options listed are those the run reads, talus's groups first; -help_petsc is PETSc's -help, as
+ * PETSc has it.
  */
-static PetscBool TakeHelpOption(int *argc, char **argv)
+static PetscBool TakeArgument(int *argc, char **argv, const char *const names[])
 {
   PetscBool found = PETSC_FALSE;
   int       kept  = 1;
   for (int k = 1; k < *argc; k++) {
-    if (!strcmp(argv[k], "-help_petsc")) argv[kept++] = (char *)"-help"; /* a string literal: never written to */
-    else if (!strcmp(argv[k], "-help") || !strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) found = PETSC_TRUE;
+    PetscBool match = PETSC_FALSE;
+    for (int n = 0; names[n]; n++) match = (PetscBool)(match || !strcmp(argv[k], names[n]));
+    if (match) found = PETSC_TRUE;
     else argv[kept++] = argv[k];
   }
   *argc = kept;
@@ -91,10 +81,16 @@ static PetscErrorCode PrintVersion(void)
 
 int main(int argc, char **argv)
 {
-  PetscErrorCode  ierr;
-  PetscMPIInt     size;
-  int             status  = 0;
-  const PetscBool version = TakeVersionOption(&argc, argv), asked_help = TakeHelpOption(&argc, argv);
+  PetscErrorCode           ierr;
+  PetscMPIInt              size;
+  int                      status          = 0;
+  static const char *const version_names[] = {"-version", "--version", NULL};
+  static const char *const help_names[]    = {"-help", "--help", "-h", NULL};
+  const PetscBool          version         = TakeArgument(&argc, argv, version_names),
+                  asked_help               = TakeArgument(&argc, argv, help_names);
+
+  for (int k = 1; k < argc; k++) /* PETSc's own -help (a string literal: PETSc never writes to argv) */
+    if (!strcmp(argv[k], "-help_petsc")) argv[k] = (char *)"-help";
 
   ierr = TalusInitialize(&argc, &argv, help);
   if (ierr) return 1;

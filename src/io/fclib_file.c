@@ -162,32 +162,28 @@ PetscErrorCode FCLibReadVec(FCLibFile *f, const char path[], PetscInt local, Pet
   PetscFunctionReturn(0);
 }
 
-PetscBool FCLibAllFinite(Vec v)
+/* The largest |entry| of v's local part; NaN if an entry is NaN */
+static PetscReal LocalLargestMagnitude(Vec v)
 {
   const PetscScalar *a;
   PetscInt           n;
-  PetscBool          ok = PETSC_TRUE;
+  PetscReal          largest = 0.0;
 
   VecGetLocalSize(v, &n);
   VecGetArrayRead(v, &a);
-  for (PetscInt k = 0; k < n; k++)
-    if (PetscIsInfOrNanScalar(a[k])) ok = PETSC_FALSE;
+  for (PetscInt k = 0; k < n && !PetscIsNanReal(largest); k++) largest = PetscMax(largest, PetscAbsScalar(a[k]));
   VecRestoreArrayRead(v, &a);
-  return ok;
+  return largest;
+}
+
+PetscBool FCLibAllFinite(Vec v)
+{
+  return (PetscBool)!PetscIsInfOrNanReal(LocalLargestMagnitude(v));
 }
 
 PetscBool FCLibAllModest(Vec v)
 {
-  const PetscScalar *a;
-  PetscInt           n;
-  PetscBool          ok = PETSC_TRUE;
-
-  VecGetLocalSize(v, &n);
-  VecGetArrayRead(v, &a);
-  for (PetscInt k = 0; k < n; k++)
-    if (PetscAbsScalar(a[k]) > FCLIB_LARGEST) ok = PETSC_FALSE;
-  VecRestoreArrayRead(v, &a);
-  return ok;
+  return (PetscBool)!(LocalLargestMagnitude(v) > FCLIB_LARGEST);
 }
 
 /* group/name, and the short name used in messages (W/p for /fclib_local/W/p) */

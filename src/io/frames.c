@@ -157,7 +157,7 @@ static PetscErrorCode PlaneBox(TalusOutput out, const TalusBodies *b, PetscReal 
  * and id. Planes are replicated on every rank: rank 0 writes them.
  */
 static PetscErrorCode WritePlanes(TalusOutput out, TalusH5Writer *w, hid_t every, const TalusBodies *b,
-                                  PetscInt *nplanes)
+                                  PetscInt nplanes)
 {
   PetscReal   lo[3], hi[3], centre[3], diagonal = 0.0, *corners, *normal;
   PetscInt    n = 0, *slot;
@@ -169,10 +169,8 @@ static PetscErrorCode WritePlanes(TalusOutput out, TalusH5Writer *w, hid_t every
   PetscCall(PlaneBox(out, b, lo, hi));
   for (int d = 0; d < 3; d++) centre[d] = 0.5 * (lo[d] + hi[d]), diagonal += PetscSqr(hi[d] - lo[d]);
   diagonal = PetscSqrtReal(diagonal);
-  *nplanes = 0;
-  for (PetscInt k = 0; k < b->nowned; k++) *nplanes += !TalusBodiesIsFinite(b, k);
-  PetscCall(PetscMalloc5(12 * *nplanes + 1, &corners, 4 * *nplanes + 1, &quads, 3 * *nplanes + 1, &normal,
-                         4 * *nplanes + 1, &slot, *nplanes + 1, &id));
+  PetscCall(PetscMalloc5(12 * nplanes + 1, &corners, 4 * nplanes + 1, &quads, 3 * nplanes + 1, &normal, 4 * nplanes + 1,
+                         &slot, nplanes + 1, &id));
   for (PetscInt k = 0; k < b->nowned && out->rank == 0; k++) {
     const PetscReal *nrm = &b->size[3 * k], *x = &b->position[3 * k];
     PetscReal        u[3], v[3], foot[3], off = 0.0;
@@ -190,16 +188,16 @@ static PetscErrorCode WritePlanes(TalusOutput out, TalusH5Writer *w, hid_t every
     id[n] = b->id[k];
     n++;
   }
-  if (!*nplanes) { /* HDF5 cannot write an empty selection of an empty dataset: no group, no planes */
+  if (!nplanes) { /* HDF5 cannot write an empty selection of an empty dataset: no group, no planes */
     PetscCall(PetscFree5(corners, quads, normal, slot, id));
     PetscFunctionReturn(0);
   }
   group = H5Gcreate2(every, "planes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   TalusH5Note(w, group, "planes");
-  PetscCall(WriteRows(out, w, group, "corners", H5T_NATIVE_DOUBLE, 4 * *nplanes, 4 * n, slot, 3, corners));
-  PetscCall(WriteRows(out, w, group, "quads", H5T_NATIVE_INT32, *nplanes, n, slot, 4, quads));
-  PetscCall(WriteRows(out, w, group, "normal", H5T_NATIVE_DOUBLE, *nplanes, n, slot, 3, normal));
-  PetscCall(WriteRows(out, w, group, "id", H5T_NATIVE_INT64, *nplanes, n, slot, 1, id));
+  PetscCall(WriteRows(out, w, group, "corners", H5T_NATIVE_DOUBLE, 4 * nplanes, 4 * n, slot, 3, corners));
+  PetscCall(WriteRows(out, w, group, "quads", H5T_NATIVE_INT32, nplanes, n, slot, 4, quads));
+  PetscCall(WriteRows(out, w, group, "normal", H5T_NATIVE_DOUBLE, nplanes, n, slot, 3, normal));
+  PetscCall(WriteRows(out, w, group, "id", H5T_NATIVE_INT64, nplanes, n, slot, 1, id));
   if (group >= 0) H5Gclose(group);
   PetscCall(PetscFree5(corners, quads, normal, slot, id));
   PetscFunctionReturn(0);
@@ -223,20 +221,9 @@ PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
   PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
   PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
-  if (H5Lexists(out->frames, "every_frame", H5P_DEFAULT) > 0) { /* a restart's: count the planes */
-    out->nplanes = 0;
-    if (H5Lexists(out->frames, "every_frame/planes", H5P_DEFAULT) <= 0) PetscFunctionReturn(0);
-    hid_t dset  = H5Dopen2(out->frames, "every_frame/planes/id", H5P_DEFAULT),
-          space = dset >= 0 ? H5Dget_space(dset) : -1;
-    hsize_t n   = 0;
-    TalusH5Note(&w, space, "every_frame/planes/id");
-    if (space >= 0) H5Sget_simple_extent_dims(space, &n, NULL);
-    out->nplanes = (PetscInt)n;
-    if (space >= 0) H5Sclose(space);
-    if (dset >= 0) H5Dclose(dset);
-    PetscCall(TalusH5Agree(&w, path));
-    PetscFunctionReturn(0);
-  }
+  out->nplanes = 0; /* planes are replicated: every rank holds them all among its own bodies */
+  for (PetscInt k = 0; k < b->nowned; k++) out->nplanes += !TalusBodiesIsFinite(b, k);
+  if (H5Lexists(out->frames, "every_frame", H5P_DEFAULT) > 0) PetscFunctionReturn(0); /* a restart's file has them */
   TalusH5WriteStringAttribute(&w, out->frames, "talus_version", TalusVersion());
   TalusH5WriteStringAttribute(&w, out->frames, "talus_commit", TalusCommit());
   every = H5Gcreate2(out->frames, "every_frame", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -244,7 +231,7 @@ PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
   PetscCall(TalusH5Agree(&w, path));
   PetscCall(WriteVertices(out, &w, every, total));
   PetscCall(TalusH5Agree(&w, path));
-  PetscCall(WritePlanes(out, &w, every, b, &out->nplanes));
+  PetscCall(WritePlanes(out, &w, every, b, out->nplanes));
   H5Gclose(every);
   PetscCall(TalusH5Agree(&w, path));
   PetscFunctionReturn(0);

@@ -51,32 +51,31 @@ static const char *OriginOf(const char name[])
   return "the command line";
 }
 
-/* Options that had another name: the new name, and the new option given for the old one's
-   values true (or no value) and false, where the old one is translated (checkpoints store options). */
+/* Options that had another name: the new option, and its value for the old one's true (or no value)
+   and false, where the old one is translated (checkpoints store options); the message naming it. */
 static const struct {
-  const char *old, *now, *if_true, *if_false;
+  const char *old, *now, *if_true, *if_false, *message;
 } Renamed[] = {
-  {"ccp_anti_relax", "-ccp_problem coulomb|relaxed", "coulomb", "relaxed"}, /* before talus 0.1.0 of 2026-11-25 */
-  {NULL,             NULL,                           NULL,      NULL     }
+  /* before talus 0.1.0 of 2026-11-25 */
+  {"ccp_anti_relax", "-ccp_problem", "coulomb", "relaxed", "-ccp_problem coulomb|relaxed"},
+  {NULL,             NULL,           NULL,      NULL,      NULL                          }
 };
 
 PetscErrorCode TalusOptionsTranslateRenamed(const char origin[])
 {
   PetscFunctionBegin;
   for (int k = 0; Renamed[k].old; k++) {
-    char        old[64], now[64];
+    char        old[64];
     const char *given;
     PetscBool   set, on = PETSC_TRUE;
     PetscCall(PetscSNPrintf(old, sizeof(old), "-%s", Renamed[k].old));
     PetscCall(PetscOptionsFindPair(NULL, NULL, old, &given, &set));
     if (!set || strcmp(OriginOf(Renamed[k].old), origin)) continue;
     if (given) PetscCall(PetscOptionsStringToBool(given, &on));
-    PetscCall(PetscStrncpy(now, Renamed[k].now, sizeof(now)));
-    *strchr(now, ' ') = 0;
-    PetscCall(PetscOptionsHasName(NULL, NULL, now, &set));
+    PetscCall(PetscOptionsHasName(NULL, NULL, Renamed[k].now, &set));
     if (!set) {
-      PetscCall(PetscOptionsSetValue(NULL, now, on ? Renamed[k].if_true : Renamed[k].if_false));
-      PetscCall(TalusOptionsNoteOrigin(now, origin));
+      PetscCall(PetscOptionsSetValue(NULL, Renamed[k].now, on ? Renamed[k].if_true : Renamed[k].if_false));
+      PetscCall(TalusOptionsNoteOrigin(Renamed[k].now, origin));
     }
     PetscCall(PetscOptionsClearValue(NULL, old));
   }
@@ -86,7 +85,7 @@ PetscErrorCode TalusOptionsTranslateRenamed(const char origin[])
 static const char *RenamedTo(const char name[])
 {
   for (int k = 0; Renamed[k].old; k++)
-    if (!strcmp(Renamed[k].old, name)) return Renamed[k].now;
+    if (!strcmp(Renamed[k].old, name)) return Renamed[k].message;
   return NULL;
 }
 

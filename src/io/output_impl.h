@@ -20,12 +20,11 @@ struct _p_TalusOutput {
   hid_t          frames;
   char           frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
   PetscInt       nframes, frame_capacity;
-  PetscInt       nplanes; /* drawn in frames.h5's /planes */
-  double         frame_bytes;
-  PetscLogDouble progress_time; /* when the last progress line was printed, */
-  PetscInt       progress_steps;
-  /* and after how many steps of this job */ /* what the last frame added to the frames file (rank 0), for the next one's room */
-  PetscReal *frame_times;                    /* for frames.xmf */
+  PetscInt       nplanes;        /* drawn in frames.h5's every_frame/planes */
+  double         frame_bytes;    /* what the last frame added to the frames file (rank 0), for the next one's room */
+  PetscLogDouble progress_time;  /* when the last progress line was printed, */
+  PetscInt       progress_steps; /* and after how many steps of this job */
+  PetscReal     *frame_times;    /* for frames.xmf */
   /* running totals for summary.json */
   PetscInt       steps, contacts_max, iterations_max, nonconverged;
   PetscInt       rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;

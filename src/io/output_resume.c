@@ -17,7 +17,8 @@ static int CountCommas(const char *line)
 /*
  * Rank 0: keeps the header and the rows of DIR/name whose first column is <= limit (through a
  * temporary file and a rename, so a crash here loses nothing). A row without its newline or with
- * another number of fields than the header (a write cut by a crash) is left out, with a warning. *existed: whether there was a file.
+ * another number of fields than the header (a write cut by a crash) is left out, with a warning.
+ * *existed: whether there was a file.
  * With header given and the file's a prefix of it (written by a talus with fewer columns), the
  * header is replaced and the kept rows get empty fields for the new columns.
  */

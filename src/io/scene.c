@@ -7,159 +7,12 @@
  */
 #include <talus/scene.h>
 #include <talus/options.h>
-#include <yaml.h>
+#include "scene_reader.h"
 #include <unistd.h>
 
-typedef struct {
-  const char     *file;
-  yaml_document_t doc;
-  MPI_Comm        comm;
-} Reader;
-
-#define LINE(node) ((int)(node)->start_mark.line + 1)
-#define SceneError(r, node, ...) \
-  do { \
-    char msg_[512]; \
-    PetscCall(PetscSNPrintf(msg_, sizeof(msg_), __VA_ARGS__)); \
-    SETERRQ((r)->comm, PETSC_ERR_USER_INPUT, "%s:%d: %s", (r)->file, LINE(node), msg_); \
-  } while (0)
-
-static const char *NodeKind(yaml_node_t *node)
+static PetscErrorCode MaterialOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material)
 {
-  switch (node->type) {
-  case YAML_SCALAR_NODE:
-    return "a scalar";
-  case YAML_SEQUENCE_NODE:
-    return "a list";
-  case YAML_MAPPING_NODE:
-    return "a mapping";
-  default:
-    return "nothing";
-  }
-}
-
-static PetscErrorCode GetNumber(Reader *r, yaml_node_t *node, const char what[], PetscReal *value)
-{
-  char *end;
-
-  PetscFunctionBegin;
-  if (node->type != YAML_SCALAR_NODE) SceneError(r, node, "%s must be a number, got %s", what, NodeKind(node));
-  *value = strtod((const char *)node->data.scalar.value, &end);
-  if (end == (char *)node->data.scalar.value || *end != 0 || PetscIsInfOrNanReal(*value))
-    SceneError(r, node, "%s must be a finite number, got \"%s\"", what, (const char *)node->data.scalar.value);
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GetInt(Reader *r, yaml_node_t *node, const char what[], PetscInt *value)
-{
-  PetscReal x;
-
-  PetscFunctionBegin;
-  PetscCall(GetNumber(r, node, what, &x));
-  if (x != PetscFloorReal(x) || PetscAbsReal(x) > 1e9)
-    SceneError(r, node, "%s must be an integer, got %g", what, (double)x);
-  *value = (PetscInt)x;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GetBool(Reader *r, yaml_node_t *node, const char what[], PetscBool *value)
-{
-  const char *s;
-
-  PetscFunctionBegin;
-  if (node->type != YAML_SCALAR_NODE) SceneError(r, node, "%s must be true or false, got %s", what, NodeKind(node));
-  s = (const char *)node->data.scalar.value;
-  if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on")) *value = PETSC_TRUE;
-  else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off")) *value = PETSC_FALSE;
-  else SceneError(r, node, "%s must be true or false, got \"%s\"", what, s);
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GetString(Reader *r, yaml_node_t *node, const char what[], const char **value)
-{
-  PetscFunctionBegin;
-  if (node->type != YAML_SCALAR_NODE) SceneError(r, node, "%s must be a name, got %s", what, NodeKind(node));
-  *value = (const char *)node->data.scalar.value;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GetVector(Reader *r, yaml_node_t *node, const char what[], PetscInt n, PetscReal *v)
-{
-  PetscInt k = 0;
-
-  PetscFunctionBegin;
-  if (node->type != YAML_SEQUENCE_NODE)
-    SceneError(r, node, "%s must be a list of %" PetscInt_FMT " numbers, got %s", what, n, NodeKind(node));
-  for (yaml_node_item_t *item = node->data.sequence.items.start; item < node->data.sequence.items.top; item++, k++) {
-    if (k < n) PetscCall(GetNumber(r, yaml_document_get_node(&r->doc, *item), what, &v[k]));
-  }
-  if (k != n) SceneError(r, node, "%s must have %" PetscInt_FMT " numbers, it has %" PetscInt_FMT, what, n, k);
-  PetscFunctionReturn(0);
-}
-
-/* Checks that every key of a mapping is one of `allowed` (NULL-terminated). */
-static PetscErrorCode CheckKeys(Reader *r, yaml_node_t *map, const char what[], const char *const allowed[])
-{
-  PetscFunctionBegin;
-  if (map->type != YAML_MAPPING_NODE)
-    SceneError(r, map, "%s must be a mapping (key: value), got %s", what, NodeKind(map));
-  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-    yaml_node_t *key       = yaml_document_get_node(&r->doc, p->key);
-    PetscBool    ok        = PETSC_FALSE;
-    char         list[512] = "";
-    if (key->type != YAML_SCALAR_NODE) SceneError(r, key, "keys of %s must be names", what);
-    for (PetscInt a = 0; allowed[a]; a++) {
-      if (!strcmp((const char *)key->data.scalar.value, allowed[a])) ok = PETSC_TRUE;
-      PetscCall(PetscStrlcat(list, a ? ", " : "", sizeof(list)));
-      PetscCall(PetscStrlcat(list, allowed[a], sizeof(list)));
-    }
-    if (!ok)
-      SceneError(r, key, "unknown key \"%s\" in %s (expected one of: %s)", (const char *)key->data.scalar.value, what,
-                 list);
-  }
-  PetscFunctionReturn(0);
-}
-
-static yaml_node_t *Lookup(Reader *r, yaml_node_t *map, const char key[])
-{
-  if (!map || map->type != YAML_MAPPING_NODE) return NULL;
-  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-    yaml_node_t *k = yaml_document_get_node(&r->doc, p->key);
-    if (k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key))
-      return yaml_document_get_node(&r->doc, p->value);
-  }
-  return NULL;
-}
-
-static PetscErrorCode RequireKey(Reader *r, yaml_node_t *map, const char key[], const char what[], yaml_node_t **value)
-{
-  PetscFunctionBegin;
-  *value = Lookup(r, map, key);
-  if (!*value) SceneError(r, map, "%s needs \"%s\"", what, key);
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode OptionalNumber(Reader *r, yaml_node_t *map, const char key[], PetscReal *value)
-{
-  yaml_node_t *node = Lookup(r, map, key);
-
-  PetscFunctionBegin;
-  if (node) PetscCall(GetNumber(r, node, key, value));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode OptionalVector(Reader *r, yaml_node_t *map, const char key[], PetscReal v[3])
-{
-  yaml_node_t *node = Lookup(r, map, key);
-
-  PetscFunctionBegin;
-  if (node) PetscCall(GetVector(r, node, key, 3, v));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MaterialOf(Reader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material)
-{
-  yaml_node_t *node = Lookup(r, map, "material");
+  yaml_node_t *node = SceneLookup(r, map, "material");
   const char  *name;
 
   PetscFunctionBegin;
@@ -170,14 +23,14 @@ static PetscErrorCode MaterialOf(Reader *r, yaml_node_t *map, TalusBodies *b, Pe
     }
     SceneError(r, map, "\"material\" is needed when the scene defines %" PetscInt_FMT " materials", b->nmaterials);
   }
-  PetscCall(GetString(r, node, "material", &name));
+  PetscCall(SceneGetString(r, node, "material", &name));
   PetscCall(TalusBodiesFindMaterial(b, name, material));
   if (*material < 0) SceneError(r, node, "material \"%s\" is not defined under materials:", name);
   PetscFunctionReturn(0);
 }
 
 /* A body's shape and size from the keys of its mapping: the shape's table entry names its size key. */
-static PetscErrorCode ShapeOf(Reader *r, yaml_node_t *map, TalusShape *shape, PetscReal size[3])
+static PetscErrorCode ShapeOf(SceneReader *r, yaml_node_t *map, TalusShape *shape, PetscReal size[3])
 {
   yaml_node_t         *node, *size_node;
   const char          *name, *invalid;
@@ -185,17 +38,17 @@ static PetscErrorCode ShapeOf(Reader *r, yaml_node_t *map, TalusShape *shape, Pe
   char                 names[128];
 
   PetscFunctionBegin;
-  PetscCall(RequireKey(r, map, "shape", "a body", &node));
-  PetscCall(GetString(r, node, "shape", &name));
+  PetscCall(SceneRequireKey(r, map, "shape", "a body", &node));
+  PetscCall(SceneGetString(r, node, "shape", &name));
   if (!TalusShapeFromName(name, shape)) {
     PetscCall(TalusShapeNames(names, sizeof(names)));
     SceneError(r, node, "unknown shape \"%s\" (expected %s)", name, names);
   }
   ops     = &TalusShapeTable[*shape];
   size[0] = size[1] = size[2] = 0.0;
-  PetscCall(RequireKey(r, map, ops->size_key, ops->name, &size_node));
-  if (ops->size_len == 1) PetscCall(GetNumber(r, size_node, ops->size_key, &size[0]));
-  else PetscCall(GetVector(r, size_node, ops->size_key, 3, size));
+  PetscCall(SceneRequireKey(r, map, ops->size_key, ops->name, &size_node));
+  if (ops->size_len == 1) PetscCall(SceneGetNumber(r, size_node, ops->size_key, &size[0]));
+  else PetscCall(SceneGetVector(r, size_node, ops->size_key, 3, size));
   /* SI units: an entry beyond 1e12 (or a nonzero one below 1e-12) overflows or underflows a mass, an
      inertia or a normal's length, which would be reported as something else further on */
   for (int d = 0; d < ops->size_len; d++)
@@ -209,18 +62,18 @@ static PetscErrorCode ShapeOf(Reader *r, yaml_node_t *map, TalusShape *shape, Pe
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SetState(Reader *r, yaml_node_t *map, TalusBodies *b, PetscInt k)
+static PetscErrorCode SetState(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt k)
 {
   PetscReal    axis_angle[4] = {0, 0, 1, 0};
-  yaml_node_t *rot           = Lookup(r, map, "rotation");
+  yaml_node_t *rot           = SceneLookup(r, map, "rotation");
 
   PetscFunctionBegin;
-  PetscCall(OptionalVector(r, map, "velocity", &b->velocity[3 * k]));
-  PetscCall(
-    OptionalVector(r, map, "angular_velocity", &b->omega[3 * k])); /* given in the world frame = body frame at t = 0 */
-  if (rot) {                                                       /* [axis x, y, z, angle in degrees] */
+  PetscCall(SceneOptionalVector(r, map, "velocity", &b->velocity[3 * k]));
+  PetscCall(SceneOptionalVector(r, map, "angular_velocity",
+                                &b->omega[3 * k])); /* given in the world frame = body frame at t = 0 */
+  if (rot) {                                        /* [axis x, y, z, angle in degrees] */
     PetscReal n;
-    PetscCall(GetVector(r, rot, "rotation (axis x, y, z, angle in degrees)", 4, axis_angle));
+    PetscCall(SceneGetVector(r, rot, "rotation (axis x, y, z, angle in degrees)", 4, axis_angle));
     n = TalusNorm3(axis_angle);
     if (n == 0.0) SceneError(r, rot, "rotation axis must not be zero");
     b->quaternion[4 * k] = PetscCosReal(0.5 * axis_angle[3] * PETSC_PI / 180.0);
@@ -257,7 +110,7 @@ static void BodyKeys(const char *keys[])
   keys[n] = NULL;
 }
 
-static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
+static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
 {
   TalusShape   shape = TALUS_SPHERE; /* set by ShapeOf; the initialiser quiets -Wmaybe-uninitialized */
   PetscReal    size[3], mass = 0.0, position[3] = {0, 0, 0};
@@ -269,21 +122,21 @@ static PetscErrorCode ReadBody(Reader *r, yaml_node_t *map, TalusBodies *b)
 
   PetscFunctionBegin;
   BodyKeys(keys);
-  PetscCall(CheckKeys(r, map, "a body", keys));
+  PetscCall(SceneCheckKeys(r, map, "a body", keys));
   PetscCall(ShapeOf(r, map, &shape, size));
   PetscCall(MaterialOf(r, map, b, &material));
-  if ((node = Lookup(r, map, "mass"))) {
-    PetscCall(GetNumber(r, node, "mass", &mass));
+  if ((node = SceneLookup(r, map, "mass"))) {
+    PetscCall(SceneGetNumber(r, node, "mass", &mass));
     if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
   } else if (TalusShapeTable[shape].finite && !(b->materials[material].density > 0.0))
     SceneError(r, map, "a body needs a mass, or a material with a positive density");
-  if ((node = Lookup(r, map, "fixed"))) PetscCall(GetBool(r, node, "fixed", &fixed));
-  PetscCall(RequireKey(r, map, "position", "a body", &node));
-  PetscCall(GetVector(r, node, "position", 3, position));
+  if ((node = SceneLookup(r, map, "fixed"))) PetscCall(SceneGetBool(r, node, "fixed", &fixed));
+  PetscCall(SceneRequireKey(r, map, "position", "a body", &node));
+  PetscCall(SceneGetVector(r, node, "position", 3, position));
   PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, fixed, position, &k));
-  if ((node = Lookup(r, map, "inertia"))) { /* principal moments given instead of the shape's */
+  if ((node = SceneLookup(r, map, "inertia"))) { /* principal moments given instead of the shape's */
     PetscReal J[3];
-    PetscCall(GetVector(r, node, "inertia (principal moments)", 3, J));
+    PetscCall(SceneGetVector(r, node, "inertia (principal moments)", 3, J));
     if (!(J[0] > 0 && J[1] > 0 && J[2] > 0)) SceneError(r, node, "inertia must be three positive principal moments");
     if (!b->fixed[k])
       for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = J[d];
@@ -315,7 +168,7 @@ static PetscReal Uniform(unsigned long long *state)
  */
 #define TALUS_BYTES_PER_BODY 512.0
 
-static PetscErrorCode CheckBodyCount(Reader *r, yaml_node_t *node, PetscInt have, double more)
+static PetscErrorCode CheckBodyCount(SceneReader *r, yaml_node_t *node, PetscInt have, double more)
 {
   MPI_Comm     shared;
   PetscMPIInt  local;
@@ -377,60 +230,60 @@ static PetscBool FillIsFree(const FillGrid *g, const TalusBodies *b, PetscInt fi
   return PETSC_TRUE;
 }
 
-static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *b, TalusScene *scene)
+static PetscErrorCode ReadGenerator(SceneReader *r, yaml_node_t *entry, TalusBodies *b, TalusScene *scene)
 {
-  yaml_node_t       *map, *node, *lattice = Lookup(r, entry, "lattice"), *fill = Lookup(r, entry, "random_fill");
-  PetscReal          size[3] = {0, 0, 0}, mass = 0.0, velocity[3] = {0, 0, 0};
-  PetscInt           material, seed = 1;
-  TalusShape         shape = TALUS_SPHERE;
+  yaml_node_t *map, *node, *lattice = SceneLookup(r, entry, "lattice"), *fill = SceneLookup(r, entry, "random_fill");
+  PetscReal    size[3] = {0, 0, 0}, mass = 0.0, velocity[3] = {0, 0, 0};
+  PetscInt     material, seed = 1;
+  TalusShape   shape = TALUS_SPHERE;
   unsigned long long state;
 
   PetscFunctionBegin;
   {
     static const char *const kinds[] = {"lattice", "random_fill", NULL};
-    PetscCall(CheckKeys(r, entry, "a generator", kinds));
+    PetscCall(SceneCheckKeys(r, entry, "a generator", kinds));
   }
   if (!!lattice == !!fill) SceneError(r, entry, "a generator is either lattice: or random_fill:");
   map = lattice ? lattice : fill;
-  PetscCall(CheckKeys(r, map, lattice ? "lattice" : "random_fill", lattice ? lattice_keys : random_fill_keys));
-  if ((node = Lookup(r, map, "shape"))) {
+  PetscCall(SceneCheckKeys(r, map, lattice ? "lattice" : "random_fill", lattice ? lattice_keys : random_fill_keys));
+  if ((node = SceneLookup(r, map, "shape"))) {
     const char *name;
-    PetscCall(GetString(r, node, "shape", &name));
+    PetscCall(SceneGetString(r, node, "shape", &name));
     if (strcmp(name, "sphere")) SceneError(r, node, "generators make spheres only, got \"%s\"", name);
   }
-  PetscCall(RequireKey(r, map, "radius", "a generator", &node));
-  PetscCall(GetNumber(r, node, "radius", &size[0]));
+  PetscCall(SceneRequireKey(r, map, "radius", "a generator", &node));
+  PetscCall(SceneGetNumber(r, node, "radius", &size[0]));
   if (!(size[0] > 0.0)) SceneError(r, node, "radius must be positive, got %g", (double)size[0]);
   PetscCall(MaterialOf(r, map, b, &material));
-  if ((node = Lookup(r, map, "mass"))) {
-    PetscCall(GetNumber(r, node, "mass", &mass));
+  if ((node = SceneLookup(r, map, "mass"))) {
+    PetscCall(SceneGetNumber(r, node, "mass", &mass));
     if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
   } else if (!(b->materials[material].density > 0.0))
     SceneError(r, map, "generated spheres need a mass, or a material with a positive density");
-  PetscCall(OptionalVector(r, map, "velocity", velocity));
-  if ((node = Lookup(r, map, "seed"))) PetscCall(GetInt(r, node, "seed", &seed));
+  PetscCall(SceneOptionalVector(r, map, "velocity", velocity));
+  if ((node = SceneLookup(r, map, "seed"))) PetscCall(SceneGetInt(r, node, "seed", &seed));
   state = (unsigned long long)seed;
   if (lattice) {
     PetscReal origin[3], spacing, jitter = 0.0, count_r[3];
     PetscInt  count[3];
-    PetscCall(RequireKey(r, map, "origin", "lattice", &node));
-    PetscCall(GetVector(r, node, "origin", 3, origin));
-    PetscCall(RequireKey(r, map, "spacing", "lattice", &node));
-    PetscCall(GetNumber(r, node, "spacing", &spacing));
+    PetscCall(SceneRequireKey(r, map, "origin", "lattice", &node));
+    PetscCall(SceneGetVector(r, node, "origin", 3, origin));
+    PetscCall(SceneRequireKey(r, map, "spacing", "lattice", &node));
+    PetscCall(SceneGetNumber(r, node, "spacing", &spacing));
     if (!(spacing > 0.0)) SceneError(r, node, "spacing must be positive, got %g", (double)spacing);
-    PetscCall(RequireKey(r, map, "count", "lattice", &node));
-    PetscCall(GetVector(r, node, "count (nx, ny, nz)", 3, count_r));
+    PetscCall(SceneRequireKey(r, map, "count", "lattice", &node));
+    PetscCall(SceneGetVector(r, node, "count (nx, ny, nz)", 3, count_r));
     for (int d = 0; d < 3; d++) {
       if (count_r[d] != PetscFloorReal(count_r[d]) || count_r[d] < 1 || count_r[d] > 1e4)
         SceneError(r, node, "count must be three integers in 1..10000, got %g", (double)count_r[d]);
       count[d] = (PetscInt)count_r[d];
     }
     PetscCall(CheckBodyCount(r, node, b->n, count_r[0] * count_r[1] * count_r[2]));
-    PetscCall(OptionalNumber(r, map, "jitter", &jitter));
-    if ((node = Lookup(r, map, "jitter")) && jitter < 0.0)
+    PetscCall(SceneOptionalNumber(r, map, "jitter", &jitter));
+    if ((node = SceneLookup(r, map, "jitter")) && jitter < 0.0)
       SceneError(r, node, "jitter must be >= 0 (the largest shift of a centre along each axis), got %g",
                  (double)jitter);
-    if ((node = Lookup(r, map, "jitter")) && 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance)
+    if ((node = SceneLookup(r, map, "jitter")) && 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance)
       SceneError(r, node,
                  "jitter %g lets neighbours of radius %g overlap at spacing %g (need 2 (radius + jitter) <= spacing)",
                  (double)jitter, (double)size[0], (double)spacing);
@@ -448,15 +301,15 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
   } else {
     PetscReal lo[3], hi[3];
     PetscInt  count, placed = 0, first = b->n;
-    PetscCall(RequireKey(r, map, "min", "random_fill", &node));
-    PetscCall(GetVector(r, node, "min", 3, lo));
-    PetscCall(RequireKey(r, map, "max", "random_fill", &node));
-    PetscCall(GetVector(r, node, "max", 3, hi));
+    PetscCall(SceneRequireKey(r, map, "min", "random_fill", &node));
+    PetscCall(SceneGetVector(r, node, "min", 3, lo));
+    PetscCall(SceneRequireKey(r, map, "max", "random_fill", &node));
+    PetscCall(SceneGetVector(r, node, "max", 3, hi));
     for (int d = 0; d < 3; d++)
       if (!(hi[d] - lo[d] > 2.0 * size[0]))
         SceneError(r, node, "the region from min to max must be wider than a sphere's diameter in every direction");
-    PetscCall(RequireKey(r, map, "count", "random_fill", &node));
-    PetscCall(GetInt(r, node, "count", &count));
+    PetscCall(SceneRequireKey(r, map, "count", "random_fill", &node));
+    PetscCall(SceneGetInt(r, node, "count", &count));
     if (count < 1)
       SceneError(r, node, "count must be >= 1 (a generator that adds nothing is a mistake), got %" PetscInt_FMT, count);
     PetscCall(CheckBodyCount(r, node, b->n, (double)count));
@@ -504,31 +357,31 @@ static PetscErrorCode ReadGenerator(Reader *r, yaml_node_t *entry, TalusBodies *
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReadMaterials(Reader *r, yaml_node_t *list, TalusBodies *b)
+static PetscErrorCode ReadMaterials(SceneReader *r, yaml_node_t *list, TalusBodies *b)
 {
   static const char *const keys[] = {"name", "mu", "density", NULL};
 
   PetscFunctionBegin;
   if (list->type != YAML_SEQUENCE_NODE)
-    SceneError(r, list, "materials must be a list of {name, mu, density}, got %s", NodeKind(list));
+    SceneError(r, list, "materials must be a list of {name, mu, density}, got %s", SceneNodeKind(list));
   for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
     yaml_node_t *m = yaml_document_get_node(&r->doc, *it), *node;
     const char  *name;
     PetscReal    mu, density = 0.0;
     PetscInt     existing;
-    PetscCall(CheckKeys(r, m, "a material", keys));
-    PetscCall(RequireKey(r, m, "name", "a material", &node));
-    PetscCall(GetString(r, node, "name", &name));
+    PetscCall(SceneCheckKeys(r, m, "a material", keys));
+    PetscCall(SceneRequireKey(r, m, "name", "a material", &node));
+    PetscCall(SceneGetString(r, node, "name", &name));
     if (strlen(name) >= sizeof(b->materials[0].name) || !name[0])
       SceneError(r, node, "a material's name must have 1 to %d characters, \"%.40s...\" has %d",
                  (int)sizeof(b->materials[0].name) - 1, name, (int)strlen(name));
     PetscCall(TalusBodiesFindMaterial(b, name, &existing));
     if (existing >= 0) SceneError(r, node, "material \"%s\" is defined twice", name);
-    PetscCall(RequireKey(r, m, "mu", "a material", &node));
-    PetscCall(GetNumber(r, node, "mu", &mu));
+    PetscCall(SceneRequireKey(r, m, "mu", "a material", &node));
+    PetscCall(SceneGetNumber(r, node, "mu", &mu));
     if (mu < 0.0) SceneError(r, node, "friction coefficient mu must be >= 0, got %g", (double)mu);
-    if ((node = Lookup(r, m, "density"))) {
-      PetscCall(GetNumber(r, node, "density", &density));
+    if ((node = SceneLookup(r, m, "density"))) {
+      PetscCall(SceneGetNumber(r, node, "density", &density));
       if (!(density > 0.0)) SceneError(r, node, "density must be positive, got %g", (double)density);
     }
     PetscCall(TalusBodiesAddMaterial(b, name, mu, density, NULL));
@@ -537,14 +390,14 @@ static PetscErrorCode ReadMaterials(Reader *r, yaml_node_t *list, TalusBodies *b
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReadFrictionPairs(Reader *r, yaml_node_t *list, TalusBodies *b)
+static PetscErrorCode ReadFrictionPairs(SceneReader *r, yaml_node_t *list, TalusBodies *b)
 {
   static const char *const keys[] = {"materials", "mu", NULL};
   const PetscInt           nm     = b->nmaterials;
 
   PetscFunctionBegin;
   if (list->type != YAML_SEQUENCE_NODE)
-    SceneError(r, list, "friction_pairs must be a list of {materials: [a, b], mu}, got %s", NodeKind(list));
+    SceneError(r, list, "friction_pairs must be a list of {materials: [a, b], mu}, got %s", SceneNodeKind(list));
   PetscCall(PetscMalloc1(nm * nm, &b->mu_pair));
   for (PetscInt i = 0; i < nm; i++)
     for (PetscInt j = 0; j < nm; j++) b->mu_pair[i * nm + j] = PetscMin(b->materials[i].mu, b->materials[j].mu);
@@ -552,19 +405,19 @@ static PetscErrorCode ReadFrictionPairs(Reader *r, yaml_node_t *list, TalusBodie
     yaml_node_t *p = yaml_document_get_node(&r->doc, *it), *node, *names[2];
     PetscInt     idx[2], k = 0;
     PetscReal    mu;
-    PetscCall(CheckKeys(r, p, "a friction pair", keys));
-    PetscCall(RequireKey(r, p, "materials", "a friction pair", &node));
+    PetscCall(SceneCheckKeys(r, p, "a friction pair", keys));
+    PetscCall(SceneRequireKey(r, p, "materials", "a friction pair", &node));
     if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 2)
       SceneError(r, node, "materials of a friction pair must be a list of two names");
     for (yaml_node_item_t *n = node->data.sequence.items.start; n < node->data.sequence.items.top; n++, k++) {
       const char *name;
       names[k] = yaml_document_get_node(&r->doc, *n);
-      PetscCall(GetString(r, names[k], "material", &name));
+      PetscCall(SceneGetString(r, names[k], "material", &name));
       PetscCall(TalusBodiesFindMaterial(b, name, &idx[k]));
       if (idx[k] < 0) SceneError(r, names[k], "material \"%s\" is not defined under materials:", name);
     }
-    PetscCall(RequireKey(r, p, "mu", "a friction pair", &node));
-    PetscCall(GetNumber(r, node, "mu", &mu));
+    PetscCall(SceneRequireKey(r, p, "mu", "a friction pair", &node));
+    PetscCall(SceneGetNumber(r, node, "mu", &mu));
     if (mu < 0.0) SceneError(r, node, "friction coefficient mu must be >= 0, got %g", (double)mu);
     b->mu_pair[idx[0] * nm + idx[1]] = b->mu_pair[idx[1] * nm + idx[0]] = mu;
   }
@@ -572,12 +425,12 @@ static PetscErrorCode ReadFrictionPairs(Reader *r, yaml_node_t *list, TalusBodie
 }
 
 /* options: {name: value} into the PETSc options database, unless the command line set it already. */
-static PetscErrorCode ReadOptions(Reader *r, yaml_node_t *map)
+static PetscErrorCode ReadOptions(SceneReader *r, yaml_node_t *map)
 {
   PetscFunctionBegin;
   if (map->type != YAML_MAPPING_NODE)
     SceneError(r, map, "options must be a mapping of PETSc option names (without the dash) to values, got %s",
-               NodeKind(map));
+               SceneNodeKind(map));
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
     yaml_node_t *key = yaml_document_get_node(&r->doc, p->key), *value = yaml_document_get_node(&r->doc, p->value);
     char         name[256];
@@ -589,7 +442,7 @@ static PetscErrorCode ReadOptions(Reader *r, yaml_node_t *map)
     if (!set) {
       char origin[PETSC_MAX_PATH_LEN + 32];
       PetscCall(PetscOptionsSetValue(NULL, name, (const char *)value->data.scalar.value));
-      PetscCall(PetscSNPrintf(origin, sizeof(origin), "%s:%d, options:", r->file, LINE(key)));
+      PetscCall(PetscSNPrintf(origin, sizeof(origin), "%s:%d, options:", r->file, SCENE_LINE(key)));
       PetscCall(TalusOptionsNoteOrigin(name, origin));
     }
   }
@@ -597,7 +450,7 @@ static PetscErrorCode ReadOptions(Reader *r, yaml_node_t *map)
 }
 
 /* Bodies must start inside the domain and, for generated ones, without overlapping each other. */
-static PetscErrorCode CheckPlacement(Reader *r, yaml_node_t *where, TalusSim sim, TalusScene *scene)
+static PetscErrorCode CheckPlacement(SceneReader *r, yaml_node_t *where, TalusSim sim, TalusScene *scene)
 {
   TalusBodies *b;
   PetscInt     npairs, *pairs;
@@ -649,7 +502,7 @@ static const char *const top_keys[] = {"name",       "gravity",           "time_
                                        "domain",     "overlap_tolerance", "materials", "friction_pairs", "bodies",
                                        "generators", "options",           NULL};
 
-static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene);
+static PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene);
 
 /* Deeper than any scene needs: libyaml's loader takes time quadratic in the depth (80,000 brackets:
    13 s), so the events are read first, which stops at the first level too deep. */
@@ -684,7 +537,7 @@ static PetscErrorCode CheckNesting(MPI_Comm comm, const char file[], FILE *fp)
 
 /* A key given twice in one mapping (time_step: 0.01, then time_step: 0.5) is an error, not the first
    value silently used. Every mapping of the document, once. */
-static PetscErrorCode CheckDuplicateKeys(Reader *r)
+static PetscErrorCode CheckDuplicateKeys(SceneReader *r)
 {
   PetscFunctionBegin;
   for (yaml_node_t *map = r->doc.nodes.start; map < r->doc.nodes.top; map++) {
@@ -697,7 +550,7 @@ static PetscErrorCode CheckDuplicateKeys(Reader *r)
         if (earlier->type == YAML_SCALAR_NODE &&
             !strcmp((const char *)earlier->data.scalar.value, (const char *)key->data.scalar.value))
           SceneError(r, key, "key \"%s\" given twice in one mapping (first at line %d)",
-                     (const char *)key->data.scalar.value, LINE(earlier));
+                     (const char *)key->data.scalar.value, SCENE_LINE(earlier));
       }
     }
   }
@@ -706,7 +559,7 @@ static PetscErrorCode CheckDuplicateKeys(Reader *r)
 
 PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, TalusScene *scene)
 {
-  Reader         r = {.file = file, .comm = comm};
+  SceneReader    r = {.file = file, .comm = comm};
   yaml_parser_t  parser;
   FILE          *fp;
   yaml_node_t   *root;
@@ -752,20 +605,20 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, Ta
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene)
+static PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene)
 {
-  Reader       r = *rp;
+  SceneReader  r = *rp;
   yaml_node_t *node;
   TalusBodies *b;
   PetscReal    g[3] = {0, 0, -9.81}, dt = 0.01, t_final = 1.0, envelope = 0.0;
 
   PetscFunctionBegin;
-  PetscCall(CheckKeys(&r, root, "the scene", top_keys));
+  PetscCall(SceneCheckKeys(&r, root, "the scene", top_keys));
   PetscCall(TalusSimGetBodies(sim, &b));
 
-  if ((node = Lookup(&r, root, "name"))) {
+  if ((node = SceneLookup(&r, root, "name"))) {
     const char *name;
-    PetscCall(GetString(&r, node, "name", &name));
+    PetscCall(SceneGetString(&r, node, "name", &name));
     /* it names the output directory out/NAME: a plain name, so that the outputs stay under out/ */
     if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") ||
         strlen(name) >= sizeof(scene->name))
@@ -775,51 +628,52 @@ static PetscErrorCode SceneRead(Reader *rp, yaml_node_t *root, TalusSim sim, Tal
                  name, (int)sizeof(scene->name) - 1);
     PetscCall(PetscStrncpy(scene->name, name, sizeof(scene->name)));
   }
-  PetscCall(OptionalVector(&r, root, "gravity", g));
-  if ((node = Lookup(&r, root, "time_step"))) {
-    PetscCall(GetNumber(&r, node, "time_step", &dt));
+  PetscCall(SceneOptionalVector(&r, root, "gravity", g));
+  if ((node = SceneLookup(&r, root, "time_step"))) {
+    PetscCall(SceneGetNumber(&r, node, "time_step", &dt));
     if (!(dt > 0.0)) SceneError(&r, node, "time_step must be positive, got %g", (double)dt);
   }
-  if ((node = Lookup(&r, root, "end_time"))) {
-    PetscCall(GetNumber(&r, node, "end_time", &t_final));
+  if ((node = SceneLookup(&r, root, "end_time"))) {
+    PetscCall(SceneGetNumber(&r, node, "end_time", &t_final));
     if (t_final < 0.0) SceneError(&r, node, "end_time must be >= 0, got %g", (double)t_final);
   }
-  if ((node = Lookup(&r, root, "envelope"))) {
-    PetscCall(GetNumber(&r, node, "envelope", &envelope));
+  if ((node = SceneLookup(&r, root, "envelope"))) {
+    PetscCall(SceneGetNumber(&r, node, "envelope", &envelope));
     if (envelope < 0.0) SceneError(&r, node, "envelope must be >= 0, got %g", (double)envelope);
   }
-  if ((node = Lookup(&r, root, "overlap_tolerance"))) {
-    PetscCall(GetNumber(&r, node, "overlap_tolerance", &scene->overlap_tolerance));
+  if ((node = SceneLookup(&r, root, "overlap_tolerance"))) {
+    PetscCall(SceneGetNumber(&r, node, "overlap_tolerance", &scene->overlap_tolerance));
     if (scene->overlap_tolerance < 0.0) SceneError(&r, node, "overlap_tolerance must be >= 0");
   }
-  if ((node = Lookup(&r, root, "domain"))) {
+  if ((node = SceneLookup(&r, root, "domain"))) {
     static const char *const keys[] = {"min", "max", NULL};
     yaml_node_t             *v;
-    PetscCall(CheckKeys(&r, node, "domain", keys));
-    PetscCall(RequireKey(&r, node, "min", "domain", &v));
-    PetscCall(GetVector(&r, v, "domain min", 3, scene->domain_min));
-    PetscCall(RequireKey(&r, node, "max", "domain", &v));
-    PetscCall(GetVector(&r, v, "domain max", 3, scene->domain_max));
+    PetscCall(SceneCheckKeys(&r, node, "domain", keys));
+    PetscCall(SceneRequireKey(&r, node, "min", "domain", &v));
+    PetscCall(SceneGetVector(&r, v, "domain min", 3, scene->domain_min));
+    PetscCall(SceneRequireKey(&r, node, "max", "domain", &v));
+    PetscCall(SceneGetVector(&r, v, "domain max", 3, scene->domain_max));
     for (int d = 0; d < 3; d++)
       if (!(scene->domain_max[d] > scene->domain_min[d]))
         SceneError(&r, node, "domain max must exceed min in every direction");
   }
-  PetscCall(RequireKey(&r, root, "materials", "the scene", &node));
+  PetscCall(SceneRequireKey(&r, root, "materials", "the scene", &node));
   PetscCall(ReadMaterials(&r, node, b));
-  if ((node = Lookup(&r, root, "friction_pairs"))) PetscCall(ReadFrictionPairs(&r, node, b));
-  if ((node = Lookup(&r, root, "bodies"))) {
-    if (node->type != YAML_SEQUENCE_NODE) SceneError(&r, node, "bodies must be a list, got %s", NodeKind(node));
+  if ((node = SceneLookup(&r, root, "friction_pairs"))) PetscCall(ReadFrictionPairs(&r, node, b));
+  if ((node = SceneLookup(&r, root, "bodies"))) {
+    if (node->type != YAML_SEQUENCE_NODE) SceneError(&r, node, "bodies must be a list, got %s", SceneNodeKind(node));
     for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++)
       PetscCall(ReadBody(&r, yaml_document_get_node(&r.doc, *it), b));
   }
-  if ((node = Lookup(&r, root, "generators"))) {
-    if (node->type != YAML_SEQUENCE_NODE) SceneError(&r, node, "generators must be a list, got %s", NodeKind(node));
+  if ((node = SceneLookup(&r, root, "generators"))) {
+    if (node->type != YAML_SEQUENCE_NODE)
+      SceneError(&r, node, "generators must be a list, got %s", SceneNodeKind(node));
     for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++)
       PetscCall(ReadGenerator(&r, yaml_document_get_node(&r.doc, *it), b, scene));
   }
   if (b->n == 0) SceneError(&r, root, "the scene has no bodies (give bodies: or generators:)");
   PetscCall(CheckPlacement(&r, root, sim, scene));
-  if ((node = Lookup(&r, root, "options"))) PetscCall(ReadOptions(&r, node));
+  if ((node = SceneLookup(&r, root, "options"))) PetscCall(ReadOptions(&r, node));
 
   PetscCall(TalusSimSetGravity(sim, g));
   PetscCall(TalusSimSetTimeStep(sim, dt));

@@ -53,10 +53,13 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(TalusSimGetCCP(sim, NULL)); /* its type (-ccp_problem) agrees with sim->anti_relax */
   PetscCall(TalusCCPNeedsAssembledOperator(sim->ccp, &assembled));
   if (assembled) { /* ipm factorises N: W = B M^-1 B^T formed, from the assembled B (the same rows in the same order) */
-    TalusStepCCP formed = {0};
-    PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));
-    PetscCall(TalusDelassusAssemble(formed.B, formed.inverse_mass, &N));
-    PetscCall(TalusStepCCPDestroy(&formed));
+    if (ccp->inverse_mass) PetscCall(TalusDelassusAssemble(ccp->B, ccp->inverse_mass, &N)); /* B is assembled already */
+    else {
+      TalusStepCCP formed = {0};
+      PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));
+      PetscCall(TalusDelassusAssemble(formed.B, formed.inverse_mass, &N));
+      PetscCall(TalusStepCCPDestroy(&formed));
+    }
   } else
     PetscCall(
       TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));

@@ -176,6 +176,18 @@ bodies:
   - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0]}
   - {shape: sphere, radius: 0.5, mass: 1, position: [0, 0, 1]}
 """
+
+
+def generator(text):
+    """GOOD with one generator (a lattice or random_fill mapping), at line 12."""
+    return GOOD + "generators:\n  - " + text + "\n"
+
+
+def extra_body(text):
+    """GOOD with one more body (a flow mapping), at line 11."""
+    return GOOD + "  - " + text + "\n"
+
+
 cases = [
     ("unknown key", GOOD.replace("time_step", "timestep"), 3, "unknown key \"timestep\""),
     ("wrong type", GOOD.replace("end_time: 0.1", "end_time: soon"), 4, "end_time must be a finite number"),
@@ -185,13 +197,13 @@ cases = [
     ("negative mu", GOOD.replace("mu: 0.3", "mu: -0.3"), 7, "mu must be >= 0"),
     ("zero time step", GOOD.replace("time_step: 0.01", "time_step: 0"), 3, "time_step must be positive"),
     ("outside domain", GOOD.replace("position: [0, 0, 1]", "position: [0, 0, 11]"), 1, "outside the domain"),
-    ("overlap", GOOD + "  - {shape: sphere, radius: 0.5, mass: 1, position: [0.5, 0, 1]}\n", 1, "overlap by more than"),
+    ("overlap", extra_body("{shape: sphere, radius: 0.5, mass: 1, position: [0.5, 0, 1]}"), 1, "overlap by more than"),
     ("unknown material", GOOD.replace("mass: 1, position", "mass: 1, material: sand, position"), 10, "material \"sand\" is not defined"),
     ("unknown shape", GOOD.replace("shape: sphere", "shape: cone"), 10, "unknown shape \"cone\""),
     ("missing position", GOOD.replace(", position: [0, 0, 1]", ""), 10, "needs \"position\""),
-    ("lattice overlap", GOOD + "generators:\n  - lattice: {radius: 1, mass: 1, origin: [0, 0, 3], spacing: 1.5, count: [2, 2, 2]}\n", 12, "overlap at spacing"),
-    ("random fill too dense", GOOD + "generators:\n  - random_fill: {radius: 1, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 500, seed: 1}\n", 12, "would fill 3272 % of the region's volume"),
-    ("lattice beyond 32-bit indices", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, 100]}\n", 12, "more than talus's 32-bit indices can count"),
+    ("lattice overlap", generator("lattice: {radius: 1, mass: 1, origin: [0, 0, 3], spacing: 1.5, count: [2, 2, 2]}"), 12, "overlap at spacing"),
+    ("random fill too dense", generator("random_fill: {radius: 1, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 500, seed: 1}"), 12, "would fill 3272 % of the region's volume"),
+    ("lattice beyond 32-bit indices", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, 100]}"), 12, "more than talus's 32-bit indices can count"),
     ("key twice", GOOD.replace("end_time: 0.1", "end_time: 0.1\nend_time: 0.5"), 5, "key \"end_time\" given twice in one mapping (first at line 4)"),
     ("key twice in a body", GOOD.replace("radius: 0.5, mass: 1", "radius: 0.5, mass: 1, radius: 0.7"), 10, "key \"radius\" given twice"),
     ("nested too deep", GOOD + "extra: " + "[" * 5000 + "]" * 5000 + "\n", 11, "nested deeper than 64 levels"),
@@ -218,9 +230,9 @@ cases = [
     ("material without name", GOOD.replace("{name: grain, mu: 0.3}", "{mu: 0.3}"), 7, "a material needs \"name\""),
     ("domain without max", GOOD.replace("max: [5, 5, 10]}", "}").replace(", }", "}"), 5, "domain needs \"max\""),
     ("body without shape", GOOD.replace("{shape: sphere, radius: 0.5,", "{radius: 0.5,"), 10, "a body needs \"shape\""),
-    ("sphere with half extents", GOOD + "  - {shape: sphere, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4]}\n", 11, "sphere needs \"radius\""),
-    ("lattice without radius", GOOD + "generators:\n  - lattice: {mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2, 2]}\n", 12, "a generator needs \"radius\""),
-    ("unknown generator", GOOD + "generators:\n  - grid: {radius: 0.2}\n", 12, "unknown key \"grid\" in a generator (expected one of: lattice, random_fill)"),
+    ("sphere with half extents", extra_body("{shape: sphere, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4]}"), 11, "sphere needs \"radius\""),
+    ("lattice without radius", generator("lattice: {mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2, 2]}"), 12, "a generator needs \"radius\""),
+    ("unknown generator", generator("grid: {radius: 0.2}"), 12, "unknown key \"grid\" in a generator (expected one of: lattice, random_fill)"),
     ("material twice", GOOD.replace("  - {name: grain, mu: 0.3}", "  - {name: grain, mu: 0.3}\n  - {name: grain, mu: 0.5}"), 8, "material \"grain\" is defined twice"),
     # values: not finite, of the wrong sign, the wrong count, the wrong type
     ("mu NaN", GOOD.replace("mu: 0.3", "mu: .nan"), 7, "mu must be a finite number, got \".nan\""),
@@ -233,10 +245,10 @@ cases = [
     ("negative envelope", GOOD.replace("end_time: 0.1", "end_time: 0.1\nenvelope: -0.1"), 5, "envelope must be >= 0"),
     ("domain inverted", GOOD.replace("min: [-5, -5, -1], max: [5, 5, 10]", "min: [5, -5, -1], max: [-5, 5, 10]"), 5, "domain max must exceed min in every direction"),
     ("zero normal", GOOD.replace("normal: [0, 0, 1]", "normal: [0, 0, 0]"), 9, "a plane's normal must not be zero"),
-    ("box with two half extents", GOOD + "  - {shape: box, half_extents: [1, 1], mass: 1, position: [0, 0, 4]}\n", 11, "half_extents must have 3 numbers, it has 2"),
-    ("box negative half extent", GOOD + "  - {shape: box, half_extents: [1, -1, 1], mass: 1, position: [0, 0, 4]}\n", 11, "half_extents must be positive"),
-    ("rotation axis zero", GOOD + "  - {shape: box, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4], rotation: [0, 0, 0, 30]}\n", 11, "rotation axis must not be zero"),
-    ("rotation three numbers", GOOD + "  - {shape: box, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4], rotation: [0, 0, 30]}\n", 11, "must have 4 numbers, it has 3"),
+    ("box with two half extents", extra_body("{shape: box, half_extents: [1, 1], mass: 1, position: [0, 0, 4]}"), 11, "half_extents must have 3 numbers, it has 2"),
+    ("box negative half extent", extra_body("{shape: box, half_extents: [1, -1, 1], mass: 1, position: [0, 0, 4]}"), 11, "half_extents must be positive"),
+    ("rotation axis zero", extra_body("{shape: box, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4], rotation: [0, 0, 0, 30]}"), 11, "rotation axis must not be zero"),
+    ("rotation three numbers", extra_body("{shape: box, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4], rotation: [0, 0, 30]}"), 11, "must have 4 numbers, it has 3"),
     ("fixed not a boolean", GOOD.replace("position: [0, 0, 1]}", "position: [0, 0, 1], fixed: maybe}"), 10, "fixed must be true or false, got \"maybe\""),
     ("negative inertia", GOOD.replace("mass: 1, position", "mass: 1, inertia: [1, -1, 1], position"), 10, "inertia must be three positive principal moments"),
     ("inertia two numbers", GOOD.replace("mass: 1, position", "mass: 1, inertia: [1, 1], position"), 10, "must have 3 numbers, it has 2"),
@@ -244,18 +256,18 @@ cases = [
     ("position infinite", GOOD.replace("position: [0, 0, 1]", "position: [0, 0, .inf]"), 10, "position must be a finite number"),
     ("zero mass", GOOD.replace("mass: 1", "mass: 0"), 10, "mass must be positive"),
     # generators
-    ("lattice negative count", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, -2, 2]}\n", 12, "count must be three integers in 1..10000"),
-    ("lattice fractional count", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2.5, 2]}\n", 12, "count must be three integers in 1..10000, got 2.5"),
-    ("lattice zero spacing", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 0, count: [2, 2, 2]}\n", 12, "spacing must be positive"),
-    ("lattice negative jitter", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2, 2], jitter: -0.1}\n", 12, "jitter must be >= 0"),
-    ("random fill inverted box", GOOD + "generators:\n  - random_fill: {radius: 0.2, mass: 1, min: [2, 2, 3], max: [-2, -2, 7], count: 5, seed: 1}\n", 12, "must be wider than a sphere's diameter in every direction"),
-    ("random fill of nothing", GOOD + "generators:\n  - random_fill: {radius: 0.2, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 0, seed: 1}\n", 12, "count must be >= 1"),
+    ("lattice negative count", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, -2, 2]}"), 12, "count must be three integers in 1..10000"),
+    ("lattice fractional count", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2.5, 2]}"), 12, "count must be three integers in 1..10000, got 2.5"),
+    ("lattice zero spacing", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 0, count: [2, 2, 2]}"), 12, "spacing must be positive"),
+    ("lattice negative jitter", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2, 2], jitter: -0.1}"), 12, "jitter must be >= 0"),
+    ("random fill inverted box", generator("random_fill: {radius: 0.2, mass: 1, min: [2, 2, 3], max: [-2, -2, 7], count: 5, seed: 1}"), 12, "must be wider than a sphere's diameter in every direction"),
+    ("random fill of nothing", generator("random_fill: {radius: 0.2, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 0, seed: 1}"), 12, "count must be >= 1"),
 ]
 # a lattice of twice this machine's memory at 512 B a body (where that stays within the indices' 2.7e8)
 memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 layers = int(2 * memory / 512 / 1e8) + 1
 if layers * 1e8 <= 2.6e8:
-    cases.append(("lattice beyond memory", GOOD + "generators:\n  - lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, %d]}\n" % layers, 12, "this node has"))
+    cases.append(("lattice beyond memory", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, %d]}" % layers), 12, "this node has"))
 else:
     print("lattice beyond memory: skipped (this machine's %.0f GB hold what the indices can count)" % (memory / 1e9))
 for label, text, line, expected in cases:

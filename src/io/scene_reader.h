@@ -1,0 +1,40 @@
+/*
+ * Reading a scene's YAML document (src/io/scene_reader.c): numbers, integers, booleans, names and
+ * vectors from nodes, the keys of a mapping, each mistake reported as FILE:LINE: what is wrong.
+ */
+#ifndef TALUS_SCENE_READER_H
+#define TALUS_SCENE_READER_H
+#include <petscsys.h>
+#include <yaml.h>
+
+typedef struct {
+  const char     *file;
+  yaml_document_t doc;
+  MPI_Comm        comm;
+} SceneReader;
+
+#define SCENE_LINE(node) ((int)(node)->start_mark.line + 1)
+#define SceneError(r, node, ...) \
+  do { \
+    char msg_[512]; \
+    PetscCall(PetscSNPrintf(msg_, sizeof(msg_), __VA_ARGS__)); \
+    SETERRQ((r)->comm, PETSC_ERR_USER_INPUT, "%s:%d: %s", (r)->file, SCENE_LINE(node), msg_); \
+  } while (0)
+
+/* "a scalar", "a list", "a mapping": for messages */
+PETSC_INTERN const char    *SceneNodeKind(yaml_node_t *node);
+PETSC_INTERN PetscErrorCode SceneGetNumber(SceneReader *r, yaml_node_t *node, const char what[], PetscReal *value);
+PETSC_INTERN PetscErrorCode SceneGetInt(SceneReader *r, yaml_node_t *node, const char what[], PetscInt *value);
+PETSC_INTERN PetscErrorCode SceneGetBool(SceneReader *r, yaml_node_t *node, const char what[], PetscBool *value);
+PETSC_INTERN PetscErrorCode SceneGetString(SceneReader *r, yaml_node_t *node, const char what[], const char **value);
+PETSC_INTERN PetscErrorCode SceneGetVector(SceneReader *r, yaml_node_t *node, const char what[], PetscInt n,
+                                           PetscReal *v);
+PETSC_INTERN PetscErrorCode SceneCheckKeys(SceneReader *r, yaml_node_t *map, const char what[],
+                                           const char *const allowed[]);
+PETSC_INTERN yaml_node_t   *SceneLookup(SceneReader *r, yaml_node_t *map, const char key[]);
+PETSC_INTERN PetscErrorCode SceneRequireKey(SceneReader *r, yaml_node_t *map, const char key[], const char what[],
+                                            yaml_node_t **value);
+PETSC_INTERN PetscErrorCode SceneOptionalNumber(SceneReader *r, yaml_node_t *map, const char key[], PetscReal *value);
+PETSC_INTERN PetscErrorCode SceneOptionalVector(SceneReader *r, yaml_node_t *map, const char key[], PetscReal v[3]);
+
+#endif

@@ -183,7 +183,7 @@ PetscBool FCLibAllFinite(Vec v)
 
 PetscBool FCLibAllModest(Vec v)
 {
-  return (PetscBool)!(LocalLargestMagnitude(v) > FCLIB_LARGEST);
+  return (PetscBool) !(LocalLargestMagnitude(v) > FCLIB_LARGEST);
 }
 
 /* group/name, and the short name used in messages (W/p for /fclib_local/W/p) */

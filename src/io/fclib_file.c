@@ -171,7 +171,10 @@ static PetscReal LocalLargestMagnitude(Vec v)
 
   VecGetLocalSize(v, &n);
   VecGetArrayRead(v, &a);
-  for (PetscInt k = 0; k < n && !PetscIsNanReal(largest); k++) largest = PetscMax(largest, PetscAbsScalar(a[k]));
+  for (PetscInt k = 0; k < n && !PetscIsNanReal(largest); k++) {
+    const PetscReal x = PetscAbsScalar(a[k]);
+    if (PetscIsNanReal(x) || x > largest) largest = x; /* PetscMax(largest, NaN) would keep largest */
+  }
   VecRestoreArrayRead(v, &a);
   return largest;
 }

@@ -22,5 +22,9 @@ PETSC_EXTERN PetscErrorCode TalusOptionsCheckNumbers(MPI_Comm);
    given under their new name (-ccp_anti_relax false: -ccp_problem relaxed); given elsewhere, they are
    refused by TalusOptionsCheckUnused, which names the new one. */
 PETSC_EXTERN PetscErrorCode TalusOptionsTranslateRenamed(const char origin[]);
+/* Whether the database holds this option or one that replaces it (-tao_gatol and -ccp_force_rtol set
+   the same tolerance): a scene's or a checkpoint's option is put in only when this is false, so the
+   command line's choice wins over either. */
+PETSC_EXTERN PetscErrorCode TalusOptionsGiven(const char name[], PetscBool *given);
 
 #endif

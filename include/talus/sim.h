@@ -48,6 +48,7 @@ PETSC_EXTERN PetscErrorCode TalusSimCreate(MPI_Comm, TalusSim *);
 PETSC_EXTERN PetscErrorCode TalusSimDestroy(TalusSim *);
 PETSC_EXTERN PetscErrorCode TalusSimGetBodies(TalusSim, TalusBodies **);
 PETSC_EXTERN PetscErrorCode TalusSimSetGravity(TalusSim, const PetscReal g[3]);
+PETSC_EXTERN PetscErrorCode TalusSimGetGravity(TalusSim, PetscReal g[3]);
 PETSC_EXTERN PetscErrorCode TalusSimSetTimeStep(TalusSim, PetscReal dt);
 PETSC_EXTERN PetscErrorCode TalusSimSetFinalTime(TalusSim, PetscReal t_final);
 PETSC_EXTERN PetscErrorCode TalusSimSetEnvelope(TalusSim, PetscReal envelope);
@@ -57,6 +58,8 @@ PETSC_EXTERN PetscErrorCode TalusSimSetMatrixFree(TalusSim, PetscBool);
 /* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
    between steps (tolerances, iteration limits, monitors). Do not destroy it. */
 PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);
+/* the contact solver's tolerance (m/s), and -ccp_force_rtol when it set it (else 0) */
+PETSC_EXTERN PetscErrorCode TalusSimGetContactTolerance(TalusSim, PetscReal *tolerance, PetscReal *force_rtol);
 PETSC_EXTERN PetscErrorCode TalusSimSetFromOptions(TalusSim);
 /* Bodies leaving this box are removed with a warning (counted in bodies_lost). */
 PETSC_EXTERN PetscErrorCode TalusSimSetDomain(TalusSim, const PetscReal lo[3], const PetscReal hi[3]);

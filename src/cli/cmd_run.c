@@ -38,6 +38,34 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], TalusS
   PetscFunctionReturn(0);
 }
 
+/* What the contact problem is solved by, and to what tolerance (and where that tolerance comes from). */
+static PetscErrorCode PrintSolver(TalusSim sim)
+{
+  TalusCCP     ccp;
+  TalusCCPType problem;
+  Tao          tao;
+  TaoType      type;
+  PetscReal    tolerance, force_rtol, dt, g[3];
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetCCP(sim, &ccp));
+  PetscCall(TalusCCPGetType(ccp, &problem));
+  PetscCall(TalusCCPGetTao(ccp, &tao));
+  PetscCall(TaoGetType(tao, &type));
+  PetscCall(TalusSimGetContactTolerance(sim, &tolerance, &force_rtol));
+  PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
+  PetscCall(TalusSimGetGravity(sim, g));
+  if (force_rtol > 0.0)
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD,
+                  "talus: contact problem %s by %s to the residual %.3g m/s (-ccp_force_rtol %g x |g| %g x h %g)\n",
+                  problem, type, (double)tolerance, (double)force_rtol, (double)TalusNorm3(g), (double)dt));
+  else
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: contact problem %s by %s to the residual %.3g m/s (-tao_gatol)\n",
+                          problem, type, (double)tolerance));
+  PetscFunctionReturn(0);
+}
+
 /* The steps to the end time, or until the checkpointer says stop (signal or -walltime). */
 static PetscErrorCode RunSteps(TalusSim sim, TalusOutput out, TalusCheckpoint ck, PetscBool *stop)
 {
@@ -136,6 +164,7 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
                           scene.name, scene_file, nfinite, (double)dt, (double)t_final, dir));
     PetscCall(TalusOutputBegin(out, sim));
   }
+  PetscCall(PrintSolver(sim));
   { /* an error from here on is also recorded in summary.json (status failed) before it ends the run */
     PetscErrorCode ierr = RunSteps(sim, out, ck, &stop);
     if (ierr) {

@@ -82,6 +82,22 @@ PetscErrorCode TalusOptionsTranslateRenamed(const char origin[])
   PetscFunctionReturn(0);
 }
 
+/* Options that set the same thing in two ways: at most one of each pair may be given. */
+static const char *const Alternatives[][2] = {
+  {"-tao_gatol", "-ccp_force_rtol"},
+};
+
+PetscErrorCode TalusOptionsGiven(const char name[], PetscBool *given)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsHasName(NULL, NULL, name, given));
+  for (size_t k = 0; k < sizeof(Alternatives) / sizeof(Alternatives[0]) && !*given; k++)
+    for (int side = 0; side < 2; side++)
+      if (!strcmp(name, Alternatives[k][side]))
+        PetscCall(PetscOptionsHasName(NULL, NULL, Alternatives[k][1 - side], given));
+  PetscFunctionReturn(0);
+}
+
 static const char *RenamedTo(const char name[])
 {
   for (int k = 0; Renamed[k].old; k++)

@@ -135,7 +135,7 @@ static PetscErrorCode SetUnlessGiven(const char name[], const char value[], void
 
   PetscFunctionBegin;
   if (IsJobOption(name)) PetscFunctionReturn(0);
-  PetscCall(PetscOptionsHasName(NULL, NULL, name, &given));
+  PetscCall(TalusOptionsGiven(name, &given));
   if (!given) PetscCall(PetscOptionsSetValue(NULL, name, value));
   if (!given && ctx) PetscCall(TalusOptionsNoteOrigin(name, (const char *)ctx));
   PetscFunctionReturn(0);

@@ -424,7 +424,8 @@ static PetscErrorCode ReadFrictionPairs(SceneReader *r, yaml_node_t *list, Talus
   PetscFunctionReturn(0);
 }
 
-/* options: {name: value} into the PETSc options database, unless the command line set it already. */
+/* options: {name: value} into the PETSc options database, unless the command line set it (or its
+   alternative) already. */
 static PetscErrorCode ReadOptions(SceneReader *r, yaml_node_t *map)
 {
   PetscFunctionBegin;
@@ -438,7 +439,7 @@ static PetscErrorCode ReadOptions(SceneReader *r, yaml_node_t *map)
     if (key->type != YAML_SCALAR_NODE || value->type != YAML_SCALAR_NODE)
       SceneError(r, key, "options must map names to single values");
     PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", (const char *)key->data.scalar.value));
-    PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
+    PetscCall(TalusOptionsGiven(name, &set));
     if (!set) {
       char origin[PETSC_MAX_PATH_LEN + 32];
       PetscCall(PetscOptionsSetValue(NULL, name, (const char *)value->data.scalar.value));

@@ -29,13 +29,14 @@ static json_t *Int(PetscInt n)
 static json_t *Common(TalusOutput out, TalusSim sim, TalusRunStatus status)
 {
   json_t        *root = json_object();
-  PetscReal      t = 0.0, t_final = 0.0;
+  PetscReal      t = 0.0, t_final = 0.0, tolerance = 0.0, force_rtol = 0.0;
   PetscInt       step = 0;
   PetscMPIInt    size = 1;
   PetscLogDouble now  = 0.0;
 
   (void)TalusSimGetTime(sim, &t, &t_final, NULL);
   (void)TalusSimGetStep(sim, &step);
+  (void)TalusSimGetContactTolerance(sim, &tolerance, &force_rtol); /* the solver exists: the run made it */
   (void)PetscTime(&now);
   (void)MPI_Comm_size(out->comm, &size);
   json_object_set_new(root, "scene", json_string(out->scene.name));
@@ -49,6 +50,8 @@ static json_t *Common(TalusOutput out, TalusSim sim, TalusRunStatus status)
   json_object_set_new(root, "steps", Int(out->steps)); /* by this job (a restart counts from its checkpoint) */
   json_object_set_new(root, "steps_not_converged", Int(out->nonconverged));
   json_object_set_new(root, "residual_max", Real(out->residual_max));
+  json_object_set_new(root, "tolerance", Real(tolerance)); /* the solver's, m/s */
+  json_object_set_new(root, "force_rtol", force_rtol > 0.0 ? Real(force_rtol) : json_null());
   json_object_set_new(root, "wall_s", Real(out->start > 0.0 ? now - out->start : 0.0));
   return root;
 }

@@ -17,6 +17,7 @@ struct _p_TalusSim {
   PetscReal            gravity[3], dt, t, t_final, envelope;
   PetscInt             step;
   PetscBool            anti_relax;
+  PetscReal            force_rtol;  /* -ccp_force_rtol: the solver's tolerance is force_rtol |g| h (0: -tao_gatol's) */
   PetscBool            matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
   PetscReal
     *jacobian; /* the matrix-free B's records (up to TALUS_JACOBIAN_GENERAL per contact), kept from step to step */

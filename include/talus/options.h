@@ -6,6 +6,9 @@
 /* Records where an option put into the database came from (e.g. "scene.yaml:12, options:"), for the
    messages about it; options not recorded came from the command line. */
 PETSC_EXTERN PetscErrorCode TalusOptionsNoteOrigin(const char name[], const char origin[]);
+/* The same for a checkpoint's stored options: they were checked when that run started, so one that
+   nothing reads at the restart (it chose another -tao_type) is noted and not used, not refused. */
+PETSC_EXTERN PetscErrorCode TalusOptionsNoteStoredOrigin(const char name[], const char origin[]);
 /*
  * Collective, once every object of the run has read its options and before the run starts: an option
  * that nothing read is an error naming it, where it came from and, where one is close, the option

@@ -15,7 +15,8 @@
 extern const char *const TalusKnownOptionNames[], *const TalusIntegerOptionNames[], *const TalusRealOptionNames[];
 
 typedef struct {
-  char *name, *origin;
+  char     *name, *origin;
+  PetscBool stored; /* from a checkpoint's stored options: checked when that run started */
 } Origin;
 
 static Origin  *origins  = NULL;
@@ -33,22 +34,43 @@ static PetscErrorCode OriginsFree(void)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusOptionsNoteOrigin(const char name[], const char origin[])
+static PetscErrorCode NoteOrigin(const char name[], const char origin[], PetscBool stored)
 {
   PetscFunctionBegin;
   if (!origins_cap) PetscCall(PetscRegisterFinalize(OriginsFree));
   PetscCall(TalusGrowArray(sizeof(Origin), norigins + 1, &origins_cap, &origins));
   PetscCall(PetscStrallocpy(name[0] == '-' ? name + 1 : name, &origins[norigins].name));
   PetscCall(PetscStrallocpy(origin, &origins[norigins].origin));
+  origins[norigins].stored = stored;
   norigins++;
   PetscFunctionReturn(0);
 }
 
-static const char *OriginOf(const char name[])
+PetscErrorCode TalusOptionsNoteOrigin(const char name[], const char origin[])
+{
+  PetscFunctionBegin;
+  PetscCall(NoteOrigin(name, origin, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusOptionsNoteStoredOrigin(const char name[], const char origin[])
+{
+  PetscFunctionBegin;
+  PetscCall(NoteOrigin(name, origin, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+static const Origin *FindOrigin(const char name[])
 {
   for (PetscInt k = norigins - 1; k >= 0; k--)
-    if (!strcmp(origins[k].name, name)) return origins[k].origin;
-  return "the command line";
+    if (!strcmp(origins[k].name, name)) return &origins[k];
+  return NULL;
+}
+
+static const char *OriginOf(const char name[])
+{
+  const Origin *o = FindOrigin(name);
+  return o ? o->origin : "the command line";
 }
 
 /* Options that had another name: the new option, and its value for the old one's true (or no value)
@@ -79,22 +101,6 @@ PetscErrorCode TalusOptionsTranslateRenamed(const char origin[])
     }
     PetscCall(PetscOptionsClearValue(NULL, old));
   }
-  PetscFunctionReturn(0);
-}
-
-/* Options that set the same thing in two ways: at most one of each pair may be given. */
-static const char *const Alternatives[][2] = {
-  {"-tao_gatol", "-ccp_force_rtol"},
-};
-
-PetscErrorCode TalusOptionsGiven(const char name[], PetscBool *given)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscOptionsHasName(NULL, NULL, name, given));
-  for (size_t k = 0; k < sizeof(Alternatives) / sizeof(Alternatives[0]) && !*given; k++)
-    for (int side = 0; side < 2; side++)
-      if (!strcmp(name, Alternatives[k][side]))
-        PetscCall(PetscOptionsHasName(NULL, NULL, Alternatives[k][1 - side], given));
   PetscFunctionReturn(0);
 }
 
@@ -142,6 +148,15 @@ static int Distance(const char a[], const char b[])
       d[i][j] = best;
     }
   return PetscMin(d[la][lb], 9);
+}
+
+#define KNOWN_ELSEWHERE ": talus reads it only with other settings (another -tao_type, for example)"
+
+static PetscBool IsKnown(const char name[])
+{
+  for (int k = 0; TalusKnownOptionNames[k]; k++)
+    if (!strcmp(name, TalusKnownOptionNames[k] + 1)) return PETSC_TRUE;
+  return PETSC_FALSE;
 }
 
 /* The known option closest to name (without its dash), if close enough to be the one meant */
@@ -241,15 +256,26 @@ PetscErrorCode TalusOptionsCheckUnused(MPI_Comm comm)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_allow_unknown", &allow, NULL));
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   for (PetscInt k = 0; k < n; k++) {
-    const char *meant, *now;
+    const char   *meant, *now;
+    const Origin *o = FindOrigin(names[k]);
     if (ReadLater(names[k])) continue;
+    if (o && o->stored && !RenamedTo(names[k])) {
+      /* it was read when the checkpoint's run started: this restart chose another setting (another
+         -tao_type, say) that does not read it. Not the user's mistake, and nothing is lost. */
+      PetscCall(
+        PetscPrintf(comm, "talus: -%s (from %s) is not read by this run's settings: not used\n", names[k], o->origin));
+      continue;
+    }
     meant = Closest(names[k]);
-    now   = RenamedTo(names[k]);
+    if (meant && !strcmp(meant + 1, names[k])) meant = NULL; /* a known option, read only in other settings */
+    now = RenamedTo(names[k]);
     unknown++;
     if (len < sizeof(message) - 256) {
-      PetscCall(PetscSNPrintf(message + len, sizeof(message) - len, "%s-%s (from %s)%s%s%s", unknown > 1 ? "; " : "",
-                              names[k], OriginOf(names[k]), now ? ": it is now " : (meant ? ": did you mean " : ""),
-                              now ? now : (meant ? meant : ""), now ? "" : (meant ? "?" : "")));
+      PetscCall(
+        PetscSNPrintf(message + len, sizeof(message) - len, "%s-%s (from %s)%s%s%s", unknown > 1 ? "; " : "", names[k],
+                      OriginOf(names[k]),
+                      now ? ": it is now " : (meant ? ": did you mean " : (IsKnown(names[k]) ? KNOWN_ELSEWHERE : "")),
+                      now ? now : (meant ? meant : ""), now ? "" : (meant ? "?" : "")));
       PetscCall(PetscStrlen(message, &len));
     }
   }

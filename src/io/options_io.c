@@ -129,6 +129,50 @@ static PetscErrorCode KeepRunOption(const char name[], const char value[], void 
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  const char *name;
+  PetscBool   found;
+} Lookup;
+
+static PetscErrorCode MatchName(const char name[], const char value[], void *ctx)
+{
+  Lookup *l = (Lookup *)ctx;
+
+  (void)value;
+  if (!strcmp(name, l->name)) l->found = PETSC_TRUE;
+  return 0;
+}
+
+/* Whether the database holds name, without marking it used as PetscOptionsHasName would (an option
+   given on the command line and also stored in a checkpoint must still be reported if nothing reads it) */
+static PetscErrorCode InDatabase(const char name[], PetscBool *found)
+{
+  char  *all;
+  Lookup l = {name, PETSC_FALSE};
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  PetscCall(ForEachOption(all, MatchName, &l));
+  PetscCall(PetscFree(all));
+  *found = l.found;
+  PetscFunctionReturn(0);
+}
+
+/* Options that set the same thing in two ways: at most one of each pair may be given. */
+static const char *const Alternatives[][2] = {
+  {"-tao_gatol", "-ccp_force_rtol"},
+};
+
+PetscErrorCode TalusOptionsGiven(const char name[], PetscBool *given)
+{
+  PetscFunctionBegin;
+  PetscCall(InDatabase(name, given));
+  for (size_t k = 0; k < sizeof(Alternatives) / sizeof(Alternatives[0]) && !*given; k++)
+    for (int side = 0; side < 2; side++)
+      if (!strcmp(name, Alternatives[k][side])) PetscCall(InDatabase(Alternatives[k][1 - side], given));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode SetUnlessGiven(const char name[], const char value[], void *ctx)
 {
   PetscBool given;
@@ -137,7 +181,7 @@ static PetscErrorCode SetUnlessGiven(const char name[], const char value[], void
   if (IsJobOption(name)) PetscFunctionReturn(0);
   PetscCall(TalusOptionsGiven(name, &given));
   if (!given) PetscCall(PetscOptionsSetValue(NULL, name, value));
-  if (!given && ctx) PetscCall(TalusOptionsNoteOrigin(name, (const char *)ctx));
+  if (!given && ctx) PetscCall(TalusOptionsNoteStoredOrigin(name, (const char *)ctx));
   PetscFunctionReturn(0);
 }
 

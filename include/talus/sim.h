@@ -58,6 +58,9 @@ PETSC_EXTERN PetscErrorCode TalusSimSetMatrixFree(TalusSim, PetscBool);
 /* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
    between steps (tolerances, iteration limits, monitors). Do not destroy it. */
 PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);
+/* -ccp_force_rtol: solve each step to the residual rtol |g| h (m/s) instead of -tao_gatol, which keeps
+   each body's contact force within about 5 rtol of its weight (docs/solver.md); 0: -tao_gatol's */
+PETSC_EXTERN PetscErrorCode TalusSimSetContactForceTolerance(TalusSim, PetscReal rtol);
 /* the contact solver's tolerance (m/s), and -ccp_force_rtol when it set it (else 0) */
 PETSC_EXTERN PetscErrorCode TalusSimGetContactTolerance(TalusSim, PetscReal *tolerance, PetscReal *force_rtol);
 PETSC_EXTERN PetscErrorCode TalusSimSetFromOptions(TalusSim);

@@ -159,6 +159,16 @@ PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusSimSetContactForceTolerance(TalusSim sim, PetscReal rtol)
+{
+  PetscFunctionBegin;
+  PetscCheck(rtol >= 0.0 && !PetscIsInfOrNanReal(rtol), sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "the contact force tolerance must be a finite number >= 0, got %g", (double)rtol);
+  PetscCheck(!sim->ccp, sim->comm, PETSC_ERR_ORDER, "set the contact force tolerance before the solver is made");
+  sim->force_rtol = rtol;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimGetContactTolerance(TalusSim sim, PetscReal *tolerance, PetscReal *force_rtol)
 {
   Tao tao;
@@ -203,7 +213,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
     PetscOptionsReal("-ccp_force_rtol",
                      "Solve each step's contact problem to the residual RTOL |g| h (m/s): each body's contact force is "
                      "then within about 5 RTOL times its weight of the exact one (docs/solver.md); replaces -tao_gatol",
-                     "", sim->force_rtol, &sim->force_rtol, NULL));
+                     "TalusSimSetContactForceTolerance", sim->force_rtol, &sim->force_rtol, NULL));
   PetscCheck(sim->force_rtol >= 0.0, sim->comm, PETSC_ERR_USER_INPUT,
              "-ccp_force_rtol must be >= 0 (a fraction of the weight, such as 0.002; 0: -tao_gatol), got %g",
              (double)sim->force_rtol);

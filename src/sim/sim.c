@@ -118,7 +118,7 @@ static PetscErrorCode SetForceTolerance(TalusSim sim)
 {
   Tao         tao;
   const char *prefix;
-  PetscBool   gatol_given;
+  PetscBool   gatol_given, scaled;
   PetscReal   grtol, gttol;
   PetscReal   g = TalusNorm3(sim->gravity);
 
@@ -132,6 +132,10 @@ static PetscErrorCode SetForceTolerance(TalusSim sim)
   PetscCheck(g > 0.0, sim->comm, PETSC_ERR_USER_INPUT,
              "-ccp_force_rtol %g is relative to the weight, and this scene has no gravity: give -tao_gatol (m/s)",
              (double)sim->force_rtol);
+  PetscCall(TalusCCPGetScaling(sim->ccp, &scaled));
+  PetscCheck(!scaled, sim->comm, PETSC_ERR_USER_INPUT,
+             "-ccp_force_rtol with -ccp_scale: the solver would stop on the scaled problem's residual, which is "
+             "not in m/s, so the tolerance would not bound the forces; give -tao_gatol with -ccp_scale");
   PetscCall(TaoGetTolerances(tao, NULL, &grtol, &gttol));
   PetscCall(TaoSetTolerances(tao, sim->force_rtol * g * sim->dt, grtol, gttol));
   PetscFunctionReturn(0);

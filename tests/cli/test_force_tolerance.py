@@ -12,7 +12,8 @@ Usage: test_force_tolerance.py TALUS SOURCE_ROOT WORK_DIR
 - in a scene it sets the solver's tolerance to RHO |g| h, which the start line and summary.json
   state, follows -dt, overrides a scene's tao_gatol from the command line (and the other way round),
   survives a restart, and gives the same steps on 1 and 2 ranks;
-- unhappy paths: negative, not a number, given with -tao_gatol, a scene without gravity.
+- unhappy paths: negative, not a number, given with -tao_gatol, a scene without gravity, with
+  -ccp_scale (whose solver stops on the scaled problem's residual, not in m/s).
 """
 import csv
 import json
@@ -120,6 +121,7 @@ for args, message in (
     ([FILLING, "-ccp_force_rtol", "abc"], "-ccp_force_rtol"),
     ([FILLING, "-ccp_force_rtol", "0.002", "-tao_gatol", "1e-4"], "-ccp_force_rtol and -tao_gatol both set"),
     ([still, "-ccp_force_rtol", "0.002"], "this scene has no gravity: give -tao_gatol"),
+    ([FILLING, "-ccp_force_rtol", "0.002", "-ccp_scale"], "-ccp_force_rtol with -ccp_scale"),
 ):
     p = run(args + ["-o", os.path.join(WORK, "bad"), "-overwrite"])
     lines = [l for l in p.stderr.splitlines() if l.strip()]

@@ -110,7 +110,7 @@ PetscErrorCode TalusSimSetMatrixFree(TalusSim sim, PetscBool on)
  * velocity error dv against the exact solution is an impulse error m dv, a force error m dv / h,
  * that is dv / (|g| h) times its weight, whatever its mass (the heavy slab of the compaction as a
  * grain). The residual is not dv, but on the hard set (docs/solver.md, "A tolerance in force
- * units") the largest body's dv was 0.3 to 5.3 times it, so rho = 0.002 keeps every body's contact
+ * units") the largest body's dv was 0.2 to 5.3 times it, so rho = 0.002 keeps every body's contact
  * force within about 1 % of its weight. The tolerance then follows h and g, where a fixed one in
  * m/s is too strict at large steps and too loose at small ones.
  */
@@ -203,7 +203,7 @@ PetscErrorCode TalusSimGetStep(TalusSim sim, PetscInt *step)
 
 PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
-  PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope;
+  PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope, force_rtol = sim->force_rtol;
 
   PetscFunctionBegin;
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
@@ -217,10 +217,10 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
     PetscOptionsReal("-ccp_force_rtol",
                      "Solve each step's contact problem to the residual RTOL |g| h (m/s): each body's contact force is "
                      "then within about 5 RTOL times its weight of the exact one (docs/solver.md); replaces -tao_gatol",
-                     "TalusSimSetContactForceTolerance", sim->force_rtol, &sim->force_rtol, NULL));
-  PetscCheck(sim->force_rtol >= 0.0, sim->comm, PETSC_ERR_USER_INPUT,
+                     "TalusSimSetContactForceTolerance", force_rtol, &force_rtol, NULL));
+  PetscCheck(force_rtol >= 0.0, sim->comm, PETSC_ERR_USER_INPUT,
              "-ccp_force_rtol must be >= 0 (a fraction of the weight, such as 0.002; 0: -tao_gatol), got %g",
-             (double)sim->force_rtol);
+             (double)force_rtol);
   PetscCall(PetscOptionsBool(
     "-ccp_matrix_free",
     "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)",
@@ -229,6 +229,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(TalusSimSetTimeStep(sim, dt));
   PetscCall(TalusSimSetFinalTime(sim, t_final));
   PetscCall(TalusSimSetEnvelope(sim, envelope));
+  PetscCall(TalusSimSetContactForceTolerance(sim, force_rtol));
   PetscCall(TalusDecompSetFromOptions(sim->decomp));
   PetscFunctionReturn(0);
 }

@@ -10,11 +10,13 @@
 #include <talus.h>
 #include <talus/math3.h>
 #include <talus/contacts.h>
+#include <talus/joints.h>
 
 typedef struct {
   PetscInt           step;
   PetscReal          t;
   PetscInt           bodies, contacts, joints, warm_started;
+  PetscReal          joint_drift, joint_angle_drift; /* largest joint violation before the step: m, rad */
   PetscInt           iterations;
   TaoConvergedReason reason;
   PetscReal          residual;
@@ -91,6 +93,18 @@ PETSC_EXTERN PetscErrorCode TalusSimGetTime(TalusSim, PetscReal *t, PetscReal *t
 PETSC_EXTERN PetscErrorCode TalusSimGetStep(TalusSim, PetscInt *step);
 /* The last step's contacts kept by this rank (their local body indices are stale after migration: use id_a, id_b). */
 PETSC_EXTERN PetscErrorCode TalusSimGetContacts(TalusSim, const TalusContactList **);
+/* ---------------------------------------------------------------- joints (docs/mechanisms.md) */
+
+/* Adds a joint described in the world at the bodies' present poses (collective, the same on every
+   rank; before the first step). *index: its number, in the order joints are added. */
+PETSC_EXTERN PetscErrorCode TalusSimAddJoint(TalusSim, const TalusJointSpec *, PetscInt *index);
+/* The joints, the first row of each (n + 1 entries) and the last step's impulse of every row
+   (h times the force or torque), the same on every rank. */
+PETSC_EXTERN PetscErrorCode TalusSimGetJoints(TalusSim, PetscInt *n, const TalusJoint **, const PetscInt **row_start,
+                                              const PetscReal **impulse);
+/* Joint j's rows at the present configuration and time (collective). */
+PETSC_EXTERN PetscErrorCode TalusSimEvaluateJoint(TalusSim, PetscInt j, TalusJointRowTerms rows[]);
+
 /* ---------------------------------------------------------------- the state, for checkpoints */
 
 /* The simulator's state besides its bodies, materials and warm starts: what a checkpoint keeps and

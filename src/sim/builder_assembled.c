@@ -32,13 +32,24 @@ static PetscErrorCode AssembledEndBodies(TalusJacobianBuilder *jb, TalusStepCCP 
   PetscFunctionReturn(0);
 }
 
+/* Room for the COO entries of nblocks more blocks (the entries of the kinds before are kept). */
 static PetscErrorCode AssembledBeginBlocks(TalusJacobianBuilder *jb, const TalusConstraintKind *kind, PetscInt nblocks)
 {
-  const PetscInt n = kind->max_entries * nblocks;
+  const PetscInt n = jb->ncoo + kind->max_entries * nblocks;
+  PetscInt      *coo_i, *coo_j;
+  PetscScalar   *coo_v;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc3(n, &jb->coo_i, n, &jb->coo_j, n, &jb->coo_v));
-  jb->ncoo = 0;
+  jb->nblocks[kind->form] = nblocks;
+  jb->nrows += kind->rows * nblocks;
+  PetscCall(PetscMalloc3(n, &coo_i, n, &coo_j, n, &coo_v));
+  if (jb->ncoo) {
+    PetscCall(PetscArraycpy(coo_i, jb->coo_i, jb->ncoo));
+    PetscCall(PetscArraycpy(coo_j, jb->coo_j, jb->ncoo));
+    PetscCall(PetscArraycpy(coo_v, jb->coo_v, jb->ncoo));
+  }
+  PetscCall(PetscFree3(jb->coo_i, jb->coo_j, jb->coo_v));
+  jb->coo_i = coo_i, jb->coo_j = coo_j, jb->coo_v = coo_v;
   PetscFunctionReturn(0);
 }
 
@@ -50,14 +61,13 @@ static void AssembledAddBlock(TalusJacobianBuilder *jb, const TalusConstraintKin
                             &jb->coo_v[jb->ncoo]);
 }
 
-static PetscErrorCode AssembledEnd(TalusJacobianBuilder *jb, const TalusConstraintKind *kind, PetscInt nblocks,
-                                   TalusStepCCP *ccp)
+static PetscErrorCode AssembledEnd(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
 {
   TalusSim sim = jb->sim;
 
   PetscFunctionBegin;
-  PetscCall(TalusMatCreateCOO(sim->comm, kind->rows * nblocks, 6 * sim->ndynamic, PETSC_DETERMINE, PETSC_DETERMINE,
-                              jb->ncoo, jb->coo_i, jb->coo_j, jb->coo_v, INSERT_VALUES, &ccp->B));
+  PetscCall(TalusMatCreateCOO(sim->comm, jb->nrows, 6 * sim->ndynamic, PETSC_DETERMINE, PETSC_DETERMINE, jb->ncoo,
+                              jb->coo_i, jb->coo_j, jb->coo_v, INSERT_VALUES, &ccp->B));
   PetscCall(PetscFree3(jb->coo_i, jb->coo_j, jb->coo_v));
   ccp->apply_inverse_mass = TalusInverseMassDiagonal, ccp->inverse_mass_ctx = ccp->inverse_mass;
   if (sim->size > 1) { /* off-rank columns of B: the velocities each product gathers from other ranks */

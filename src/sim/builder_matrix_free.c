@@ -9,7 +9,7 @@
 
 /*
  * The body-space vector: this rank's dynamic bodies, then, as ghosts (block 6), the other ranks'
- * dynamic bodies that its contacts touch. slot[k] is body k's place in the local form (-1: fixed
+ * dynamic bodies that its contacts and joint rows touch. slot[k] is body k's place in the local form (-1: fixed
  * or untouched ghost).
  */
 static PetscErrorCode MatrixFreeBeginBodies(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
@@ -24,11 +24,13 @@ static PetscErrorCode MatrixFreeBeginBodies(TalusJacobianBuilder *jb, TalusStepC
   slot = jb->slot;
   for (PetscInt k = 0; k < b->n; k++)
     slot[k] = (k < b->nowned && b->dof[k] >= 0) ? (b->dof[k] - sim->dof_start) / 6 : -1;
-  for (PetscInt c = 0; c < sim->contacts.n; c++) {
-    const PetscInt pair[2] = {sim->contacts.c[c].a, sim->contacts.c[c].b};
+  for (PetscInt c = 0; c < sim->contacts.n + sim->njoint_rows_local; c++) { /* contacts, then joint rows */
+    const PetscBool joint   = (PetscBool)(c >= sim->contacts.n);
+    const PetscInt  pair[2] = {joint ? sim->joint_rows[c - sim->contacts.n].a : sim->contacts.c[c].a,
+                              joint ? sim->joint_rows[c - sim->contacts.n].b : sim->contacts.c[c].b};
     for (int side = 0; side < 2; side++) {
       const PetscInt k = pair[side];
-      if (k < b->nowned || b->dof[k] < 0 || slot[k] >= 0) continue;
+      if (k < b->nowned || b->dof[k] < 0 || slot[k] >= 0) continue; /* owned, the world, fixed, or seen */
       slot[k]          = sim->ndynamic + nghost;
       ghosts[nghost++] = b->dof[k] / 6; /* global block index */
     }
@@ -66,11 +68,24 @@ static PetscErrorCode MatrixFreeEndBodies(TalusJacobianBuilder *jb, TalusStepCCP
   PetscFunctionReturn(0);
 }
 
+/* Room for the blocks of a kind: the contacts' records and kinds (their lengths), or the free
+   rows' records, each kept in the simulator from step to step. */
 static PetscErrorCode MatrixFreeBeginBlocks(TalusJacobianBuilder *jb, const TalusConstraintKind *kind, PetscInt nblocks)
 {
   TalusSim sim = jb->sim;
 
   PetscFunctionBegin;
+  jb->nblocks[kind->form] = nblocks;
+  jb->nrows += kind->rows * nblocks;
+  if (kind->form == TALUS_BLOCK_FREE_ROW) {
+    if (nblocks > sim->joint_record_capacity) {
+      PetscCall(PetscFree2(sim->joint_record, sim->joint_record_slot));
+      sim->joint_record_capacity = TalusGrowCapacity(sim->joint_record_capacity, nblocks);
+      PetscCall(PetscMalloc2(kind->max_record * sim->joint_record_capacity, &sim->joint_record,
+                             2 * sim->joint_record_capacity, &sim->joint_record_slot));
+    }
+    PetscFunctionReturn(0);
+  }
   if (nblocks > sim->jacobian_capacity) {
     PetscCall(PetscFree3(sim->jacobian_slot, sim->jacobian_kind, sim->jacobian));
     sim->jacobian_capacity = TalusGrowCapacity(sim->jacobian_capacity, nblocks);
@@ -84,24 +99,30 @@ static PetscErrorCode MatrixFreeBeginBlocks(TalusJacobianBuilder *jb, const Talu
 static void MatrixFreeAddBlock(TalusJacobianBuilder *jb, const TalusConstraintKind *kind, PetscInt index,
                                const void *block, PetscInt row)
 {
-  TalusSim       sim    = jb->sim;
-  const PetscInt length = kind->record(sim->bodies, block, jb->slot, &sim->jacobian_slot[2 * index],
-                                       &sim->jacobian[jb->offset]);
+  TalusSim sim = jb->sim;
 
   (void)row;
-  sim->jacobian_kind[index] = (char)length;
-  jb->offset += length;
+  if (kind->form == TALUS_BLOCK_FREE_ROW) {
+    (void)kind->record(sim->bodies, block, jb->slot, &sim->joint_record_slot[2 * index],
+                       &sim->joint_record[TALUS_JACOBIAN_ROW * index]);
+    return;
+  }
+  {
+    const PetscInt length     = kind->record(sim->bodies, block, jb->slot, &sim->jacobian_slot[2 * index],
+                                             &sim->jacobian[jb->offset]);
+    sim->jacobian_kind[index] = (char)length;
+    jb->offset += length;
+  }
 }
 
-static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, const TalusConstraintKind *kind, PetscInt nblocks,
-                                    TalusStepCCP *ccp)
+static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
 {
   TalusSim sim = jb->sim;
 
   PetscFunctionBegin;
-  (void)kind;
-  PetscCall(TalusJacobianCreateShell(sim->comm, nblocks, sim->ndynamic, sim->jacobian_slot, sim->jacobian_kind,
-                                     sim->jacobian, sim->inverse_mass, &ccp->B));
+  PetscCall(TalusJacobianCreateShell(sim->comm, jb->nblocks[TALUS_BLOCK_CONE], jb->nblocks[TALUS_BLOCK_FREE_ROW],
+                                     sim->ndynamic, sim->jacobian_slot, sim->jacobian_kind, sim->jacobian,
+                                     sim->joint_record_slot, sim->joint_record, sim->inverse_mass, &ccp->B));
   PetscCall(PetscFree(jb->slot));
   ccp->apply_inverse_mass = TalusJacobianApplyInverseMass, ccp->inverse_mass_ctx = ccp->B;
   PetscFunctionReturn(0);

@@ -7,7 +7,8 @@
  * on every rank. A contact is kept by the owner of its lower-id dynamic body. Ghosts: every owned
  * body is copied to each rank whose region comes within ghost_width of its centre, with
  * ghost_width = 2 r_max + envelope (so both bodies of any contact are seen by the rank that keeps
- * it) + r_max (the farthest a body may move in one step; TalusSimMigrate enforces it).
+ * it) + r_max (the farthest a body may move in one step; TalusSimMigrate enforces it). A joint's
+ * other body goes, besides, to the rank that keeps the joint, however far (joints.c).
  */
 #include "sim_impl.h"
 
@@ -76,8 +77,8 @@ PetscErrorCode TalusSimNumberDofs(TalusSim sim)
 PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
 {
   TalusBodies     *b = sim->bodies;
-  PetscInt        *offset, nghost, ndest = 0;
-  PetscMPIInt     *dest, *ranks;
+  PetscInt        *offset, nghost, ndest = 0, nrequests, *requested, next = 0;
+  PetscMPIInt     *dest, *ranks, *requester;
   TalusBodyRecord *owned, *ghosts;
   PetscSF          sf;
   MPI_Datatype     unit;
@@ -91,6 +92,7 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
     sim->nghost = 0;
     PetscFunctionReturn(0);
   }
+  PetscCall(TalusSimJointGhostRequests(sim, &nrequests, &requested, &requester));
   PetscCall(PetscMalloc4(b->nowned + 1, &offset, sim->size, &ranks, b->nowned, &owned,
                          (size_t)b->nowned * sim->size + 1, &dest));
   offset[0] = 0;
@@ -104,9 +106,16 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
       PetscCall(TalusDecompRanksInBox(sim->decomp, lo, hi, &nr, ranks));
       for (PetscInt r = 0; r < nr; r++)
         if (ranks[r] != sim->rank) dest[ndest++] = ranks[r];
+      /* and the ranks whose joints reach it from farther away (sorted by body) */
+      for (; next < nrequests && requested[next] == k; next++) {
+        PetscBool seen = PETSC_FALSE;
+        for (PetscInt e = offset[k]; e < ndest; e++) seen = (PetscBool)(seen || dest[e] == requester[next]);
+        if (!seen) dest[ndest++] = requester[next];
+      }
       offset[k + 1] = ndest;
     }
   }
+  PetscCall(PetscFree2(requested, requester));
   PetscCall(TalusDecompCreateGhostSF(sim->decomp, b->nowned, offset, dest, &sf, &nghost));
   PetscCall(PetscMalloc1(nghost + 1, &ghosts));
   PetscCall(TalusDecompCreateRecordType(sizeof(TalusBodyRecord), &unit));

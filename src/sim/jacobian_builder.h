@@ -2,8 +2,9 @@
  * Private to the simulator's assembly of a step's CCP (step_ccp.c and the builders).
  *
  * Constraint kinds: a row block of the CCP is one constraint, and its kind says how many rows it
- * has and gives its rows' terms. Contacts are the kind there is (contact_kind.c, 3 rows: normal and
- * two tangents, seed 000 eq. 7); joints and limits are kinds to come, each a file with its table.
+ * has and gives its rows' terms. Contacts (contact_kind.c, 3 rows: normal and two tangents, seed 000
+ * eq. 7, in a friction cone) come first on each rank, then the rows of joints (joint_kind.c, 1 free
+ * row each, seed 000 eq. 12).
  *
  * Builders of B = D^T: one step's B in the form the run uses, fed the owned dynamic bodies and the
  * row blocks by TalusSimAssembleCCP, which knows no form. Matrix-free (builder_matrix_free.c: the
@@ -15,11 +16,18 @@
 #define TALUS_JACOBIAN_BUILDER_H
 #include "sim_impl.h"
 
+/* Where a kind's blocks go in the feasible set, and in which section of the matrix-free B. */
+typedef enum {
+  TALUS_BLOCK_CONE,    /* a friction cone of 3 rows (TalusFeasibleSet's mu) */
+  TALUS_BLOCK_FREE_ROW /* 1 free row */
+} TalusBlockForm;
+
 typedef struct {
-  const char *name;
-  PetscInt    rows;        /* rows per block */
-  PetscInt    max_record;  /* doubles of the longest matrix-free record of a block */
-  PetscInt    max_entries; /* nonzeros of B a block has at most (two bodies, 6 columns each) */
+  const char    *name;
+  PetscInt       rows; /* rows per block */
+  TalusBlockForm form;
+  PetscInt       max_record;  /* doubles of the longest matrix-free record of a block */
+  PetscInt       max_entries; /* nonzeros of B a block has at most (two bodies, 6 columns each) */
   /* The block's rows of the linear term before B v_free: its stabilisation (contacts: seed 000
      eq. 13, b_n = Phi / h, 0 on the tangents). */
   void (*stabilisation)(const void *block, PetscReal h, PetscScalar b[]);
@@ -36,7 +44,7 @@ typedef struct {
   void (*diagonal)(const TalusBodies *, const void *block, PetscScalar diag[]);
 } TalusConstraintKind;
 
-PETSC_INTERN const TalusConstraintKind TalusContactKind;
+PETSC_INTERN const TalusConstraintKind TalusContactKind, TalusJointRowKind;
 
 typedef struct _TalusJacobianBuilder TalusJacobianBuilder;
 
@@ -48,12 +56,13 @@ typedef struct {
      body-frame angular velocity: put into the form's frame, and its M^-1 recorded. */
   void (*add_body)(TalusJacobianBuilder *, PetscInt k, PetscInt d, PetscScalar v[6]);
   PetscErrorCode (*end_bodies)(TalusJacobianBuilder *, TalusStepCCP *);
-  /* Room for nblocks blocks of the kind, then each block at its first global row. */
+  /* Room for nblocks blocks of the kind, then each block (index among the kind's) at its first
+     global row; the cones' kind first, then the free rows' (one kind of each form). */
   PetscErrorCode (*begin_blocks)(TalusJacobianBuilder *, const TalusConstraintKind *, PetscInt nblocks);
   void (*add_block)(TalusJacobianBuilder *, const TalusConstraintKind *, PetscInt index, const void *block,
                     PetscInt row);
-  /* ccp->B, ccp->apply_inverse_mass and its context, ccp->bytes_per_product. */
-  PetscErrorCode (*end)(TalusJacobianBuilder *, const TalusConstraintKind *, PetscInt nblocks, TalusStepCCP *);
+  /* ccp->B (this rank's rows: jb->nrows), ccp->apply_inverse_mass and its context, ccp->bytes_per_product. */
+  PetscErrorCode (*end)(TalusJacobianBuilder *, TalusStepCCP *);
   /* After the solve: body k's velocity and body-frame angular velocity from its entries of v+. */
   void (*get_body)(TalusBodies *, PetscInt k, const PetscScalar v[6]);
 } TalusJacobianBuilderOps;
@@ -61,6 +70,8 @@ typedef struct {
 struct _TalusJacobianBuilder {
   const TalusJacobianBuilderOps *ops;
   TalusSim                       sim;
+  PetscInt                       nblocks[2]; /* blocks of each form (TalusBlockForm) */
+  PetscInt                       nrows;      /* this rank's rows of B */
   /* matrix-free: each body's slot in the ghosted body vector, the running length of the records */
   PetscInt *slot;
   PetscInt  offset;

@@ -19,6 +19,10 @@
  * body is 1/m and the world-frame inverse inertia A J^-1 A^T (6 numbers), applied by
  * TalusJacobianApplyInverseMass().
  *
+ * After the contacts' rows come free rows (joints): a row is its row of B for each of its two
+ * bodies, linear and angular parts in the world frame, 12 doubles and two slots, so that
+ * (B v)_r = G_a . x_a + G_b . x_b and (B^T g)_a += g_r G_a (TALUS_JACOBIAN_ROW).
+ *
  * The body-space vectors are ghosted (VecCreateGhostBlock, block 6): slots [0, nd) are this
  * rank's dynamic bodies, the following ones the other ranks' bodies that its contacts touch. B v
  * refreshes the ghosts first (VecGhostUpdate forward); B^T g accumulates into owned and ghost
@@ -47,10 +51,13 @@ typedef struct {
                             xx yy zz xy xz yz */
   /* B^T g assigns a body's entries at its first contact instead of zeroing the whole body vector
      first, which would be a pass of its own: */
-  unsigned char *first;              /* per contact: FIRST_A, FIRST_B if it is the first contact of its body a, b */
-  PetscInt      *untouched;          /* the owned slots no contact touches (zeroed by each B^T g) */
-  PetscInt       nuntouched, nslots; /* slots the contacts touch: [0, nslots) but the untouched */
-  PetscInt      *offset;             /* per contact, where its record starts (made for TalusMatGetBlockRows) */
+  unsigned char   *first;              /* per contact: FIRST_A, FIRST_B if it is the first contact of its body a, b */
+  PetscInt        *untouched;          /* the slots below nslots no contact touches (zeroed by each B^T g) */
+  PetscInt         nuntouched, nslots; /* slots the contacts and rows touch: [0, nslots) */
+  PetscInt         nrows;              /* free rows after the contacts' */
+  const PetscInt  *row_slot;           /* 2 per row, as slot */
+  const PetscReal *row_J;              /* TALUS_JACOBIAN_ROW per row */
+  PetscInt        *offset;             /* per contact, where its record starts (made for TalusMatGetBlockRows) */
 } JacobianShell;
 
 enum {
@@ -164,8 +171,32 @@ static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char
   }
 }
 
+/* a free row's G_a . x_a + G_b . x_b */
+static inline PetscReal GatherRow(const PetscReal *restrict G, PetscInt a, PetscInt b, const PetscScalar *restrict xv)
+{
+  PetscReal u = 0.0;
+
+  for (int side = 0; side < 2; side++) {
+    const PetscInt s = side ? b : a;
+    if (s < 0) continue;
+    for (int e = 0; e < 6; e++) u += G[6 * side + e] * xv[6 * s + e];
+  }
+  return u;
+}
+
+/* the free rows' part of GatherContacts (no shift: that is the contacts' normal rows') */
+static void GatherRows(PetscInt n, const PetscInt *restrict slot, const PetscReal *restrict J,
+                       const PetscScalar *restrict xv, const PetscScalar *restrict zv, PetscBool add,
+                       PetscScalar *restrict yv)
+{
+  for (PetscInt r = 0; r < n; r++) {
+    const PetscReal u = GatherRow(&J[TALUS_JACOBIAN_ROW * r], slot[2 * r], slot[2 * r + 1], xv);
+    yv[r]             = (add ? yv[r] : zv ? zv[r] : 0.0) + u;
+  }
+}
+
 /* y = B x, or y = z + B x when z is given (z may be y), plus the normal shift if given: one pass
-   over the contacts (TalusMatMultAddNormalShift) */
+   over the contacts (TalusMatMultAddNormalShift), then the free rows */
 static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec shift, Vec y)
 {
   JacobianShell     *ctx;
@@ -190,12 +221,13 @@ static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec shift, Vec y)
   if (shift) PetscCall(VecGetArrayRead(shift, &sv));
   PetscCall(VecGetArray(y, &yv));
   GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, zv, sv, add, yv);
+  GatherRows(ctx->nrows, ctx->row_slot, ctx->row_J, xv, zv ? zv + 3 * ctx->n : NULL, add, yv + 3 * ctx->n);
   PetscCall(VecRestoreArray(y, &yv));
   if (sv) PetscCall(VecRestoreArrayRead(shift, &sv));
   if (zv) PetscCall(VecRestoreArrayRead(z, &zv));
   PetscCall(VecRestoreArrayRead(xl, &xv));
   PetscCall(VecGhostRestoreLocalForm(x, &xl));
-  PetscCall(PetscLogFlops(48.0 * ctx->n));
+  PetscCall(PetscLogFlops(48.0 * ctx->n + 24.0 * ctx->nrows));
   PetscFunctionReturn(0);
 }
 
@@ -243,6 +275,18 @@ static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const cha
   }
 }
 
+/* y += B^T g of the free rows (after the contacts, which assigned what they touch first) */
+static void ScatterRows(PetscInt n, const PetscInt *restrict slot, const PetscReal *restrict J,
+                        const PetscScalar *restrict gv, PetscScalar *restrict yv)
+{
+  for (PetscInt r = 0; r < n; r++)
+    for (int side = 0; side < 2; side++) {
+      const PetscInt s = slot[2 * r + side];
+      if (s < 0) continue;
+      for (int e = 0; e < 6; e++) yv[6 * s + e] += gv[r] * J[TALUS_JACOBIAN_ROW * r + 6 * side + e];
+    }
+}
+
 /* y = B^T g */
 static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
 {
@@ -262,12 +306,13 @@ static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
   for (PetscInt u = 0; u < ctx->nuntouched; u++) PetscCall(PetscArrayzero(&yv[6 * ctx->untouched[u]], 6));
   if (nlocal > 6 * ctx->nslots) PetscCall(PetscArrayzero(&yv[6 * ctx->nslots], nlocal - 6 * ctx->nslots));
   ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, ctx->first, gv, yv);
+  ScatterRows(ctx->nrows, ctx->row_slot, ctx->row_J, gv + 3 * ctx->n, yv);
   PetscCall(VecRestoreArray(yl, &yv));
   PetscCall(VecRestoreArrayRead(g, &gv));
   PetscCall(VecGhostRestoreLocalForm(y, &yl));
   PetscCall(VecGhostUpdateBegin(y, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(VecGhostUpdateEnd(y, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(PetscLogFlops(51.0 * ctx->n));
+  PetscCall(PetscLogFlops(51.0 * ctx->n + 24.0 * ctx->nrows));
   PetscFunctionReturn(0);
 }
 
@@ -294,8 +339,8 @@ PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B)
   PetscFunctionReturn(0);
 }
 
-/* Each body's first contact, and the owned slots no contact touches (ghost slots exist only for
-   bodies that contacts touch) */
+/* Each body's first contact, and the slots no contact touches: the owned ones, and ghost slots of
+   bodies only free rows touch (ghost slots exist only for bodies that contacts or rows touch) */
 static PetscErrorCode FirstContacts(JacobianShell *ctx)
 {
   PetscBT seen;
@@ -303,15 +348,16 @@ static PetscErrorCode FirstContacts(JacobianShell *ctx)
   PetscFunctionBegin;
   ctx->nslots = ctx->ndynamic;
   for (PetscInt e = 0; e < 2 * ctx->n; e++) ctx->nslots = PetscMax(ctx->nslots, ctx->slot[e] + 1);
+  for (PetscInt e = 0; e < 2 * ctx->nrows; e++) ctx->nslots = PetscMax(ctx->nslots, ctx->row_slot[e] + 1);
   PetscCall(PetscBTCreate(ctx->nslots, &seen));
-  PetscCall(PetscMalloc2(ctx->n, &ctx->first, ctx->ndynamic, &ctx->untouched));
+  PetscCall(PetscMalloc2(ctx->n, &ctx->first, ctx->nslots, &ctx->untouched));
   for (PetscInt c = 0; c < ctx->n; c++) {
     const PetscInt a = ctx->slot[2 * c], b = ctx->slot[2 * c + 1];
     ctx->first[c] = (unsigned char)((a >= 0 && !PetscBTLookupSet(seen, a) ? FIRST_A : 0) |
                                     (b >= 0 && !PetscBTLookupSet(seen, b) ? FIRST_B : 0));
   }
   ctx->nuntouched = 0;
-  for (PetscInt k = 0; k < ctx->ndynamic; k++)
+  for (PetscInt k = 0; k < ctx->nslots; k++)
     if (!PetscBTLookup(seen, k)) ctx->untouched[ctx->nuntouched++] = k;
   PetscCall(PetscBTDestroy(&seen));
   PetscFunctionReturn(0);
@@ -417,16 +463,18 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt ndynamic, const PetscInt *slot,
-                                        const char *kind, const PetscReal *J, const PetscReal *minv, Mat *B)
+PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt nrows, PetscInt ndynamic,
+                                        const PetscInt *slot, const char *kind, const PetscReal *J,
+                                        const PetscInt *row_slot, const PetscReal *row_J, const PetscReal *minv, Mat *B)
 {
   JacobianShell *ctx;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&ctx));
   ctx->n = ncontacts, ctx->ndynamic = ndynamic, ctx->slot = slot, ctx->kind = kind, ctx->J = J, ctx->minv = minv;
+  ctx->nrows = nrows, ctx->row_slot = row_slot, ctx->row_J = row_J;
   PetscCall(FirstContacts(ctx));
-  PetscCall(MatCreateShell(comm, 3 * ncontacts, 6 * ndynamic, PETSC_DETERMINE, PETSC_DETERMINE, ctx, B));
+  PetscCall(MatCreateShell(comm, 3 * ncontacts + nrows, 6 * ndynamic, PETSC_DETERMINE, PETSC_DETERMINE, ctx, B));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT, (void (*)(void))JacobianMult));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_ADD, (void (*)(void))JacobianMultAdd));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_TRANSPOSE, (void (*)(void))JacobianMultTranspose));

@@ -4,8 +4,19 @@
 #ifndef TALUS_SIM_IMPL_H
 #define TALUS_SIM_IMPL_H
 #include <talus/sim.h>
+#include <talus/joints.h>
 #include "../grow.h"
 #include <decomp.h>
+
+/* One row of a joint in this step's CCP (joints.c, joint_kind.c): its bodies, its row of B in the
+   world frame (TalusJointRowTerms), its linear term g / h + g_t (seed 000 eq. 9c) and impulse. */
+typedef struct {
+  PetscInt  a, b;    /* local body indices (owned or ghost), -1 for the world */
+  PetscInt  row;     /* among all joints' rows (sim->joint_row_start) */
+  PetscReal G[2][6]; /* side A, side B: linear, then angular (world) */
+  PetscReal bias;    /* g / h + g_t */
+  PetscReal impulse; /* warm start in, solution out */
+} TalusJointRow;
 
 struct _p_TalusSim {
   MPI_Comm             comm;
@@ -27,6 +38,17 @@ struct _p_TalusSim {
   PetscReal *inverse_mass; /* the matrix-free M^-1 (TALUS_INVERSE_MASS per owned dynamic body), kept likewise */
   PetscInt   inverse_mass_capacity;
   TalusCCP   ccp;
+  /* joints (joints.c): the same on every rank */
+  PetscInt       njoints, njoint_rows;
+  TalusJoint    *joints;
+  PetscInt      *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
+  PetscReal     *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
+  PetscInt       njoint_bodies, *joint_body_ids; /* the bodies joints name, sorted */
+  TalusJointRow *joint_rows;                     /* this step's rows of the joints this rank keeps */
+  PetscInt       njoint_rows_local, joint_rows_capacity;
+  PetscReal      joint_drift[2]; /* this step's largest violation before it: lengths (m), angles (rad) */
+  PetscReal     *joint_record;   /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
+  PetscInt      *joint_record_slot, joint_record_capacity;
   /* the problem monitor (TalusSimSetProblemMonitor), and whether TalusSimStep is inside it */
   TalusSimProblemMonitorFn problem_monitor;
   void                    *problem_monitor_ctx;
@@ -64,21 +86,33 @@ PETSC_INTERN PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim, TalusStepCCP 
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
 /* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_AXIAL or _GENERAL
-   doubles (its kind), two body slots; per owned dynamic body TALUS_INVERSE_MASS doubles of M^-1
-   in the world frame. The arrays stay the caller's and must outlive B. */
+   doubles (its kind), two body slots; after the contacts' rows, nrows free rows of TALUS_JACOBIAN_ROW
+   doubles and two body slots each; per owned dynamic body TALUS_INVERSE_MASS doubles of M^-1 in the
+   world frame. The arrays stay the caller's and must outlive B. */
 #define TALUS_JACOBIAN_AXIAL   8
 #define TALUS_JACOBIAN_GENERAL 12
 #define TALUS_INVERSE_MASS     7
+/* A free row's record (a joint's): its row of B for each side, linear then angular, world frame. */
+#define TALUS_JACOBIAN_ROW 12
 /* Writes contact's record from its frame and world-frame lever arms; returns its kind (length). */
 PETSC_INTERN char TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3],
                                       PetscReal J[TALUS_JACOBIAN_GENERAL]);
 PETSC_INTERN void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9],
                                          PetscReal minv[TALUS_INVERSE_MASS]);
-PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt ndynamic,
+PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt nrows, PetscInt ndynamic,
                                                      const PetscInt *slot, const char *kind, const PetscReal *J,
+                                                     const PetscInt *row_slot, const PetscReal *row_J,
                                                      const PetscReal *minv, Mat *B);
 /* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
+
+/* joints.c: this step's rows of the joints this rank keeps (after the ghosts are built); the
+   impulses into sim->joint_impulse on every rank (after the solve); the other ranks that need an owned
+   body as a ghost because a joint they keep reaches it: n pairs (owned body, rank), sorted by body */
+PETSC_INTERN PetscErrorCode TalusSimBuildJointRows(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimShareJointImpulses(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimJointGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
+PETSC_INTERN PetscErrorCode TalusSimDestroyJoints(TalusSim);
 
 /* distribute.c */
 PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);

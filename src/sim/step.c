@@ -1,6 +1,7 @@
 /*
  * One time step (seed 000 eq. 9, the half-implicit symplectic Euler scheme):
- *   1. collide: contacts of the current configuration, warm-started from the last step's;
+ *   1. collide: contacts of the current configuration, warm-started from the last step's; the
+ *      rows of the joints (seed 000 eq. 9c);
  *   2. assemble: B = D^T, v_free = v + h M^-1 F, q = b + B v_free;
  *   3. solve: the CCP min 1/2 g.N g + q.g over the friction cones, N = B M^-1 B^T (apgd);
  *   4. integrate: v+ = v_free + M^-1 B^T g; r += h v+; orientation by the exact rotation h omega+.
@@ -72,7 +73,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   }
   PetscCall(TalusCCPSetOperator(sim->ccp, N));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
-  PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, 0, 0));
+  PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, 0, sim->njoint_rows_local)); /* joints: free rows */
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma));
   stats->bytes_per_product = ccp->bytes_per_product;
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
@@ -244,11 +245,12 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(TalusSimNumberDofs(sim));
   PetscCall(TalusSimBuildGhosts(sim));
   PetscCall(Collide(sim, stats));
+  PetscCall(TalusSimBuildJointRows(sim));
   PetscCall(PetscTime(&t1));
   PetscCall(TalusSimAssembleCCP(sim, &ccp));
   PetscCall(PetscTime(&t2));
   {
-    PetscInt total = sim->contacts.n;
+    PetscInt total = sim->contacts.n + sim->njoint_rows_local;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &total, 1, MPIU_INT, MPI_SUM, sim->comm));
     if (total > 0) PetscCall(Solve(sim, &ccp, stats));
     else stats->reason = TAO_CONVERGED_GATOL;
@@ -261,6 +263,10 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   }
   PetscCall(PetscTime(&t3));
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
+  PetscCall(TalusSimShareJointImpulses(sim));
+  stats->joints            = sim->njoints;
+  stats->joint_drift       = sim->joint_drift[0];
+  stats->joint_angle_drift = sim->joint_drift[1];
   PetscCall(ContactStatistics(sim, &ccp, stats));
   PetscCall(Integrate(sim));
   PetscCall(TalusStepCCPDestroy(&ccp));

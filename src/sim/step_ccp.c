@@ -1,7 +1,7 @@
 /*
- * The CCP of one time step (seed 000 eq. 13-14): B = D^T (3 rows per contact, 6 columns per
- * dynamic body), the free velocity v_free = v + h M^-1 F, the linear term q = b + B v_free with
- * b_n = Phi/h, and, after the solve, v+ = v_free + M^-1 B^T gamma.
+ * The CCP of one time step (seed 000 eq. 13-14): B = D^T (3 rows per contact, then 1 per joint
+ * row, seed 000 eq. 4 and 12; 6 columns per dynamic body), the free velocity v_free = v + h M^-1 F, the linear term q = b + B v_free with
+ * b_n = Phi/h and g/h + g_t for the joints (eq. 9c), and, after the solve, v+ = v_free + M^-1 B^T gamma.
  *
  * Every row block is a constraint of a kind (contact_kind.c) and B is made by a builder
  * (jacobian_builder.h), matrix-free (the default) or assembled (-ccp_matrix_free false, for
@@ -29,15 +29,36 @@ static const TalusJacobianBuilderOps *BuilderOf(TalusSim sim)
   return sim->matrix_free ? &TalusJacobianBuilderMatrixFree : &TalusJacobianBuilderAssembled;
 }
 
+/* A kind's blocks in this step: the contacts, or the rows of the joints this rank keeps. */
+static PetscInt BlockCount(TalusSim sim, const TalusConstraintKind *kind)
+{
+  return kind->form == TALUS_BLOCK_CONE ? sim->contacts.n : sim->njoint_rows_local;
+}
+
+static void *BlockOf(TalusSim sim, const TalusConstraintKind *kind, PetscInt i)
+{
+  return kind->form == TALUS_BLOCK_CONE ? (void *)&sim->contacts.c[i] : (void *)&sim->joint_rows[i];
+}
+
+/* The kinds of row block, in their order among each rank's rows (the feasible set's: cones first). */
+static const TalusConstraintKind *const kinds[] = {&TalusContactKind, &TalusJointRowKind};
+#define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
+/* This rank's rows: 3 per contact, then 1 per joint row */
+static PetscInt LocalRows(TalusSim sim)
+{
+  PetscInt n = 0;
+  for (int k = 0; k < NKINDS; k++) n += kinds[k]->rows * BlockCount(sim, kinds[k]);
+  return n;
+}
+
 static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *builder, TalusStepCCP *ccp)
 {
-  const TalusConstraintKind *kind = &TalusContactKind;
-  const PetscInt             rows = kind->rows;
-  TalusBodies               *b    = sim->bodies;
-  TalusContactList          *list = &sim->contacts;
-  TalusJacobianBuilder       jb   = {.ops = builder, .sim = sim};
-  PetscInt                   row_start;
-  PetscScalar               *vf, *gam, *q, *mu;
+  TalusBodies         *b     = sim->bodies;
+  TalusJacobianBuilder jb    = {.ops = builder, .sim = sim};
+  const PetscInt       nrows = LocalRows(sim);
+  PetscInt             row_start, row;
+  PetscScalar         *vf, *gam, *q, *mu;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAssemble, 0, 0, 0, 0));
@@ -54,26 +75,30 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   PetscCall(VecRestoreArray(ccp->v_free, &vf));
   PetscCall(jb.ops->end_bodies(&jb, ccp));
 
-  PetscCall(VecCreateMPI(sim->comm, list->n, PETSC_DETERMINE, &ccp->mu));
-  PetscCall(VecGetOwnershipRange(ccp->mu, &row_start, NULL));
-  row_start *= rows; /* global rows: blocks numbered rank by rank (prefix sums) */
-  PetscCall(VecCreateMPI(sim->comm, rows * list->n, PETSC_DETERMINE, &ccp->q));
+  PetscCall(VecCreateMPI(sim->comm, sim->contacts.n, PETSC_DETERMINE, &ccp->mu));
+  PetscCall(VecCreateMPI(sim->comm, nrows, PETSC_DETERMINE, &ccp->q));
+  PetscCall(VecGetOwnershipRange(ccp->q, &row_start, NULL)); /* global rows: numbered rank by rank */
   PetscCall(VecDuplicate(ccp->q, &ccp->gamma));
-  PetscCall(jb.ops->begin_blocks(&jb, kind, list->n));
   PetscCall(VecGetArray(ccp->mu, &mu));
   PetscCall(VecGetArray(ccp->q, &q));
   PetscCall(VecGetArray(ccp->gamma, &gam));
-  for (PetscInt c = 0; c < list->n; c++) {
-    const TalusContact *ct = &list->c[c];
-    jb.ops->add_block(&jb, kind, c, ct, row_start + rows * c);
-    mu[c] = ct->mu;
-    kind->stabilisation(ct, sim->dt, &q[rows * c]);
-    kind->get_impulse(ct, &gam[rows * c]);
+  for (PetscInt c = 0; c < sim->contacts.n; c++) mu[c] = sim->contacts.c[c].mu;
+  row = 0;
+  for (int k = 0; k < NKINDS; k++) {
+    const TalusConstraintKind *kind = kinds[k];
+    const PetscInt             n    = BlockCount(sim, kind);
+    PetscCall(jb.ops->begin_blocks(&jb, kind, n));
+    for (PetscInt i = 0; i < n; i++, row += kind->rows) {
+      const void *block = BlockOf(sim, kind, i);
+      jb.ops->add_block(&jb, kind, i, block, row_start + row);
+      kind->stabilisation(block, sim->dt, &q[row]);
+      kind->get_impulse(block, &gam[row]);
+    }
   }
   PetscCall(VecRestoreArray(ccp->gamma, &gam));
   PetscCall(VecRestoreArray(ccp->q, &q));
   PetscCall(VecRestoreArray(ccp->mu, &mu));
-  PetscCall(jb.ops->end(&jb, kind, list->n, ccp));
+  PetscCall(jb.ops->end(&jb, ccp));
   PetscCall(MatMultAdd(ccp->B, ccp->v_free, ccp->q, ccp->q)); /* q = b + B v_free */
   PetscCall(PetscLogEventEnd(TALUS_EventAssemble, 0, 0, 0, 0));
   PetscFunctionReturn(0);
@@ -96,26 +121,28 @@ PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim sim, TalusStepCCP *ccp)
 /* The diagonal of N = B M^-1 B^T for the step's rows, block by block (for -ccp_scale). */
 PetscErrorCode TalusSimGetDelassusDiagonal(TalusSim sim, Vec *diagonal)
 {
-  const TalusConstraintKind *kind = &TalusContactKind;
-  PetscScalar               *d;
+  PetscScalar *d;
+  PetscInt     row = 0;
 
   PetscFunctionBegin;
-  PetscCall(VecCreateMPI(sim->comm, kind->rows * sim->contacts.n, PETSC_DETERMINE, diagonal));
+  PetscCall(VecCreateMPI(sim->comm, LocalRows(sim), PETSC_DETERMINE, diagonal));
   PetscCall(VecGetArray(*diagonal, &d));
-  for (PetscInt c = 0; c < sim->contacts.n; c++) kind->diagonal(sim->bodies, &sim->contacts.c[c], &d[kind->rows * c]);
+  for (int k = 0; k < NKINDS; k++)
+    for (PetscInt i = 0; i < BlockCount(sim, kinds[k]); i++, row += kinds[k]->rows)
+      kinds[k]->diagonal(sim->bodies, BlockOf(sim, kinds[k], i), &d[row]);
   PetscCall(VecRestoreArray(*diagonal, &d));
   PetscFunctionReturn(0);
 }
 
 /* v+ = v_free + M^-1 B^T gamma (seed 000 eq. 13) into the bodies and into ccp->v_plus; gamma into
-   the contacts, where the next step finds its warm start. */
+   the contacts and joint rows, where the next step finds its warm start. */
 PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
 {
-  const TalusConstraintKind     *kind    = &TalusContactKind;
   const TalusJacobianBuilderOps *builder = BuilderOf(sim);
   TalusBodies                   *b       = sim->bodies;
   Vec                            dv;
   const PetscScalar             *v, *gam;
+  PetscInt                       row = 0;
 
   PetscFunctionBegin;
   PetscCall(VecDuplicate(ccp->v_free, &ccp->v_plus));
@@ -130,7 +157,9 @@ PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
   }
   PetscCall(VecRestoreArrayRead(dv, &v));
   PetscCall(VecGetArrayRead(ccp->gamma, &gam));
-  for (PetscInt c = 0; c < sim->contacts.n; c++) kind->set_impulse(&sim->contacts.c[c], &gam[kind->rows * c]);
+  for (int k = 0; k < NKINDS; k++)
+    for (PetscInt i = 0; i < BlockCount(sim, kinds[k]); i++, row += kinds[k]->rows)
+      kinds[k]->set_impulse(BlockOf(sim, kinds[k], i), &gam[row]);
   PetscCall(VecRestoreArrayRead(ccp->gamma, &gam));
   PetscFunctionReturn(0);
 }

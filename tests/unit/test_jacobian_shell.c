@@ -84,7 +84,7 @@ int main(int argc, char **argv)
   }
   CHECK(naxial == 1, "%" PetscInt_FMT " axial records, expected 1", naxial);
   for (PetscInt k = 0; k < TALUS_INVERSE_MASS * NBODIES; k++) minv[k] = 1.0;
-  PetscCall(TalusJacobianCreateShell(PETSC_COMM_SELF, NCONTACTS, NBODIES, slot, kind, J, minv, &B));
+  PetscCall(TalusJacobianCreateShell(PETSC_COMM_SELF, NCONTACTS, 0, NBODIES, slot, kind, J, NULL, NULL, minv, &B));
   PetscCall(VecCreateGhostBlock(PETSC_COMM_SELF, 6, 6 * NBODIES, PETSC_DECIDE, 0, NULL, &v));
   PetscCall(VecDuplicate(v, &w0));
   PetscCall(VecDuplicate(v, &w1));

@@ -98,6 +98,8 @@ PETSC_EXTERN PetscErrorCode TalusSimGetContacts(TalusSim, const TalusContactList
 /* Adds a joint described in the world at the bodies' present poses (collective, the same on every
    rank; before the first step). *index: its number, in the order joints are added. */
 PETSC_EXTERN PetscErrorCode TalusSimAddJoint(TalusSim, const TalusJointSpec *, PetscInt *index);
+/* Whether TalusSimAddJoint would take the spec: *why NULL, or the reason it would refuse it. */
+PETSC_EXTERN PetscErrorCode TalusSimCheckJoint(TalusSim, const TalusJointSpec *, const char **why);
 /* The joints, the first row of each (n + 1 entries) and the last step's impulse of every row
    (h times the force or torque), the same on every rank. */
 PETSC_EXTERN PetscErrorCode TalusSimGetJoints(TalusSim, PetscInt *n, const TalusJoint **, const PetscInt **row_start,
@@ -140,6 +142,10 @@ typedef struct {
   PetscInt             nhistory;
   TalusContactHistory *history;
   const PetscMPIInt   *history_rank;
+  /* the joints and their rows' last impulses (TalusSimGetJoints), the same on every rank */
+  PetscInt          njoints;
+  const TalusJoint *joints;
+  const PetscReal  *joint_impulse;
 } TalusSimSnapshot;
 
 PETSC_EXTERN PetscErrorCode TalusSimGetComm(TalusSim, MPI_Comm *);

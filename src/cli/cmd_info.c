@@ -92,9 +92,9 @@ PetscErrorCode TalusCommandInfo(int argc, char **argv)
                           " removed), planes: %" PetscInt_FMT ", materials: %" PetscInt_FMT "\n",
                           info.nbodies, info.nfinite, info.bodies_lost, info.nplanes, info.nmaterials));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "  contacts with warm starts: %" PetscInt_FMT
+                          "  contacts with warm starts: %" PetscInt_FMT ", joints: %" PetscInt_FMT
                           "\n  size: %.3f MB (%.0f B per body)\n  options: %s\n",
-                          info.ncontacts, size / 1e6, info.nbodies ? size / info.nbodies : 0.0,
+                          info.ncontacts, info.njoints, size / 1e6, info.nbodies ? size / info.nbodies : 0.0,
                           options[0] ? options : "(none)"));
     PetscCall(PetscFree(options));
   }

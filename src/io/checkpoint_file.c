@@ -66,6 +66,21 @@ static const TalusH5Field contact_fields[] = {
   CONTACT_INT("rank", rank),
   {"impulse", PETSC_FALSE, 3, offsetof(ContactRow, h.impulse)},
 };
+#define JOINT_FIELD(name, integer, member, width) \
+  { \
+    name, integer, width, offsetof(TalusJoint, member) \
+  }
+/* the joints (format 2), every one on every rank: rank 0 writes them, every rank reads them all */
+static const TalusH5Field joint_fields[] = {
+  JOINT_FIELD("type", PETSC_TRUE, type, 1),
+  JOINT_FIELD("bodies", PETSC_TRUE, body, 2),
+  JOINT_FIELD("owner_side", PETSC_TRUE, owner_side, 1),
+  JOINT_FIELD("anchor", PETSC_FALSE, anchor, 6),
+  JOINT_FIELD("axis", PETSC_FALSE, axis, 6),
+  JOINT_FIELD("reference", PETSC_FALSE, reference, 6),
+  JOINT_FIELD("length", PETSC_FALSE, length, 1),
+  JOINT_FIELD("motion", PETSC_FALSE, motion, 5),
+};
 #define NFIELDS(f) ((int)(sizeof(f) / sizeof((f)[0])))
 
 /* ------------------------------------------------------------------------------ helpers */
@@ -162,7 +177,10 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   BodyRow                   *mine, *in, *slice, *planes;
   ContactRow                *contacts;
   PetscMPIInt               *dest;
-  PetscInt                   nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory;
+  PetscInt                   nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory, njoints;
+  const TalusJoint          *joints;
+  const PetscInt            *joint_row_start;
+  const PetscReal           *joint_impulse;
   hid_t                      fapl;
   char                      *options;
 
@@ -173,6 +191,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetState(sim, &state));
   PetscCall(TalusSimGetHistory(sim, &nhistory, &history));
+  PetscCall(TalusSimGetJoints(sim, &njoints, &joints, &joint_row_start, &joint_impulse));
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "checkpoints are written between steps (no ghosts)");
   PetscCall(PetscLogEventBegin(TALUS_EventCheckpointWrite, 0, 0, 0, 0));
   /* bodies to the ranks that write their rows */
@@ -242,9 +261,11 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
                               state.rebalances,
                               w.size,
                               state.anti_relax,
-                              state.has_domain};
-    const char *names[]    = {"version",   "step",        "finite_bodies", "bodies", "planes",          "contacts",
-                              "materials", "bodies_lost", "rebalances",    "ranks",  "anti_relaxation", "has_domain"};
+                              state.has_domain,
+                              njoints};
+    const char *names[]    = {"version",         "step",       "finite_bodies", "bodies",     "planes",
+                              "contacts",        "materials",  "bodies_lost",   "rebalances", "ranks",
+                              "anti_relaxation", "has_domain", "joints"};
     PetscInt    backoff[2] = {state.decomp_last_rebalance, state.decomp_cooldown};
     char        created[64];
     time_t      clock = time(NULL);
@@ -274,6 +295,13 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
                               w.rank == 0 ? nplanes : 0, planes));
   PetscCall(TalusH5WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal,
                               coffset, nhistory, contacts));
+  if (njoints) {
+    const PetscInt nrows = joint_row_start[njoints];
+    PetscCall(TalusH5WriteTable(&w, "joints", joint_fields, NFIELDS(joint_fields), sizeof(TalusJoint), njoints, 0,
+                                w.rank == 0 ? njoints : 0, joints));
+    PetscCall(TalusH5WriteDataset(&w, w.file, "joint_impulses", TALUS_H5_REAL, nrows, 1, 0, w.rank == 0 ? nrows : 0,
+                                  joint_impulse));
+  }
   {
     const PetscInt nm = b->nmaterials, mine_m = w.rank == 0 ? nm : 0;
     PetscReal     *props;
@@ -326,11 +354,12 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
   if (!r->bad && strcmp(format, TALUS_CHECKPOINT_FORMAT))
     TalusH5Fault(r, "not a talus checkpoint (format \"%s\")", format);
   TalusH5ReadAttribute(r, r->file, "version", PETSC_TRUE, 1, &info->version);
-  if (!r->bad && info->version != TALUS_CHECKPOINT_VERSION) {
+  if (!r->bad && (info->version < 1 || info->version > TALUS_CHECKPOINT_VERSION)) {
     char v[32];
     snprintf(v, sizeof(v), "%d", (int)info->version);
-    TalusH5Fault(r, "format version %s; this talus reads version " PetscStringize(TALUS_CHECKPOINT_VERSION), v);
+    TalusH5Fault(r, "format version %s; this talus reads versions 1 to " PetscStringize(TALUS_CHECKPOINT_VERSION), v);
   }
+  if (!r->bad && info->version >= 2) TalusH5ReadAttribute(r, r->file, "joints", PETSC_TRUE, 1, &info->njoints);
   TalusH5ReadAttribute(r, r->file, "step", PETSC_TRUE, 1, &info->step);
   TalusH5ReadAttribute(r, r->file, "finite_bodies", PETSC_TRUE, 1, &info->nfinite);
   TalusH5ReadAttribute(r, r->file, "bodies", PETSC_TRUE, 1, &info->nbodies);
@@ -377,7 +406,8 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
   }
   if (!r->bad && (info->nfinite < 0 || info->nbodies < 0 || info->nbodies > info->nfinite || info->nplanes < 0 ||
                   info->ncontacts < 0 || info->nmaterials < 1 || info->bodies_lost < 0 || info->ranks < 1 ||
-                  info->nmaterials > 1000000 || info->nfinite > PETSC_MAX_INT / 8 || info->nplanes > 1000000))
+                  info->nmaterials > 1000000 || info->nfinite > PETSC_MAX_INT / 8 || info->nplanes > 1000000 ||
+                  info->njoints < 0 || info->njoints > PETSC_MAX_INT / 8))
     TalusH5Fault(r, "%s", "the header's counts are inconsistent");
   if (!r->bad && (info->step < 0 || !(info->t >= 0.0 && info->t < PETSC_INFINITY) ||
                   !(info->dt > 0.0 && info->dt < PETSC_INFINITY) || PetscIsInfOrNanReal(info->t_final)))
@@ -468,6 +498,24 @@ static const char *RowFault(BodyRow *row, PetscInt nmaterials, PetscInt max_id, 
   return NULL;
 }
 
+/* A stored joint as strictly as a scene's: NULL, or the fault. */
+static const char *JointFault(const TalusJoint *j, PetscInt max_id)
+{
+  if (j->type < 0 || j->type >= TALUS_NJOINT_TYPES) return "an unknown type";
+  if (j->owner_side < 0 || j->owner_side > 1 || j->body[j->owner_side] == TALUS_WORLD) return "no body keeping it";
+  for (int side = 0; side < 2; side++) {
+    if (j->body[side] < TALUS_WORLD || j->body[side] >= max_id) return "a body id outside the scene's";
+    if (!AllFinite(j->anchor[side], 3) || !AllFinite(j->axis[side], 3) || !AllFinite(j->reference[side], 3))
+      return "a value that is not a finite number";
+    if (PetscAbsReal(TalusNorm3(j->axis[side]) - 1.0) > 1e-6 ||
+        PetscAbsReal(TalusNorm3(j->reference[side]) - 1.0) > 1e-6)
+      return "an axis that is not a unit vector";
+  }
+  if (!(j->length >= 0.0 && j->length < PETSC_INFINITY) || !AllFinite(&j->motion.offset, 5))
+    return "a length or motion that is not valid";
+  return NULL;
+}
+
 /* Every stored id once: the ranks OR their ids into one bitmap of the scene's ids (an id twice on a
    rank is caught as it is set; across ranks, by fewer bits than ids). */
 static PetscErrorCode CheckUniqueIds(TalusH5Reader *r, const BodyRow *rows, PetscInt n, PetscInt nplanes,
@@ -514,6 +562,32 @@ static void CheckExtent(TalusH5Reader *r, const char name[], PetscInt expected)
   H5Dclose(dset);
 }
 
+/* The joints (format 2) on every rank, with their rows' impulses; NULL when there are none. */
+static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *info, TalusJoint **joints,
+                                 PetscReal **impulse, PetscInt *nrows)
+{
+  const PetscInt max_id = info->nfinite + info->nplanes + info->bodies_lost;
+  const char    *fault;
+
+  PetscFunctionBegin;
+  *joints = NULL, *impulse = NULL, *nrows = 0;
+  if (!info->njoints) PetscFunctionReturn(0);
+  CheckExtent(r, "joints/type", info->njoints);
+  PetscCall(PetscCalloc1(info->njoints, joints));
+  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS(joint_fields), sizeof(TalusJoint), info->njoints, 0,
+                             info->njoints, *joints, PETSC_FALSE));
+  for (PetscInt j = 0; j < info->njoints && !r->bad; j++) {
+    if ((fault = JointFault(&(*joints)[j], max_id))) TalusH5Fault(r, "a joint has %s", fault);
+    else *nrows += TalusJointTypeRows((TalusJointType)(*joints)[j].type);
+  }
+  CheckExtent(r, "joint_impulses", *nrows);
+  PetscCall(PetscCalloc1(*nrows + 1, impulse));
+  if (!r->bad)
+    PetscCall(TalusH5ReadDataset(r, "joint_impulses", TALUS_H5_REAL, *nrows, 1, 0, *nrows, *impulse, PETSC_FALSE));
+  if (!r->bad && !AllFinite(*impulse, (int)*nrows)) TalusH5Fault(r, "%s", "a joint impulse is not a finite number");
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene,
                                        char **scene_text, PetscLogDouble *io_seconds)
 {
@@ -526,8 +600,11 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   BodyRow             *rows = NULL, *planes = NULL;
   ContactRow          *crows         = NULL;
   TalusBodyRecord     *plane_records = NULL, *records = NULL;
-  TalusContactHistory *history   = NULL;
-  TalusMaterial       *materials = NULL;
+  TalusContactHistory *history       = NULL;
+  TalusMaterial       *materials     = NULL;
+  TalusJoint          *joints        = NULL;
+  PetscReal           *joint_impulse = NULL;
+  PetscInt             njoint_rows   = 0;
   PetscMPIInt         *dest = NULL, *hdest = NULL;
   char                *names = NULL, *options = NULL;
   PetscBool            same_layout;
@@ -562,6 +639,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
                              hi - lo, rows, PETSC_TRUE));
   PetscCall(TalusH5ReadTable(&r, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow),
                              info.ncontacts, clo, chi - clo, crows, PETSC_TRUE));
+  PetscCall(ReadJoints(&r, &info, &joints, &joint_impulse, &njoint_rows));
   PetscCall(TalusH5ReadText(&r, "scene", scene_text));
   PetscCall(TalusH5ReadText(&r, "options",
                             &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
@@ -595,6 +673,8 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     PetscCall(PetscFree(mu_pair));
     PetscCall(PetscFree(names));
     PetscCall(PetscFree(*scene_text));
+    PetscCall(PetscFree(joints));
+    PetscCall(PetscFree(joint_impulse));
   }
   PetscCall(TalusH5Verdict(&r));
   TalusH5Close(&r);
@@ -628,17 +708,20 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     history[h] = crows[h].h;
     hdest[h]   = same_layout ? (PetscMPIInt)crows[h].rank : SliceRank(info.nfinite, r.size, crows[h].owner_slot);
   }
-  snap.nmaterials   = nm;
-  snap.materials    = materials;
-  snap.mu_pair      = mu_pair;
-  snap.nplanes      = info.nplanes;
-  snap.planes       = plane_records;
-  snap.nbodies      = nkeep;
-  snap.bodies       = records;
-  snap.body_rank    = dest;
-  snap.nhistory     = chi - clo;
-  snap.history      = history;
-  snap.history_rank = hdest;
+  snap.nmaterials    = nm;
+  snap.materials     = materials;
+  snap.mu_pair       = mu_pair;
+  snap.nplanes       = info.nplanes;
+  snap.planes        = plane_records;
+  snap.nbodies       = nkeep;
+  snap.bodies        = records;
+  snap.body_rank     = dest;
+  snap.nhistory      = chi - clo;
+  snap.history       = history;
+  snap.history_rank  = hdest;
+  snap.njoints       = info.njoints;
+  snap.joints        = joints;
+  snap.joint_impulse = joint_impulse;
   PetscCall(TalusSimRestore(sim, &snap));
 
   PetscCall(PetscMemzero(scene, sizeof(*scene)));
@@ -654,6 +737,8 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(PetscFree(props));
   PetscCall(PetscFree(mu_pair));
   PetscCall(PetscFree(names));
+  PetscCall(PetscFree(joints));
+  PetscCall(PetscFree(joint_impulse));
   PetscCall(PetscLogEventEnd(TALUS_EventCheckpointRead, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

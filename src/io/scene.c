@@ -93,9 +93,31 @@ static PetscErrorCode SetState(SceneReader *r, yaml_node_t *map, TalusBodies *b,
   PetscFunctionReturn(0);
 }
 
-static const char *const body_keys[] = {"shape",    "mass",     "inertia",          "material",
-                                        "position", "velocity", "angular_velocity", "rotation",
-                                        "fixed",    NULL};
+static const char *const body_keys[] = {
+  "shape",    "mass",  "inertia", "material", "position", "velocity", "angular_velocity",
+  "rotation", "fixed", "name",    NULL};
+
+/* A body's name (joints refer to it): unique, not "world", not a number (an id is one) */
+static PetscErrorCode ReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id)
+{
+  yaml_node_t *node = SceneLookup(r, map, "name");
+  const char  *name;
+  char        *end;
+
+  PetscFunctionBegin;
+  if (!node) PetscFunctionReturn(0);
+  PetscCall(SceneGetString(r, node, "name", &name));
+  (void)strtod(name, &end);
+  if (!name[0] || strlen(name) >= sizeof(r->names->entry[0].name) || !strcmp(name, "world") || *end == 0)
+    SceneError(r, node, "a body's name must be 1 to %d characters, not \"world\" and not a number, got \"%.64s\"",
+               (int)sizeof(r->names->entry[0].name) - 1, name);
+  for (PetscInt k = 0; k < r->names->n; k++)
+    if (!strcmp(r->names->entry[k].name, name)) SceneError(r, node, "two bodies are named \"%s\"", name);
+  PetscCall(PetscRealloc(sizeof(r->names->entry[0]) * (r->names->n + 1), &r->names->entry));
+  PetscCall(PetscStrncpy(r->names->entry[r->names->n].name, name, sizeof(r->names->entry[0].name)));
+  r->names->entry[r->names->n++].id = id;
+  PetscFunctionReturn(0);
+}
 
 /* A body's keys: body_keys, then every shape's size key (one per shape, in table order). */
 static void BodyKeys(const char *keys[])
@@ -133,6 +155,7 @@ static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
   if ((node = SceneLookup(r, map, "fixed"))) PetscCall(SceneGetBool(r, node, "fixed", &fixed));
   PetscCall(SceneRequireKey(r, map, "position", "a body", &node));
   PetscCall(SceneGetVector(r, node, "position", 3, position));
+  PetscCall(ReadBodyName(r, map, b->n));
   PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, fixed, position, &k));
   if ((node = SceneLookup(r, map, "inertia"))) { /* principal moments given instead of the shape's */
     PetscReal J[3];
@@ -499,9 +522,10 @@ static PetscErrorCode CheckPlacement(SceneReader *r, yaml_node_t *where, TalusSi
   PetscFunctionReturn(0);
 }
 
-static const char *const top_keys[] = {"name",       "gravity",           "time_step", "end_time",       "envelope",
-                                       "domain",     "overlap_tolerance", "materials", "friction_pairs", "bodies",
-                                       "generators", "options",           NULL};
+static const char *const top_keys[] = {"name",           "gravity", "time_step",         "end_time",
+                                       "envelope",       "domain",  "overlap_tolerance", "materials",
+                                       "friction_pairs", "bodies",  "generators",        "joints",
+                                       "options",        NULL};
 
 static PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene);
 
@@ -560,7 +584,8 @@ static PetscErrorCode CheckDuplicateKeys(SceneReader *r)
 
 PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, TalusScene *scene)
 {
-  SceneReader    r = {.file = file, .comm = comm};
+  SceneBodyNames names = {0};
+  SceneReader    r     = {.file = file, .comm = comm, .names = &names};
   yaml_parser_t  parser;
   FILE          *fp;
   yaml_node_t   *root;
@@ -602,6 +627,7 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], TalusSim sim, Ta
   ierr = CheckDuplicateKeys(&r);
   if (!ierr) ierr = SceneRead(&r, root, sim, scene);
   yaml_document_delete(&r.doc); /* on errors too */
+  PetscCall(PetscFree(names.entry));
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
@@ -674,6 +700,7 @@ static PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim
   }
   if (b->n == 0) SceneError(&r, root, "the scene has no bodies (give bodies: or generators:)");
   PetscCall(CheckPlacement(&r, root, sim, scene));
+  if ((node = SceneLookup(&r, root, "joints"))) PetscCall(SceneReadJoints(&r, node, sim));
   if ((node = SceneLookup(&r, root, "options"))) PetscCall(ReadOptions(&r, node));
 
   PetscCall(TalusSimSetGravity(sim, g));

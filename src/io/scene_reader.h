@@ -7,10 +7,20 @@
 #include <petscsys.h>
 #include <yaml.h>
 
+/* The names bodies are given in a scene (joints name their bodies), with their global ids. */
+typedef struct {
+  PetscInt n;
+  struct {
+    char     name[64];
+    PetscInt id;
+  } * entry;
+} SceneBodyNames;
+
 typedef struct {
   const char     *file;
   yaml_document_t doc;
   MPI_Comm        comm;
+  SceneBodyNames *names; /* the reader's owner frees it */
 } SceneReader;
 
 #define SCENE_LINE(node) ((int)(node)->start_mark.line + 1)
@@ -36,5 +46,9 @@ PETSC_INTERN PetscErrorCode SceneRequireKey(SceneReader *r, yaml_node_t *map, co
                                             yaml_node_t **value);
 PETSC_INTERN PetscErrorCode SceneOptionalNumber(SceneReader *r, yaml_node_t *map, const char key[], PetscReal *value);
 PETSC_INTERN PetscErrorCode SceneOptionalVector(SceneReader *r, yaml_node_t *map, const char key[], PetscReal v[3]);
+
+/* scene_joints.c: the joints: list, once every body has its id (names from r->names) */
+#include <talus/sim.h>
+PETSC_INTERN PetscErrorCode SceneReadJoints(SceneReader *r, yaml_node_t *list, TalusSim sim);
 
 #endif

@@ -22,45 +22,88 @@ static TalusPose PoseOf(const TalusBodies *b, PetscInt k)
   return P;
 }
 
-PetscErrorCode TalusSimAddJoint(TalusSim sim, const TalusJointSpec *spec, PetscInt *index)
+/* Joint j = njoints, its rows after the others' with impulse 0; its bodies among the joints' bodies */
+static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscReal impulse)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscRealloc(sizeof(TalusJoint) * (sim->njoints + 1), &sim->joints));
+  PetscCall(PetscRealloc(sizeof(PetscInt) * (sim->njoints + 2), &sim->joint_row_start));
+  if (sim->njoints == 0) sim->joint_row_start[0] = 0;
+  sim->joints[sim->njoints]              = *joint;
+  sim->joint_row_start[sim->njoints + 1] = sim->joint_row_start[sim->njoints] +
+                                           TalusJointTypeRows((TalusJointType)joint->type);
+  sim->njoint_rows = sim->joint_row_start[sim->njoints + 1];
+  PetscCall(PetscRealloc(sizeof(PetscReal) * sim->njoint_rows, &sim->joint_impulse));
+  for (PetscInt r = sim->joint_row_start[sim->njoints]; r < sim->njoint_rows; r++) sim->joint_impulse[r] = impulse;
+  sim->njoints++;
+  /* the bodies joints name, sorted and unique */
+  PetscCall(PetscRealloc(sizeof(PetscInt) * (sim->njoint_bodies + 2), &sim->joint_body_ids));
+  for (int side = 0; side < 2; side++)
+    if (joint->body[side] != TALUS_WORLD) sim->joint_body_ids[sim->njoint_bodies++] = joint->body[side];
+  PetscCall(PetscSortRemoveDupsInt(&sim->njoint_bodies, sim->joint_body_ids));
+  PetscFunctionReturn(0);
+}
+
+/* The joint a spec describes at the bodies' present poses, or in *why the reason it cannot be */
+static PetscErrorCode JointOf(TalusSim sim, const TalusJointSpec *spec, TalusJoint *joint, const char **why)
 {
   TalusBodies *b    = sim->bodies;
   PetscInt     k[2] = {-1, -1};
   TalusPose    pose[2];
   PetscBool    dynamic[2] = {PETSC_FALSE, PETSC_FALSE};
-  const char  *why;
-  TalusJoint   joint;
 
   PetscFunctionBegin;
   PetscCheck(!sim->distributed, sim->comm, PETSC_ERR_ORDER,
              "joints are added while every rank holds every body: before the first step");
+  *why = NULL;
   for (int side = 0; side < 2; side++) {
     if (spec->body[side] == TALUS_WORLD) continue;
     for (PetscInt i = 0; i < b->n && k[side] < 0; i++)
       if (b->id[i] == spec->body[side]) k[side] = i;
-    PetscCheck(k[side] >= 0, sim->comm, PETSC_ERR_USER_INPUT,
-               "joint %" PetscInt_FMT ": there is no body %" PetscInt_FMT, sim->njoints, spec->body[side]);
+    if (k[side] < 0) {
+      *why = "it names a body that does not exist";
+      PetscFunctionReturn(0);
+    }
     dynamic[side] = (PetscBool)!b->fixed[k[side]];
   }
   for (int side = 0; side < 2; side++) pose[side] = PoseOf(b, k[side]);
-  why = TalusJointFromSpec(spec, &pose[0], &pose[1], dynamic[0], dynamic[1], &joint);
-  PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT, "joint %" PetscInt_FMT " (%s): %s", sim->njoints,
-             spec->type >= 0 && spec->type < TALUS_NJOINT_TYPES ? TalusJointTypeNames[spec->type] : "?", why);
-  PetscCall(PetscRealloc(sizeof(TalusJoint) * (sim->njoints + 1), &sim->joints));
-  PetscCall(PetscRealloc(sizeof(PetscInt) * (sim->njoints + 2), &sim->joint_row_start));
-  if (sim->njoints == 0) sim->joint_row_start[0] = 0;
-  sim->joints[sim->njoints]              = joint;
-  sim->joint_row_start[sim->njoints + 1] = sim->joint_row_start[sim->njoints] + TalusJointTypeRows(spec->type);
-  sim->njoint_rows                       = sim->joint_row_start[sim->njoints + 1];
-  PetscCall(PetscRealloc(sizeof(PetscReal) * sim->njoint_rows, &sim->joint_impulse));
-  for (PetscInt r = sim->joint_row_start[sim->njoints]; r < sim->njoint_rows; r++) sim->joint_impulse[r] = 0.0;
+  *why = TalusJointFromSpec(spec, &pose[0], &pose[1], dynamic[0], dynamic[1], joint);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimCheckJoint(TalusSim sim, const TalusJointSpec *spec, const char **why)
+{
+  TalusJoint joint;
+
+  PetscFunctionBegin;
+  PetscCall(JointOf(sim, spec, &joint, why));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimAddJoint(TalusSim sim, const TalusJointSpec *spec, PetscInt *index)
+{
+  TalusJoint  joint;
+  const char *why;
+
+  PetscFunctionBegin;
+  PetscCall(JointOf(sim, spec, &joint, &why));
+  PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT,
+             "joint %" PetscInt_FMT " (%s, bodies %" PetscInt_FMT " and %" PetscInt_FMT "): %s", sim->njoints,
+             spec->type >= 0 && spec->type < TALUS_NJOINT_TYPES ? TalusJointTypeNames[spec->type] : "?", spec->body[0],
+             spec->body[1], why);
   if (index) *index = sim->njoints;
-  sim->njoints++;
-  /* the bodies joints name, sorted and unique */
-  PetscCall(PetscRealloc(sizeof(PetscInt) * (sim->njoint_bodies + 2), &sim->joint_body_ids));
-  for (int side = 0; side < 2; side++)
-    if (spec->body[side] != TALUS_WORLD) sim->joint_body_ids[sim->njoint_bodies++] = spec->body[side];
-  PetscCall(PetscSortRemoveDupsInt(&sim->njoint_bodies, sim->joint_body_ids));
+  PetscCall(AppendJoint(sim, &joint, 0.0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetJoints(TalusSim sim, PetscInt n, const TalusJoint joints[], const PetscReal impulse[])
+{
+  PetscFunctionBegin;
+  PetscCheck(sim->njoints == 0, sim->comm, PETSC_ERR_ORDER, "joints are restored into a simulation without joints");
+  for (PetscInt j = 0; j < n; j++) {
+    PetscCall(AppendJoint(sim, &joints[j], 0.0));
+    for (PetscInt r = sim->joint_row_start[j]; r < sim->joint_row_start[j + 1]; r++) sim->joint_impulse[r] = impulse[r];
+  }
   PetscFunctionReturn(0);
 }
 

@@ -113,6 +113,8 @@ PETSC_INTERN PetscErrorCode TalusSimBuildJointRows(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimShareJointImpulses(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimJointGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
 PETSC_INTERN PetscErrorCode TalusSimDestroyJoints(TalusSim);
+/* A restart's joints and their rows' impulses (into a simulation without joints). */
+PETSC_INTERN PetscErrorCode TalusSimSetJoints(TalusSim, PetscInt n, const TalusJoint[], const PetscReal impulse[]);
 
 /* distribute.c */
 PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);

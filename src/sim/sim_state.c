@@ -106,6 +106,7 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   sim->rmax        = s->rmax;
   for (int d = 0; d < 3; d++)
     sim->gravity[d] = s->gravity[d], sim->domain_min[d] = s->domain_min[d], sim->domain_max[d] = s->domain_max[d];
+  PetscCall(TalusSimSetJoints(sim, snap->njoints, snap->joints, snap->joint_impulse));
   PetscCall(TalusDecompSetBackoff(sim->decomp, s->decomp_last_rebalance, s->decomp_cooldown));
   sim->distributed = PETSC_TRUE;
   /* the partition the run that wrote the snapshot made right after writing it (TalusCheckpointWrite) */

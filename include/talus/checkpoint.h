@@ -11,7 +11,8 @@
 #include <talus/scene.h>
 
 #define TALUS_CHECKPOINT_FORMAT "talus-checkpoint"
-/* 2 (talus 0.2): joints and their impulses; version 1 files (no joints) are still read */
+/* 2 (talus 0.2): joints and their impulses, prescribed motions, loads, springs; version 1 files (none of
+   them) are still read */
 #define TALUS_CHECKPOINT_VERSION 2
 /* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
    wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
@@ -20,7 +21,7 @@
 /* What a checkpoint's header says (read without loading the bodies). */
 typedef struct {
   PetscInt  version, step, nfinite, nbodies, nplanes, ncontacts, nmaterials, bodies_lost, ranks;
-  PetscInt  njoints, njoint_rows;
+  PetscInt  njoints, nprescribed, nloads, nsprings; /* format 2 */
   PetscReal t, dt, t_final;
   char      scene_name[256], created[64];
   char      writer[128]; /* "talus 0.1.0 (commit 1a2b3c4d5e6f)" */

@@ -11,6 +11,7 @@
 #include <talus/math3.h>
 #include <talus/contacts.h>
 #include <talus/joints.h>
+#include <talus/drives.h>
 
 typedef struct {
   PetscInt           step;
@@ -21,6 +22,7 @@ typedef struct {
   TaoConvergedReason reason;
   PetscReal          residual;
   PetscReal          kinetic_energy;
+  PetscReal          potential_energy;          /* of gravity (-m g . x) and the springs, after the step */
   PetscReal          max_penetration;           /* max(0, -Phi) over contacts before the step */
   PetscReal          complementarity_error;     /* max_i |gamma_n (Phi/h + v_n)| after the step (seed 001 eq. 8) */
   PetscReal          support_force_over_weight; /* force on fixed bodies along gravity / weight of dynamic bodies */
@@ -107,6 +109,32 @@ PETSC_EXTERN PetscErrorCode TalusSimGetJoints(TalusSim, PetscInt *n, const Talus
 /* Joint j's rows at the present configuration and time (collective). */
 PETSC_EXTERN PetscErrorCode TalusSimEvaluateJoint(TalusSim, PetscInt j, TalusJointRowTerms rows[]);
 
+/* ---------------------------------------------------------------- drives (include/talus/drives.h) */
+
+/* Body motion->body follows the motion from now (made fixed: out of the velocity space). Before the
+   first step, as are the others below. */
+PETSC_EXTERN PetscErrorCode TalusSimAddPrescribedMotion(TalusSim, const TalusPrescribedMotion *);
+/* A fixed body's material moves at v + w x (x - centre), world frame (a conveyor); it stays put. */
+PETSC_EXTERN PetscErrorCode TalusSimSetSurfaceVelocity(TalusSim, PetscInt id, const PetscReal v[3],
+                                                       const PetscReal w[3]);
+PETSC_EXTERN PetscErrorCode TalusSimAddLoad(TalusSim, const TalusLoad *);
+/* A spring between the world points points[0] (on body[0]) and points[1] (on body[1]) now;
+   *stability: its h^2 K / m + 2 h C / m (refused at 4 and above). */
+PETSC_EXTERN PetscErrorCode TalusSimAddSpring(TalusSim, const TalusSpring *, const PetscReal points[2][3],
+                                              PetscReal *stability);
+/* The stability number TalusSimAddSpring would find, without adding the spring. */
+PETSC_EXTERN PetscErrorCode TalusSimCheckSpring(TalusSim, const TalusSpring *, const PetscReal points[2][3],
+                                                PetscReal *stability);
+PETSC_EXTERN PetscErrorCode TalusSimGetDrives(TalusSim, PetscInt *nprescribed, const TalusPrescribedMotion **,
+                                              PetscInt *nloads, const TalusLoad **, PetscInt *nsprings,
+                                              const TalusSpring **);
+/* A restart's drives (into a simulation without them). */
+PETSC_EXTERN PetscErrorCode TalusSimSetDrives(TalusSim, PetscInt nprescribed, const TalusPrescribedMotion *,
+                                              PetscInt nloads, const TalusLoad *, PetscInt nsprings,
+                                              const TalusSpring *);
+/* Gravity's and the springs' potential energy of the present configuration (collective). */
+PETSC_EXTERN PetscErrorCode TalusSimGetPotentialEnergy(TalusSim, PetscReal *);
+
 /* ---------------------------------------------------------------- the state, for checkpoints */
 
 /* The simulator's state besides its bodies, materials and warm starts: what a checkpoint keeps and
@@ -146,6 +174,11 @@ typedef struct {
   PetscInt          njoints;
   const TalusJoint *joints;
   const PetscReal  *joint_impulse;
+  /* the prescribed motions, loads and springs (TalusSimGetDrives) */
+  PetscInt                     nprescribed, nloads, nsprings;
+  const TalusPrescribedMotion *prescribed;
+  const TalusLoad             *loads;
+  const TalusSpring           *springs;
 } TalusSimSnapshot;
 
 PETSC_EXTERN PetscErrorCode TalusSimGetComm(TalusSim, MPI_Comm *);

@@ -81,6 +81,36 @@ static const TalusH5Field joint_fields[] = {
   JOINT_FIELD("length", PETSC_FALSE, length, 1),
   JOINT_FIELD("motion", PETSC_FALSE, motion, 5),
 };
+#define DRIVE_FIELD(type, name, integer, member, width) \
+  { \
+    name, integer, width, offsetof(type, member) \
+  }
+static const TalusH5Field prescribed_fields[] = {
+  DRIVE_FIELD(TalusPrescribedMotion, "body", PETSC_TRUE, body, 1),
+  DRIVE_FIELD(TalusPrescribedMotion, "velocity", PETSC_FALSE, velocity, 3),
+  DRIVE_FIELD(TalusPrescribedMotion, "amplitude", PETSC_FALSE, amplitude, 3),
+  DRIVE_FIELD(TalusPrescribedMotion, "frequency", PETSC_FALSE, frequency, 1),
+  DRIVE_FIELD(TalusPrescribedMotion, "phase", PETSC_FALSE, phase, 1),
+  DRIVE_FIELD(TalusPrescribedMotion, "angular_velocity", PETSC_FALSE, angular_velocity, 3),
+  DRIVE_FIELD(TalusPrescribedMotion, "t0", PETSC_FALSE, t0, 1),
+  DRIVE_FIELD(TalusPrescribedMotion, "position0", PETSC_FALSE, position0, 3),
+  DRIVE_FIELD(TalusPrescribedMotion, "quaternion0", PETSC_FALSE, quaternion0, 4),
+};
+static const TalusH5Field load_fields[] = {
+  DRIVE_FIELD(TalusLoad, "body", PETSC_TRUE, body, 1),
+  DRIVE_FIELD(TalusLoad, "force", PETSC_FALSE, force, 3),
+  DRIVE_FIELD(TalusLoad, "torque", PETSC_FALSE, torque, 3),
+  DRIVE_FIELD(TalusLoad, "point", PETSC_FALSE, point, 3),
+  DRIVE_FIELD(TalusLoad, "body_frame", PETSC_TRUE, body_frame, 1),
+};
+static const TalusH5Field spring_fields[] = {
+  DRIVE_FIELD(TalusSpring, "bodies", PETSC_TRUE, body, 2),
+  DRIVE_FIELD(TalusSpring, "anchor", PETSC_FALSE, anchor, 6),
+  DRIVE_FIELD(TalusSpring, "stiffness", PETSC_FALSE, stiffness, 1),
+  DRIVE_FIELD(TalusSpring, "damping", PETSC_FALSE, damping, 1),
+  DRIVE_FIELD(TalusSpring, "rest_length", PETSC_FALSE, rest_length, 1),
+  DRIVE_FIELD(TalusSpring, "axial_damping", PETSC_TRUE, axial_damping, 1),
+};
 #define NFIELDS(f) ((int)(sizeof(f) / sizeof((f)[0])))
 
 /* ------------------------------------------------------------------------------ helpers */
@@ -169,20 +199,24 @@ static PetscErrorCode CheckpointReader(MPI_Comm comm, const char path[], TalusH5
 PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, const char scene_text[],
                                         const char path[])
 {
-  TalusBodies               *b;
-  TalusSimState              state;
-  const TalusContactHistory *history;
-  TalusH5Writer              w;
-  MPI_Comm                   comm;
-  BodyRow                   *mine, *in, *slice, *planes;
-  ContactRow                *contacts;
-  PetscMPIInt               *dest;
-  PetscInt                   nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory, njoints;
-  const TalusJoint          *joints;
-  const PetscInt            *joint_row_start;
-  const PetscReal           *joint_impulse;
-  hid_t                      fapl;
-  char                      *options;
+  TalusBodies                 *b;
+  TalusSimState                state;
+  const TalusContactHistory   *history;
+  TalusH5Writer                w;
+  MPI_Comm                     comm;
+  BodyRow                     *mine, *in, *slice, *planes;
+  ContactRow                  *contacts;
+  PetscMPIInt                 *dest;
+  PetscInt                     nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory, njoints;
+  const TalusJoint            *joints;
+  const PetscInt              *joint_row_start;
+  const PetscReal             *joint_impulse;
+  PetscInt                     nprescribed, nloads, nsprings;
+  const TalusPrescribedMotion *prescribed;
+  const TalusLoad             *loads;
+  const TalusSpring           *springs;
+  hid_t                        fapl;
+  char                        *options;
 
   PetscFunctionBegin;
   PetscCall(TalusSimDistribute(sim));
@@ -192,6 +226,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusSimGetState(sim, &state));
   PetscCall(TalusSimGetHistory(sim, &nhistory, &history));
   PetscCall(TalusSimGetJoints(sim, &njoints, &joints, &joint_row_start, &joint_impulse));
+  PetscCall(TalusSimGetDrives(sim, &nprescribed, &prescribed, &nloads, &loads, &nsprings, &springs));
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "checkpoints are written between steps (no ghosts)");
   PetscCall(PetscLogEventBegin(TALUS_EventCheckpointWrite, 0, 0, 0, 0));
   /* bodies to the ranks that write their rows */
@@ -262,10 +297,13 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
                               w.size,
                               state.anti_relax,
                               state.has_domain,
-                              njoints};
-    const char *names[]    = {"version",         "step",       "finite_bodies", "bodies",     "planes",
-                              "contacts",        "materials",  "bodies_lost",   "rebalances", "ranks",
-                              "anti_relaxation", "has_domain", "joints"};
+                              njoints,
+                              nprescribed,
+                              nloads,
+                              nsprings};
+    const char *names[]    = {"version",   "step",        "finite_bodies", "bodies", "planes",          "contacts",
+                              "materials", "bodies_lost", "rebalances",    "ranks",  "anti_relaxation", "has_domain",
+                              "joints",    "prescribed",  "loads",         "springs"};
     PetscInt    backoff[2] = {state.decomp_last_rebalance, state.decomp_cooldown};
     char        created[64];
     time_t      clock = time(NULL);
@@ -302,6 +340,16 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
     PetscCall(TalusH5WriteDataset(&w, w.file, "joint_impulses", TALUS_H5_REAL, nrows, 1, 0, w.rank == 0 ? nrows : 0,
                                   joint_impulse));
   }
+  if (nprescribed)
+    PetscCall(TalusH5WriteTable(&w, "prescribed", prescribed_fields, NFIELDS(prescribed_fields),
+                                sizeof(TalusPrescribedMotion), nprescribed, 0, w.rank == 0 ? nprescribed : 0,
+                                prescribed));
+  if (nloads)
+    PetscCall(TalusH5WriteTable(&w, "loads", load_fields, NFIELDS(load_fields), sizeof(TalusLoad), nloads, 0,
+                                w.rank == 0 ? nloads : 0, loads));
+  if (nsprings)
+    PetscCall(TalusH5WriteTable(&w, "springs", spring_fields, NFIELDS(spring_fields), sizeof(TalusSpring), nsprings, 0,
+                                w.rank == 0 ? nsprings : 0, springs));
   {
     const PetscInt nm = b->nmaterials, mine_m = w.rank == 0 ? nm : 0;
     PetscReal     *props;
@@ -359,7 +407,12 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
     snprintf(v, sizeof(v), "%d", (int)info->version);
     TalusH5Fault(r, "format version %s; this talus reads versions 1 to " PetscStringize(TALUS_CHECKPOINT_VERSION), v);
   }
-  if (!r->bad && info->version >= 2) TalusH5ReadAttribute(r, r->file, "joints", PETSC_TRUE, 1, &info->njoints);
+  if (!r->bad && info->version >= 2) {
+    TalusH5ReadAttribute(r, r->file, "joints", PETSC_TRUE, 1, &info->njoints);
+    TalusH5ReadAttribute(r, r->file, "prescribed", PETSC_TRUE, 1, &info->nprescribed);
+    TalusH5ReadAttribute(r, r->file, "loads", PETSC_TRUE, 1, &info->nloads);
+    TalusH5ReadAttribute(r, r->file, "springs", PETSC_TRUE, 1, &info->nsprings);
+  }
   TalusH5ReadAttribute(r, r->file, "step", PETSC_TRUE, 1, &info->step);
   TalusH5ReadAttribute(r, r->file, "finite_bodies", PETSC_TRUE, 1, &info->nfinite);
   TalusH5ReadAttribute(r, r->file, "bodies", PETSC_TRUE, 1, &info->nbodies);
@@ -407,7 +460,9 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
   if (!r->bad && (info->nfinite < 0 || info->nbodies < 0 || info->nbodies > info->nfinite || info->nplanes < 0 ||
                   info->ncontacts < 0 || info->nmaterials < 1 || info->bodies_lost < 0 || info->ranks < 1 ||
                   info->nmaterials > 1000000 || info->nfinite > PETSC_MAX_INT / 8 || info->nplanes > 1000000 ||
-                  info->njoints < 0 || info->njoints > PETSC_MAX_INT / 8))
+                  info->njoints < 0 || info->njoints > PETSC_MAX_INT / 8 || info->nprescribed < 0 ||
+                  info->nprescribed > info->nfinite || info->nloads < 0 || info->nloads > PETSC_MAX_INT / 8 ||
+                  info->nsprings < 0 || info->nsprings > PETSC_MAX_INT / 8))
     TalusH5Fault(r, "%s", "the header's counts are inconsistent");
   if (!r->bad && (info->step < 0 || !(info->t >= 0.0 && info->t < PETSC_INFINITY) ||
                   !(info->dt > 0.0 && info->dt < PETSC_INFINITY) || PetscIsInfOrNanReal(info->t_final)))
@@ -516,6 +571,49 @@ static const char *JointFault(const TalusJoint *j, PetscInt max_id)
   return NULL;
 }
 
+static void CheckExtent(TalusH5Reader *r, const char name[], PetscInt expected);
+
+/* A stored drive's values (what a scene checks): NULL, or the fault. */
+static PetscBool IdIn(PetscInt id, PetscInt max_id, PetscBool world)
+{
+  return (PetscBool)((id >= 0 && id < max_id) || (world && id == TALUS_WORLD));
+}
+
+static const char *DriveFault(const TalusCheckpointInfo *info, const TalusPrescribedMotion *p, const TalusLoad *l,
+                              const TalusSpring *s)
+{
+  const PetscInt max_id = info->nfinite + info->nplanes + info->bodies_lost;
+  if (p && (!IdIn(p->body, max_id, PETSC_FALSE) || !AllFinite(p->velocity, 3) || !AllFinite(p->amplitude, 3) ||
+            !AllFinite(&p->frequency, 1) || !AllFinite(&p->phase, 1) || !AllFinite(p->angular_velocity, 3) ||
+            !AllFinite(&p->t0, 1) || !AllFinite(p->position0, 3) || !AllFinite(p->quaternion0, 4)))
+    return "a prescribed motion with a body id or a value that is not valid";
+  if (l && (!IdIn(l->body, max_id, PETSC_FALSE) || !AllFinite(l->force, 3) || !AllFinite(l->torque, 3) ||
+            !AllFinite(l->point, 3) || (l->body_frame != 0 && l->body_frame != 1)))
+    return "a load with a body id or a value that is not valid";
+  if (s &&
+      (!IdIn(s->body[0], max_id, PETSC_TRUE) || !IdIn(s->body[1], max_id, PETSC_TRUE) || !AllFinite(s->anchor[0], 6) ||
+       !(s->stiffness >= 0.0 && s->stiffness < PETSC_INFINITY) || !(s->damping >= 0.0 && s->damping < PETSC_INFINITY) ||
+       !(s->rest_length >= 0.0 && s->rest_length < PETSC_INFINITY) || (s->axial_damping != 0 && s->axial_damping != 1)))
+    return "a spring with a body id or a value that is not valid";
+  return NULL;
+}
+
+/* A table every rank reads whole (the drives, format 2): rows, or NULL when n is 0 */
+static PetscErrorCode ReadReplicated(TalusH5Reader *r, const char group[], const TalusH5Field fields[], int nfields,
+                                     size_t row_bytes, PetscInt n, void **rows)
+{
+  char first[64];
+
+  PetscFunctionBegin;
+  *rows = NULL;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(first, sizeof(first), "%s/%s", group, fields[0].name));
+  CheckExtent(r, first, n);
+  PetscCall(PetscCalloc(row_bytes * n, rows));
+  PetscCall(TalusH5ReadTable(r, group, fields, nfields, row_bytes, n, 0, n, *rows, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
 /* Every stored id once: the ranks OR their ids into one bitmap of the scene's ids (an id twice on a
    rank is caught as it is set; across ranks, by fewer bits than ids). */
 static PetscErrorCode CheckUniqueIds(TalusH5Reader *r, const BodyRow *rows, PetscInt n, PetscInt nplanes,
@@ -591,23 +689,26 @@ static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *in
 PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene,
                                        char **scene_text, PetscLogDouble *io_seconds)
 {
-  PetscLogDouble       t0, t1;
-  TalusH5Reader        r;
-  TalusCheckpointInfo  info;
-  TalusSimSnapshot     snap;
-  PetscInt             lo, hi, clo, chi, nkeep = 0, nm;
-  PetscReal           *props = NULL, *mu_pair = NULL;
-  BodyRow             *rows = NULL, *planes = NULL;
-  ContactRow          *crows         = NULL;
-  TalusBodyRecord     *plane_records = NULL, *records = NULL;
-  TalusContactHistory *history       = NULL;
-  TalusMaterial       *materials     = NULL;
-  TalusJoint          *joints        = NULL;
-  PetscReal           *joint_impulse = NULL;
-  PetscInt             njoint_rows   = 0;
-  PetscMPIInt         *dest = NULL, *hdest = NULL;
-  char                *names = NULL, *options = NULL;
-  PetscBool            same_layout;
+  PetscLogDouble         t0, t1;
+  TalusH5Reader          r;
+  TalusCheckpointInfo    info;
+  TalusSimSnapshot       snap;
+  PetscInt               lo, hi, clo, chi, nkeep = 0, nm;
+  PetscReal             *props = NULL, *mu_pair = NULL;
+  BodyRow               *rows = NULL, *planes = NULL;
+  ContactRow            *crows         = NULL;
+  TalusBodyRecord       *plane_records = NULL, *records = NULL;
+  TalusContactHistory   *history       = NULL;
+  TalusMaterial         *materials     = NULL;
+  TalusJoint            *joints        = NULL;
+  PetscReal             *joint_impulse = NULL;
+  PetscInt               njoint_rows   = 0;
+  TalusPrescribedMotion *prescribed    = NULL;
+  TalusLoad             *loads         = NULL;
+  TalusSpring           *springs       = NULL;
+  PetscMPIInt           *dest = NULL, *hdest = NULL;
+  char                  *names = NULL, *options = NULL;
+  PetscBool              same_layout;
 
   PetscFunctionBegin;
   PetscCall(CheckpointReader(comm, path, &r));
@@ -640,6 +741,19 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(TalusH5ReadTable(&r, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow),
                              info.ncontacts, clo, chi - clo, crows, PETSC_TRUE));
   PetscCall(ReadJoints(&r, &info, &joints, &joint_impulse, &njoint_rows));
+  PetscCall(ReadReplicated(&r, "prescribed", prescribed_fields, NFIELDS(prescribed_fields), sizeof(*prescribed),
+                           info.nprescribed, (void **)&prescribed));
+  PetscCall(
+    ReadReplicated(&r, "loads", load_fields, NFIELDS(load_fields), sizeof(*loads), info.nloads, (void **)&loads));
+  PetscCall(ReadReplicated(&r, "springs", spring_fields, NFIELDS(spring_fields), sizeof(*springs), info.nsprings,
+                           (void **)&springs));
+  if (!r.bad) {
+    const char *fault = NULL;
+    for (PetscInt p = 0; p < info.nprescribed && !fault; p++) fault = DriveFault(&info, &prescribed[p], NULL, NULL);
+    for (PetscInt l = 0; l < info.nloads && !fault; l++) fault = DriveFault(&info, NULL, &loads[l], NULL);
+    for (PetscInt q = 0; q < info.nsprings && !fault; q++) fault = DriveFault(&info, NULL, NULL, &springs[q]);
+    if (fault) TalusH5Fault(&r, "%s", fault);
+  }
   PetscCall(TalusH5ReadText(&r, "scene", scene_text));
   PetscCall(TalusH5ReadText(&r, "options",
                             &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
@@ -675,6 +789,9 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     PetscCall(PetscFree(*scene_text));
     PetscCall(PetscFree(joints));
     PetscCall(PetscFree(joint_impulse));
+    PetscCall(PetscFree(prescribed));
+    PetscCall(PetscFree(loads));
+    PetscCall(PetscFree(springs));
   }
   PetscCall(TalusH5Verdict(&r));
   TalusH5Close(&r);
@@ -722,6 +839,12 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   snap.njoints       = info.njoints;
   snap.joints        = joints;
   snap.joint_impulse = joint_impulse;
+  snap.nprescribed   = info.nprescribed;
+  snap.prescribed    = prescribed;
+  snap.nloads        = info.nloads;
+  snap.loads         = loads;
+  snap.nsprings      = info.nsprings;
+  snap.springs       = springs;
   PetscCall(TalusSimRestore(sim, &snap));
 
   PetscCall(PetscMemzero(scene, sizeof(*scene)));
@@ -739,6 +862,9 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(PetscFree(names));
   PetscCall(PetscFree(joints));
   PetscCall(PetscFree(joint_impulse));
+  PetscCall(PetscFree(prescribed));
+  PetscCall(PetscFree(loads));
+  PetscCall(PetscFree(springs));
   PetscCall(PetscLogEventEnd(TALUS_EventCheckpointRead, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -142,7 +142,8 @@ PetscErrorCode TalusOutputAddFrameTime(TalusOutput out, PetscReal t)
 const char TalusStatsHeader[] =
   "step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_"
   "step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,"
-  "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max,force_residual_max,force_residual_rms\n";
+  "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max,force_residual_max,force_residual_rms,"
+  "joint_drift,joint_angle_drift,potential_energy\n";
 
 void TalusOutputWriteStatsHeader(TalusOutput out)
 {
@@ -236,14 +237,15 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
     fprintf(out->stats,
             "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
             ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT
-            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.6e\n",
+            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.6e,%.6e,%.6e,%.10e\n",
             s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual,
             (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error,
             (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve,
             (double)s->wall_integrate, (double)s->wall_migrate, (double)s->wall_ghost,
             (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0, (double)s->imbalance,
             s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max, (double)s->force_residual_max,
-            (double)s->force_residual_rms);
+            (double)s->force_residual_rms, (double)s->joint_drift, (double)s->joint_angle_drift,
+            (double)s->potential_energy);
   if (out->probe >= 0) PetscCall(WriteProbe(out, sim)); /* collective */
   PetscCall(FlushText(out, PETSC_FALSE));
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));

@@ -153,6 +153,7 @@ static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
   } else if (TalusShapeTable[shape].finite && !(b->materials[material].density > 0.0))
     SceneError(r, map, "a body needs a mass, or a material with a positive density");
   if ((node = SceneLookup(r, map, "fixed"))) PetscCall(SceneGetBool(r, node, "fixed", &fixed));
+  if (SceneLookup(r, map, "motion")) fixed = PETSC_TRUE; /* a prescribed body: fixed in the CCP (scene_drives.c) */
   PetscCall(SceneRequireKey(r, map, "position", "a body", &node));
   PetscCall(SceneGetVector(r, node, "position", 3, position));
   PetscCall(ReadBodyName(r, map, b->n));
@@ -700,12 +701,14 @@ static PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim
   }
   if (b->n == 0) SceneError(&r, root, "the scene has no bodies (give bodies: or generators:)");
   PetscCall(CheckPlacement(&r, root, sim, scene));
-  if ((node = SceneLookup(&r, root, "joints"))) PetscCall(SceneReadJoints(&r, node, sim));
-  if ((node = SceneLookup(&r, root, "options"))) PetscCall(ReadOptions(&r, node));
-
   PetscCall(TalusSimSetGravity(sim, g));
-  PetscCall(TalusSimSetTimeStep(sim, dt));
+  PetscCall(TalusSimSetTimeStep(sim, dt)); /* springs check their stability with it */
   PetscCall(TalusSimSetFinalTime(sim, t_final));
   PetscCall(TalusSimSetEnvelope(sim, envelope));
+  if ((node = SceneLookup(&r, root, "bodies"))) PetscCall(SceneReadBodyDrives(&r, node, sim));
+  if ((node = SceneLookup(&r, root, "joints"))) PetscCall(SceneReadJoints(&r, node, sim));
+  if ((node = SceneLookup(&r, root, "forces"))) PetscCall(SceneReadForces(&r, node, sim));
+  if ((node = SceneLookup(&r, root, "springs"))) PetscCall(SceneReadSprings(&r, node, sim));
+  if ((node = SceneLookup(&r, root, "options"))) PetscCall(ReadOptions(&r, node));
   PetscFunctionReturn(0);
 }

@@ -10,8 +10,7 @@
 static const char *const joint_keys[]  = {"type", "bodies", "point", "points", "axis", "length", "motion", NULL};
 static const char *const motion_keys[] = {"offset", "rate", "amplitude", "frequency", "phase", NULL};
 
-/* A side: "world", a body's name, or a body's id */
-static PetscErrorCode BodyOf(SceneReader *r, yaml_node_t *node, PetscInt nbodies, PetscInt *id)
+PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt nbodies, PetscInt *id)
 {
   const char *s;
   char       *end;
@@ -79,7 +78,7 @@ static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, TalusSim sim)
     SceneError(r, node, "bodies must be a list of two: [A, B], each a body's name, its id or world");
   for (int side = 0; side < 2; side++)
     PetscCall(
-      BodyOf(r, yaml_document_get_node(&r->doc, node->data.sequence.items.start[side]), b->n, &spec.body[side]));
+      SceneBodyRef(r, yaml_document_get_node(&r->doc, node->data.sequence.items.start[side]), b->n, &spec.body[side]));
   if (spec.body[0] == spec.body[1])
     SceneError(r, node, "a joint's two bodies must differ (a body and the world, or two bodies)");
 

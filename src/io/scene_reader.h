@@ -50,5 +50,12 @@ PETSC_INTERN PetscErrorCode SceneOptionalVector(SceneReader *r, yaml_node_t *map
 /* scene_joints.c: the joints: list, once every body has its id (names from r->names) */
 #include <talus/sim.h>
 PETSC_INTERN PetscErrorCode SceneReadJoints(SceneReader *r, yaml_node_t *list, TalusSim sim);
+/* A body named in a joint, a spring or a force: "world" (TALUS_WORLD), a body's name, or its id */
+PETSC_INTERN PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt nbodies, PetscInt *id);
+/* scene_drives.c: the bodies' motion and surface_velocity keys (bodies:, whose ids are their
+   places in it), the forces: and springs: lists */
+PETSC_INTERN PetscErrorCode SceneReadBodyDrives(SceneReader *r, yaml_node_t *bodies, TalusSim sim);
+PETSC_INTERN PetscErrorCode SceneReadForces(SceneReader *r, yaml_node_t *list, TalusSim sim);
+PETSC_INTERN PetscErrorCode SceneReadSprings(SceneReader *r, yaml_node_t *list, TalusSim sim);
 
 #endif

@@ -4,11 +4,27 @@
  */
 #include "jacobian_builder.h"
 
-static void ContactStabilisation(const void *block, PetscReal h, PetscScalar b[])
+/* b_n = Phi / h (seed 000 eq. 13), plus the frame's components of the fixed sides' material velocity
+   at the contact point (seed 002 eq. 70, 72): zero for a fixed body at rest */
+static void ContactStabilisation(const TalusBodies *bodies, const void *block, PetscReal h, PetscScalar b[])
 {
-  const TalusContact *ct = (const TalusContact *)block;
-  b[0]                   = ct->phi / h;
+  const TalusContact *ct      = (const TalusContact *)block;
+  const PetscInt      body[2] = {ct->a, ct->b};
+  const PetscReal    *arm[2]  = {ct->sa, ct->sb};
+
+  b[0] = ct->phi / h;
   b[1] = b[2] = 0.0;
+  for (int side = 0; side < 2; side++) {
+    const PetscInt k = body[side];
+    PetscReal      A[9], S[3], v[3];
+    if (bodies->dof[k] >= 0 ||
+        (TalusNorm3(&bodies->velocity[3 * k]) == 0.0 && TalusNorm3(&bodies->omega[3 * k]) == 0.0))
+      continue;
+    TalusQuatToMatrix(&bodies->quaternion[4 * k], A);
+    TalusRotate(A, arm[side], S);
+    TalusBodyPointVelocity(bodies, k, S, v);
+    for (int r = 0; r < 3; r++) b[r] += (side ? 1.0 : -1.0) * TalusDot3(&ct->frame[3 * r], v);
+  }
 }
 
 static void ContactGetImpulse(const void *block, PetscScalar gamma[])

@@ -8,7 +8,7 @@
  * body is copied to each rank whose region comes within ghost_width of its centre, with
  * ghost_width = 2 r_max + envelope (so both bodies of any contact are seen by the rank that keeps
  * it) + r_max (the farthest a body may move in one step; TalusSimMigrate enforces it). A joint's
- * other body goes, besides, to the rank that keeps the joint, however far (joints.c).
+ * or a spring's other body goes, besides, to the rank that keeps the link, however far (linked.c).
  */
 #include "sim_impl.h"
 
@@ -92,7 +92,7 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
     sim->nghost = 0;
     PetscFunctionReturn(0);
   }
-  PetscCall(TalusSimJointGhostRequests(sim, &nrequests, &requested, &requester));
+  PetscCall(TalusSimLinkedGhostRequests(sim, &nrequests, &requested, &requester));
   PetscCall(PetscMalloc4(b->nowned + 1, &offset, sim->size, &ranks, b->nowned, &owned,
                          (size_t)b->nowned * sim->size + 1, &dest));
   offset[0] = 0;

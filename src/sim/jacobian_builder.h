@@ -29,8 +29,9 @@ typedef struct {
   PetscInt       max_record;  /* doubles of the longest matrix-free record of a block */
   PetscInt       max_entries; /* nonzeros of B a block has at most (two bodies, 6 columns each) */
   /* The block's rows of the linear term before B v_free: its stabilisation (contacts: seed 000
-     eq. 13, b_n = Phi / h, 0 on the tangents). */
-  void (*stabilisation)(const void *block, PetscReal h, PetscScalar b[]);
+     eq. 13, b_n = Phi / h, 0 on the tangents) and the known velocity of its fixed bodies' material
+     (seed 002 eq. 70, 72: a prescribed body's, a conveyor's). */
+  void (*stabilisation)(const TalusBodies *, const void *block, PetscReal h, PetscScalar b[]);
   /* Its impulse: the warm start before the solve, the solution after it. */
   void (*get_impulse)(const void *block, PetscScalar gamma[]);
   void (*set_impulse)(void *block, const PetscScalar gamma[]);

@@ -2,8 +2,8 @@
  * The simulator's joints (include/talus/joints.h, docs/mechanisms.md): kept the same on every rank
  * (a joint is a few hundred bytes; mechanisms have few), each kept in a step by the rank that owns
  * its lower-id dynamic body, as contacts are. That rank needs the other body too: when it is not
- * already a ghost by distance (a long link), its owner sends it as one (TalusSimJointGhostRequests,
- * used by TalusSimBuildGhosts), so a joint's span, not the contact reach, decides. The impulses of
+ * already a ghost by distance (a long link), its owner sends it as one (linked.c), so a joint's
+ * span, not the contact reach, decides. The impulses of
  * every joint row are shared by all ranks after each step: the next step's warm start (seed 001)
  * wherever its bodies have migrated, and what outputs and checkpoints write.
  */
@@ -36,11 +36,7 @@ static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscRe
   PetscCall(PetscRealloc(sizeof(PetscReal) * sim->njoint_rows, &sim->joint_impulse));
   for (PetscInt r = sim->joint_row_start[sim->njoints]; r < sim->njoint_rows; r++) sim->joint_impulse[r] = impulse;
   sim->njoints++;
-  /* the bodies joints name, sorted and unique */
-  PetscCall(PetscRealloc(sizeof(PetscInt) * (sim->njoint_bodies + 2), &sim->joint_body_ids));
-  for (int side = 0; side < 2; side++)
-    if (joint->body[side] != TALUS_WORLD) sim->joint_body_ids[sim->njoint_bodies++] = joint->body[side];
-  PetscCall(PetscSortRemoveDupsInt(&sim->njoint_bodies, sim->joint_body_ids));
+  PetscCall(TalusSimLinkBodies(sim, 2, joint->body));
   PetscFunctionReturn(0);
 }
 
@@ -124,36 +120,18 @@ PetscErrorCode TalusSimDestroyJoints(TalusSim sim)
   PetscCall(PetscFree(sim->joints));
   PetscCall(PetscFree(sim->joint_row_start));
   PetscCall(PetscFree(sim->joint_impulse));
-  PetscCall(PetscFree(sim->joint_body_ids));
   PetscCall(PetscFree(sim->joint_rows));
   PetscCall(PetscFree2(sim->joint_record, sim->joint_record_slot));
   PetscFunctionReturn(0);
 }
 
-/* local[i]: the local index (owned or ghost) of body joint_body_ids[i], or -1 */
-static PetscErrorCode LocalJointBodies(TalusSim sim, PetscInt **local)
+/* G_side . (v, omega_world) of a fixed body: what its prescribed or surface velocity adds to a row */
+static PetscReal KnownVelocity(const TalusBodies *b, PetscInt k, const PetscReal G[6])
 {
-  const TalusBodies *b = sim->bodies;
+  PetscReal w[3];
 
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc1(sim->njoint_bodies + 1, local));
-  for (PetscInt i = 0; i < sim->njoint_bodies; i++) (*local)[i] = -1;
-  for (PetscInt k = 0; k < b->n; k++) {
-    PetscInt where;
-    PetscCall(PetscFindInt(b->id[k], sim->njoint_bodies, sim->joint_body_ids, &where));
-    if (where >= 0) (*local)[where] = k;
-  }
-  PetscFunctionReturn(0);
-}
-
-/* the local index of a side of a joint: -1 for the world, -2 for a body this rank does not hold */
-static PetscInt SideIndex(TalusSim sim, const PetscInt *local, PetscInt id)
-{
-  PetscInt where;
-
-  if (id == TALUS_WORLD) return -1;
-  (void)PetscFindInt(id, sim->njoint_bodies, sim->joint_body_ids, &where);
-  return where >= 0 && local[where] >= 0 ? local[where] : -2;
+  TalusBodiesGetAngularVelocityWorld(b, k, w);
+  return TalusDot3(G, &b->velocity[3 * k]) + TalusDot3(&G[3], w);
 }
 
 PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
@@ -165,10 +143,10 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
   sim->njoint_rows_local = 0;
   sim->joint_drift[0] = sim->joint_drift[1] = 0.0;
   if (!sim->njoints) PetscFunctionReturn(0);
-  PetscCall(LocalJointBodies(sim, &local));
+  PetscCall(TalusSimLocalLinked(sim, &local));
   for (PetscInt j = 0; j < sim->njoints; j++) {
     const TalusJoint  *joint = &sim->joints[j];
-    const PetscInt     owner = SideIndex(sim, local, joint->body[joint->owner_side]);
+    const PetscInt     owner = TalusSimLinkedIndex(sim, local, joint->body[joint->owner_side]);
     PetscInt           k[2];
     TalusPose          pose[2];
     TalusJointRowTerms terms[6];
@@ -176,7 +154,7 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
 
     if (owner < 0 || owner >= b->nowned) continue; /* another rank keeps it */
     for (int side = 0; side < 2; side++) {
-      k[side] = SideIndex(sim, local, joint->body[side]);
+      k[side] = TalusSimLinkedIndex(sim, local, joint->body[side]);
       PetscCheck(k[side] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                  "joint %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d, which keeps the joint", j,
                  joint->body[side], sim->rank);
@@ -190,7 +168,9 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
       row->a = k[0], row->b = k[1];
       row->row = sim->joint_row_start[j] + r;
       PetscCall(PetscArraycpy(&row->G[0][0], &terms[r].G[0][0], 12));
-      row->bias                          = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
+      row->bias = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
+      for (int side = 0; side < 2; side++)            /* a fixed side's known velocity (seed 002 eq. 70) */
+        if (k[side] >= 0 && b->dof[k[side]] < 0) row->bias += KnownVelocity(b, k[side], terms[r].G[side]);
       row->impulse                       = sim->joint_impulse[row->row];
       sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular], PetscAbsReal(terms[r].g));
     }
@@ -212,80 +192,15 @@ PetscErrorCode TalusSimShareJointImpulses(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimJointGhostRequests(TalusSim sim, PetscInt *n, PetscInt **body, PetscMPIInt **rank)
-{
-  TalusBodies *b = sim->bodies;
-  PetscInt    *local, *owner_rank;
-
-  PetscFunctionBegin;
-  *n = 0;
-  PetscCall(PetscMalloc2(sim->njoints + 1, body, sim->njoints + 1, rank));
-  if (!sim->njoints || sim->size == 1) PetscFunctionReturn(0);
-  PetscCall(LocalJointBodies(sim, &local));
-  /* which rank owns each finite body joints name (planes, on every rank, need no ghost) */
-  PetscCall(PetscMalloc1(sim->njoint_bodies + 1, &owner_rank));
-  for (PetscInt i = 0; i < sim->njoint_bodies; i++)
-    owner_rank[i] = (local[i] >= 0 && local[i] < b->nowned && TalusBodiesIsFinite(b, local[i])) ? sim->rank : -1;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, owner_rank, sim->njoint_bodies, MPIU_INT, MPI_MAX, sim->comm));
-  for (PetscInt j = 0; j < sim->njoints; j++) {
-    const TalusJoint *joint = &sim->joints[j];
-    const PetscInt    other = joint->body[1 - joint->owner_side];
-    PetscInt          o, p;
-    if (other == TALUS_WORLD) continue;
-    PetscCall(PetscFindInt(joint->body[joint->owner_side], sim->njoint_bodies, sim->joint_body_ids, &o));
-    PetscCall(PetscFindInt(other, sim->njoint_bodies, sim->joint_body_ids, &p));
-    if (owner_rank[p] != sim->rank || owner_rank[o] == sim->rank || owner_rank[o] < 0) continue;
-    (*body)[*n] = local[p], (*rank)[(*n)++] = (PetscMPIInt)owner_rank[o];
-  }
-  /* by body, then rank, without repeats (two joints of one pair ask once) */
-  {
-    PetscInt m = 0;
-    for (PetscInt i = 0; i < *n; i++)
-      for (PetscInt l = i + 1; l < *n; l++)
-        if ((*body)[l] < (*body)[i] || ((*body)[l] == (*body)[i] && (*rank)[l] < (*rank)[i])) {
-          const PetscInt    tb = (*body)[i];
-          const PetscMPIInt tr = (*rank)[i];
-          (*body)[i] = (*body)[l], (*rank)[i] = (*rank)[l], (*body)[l] = tb, (*rank)[l] = tr;
-        }
-    for (PetscInt i = 0; i < *n; i++)
-      if (!m || (*body)[i] != (*body)[m - 1] || (*rank)[i] != (*rank)[m - 1])
-        (*body)[m] = (*body)[i], (*rank)[m++] = (*rank)[i];
-    *n = m;
-  }
-  PetscCall(PetscFree(owner_rank));
-  PetscCall(PetscFree(local));
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TalusSimEvaluateJoint(TalusSim sim, PetscInt j, TalusJointRowTerms rows[])
 {
-  TalusBodies *b = sim->bodies;
-  PetscReal    state[2][7];
-  TalusPose    pose[2];
+  TalusPose pose[2];
 
   PetscFunctionBegin;
   PetscCall(TalusSimDistribute(sim)); /* before it every rank holds every body */
   PetscCheck(j >= 0 && j < sim->njoints, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "joint %" PetscInt_FMT " of %" PetscInt_FMT, j, sim->njoints);
-  PetscCall(PetscArrayzero(&state[0][0], 14));
-  for (int side = 0; side < 2; side++) {
-    const PetscInt id = sim->joints[j].body[side];
-    if (id == TALUS_WORLD) {
-      state[side][3] = sim->rank == 0 ? 1.0 : 0.0; /* the identity rotation, once over the ranks */
-      continue;
-    }
-    for (PetscInt k = 0; k < b->nowned; k++)
-      if (b->id[k] == id && (TalusBodiesIsFinite(b, k) || sim->rank == 0)) {
-        PetscCall(PetscArraycpy(state[side], &b->position[3 * k], 3));
-        PetscCall(PetscArraycpy(&state[side][3], &b->quaternion[4 * k], 4));
-      }
-  }
-  /* one rank holds each body (planes: rank 0 counts): the sum is that rank's values exactly */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &state[0][0], 14, MPIU_REAL, MPIU_SUM, sim->comm));
-  for (int side = 0; side < 2; side++) {
-    for (int d = 0; d < 3; d++) pose[side].r[d] = state[side][d];
-    TalusQuatToMatrix(&state[side][3], pose[side].A);
-  }
+  PetscCall(TalusSimGatherPoses(sim, 2, sim->joints[j].body, pose));
   TalusJointEvaluate(&sim->joints[j], &pose[0], &pose[1], sim->t, rows);
   PetscFunctionReturn(0);
 }

@@ -29,6 +29,7 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(PetscFree3((*sim)->jacobian_slot, (*sim)->jacobian_kind, (*sim)->jacobian));
   PetscCall(PetscFree((*sim)->inverse_mass));
   PetscCall(TalusSimDestroyJoints(*sim));
+  PetscCall(TalusSimDestroyDrives(*sim));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
   if ((*sim)->problem_monitor_destroy) PetscCall((*(*sim)->problem_monitor_destroy)(&(*sim)->problem_monitor_ctx));

@@ -5,6 +5,7 @@
 #define TALUS_SIM_IMPL_H
 #include <talus/sim.h>
 #include <talus/joints.h>
+#include <talus/drives.h>
 #include "../grow.h"
 #include <decomp.h>
 
@@ -43,12 +44,20 @@ struct _p_TalusSim {
   TalusJoint    *joints;
   PetscInt      *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
   PetscReal     *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
-  PetscInt       njoint_bodies, *joint_body_ids; /* the bodies joints name, sorted */
-  TalusJointRow *joint_rows;                     /* this step's rows of the joints this rank keeps */
+  TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
   PetscInt       njoint_rows_local, joint_rows_capacity;
   PetscReal      joint_drift[2]; /* this step's largest violation before it: lengths (m), angles (rad) */
   PetscReal     *joint_record;   /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
   PetscInt      *joint_record_slot, joint_record_capacity;
+  /* drives.c: prescribed motions, applied loads, springs (the same on every rank) */
+  PetscInt               nprescribed, nloads, nsprings;
+  TalusPrescribedMotion *prescribed;
+  TalusLoad             *loads;
+  TalusSpring           *springs;
+  PetscReal             *wrench; /* this step's applied force and torque (world) per owned body, or NULL: none */
+  PetscBool              springs_checked; /* their stability at this run's time step */
+  /* linked.c: the bodies joints, springs, loads and prescribed motions name, sorted */
+  PetscInt nlinked, *linked_ids;
   /* the problem monitor (TalusSimSetProblemMonitor), and whether TalusSimStep is inside it */
   TalusSimProblemMonitorFn problem_monitor;
   void                    *problem_monitor_ctx;
@@ -107,13 +116,32 @@ PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontact
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
 
 /* joints.c: this step's rows of the joints this rank keeps (after the ghosts are built); the
-   impulses into sim->joint_impulse on every rank (after the solve); the other ranks that need an owned
-   body as a ghost because a joint they keep reaches it: n pairs (owned body, rank), sorted by body */
+   impulses into sim->joint_impulse on every rank (after the solve) */
 PETSC_INTERN PetscErrorCode TalusSimBuildJointRows(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimShareJointImpulses(TalusSim);
-PETSC_INTERN PetscErrorCode TalusSimJointGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
+/* linked.c: ids into the linked bodies; local[i] the local index (owned or ghost) of linked_ids[i] or
+   -1; a linked body's local index by id (-1: the world, -2: not on this rank); the other ranks that
+   need an owned body as a ghost because a link they keep reaches it: n pairs (owned body, rank),
+   sorted by body */
+PETSC_INTERN PetscErrorCode TalusSimLinkBodies(TalusSim, PetscInt n, const PetscInt ids[]);
+PETSC_INTERN PetscErrorCode TalusSimLocalLinked(TalusSim, PetscInt **local);
+PETSC_INTERN PetscInt       TalusSimLinkedIndex(TalusSim, const PetscInt local[], PetscInt id);
+PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
+/* The poses of bodies by id (TALUS_WORLD: the world's) on every rank, from their owners (collective,
+   between steps) */
+PETSC_INTERN PetscErrorCode TalusSimGatherPoses(TalusSim, PetscInt n, const PetscInt ids[], TalusPose poses[]);
+/* drives.c: prescribed bodies' velocities for the step to come (before the ghosts); their poses at
+   its end (after integrating); sim->wrench for this step (after the ghosts), its energy */
+PETSC_INTERN PetscErrorCode TalusSimPrescribeVelocities(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimMovePrescribed(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimComputeWrenches(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimDestroyDrives(TalusSim);
+/* the velocity of body k's material at the world-frame lever arm S from its centre: v + omega x S
+   (a fixed body's: its surface velocity, or a prescribed body's) */
+PETSC_INTERN void TalusBodyPointVelocity(const TalusBodies *, PetscInt k, const PetscReal S[3], PetscReal v[3]);
 PETSC_INTERN PetscErrorCode TalusSimDestroyJoints(TalusSim);
-/* A restart's joints and their rows' impulses (into a simulation without joints). */
+/* A restart's joints and their rows' impulses, prescribed motions, loads and springs (into a simulation
+   without them). */
 PETSC_INTERN PetscErrorCode TalusSimSetJoints(TalusSim, PetscInt n, const TalusJoint[], const PetscReal impulse[]);
 
 /* distribute.c */

@@ -177,6 +177,7 @@ static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
   stats->max_penetration = maxima[0], stats->complementarity_error = maxima[1];
   energy = TalusBodiesKineticEnergyLocal(b);
   PetscCall(MPIU_Allreduce(&energy, &stats->kinetic_energy, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscCall(TalusSimGetPotentialEnergy(sim, &stats->potential_energy));
   stats->ghost_bytes = (PetscReal)(sim->nghost * sizeof(TalusBodyRecord));
   maxima[0] = stats->bytes_per_product, maxima[1] = stats->ghost_bytes;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, maxima, 2, MPIU_REAL, MPIU_MAX, sim->comm));
@@ -227,6 +228,7 @@ static PetscErrorCode Integrate(TalusSim sim)
     for (int d = 0; d < 3; d++) b->position[3 * k + d] += sim->dt * b->velocity[3 * k + d]; /* seed 000 eq. 9a */
     TalusQuatIntegrate(&b->quaternion[4 * k], &b->omega[3 * k], sim->dt);
   }
+  PetscCall(TalusSimMovePrescribed(sim)); /* set, never integrated */
   PetscCall(PetscLogEventEnd(TALUS_EventIntegrate, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -242,10 +244,12 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(PetscMemzero(stats, sizeof(*stats)));
   PetscCall(TalusSimDistribute(sim));
   PetscCall(PetscTime(&t0));
+  PetscCall(TalusSimPrescribeVelocities(sim)); /* before the ghosts copy them */
   PetscCall(TalusSimNumberDofs(sim));
   PetscCall(TalusSimBuildGhosts(sim));
   PetscCall(Collide(sim, stats));
   PetscCall(TalusSimBuildJointRows(sim));
+  PetscCall(TalusSimComputeWrenches(sim));
   PetscCall(PetscTime(&t1));
   PetscCall(TalusSimAssembleCCP(sim, &ccp));
   PetscCall(PetscTime(&t2));

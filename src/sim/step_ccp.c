@@ -9,8 +9,10 @@
  */
 #include "jacobian_builder.h"
 
-/* Applied forces over one step: gravity and the gyroscopic torque -omega x J omega (seed 000 eq. 3). */
-static void FreeVelocity(const TalusBodies *b, PetscInt k, const PetscReal g[3], PetscReal h, PetscReal v[6])
+/* Applied forces over one step: gravity, the gyroscopic torque -omega x J omega (seed 000 eq. 3)
+   and, when given, the loads and springs' force and world-frame torque on the body (drives.c). */
+static void FreeVelocity(const TalusBodies *b, PetscInt k, const PetscReal g[3], PetscReal h, const PetscReal *wrench,
+                         PetscReal v[6])
 {
   const PetscReal *w = &b->omega[3 * k], *J = &b->inertia[3 * k];
   const PetscReal  Jw[3] = {J[0] * w[0], J[1] * w[1], J[2] * w[2]};
@@ -20,6 +22,12 @@ static void FreeVelocity(const TalusBodies *b, PetscInt k, const PetscReal g[3],
   for (int d = 0; d < 3; d++) {
     v[d]     = b->velocity[3 * k + d] + h * g[d];
     v[3 + d] = w[d] - h * gyro[d] / J[d];
+  }
+  if (wrench) {
+    PetscReal A[9], torque[3];
+    TalusQuatToMatrix(&b->quaternion[4 * k], A);
+    TalusRotateBack(A, &wrench[3], torque);
+    for (int d = 0; d < 3; d++) v[d] += h * wrench[d] / b->mass[k], v[3 + d] += h * torque[d] / J[d];
   }
 }
 
@@ -69,7 +77,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   for (PetscInt k = 0; k < b->nowned; k++) {
     const PetscInt d = b->dof[k] - sim->dof_start;
     if (b->dof[k] < 0) continue;
-    FreeVelocity(b, k, sim->gravity, sim->dt, &vf[d]);
+    FreeVelocity(b, k, sim->gravity, sim->dt, sim->wrench ? &sim->wrench[6 * k] : NULL, &vf[d]);
     jb.ops->add_body(&jb, k, d, &vf[d]);
   }
   PetscCall(VecRestoreArray(ccp->v_free, &vf));
@@ -91,7 +99,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
     for (PetscInt i = 0; i < n; i++, row += kind->rows) {
       const void *block = BlockOf(sim, kind, i);
       jb.ops->add_block(&jb, kind, i, block, row_start + row);
-      kind->stabilisation(block, sim->dt, &q[row]);
+      kind->stabilisation(b, block, sim->dt, &q[row]);
       kind->get_impulse(block, &gam[row]);
     }
   }

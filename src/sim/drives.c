@@ -1,0 +1,463 @@
+/*
+ * Prescribed motion, surface velocity, applied loads and springs in the simulator
+ * (include/talus/drives.h, docs/mechanisms.md), kept the same on every rank.
+ *
+ * A prescribed body is fixed in the CCP (no velocity unknowns); at the start of a step its velocity
+ * is set to (x(t + h) - x(t)) / h and its angular velocity to the prescribed one, and at the end its
+ * pose to x(t + h), q(t + h), never integrated (the formulations note, sec. 2.4). A fixed body's
+ * velocity is the velocity of its material: zero, a conveyor's surface velocity, or a prescribed
+ * body's; the rows of its contacts and joints take it as a known term (contact_kind.c, joints.c;
+ * seed 002 eq. 70, 72). Loads and springs are forces evaluated at the start of the step and applied
+ * with gravity, h M^-1 F in the free velocity (seed 000 eq. 9b's f^l).
+ */
+#include "sim_impl.h"
+
+void TalusBodyPointVelocity(const TalusBodies *b, PetscInt k, const PetscReal S[3], PetscReal v[3])
+{
+  PetscReal w[3], wxS[3];
+
+  TalusBodiesGetAngularVelocityWorld(b, k, w);
+  TalusCross3(w, S, wxS);
+  for (int d = 0; d < 3; d++) v[d] = b->velocity[3 * k + d] + wxS[d];
+}
+
+/* Body id's index before distribution (every rank holds every body), or -1 */
+static PetscInt FindBody(TalusSim sim, PetscInt id)
+{
+  for (PetscInt k = 0; k < sim->bodies->n; k++)
+    if (sim->bodies->id[k] == id) return k;
+  return -1;
+}
+
+static PetscErrorCode CheckBeforeStart(TalusSim sim, const char what[])
+{
+  PetscFunctionBegin;
+  PetscCheck(!sim->distributed, sim->comm, PETSC_ERR_ORDER,
+             "%s is given while every rank holds every body: before the first step", what);
+  PetscFunctionReturn(0);
+}
+
+static PetscBool IsPrescribed(TalusSim sim, PetscInt id)
+{
+  for (PetscInt p = 0; p < sim->nprescribed; p++)
+    if (sim->prescribed[p].body == id) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+PetscErrorCode TalusSimAddPrescribedMotion(TalusSim sim, const TalusPrescribedMotion *motion)
+{
+  TalusBodies          *b = sim->bodies;
+  const PetscInt        k = FindBody(sim, motion->body);
+  TalusPrescribedMotion m = *motion;
+
+  PetscFunctionBegin;
+  PetscCall(CheckBeforeStart(sim, "a prescribed motion"));
+  PetscCheck(k >= 0 && TalusBodiesIsFinite(b, k), sim->comm, PETSC_ERR_USER_INPUT,
+             "a prescribed motion needs a body of finite shape, and %" PetscInt_FMT " is not one", motion->body);
+  PetscCheck(!IsPrescribed(sim, motion->body), sim->comm, PETSC_ERR_USER_INPUT,
+             "body %" PetscInt_FMT " is given two motions", motion->body);
+  for (int d = 0; d < 3; d++)
+    PetscCheck(!PetscIsInfOrNanReal(m.velocity[d]) && !PetscIsInfOrNanReal(m.amplitude[d]) &&
+                 !PetscIsInfOrNanReal(m.angular_velocity[d]) && !PetscIsInfOrNanReal(m.frequency) &&
+                 !PetscIsInfOrNanReal(m.phase),
+               sim->comm, PETSC_ERR_USER_INPUT,
+               "body %" PetscInt_FMT "'s motion has a value that is not a finite number", motion->body);
+  /* fixed: infinite mass, out of the velocity space, as TalusBodiesAdd makes fixed bodies */
+  b->fixed[k] = PETSC_TRUE, b->mass[k] = 0.0;
+  for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = 0.0;
+  m.t0 = sim->t;
+  for (int d = 0; d < 3; d++) m.position0[d] = b->position[3 * k + d];
+  for (int d = 0; d < 4; d++) m.quaternion0[d] = b->quaternion[4 * k + d];
+  PetscCall(PetscRealloc(sizeof(m) * (sim->nprescribed + 1), &sim->prescribed));
+  sim->prescribed[sim->nprescribed++] = m;
+  PetscCall(TalusSimLinkBodies(sim, 1, &m.body));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetSurfaceVelocity(TalusSim sim, PetscInt id, const PetscReal v[3], const PetscReal w[3])
+{
+  TalusBodies   *b = sim->bodies;
+  const PetscInt k = FindBody(sim, id);
+  PetscReal      A[9];
+
+  PetscFunctionBegin;
+  PetscCall(CheckBeforeStart(sim, "a surface velocity"));
+  PetscCheck(
+    k >= 0 && b->fixed[k] && !IsPrescribed(sim, id), sim->comm, PETSC_ERR_USER_INPUT,
+    "a surface velocity is for a fixed body (a plane, a fixed box) whose pose is not prescribed; body %" PetscInt_FMT
+    " is not one",
+    id);
+  if (!TalusBodiesIsFinite(b, k)) { /* a plane's material moves in its plane */
+    PetscCheck(PetscAbsReal(TalusDot3(v, &b->size[3 * k])) <= 1e-12 * TalusNorm3(v) && TalusNorm3(w) == 0.0, sim->comm,
+               PETSC_ERR_USER_INPUT,
+               "a plane's surface velocity must lie in the plane (normal to (%g, %g, %g)) and it cannot spin",
+               (double)b->size[3 * k], (double)b->size[3 * k + 1], (double)b->size[3 * k + 2]);
+  }
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = v[d];
+  TalusRotateBack(A, w, &b->omega[3 * k]);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimAddLoad(TalusSim sim, const TalusLoad *load)
+{
+  const PetscInt k = FindBody(sim, load->body);
+
+  PetscFunctionBegin;
+  PetscCall(CheckBeforeStart(sim, "a load"));
+  PetscCheck(k >= 0 && !sim->bodies->fixed[k], sim->comm, PETSC_ERR_USER_INPUT,
+             "a load acts on a body that moves, and %" PetscInt_FMT " is %s", load->body,
+             k < 0 ? "not a body" : "fixed");
+  PetscCall(PetscRealloc(sizeof(*load) * (sim->nloads + 1), &sim->loads));
+  sim->loads[sim->nloads++] = *load;
+  PetscCall(TalusSimLinkBodies(sim, 1, &load->body));
+  PetscFunctionReturn(0);
+}
+
+/* The inverse effective mass of end k of a spring along e: 1/m + (S x e) . J^-1 (S x e); 0 if fixed */
+static PetscReal InverseMassAlong(const TalusBodies *b, PetscInt k, const PetscReal S[3], const PetscReal e[3])
+{
+  PetscReal A[9], c[3], cb[3], inv;
+
+  if (k < 0 || b->fixed[k]) return 0.0;
+  TalusCross3(S, e, c);
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  TalusRotateBack(A, c, cb);
+  inv = 1.0 / b->mass[k];
+  for (int d = 0; d < 3; d++) inv += cb[d] * cb[d] / b->inertia[3 * k + d];
+  return inv;
+}
+
+/* A spring's end in the world at the present poses: point, lever arm, velocity */
+static void SpringEnd(const TalusBodies *b, PetscInt k, const PetscReal anchor[3], PetscReal p[3], PetscReal S[3],
+                      PetscReal v[3])
+{
+  PetscReal A[9];
+
+  if (k < 0) { /* the world */
+    for (int d = 0; d < 3; d++) p[d] = anchor[d], S[d] = v[d] = 0.0;
+    return;
+  }
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  TalusRotate(A, anchor, S);
+  for (int d = 0; d < 3; d++) p[d] = b->position[3 * k + d] + S[d];
+  TalusBodyPointVelocity(b, k, S, v);
+}
+
+/* The explicit spring-damper's stability number h^2 K / m + 2 h C / m along the spring, m its
+   effective mass: symplectic Euler is stable below 4 (which implies the other condition, h C / m < 2;
+   the formulations note, sec. 2.4) */
+static PetscReal SpringStability(const TalusBodies *b, const TalusSpring *s, const PetscInt k[2], PetscReal h)
+{
+  PetscReal p[2][3], S[2][3], v[2][3], e[3], L, inv;
+
+  for (int end = 0; end < 2; end++) SpringEnd(b, k[end], s->anchor[end], p[end], S[end], v[end]);
+  for (int d = 0; d < 3; d++) e[d] = p[1][d] - p[0][d];
+  L = TalusNorm3(e);
+  if (L > 0.0)
+    for (int d = 0; d < 3; d++) e[d] /= L;
+  else e[0] = 1.0, e[1] = e[2] = 0.0;
+  inv = InverseMassAlong(b, k[0], S[0], e) + InverseMassAlong(b, k[1], S[1], e);
+  return h * h * s->stiffness * inv + 2.0 * h * s->damping * inv;
+}
+
+/* The spring of a spec with its ends given as world points now: anchors in the bodies' frames */
+static PetscErrorCode SpringFromPoints(TalusSim sim, const TalusSpring *spec, const PetscReal points[2][3],
+                                       TalusSpring *s, PetscInt k[2])
+{
+  TalusBodies *b = sim->bodies;
+
+  PetscFunctionBegin;
+  PetscCall(CheckBeforeStart(sim, "a spring"));
+  *s = *spec;
+  PetscCheck(s->stiffness >= 0.0 && s->damping >= 0.0 && s->rest_length >= 0.0 && s->stiffness < PETSC_INFINITY &&
+               s->damping < PETSC_INFINITY && s->rest_length < PETSC_INFINITY,
+             sim->comm, PETSC_ERR_USER_INPUT, "a spring's stiffness, damping and rest length must be finite and >= 0");
+  for (int end = 0; end < 2; end++) {
+    k[end] = spec->body[end] == TALUS_WORLD ? -1 : FindBody(sim, spec->body[end]);
+    PetscCheck(spec->body[end] == TALUS_WORLD || k[end] >= 0, sim->comm, PETSC_ERR_USER_INPUT,
+               "a spring names body %" PetscInt_FMT ", which does not exist", spec->body[end]);
+    if (k[end] < 0) {
+      for (int d = 0; d < 3; d++) s->anchor[end][d] = points[end][d];
+    } else {
+      PetscReal A[9], lever[3];
+      TalusQuatToMatrix(&b->quaternion[4 * k[end]], A);
+      for (int d = 0; d < 3; d++) lever[d] = points[end][d] - b->position[3 * k[end] + d];
+      TalusRotateBack(A, lever, s->anchor[end]);
+    }
+  }
+  PetscCheck(spec->body[0] != spec->body[1], sim->comm, PETSC_ERR_USER_INPUT, "a spring needs two different bodies");
+  PetscCheck((k[0] >= 0 && !b->fixed[k[0]]) || (k[1] >= 0 && !b->fixed[k[1]]), sim->comm, PETSC_ERR_USER_INPUT,
+             "neither end of the spring is on a body that moves");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimCheckSpring(TalusSim sim, const TalusSpring *spec, const PetscReal points[2][3],
+                                   PetscReal *stability)
+{
+  TalusSpring s;
+  PetscInt    k[2];
+
+  PetscFunctionBegin;
+  PetscCall(SpringFromPoints(sim, spec, points, &s, k));
+  *stability = SpringStability(sim->bodies, &s, k, sim->dt);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RefuseUnstable(TalusSim sim, PetscInt index, const TalusSpring *s, PetscReal stability)
+{
+  PetscFunctionBegin;
+  PetscCheck(stability < 4.0, sim->comm, PETSC_ERR_USER_INPUT,
+             "spring %" PetscInt_FMT
+             " (K = %g N/m, C = %g N s/m) is unstable at h = %g s: h^2 K / m + 2 h C / m = %g with m "
+             "its effective mass must be below 4 (explicit spring-damper: a smaller -dt, or a softer spring)",
+             index, (double)s->stiffness, (double)s->damping, (double)sim->dt, (double)stability);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimAddSpring(TalusSim sim, const TalusSpring *spec, const PetscReal points[2][3],
+                                 PetscReal *stability)
+{
+  TalusSpring s;
+  PetscInt    k[2];
+
+  PetscFunctionBegin;
+  PetscCall(SpringFromPoints(sim, spec, points, &s, k));
+  *stability = SpringStability(sim->bodies, &s, k, sim->dt);
+  PetscCall(RefuseUnstable(sim, sim->nsprings, &s, *stability));
+  PetscCall(PetscRealloc(sizeof(s) * (sim->nsprings + 1), &sim->springs));
+  sim->springs[sim->nsprings++] = s;
+  PetscCall(TalusSimLinkBodies(sim, 2, s.body));
+  PetscFunctionReturn(0);
+}
+
+/* Once, at the first step of a run (the time step may have changed since the springs were given,
+   by -dt or at a restart): every spring's stability at the step's h, from its ends' owners */
+static PetscErrorCode CheckSpringsOnce(TalusSim sim)
+{
+  PetscFunctionBegin;
+  if (sim->springs_checked || !sim->nsprings) PetscFunctionReturn(0);
+  for (PetscInt s = 0; s < sim->nsprings; s++) {
+    const TalusSpring *spring     = &sim->springs[s];
+    PetscReal          inverse[2] = {0.0, 0.0}, e[3] = {1, 0, 0}, p[2][3], S[2][3], v[3], L, stability;
+    TalusPose          pose[2];
+    PetscInt           local_k;
+    PetscInt          *local;
+    PetscCall(TalusSimGatherPoses(sim, 2, spring->body, pose));
+    for (int end = 0; end < 2; end++) {
+      TalusRotate(pose[end].A, spring->anchor[end], S[end]);
+      for (int d = 0; d < 3; d++) p[end][d] = pose[end].r[d] + S[end][d];
+    }
+    for (int d = 0; d < 3; d++) v[d] = p[1][d] - p[0][d];
+    L = TalusNorm3(v);
+    if (L > 0.0)
+      for (int d = 0; d < 3; d++) e[d] = v[d] / L;
+    PetscCall(TalusSimLocalLinked(sim, &local));
+    for (int end = 0; end < 2; end++) { /* each end's owner adds its inverse mass along e */
+      local_k = TalusSimLinkedIndex(sim, local, spring->body[end]);
+      if (local_k >= 0 && local_k < sim->bodies->nowned && TalusBodiesIsFinite(sim->bodies, local_k))
+        inverse[end] = InverseMassAlong(sim->bodies, local_k, S[end], e);
+    }
+    PetscCall(PetscFree(local));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, inverse, 2, MPIU_REAL, MPIU_SUM, sim->comm));
+    stability = (sim->dt * sim->dt * spring->stiffness + 2.0 * sim->dt * spring->damping) * (inverse[0] + inverse[1]);
+    PetscCall(RefuseUnstable(sim, s, spring, stability));
+  }
+  sim->springs_checked = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetDrives(TalusSim sim, PetscInt *nprescribed, const TalusPrescribedMotion **prescribed,
+                                 PetscInt *nloads, const TalusLoad **loads, PetscInt *nsprings,
+                                 const TalusSpring **springs)
+{
+  PetscFunctionBegin;
+  if (nprescribed) *nprescribed = sim->nprescribed;
+  if (prescribed) *prescribed = sim->prescribed;
+  if (nloads) *nloads = sim->nloads;
+  if (loads) *loads = sim->loads;
+  if (nsprings) *nsprings = sim->nsprings;
+  if (springs) *springs = sim->springs;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetDrives(TalusSim sim, PetscInt nprescribed, const TalusPrescribedMotion *prescribed,
+                                 PetscInt nloads, const TalusLoad *loads, PetscInt nsprings, const TalusSpring *springs)
+{
+  PetscFunctionBegin;
+  PetscCheck(!sim->nprescribed && !sim->nloads && !sim->nsprings, sim->comm, PETSC_ERR_ORDER,
+             "drives are restored into a simulation without them");
+  PetscCall(PetscMalloc1(nprescribed + 1, &sim->prescribed)); /* grown one by one by the Add functions */
+  PetscCall(PetscMalloc1(nloads + 1, &sim->loads));
+  PetscCall(PetscMalloc1(nsprings + 1, &sim->springs));
+  PetscCall(PetscArraycpy(sim->prescribed, prescribed, nprescribed));
+  PetscCall(PetscArraycpy(sim->loads, loads, nloads));
+  PetscCall(PetscArraycpy(sim->springs, springs, nsprings));
+  sim->nprescribed = nprescribed, sim->nloads = nloads, sim->nsprings = nsprings;
+  for (PetscInt p = 0; p < nprescribed; p++) PetscCall(TalusSimLinkBodies(sim, 1, &prescribed[p].body));
+  for (PetscInt l = 0; l < nloads; l++) PetscCall(TalusSimLinkBodies(sim, 1, &loads[l].body));
+  for (PetscInt s = 0; s < nsprings; s++) PetscCall(TalusSimLinkBodies(sim, 2, springs[s].body));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimDestroyDrives(TalusSim sim)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(sim->prescribed));
+  PetscCall(PetscFree(sim->loads));
+  PetscCall(PetscFree(sim->springs));
+  PetscCall(PetscFree(sim->wrench));
+  PetscCall(PetscFree(sim->linked_ids));
+  PetscFunctionReturn(0);
+}
+
+/* the owned prescribed bodies: their local indices and motions */
+static PetscErrorCode EachPrescribed(TalusSim sim,
+                                     PetscErrorCode (*fn)(TalusSim, PetscInt, const TalusPrescribedMotion *))
+{
+  PetscInt *local;
+
+  PetscFunctionBegin;
+  if (!sim->nprescribed) PetscFunctionReturn(0);
+  PetscCall(TalusSimLocalLinked(sim, &local));
+  for (PetscInt p = 0; p < sim->nprescribed; p++) {
+    const PetscInt k = TalusSimLinkedIndex(sim, local, sim->prescribed[p].body);
+    if (k >= 0 && k < sim->bodies->nowned) PetscCall(fn(sim, k, &sim->prescribed[p]));
+  }
+  PetscCall(PetscFree(local));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetVelocity(TalusSim sim, PetscInt k, const TalusPrescribedMotion *m)
+{
+  TalusBodies *b = sim->bodies;
+  PetscReal    x0[3], x1[3], q[4], A[9];
+
+  PetscFunctionBegin;
+  TalusPrescribedPose(m, sim->t, x0, q);
+  TalusPrescribedPose(m, sim->t + sim->dt, x1, q);
+  for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / sim->dt;
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  TalusRotateBack(A, m->angular_velocity, &b->omega[3 * k]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMotion *m)
+{
+  TalusBodies *b = sim->bodies;
+  PetscReal    x[3], q[4], travel[3], A[9];
+
+  PetscFunctionBegin;
+  TalusPrescribedPose(m, sim->t + sim->dt, x, q);
+  for (int d = 0; d < 3; d++) travel[d] = x[d] - b->position[3 * k + d];
+  /* as CheckTravel (step.c) for the bodies that move freely: ghosts reach r_max beyond a step */
+  PetscCheck(TalusNorm3(travel) <= sim->rmax || sim->rmax == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "prescribed body %" PetscInt_FMT
+             " moves %g m in one step (t = %g s), more than the largest body radius %g m: "
+             "contacts would be missed; use a smaller -dt (now %g s)",
+             b->id[k], (double)TalusNorm3(travel), (double)sim->t, (double)sim->rmax, (double)sim->dt);
+  for (int d = 0; d < 3; d++) b->position[3 * k + d] = x[d];
+  for (int d = 0; d < 4; d++) b->quaternion[4 * k + d] = q[d];
+  TalusQuatToMatrix(q, A); /* the body-frame angular velocity follows the new orientation */
+  TalusRotateBack(A, m->angular_velocity, &b->omega[3 * k]);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimPrescribeVelocities(TalusSim sim)
+{
+  PetscFunctionBegin;
+  PetscCall(EachPrescribed(sim, SetVelocity));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimMovePrescribed(TalusSim sim)
+{
+  PetscFunctionBegin;
+  PetscCall(EachPrescribed(sim, SetPose));
+  PetscFunctionReturn(0);
+}
+
+/* add force F (world) at lever arm S and torque T (world) to owned body k's wrench */
+static void AddWrench(PetscReal *wrench, PetscInt k, const PetscReal F[3], const PetscReal S[3], const PetscReal T[3])
+{
+  PetscReal SxF[3];
+
+  TalusCross3(S, F, SxF);
+  for (int d = 0; d < 3; d++) wrench[6 * k + d] += F[d], wrench[6 * k + 3 + d] += SxF[d] + T[d];
+}
+
+PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
+{
+  TalusBodies *b = sim->bodies;
+  PetscInt    *local;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(sim->wrench));
+  if (!sim->nloads && !sim->nsprings) PetscFunctionReturn(0);
+  PetscCall(CheckSpringsOnce(sim));
+  PetscCall(PetscCalloc1(6 * b->nowned + 1, &sim->wrench));
+  PetscCall(TalusSimLocalLinked(sim, &local));
+  for (PetscInt l = 0; l < sim->nloads; l++) {
+    const TalusLoad *load = &sim->loads[l];
+    const PetscInt   k    = TalusSimLinkedIndex(sim, local, load->body);
+    PetscReal        F[3], T[3], S[3], A[9];
+    if (k < 0 || k >= b->nowned) continue;
+    TalusQuatToMatrix(&b->quaternion[4 * k], A);
+    if (load->body_frame) {
+      TalusRotate(A, load->force, F);
+      TalusRotate(A, load->torque, T);
+      TalusRotate(A, load->point, S);
+    } else
+      for (int d = 0; d < 3; d++) F[d] = load->force[d], T[d] = load->torque[d], S[d] = load->point[d];
+    AddWrench(sim->wrench, k, F, S, T);
+  }
+  for (PetscInt s = 0; s < sim->nsprings; s++) {
+    const TalusSpring *spring = &sim->springs[s];
+    PetscInt           k[2];
+    PetscReal          p[2][3], S[2][3], v[2][3], f[3];
+    const PetscReal    none[3] = {0, 0, 0};
+    for (int end = 0; end < 2; end++) k[end] = TalusSimLinkedIndex(sim, local, spring->body[end]);
+    if (!((k[0] >= 0 && k[0] < b->nowned) || (k[1] >= 0 && k[1] < b->nowned))) continue; /* no end here */
+    for (int end = 0; end < 2; end++) {
+      PetscCheck(k[end] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "spring %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d", s, spring->body[end], sim->rank);
+      SpringEnd(b, k[end], spring->anchor[end], p[end], S[end], v[end]);
+    }
+    TalusSpringForce(spring, p[0], p[1], v[0], v[1], f);
+    for (int end = 0; end < 2; end++) {
+      PetscReal F[3];
+      if (k[end] < 0 || k[end] >= b->nowned || b->fixed[k[end]]) continue;
+      for (int d = 0; d < 3; d++) F[d] = end ? f[d] : -f[d];
+      AddWrench(sim->wrench, k[end], F, S[end], none);
+    }
+  }
+  PetscCall(PetscFree(local));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetPotentialEnergy(TalusSim sim, PetscReal *energy)
+{
+  TalusBodies *b = sim->bodies;
+  PetscReal    e = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimDistribute(sim));
+  for (PetscInt k = 0; k < b->nowned; k++)
+    if (!b->fixed[k]) e -= b->mass[k] * TalusDot3(sim->gravity, &b->position[3 * k]);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &e, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  for (PetscInt s = 0; s < sim->nsprings; s++) { /* the ends' poses from their owners: springs are few */
+    const TalusSpring *spring = &sim->springs[s];
+    TalusPose          pose[2];
+    PetscReal          p[2][3], L;
+    PetscCall(TalusSimGatherPoses(sim, 2, spring->body, pose));
+    for (int end = 0; end < 2; end++) {
+      TalusRotate(pose[end].A, spring->anchor[end], p[end]);
+      for (int d = 0; d < 3; d++) p[end][d] += pose[end].r[d];
+    }
+    for (int d = 0; d < 3; d++) p[1][d] -= p[0][d];
+    L = TalusNorm3(p[1]);
+    e += 0.5 * spring->stiffness * (L - spring->rest_length) * (L - spring->rest_length);
+  }
+  *energy = e;
+  PetscFunctionReturn(0);
+}

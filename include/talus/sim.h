@@ -106,6 +106,10 @@ PETSC_EXTERN PetscErrorCode TalusSimCheckJoint(TalusSim, const TalusJointSpec *,
    (h times the force or torque), the same on every rank. */
 PETSC_EXTERN PetscErrorCode TalusSimGetJoints(TalusSim, PetscInt *n, const TalusJoint **, const PetscInt **row_start,
                                               const PetscReal **impulse);
+/* The last step's force and torque of each joint on its body B (the second of its bodies), then on
+   body A: 12 numbers per joint, world frame, N and N m about the body's centre; NULL before the
+   first step. A driver's actuation is its torque (force) along its axis. The same on every rank. */
+PETSC_EXTERN PetscErrorCode TalusSimGetJointWrenches(TalusSim, const PetscReal **wrench);
 /* Joint j's rows at the present configuration and time (collective). */
 PETSC_EXTERN PetscErrorCode TalusSimEvaluateJoint(TalusSim, PetscInt j, TalusJointRowTerms rows[]);
 

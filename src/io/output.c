@@ -36,17 +36,17 @@ PetscErrorCode TalusOutputOpenText(TalusOutput out, const char name[], const cha
  */
 static PetscErrorCode FlushText(TalusOutput out, PetscBool sync)
 {
-  FILE *files[2] = {out->stats, out->probe_file};
+  FILE *files[3] = {out->stats, out->probe_file, out->joints_file};
   int   err      = 0;
 
   PetscFunctionBegin;
-  for (int k = 0; k < 2 && !err; k++) {
+  for (int k = 0; k < 3 && !err; k++) {
     if (!files[k]) continue;
     if (fflush(files[k]) != 0 || (sync && fsync(fileno(files[k])) != 0)) err = errno ? errno : EIO;
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
-  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write stats.csv or the probe's file in %s: %s", out->dir,
-             strerror(err));
+  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write stats.csv, the probe's file or joints.csv in %s: %s",
+             out->dir, strerror(err));
   PetscFunctionReturn(0);
 }
 
@@ -153,7 +153,7 @@ void TalusOutputWriteStatsHeader(TalusOutput out)
 /* Opens (append: reopens after a restart) the text files and, unless a restart reopened it,
    creates the frames file with the current state as its first frame. */
 PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_stats, PetscBool append_probe,
-                               PetscBool frames_open)
+                               PetscBool append_joints, PetscBool frames_open)
 {
   char path[PETSC_MAX_PATH_LEN];
 
@@ -177,6 +177,20 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
     PetscCall(TalusOutputOpenText(out, path, append_probe ? "a" : "w", &out->probe_file));
     if (out->probe_file && !append_probe) fprintf(out->probe_file, "t,x,y,z,vx,vy,vz,wx,wy,wz\n");
   }
+  {
+    PetscInt njoints;
+    PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
+    if (njoints) {
+      PetscCall(TalusOutputOpenText(out, "joints.csv", append_joints ? "a" : "w", &out->joints_file));
+      if (out->joints_file && !append_joints) {
+        static const char *const column[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
+        fputs("t", out->joints_file);
+        for (PetscInt j = 0; j < njoints; j++)
+          for (int c = 0; c < 6; c++) fprintf(out->joints_file, ",j%" PetscInt_FMT "_%s", j, column[c]);
+        fputs("\n", out->joints_file);
+      }
+    }
+  }
   if (out->output_every > 0 && !frames_open) {
     hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS);
     TalusH5Writer w;
@@ -199,7 +213,26 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
 PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
 {
   PetscFunctionBegin;
-  PetscCall(TalusOutputOpen(out, sim, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE));
+  PetscCall(TalusOutputOpen(out, sim, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+/* joints.csv: each joint's force and torque on its body B (the same on every rank; rank 0 writes) */
+static PetscErrorCode WriteJoints(TalusOutput out, TalusSim sim)
+{
+  const PetscReal *wrench;
+  PetscInt         njoints;
+  PetscReal        t;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
+  PetscCall(TalusSimGetJointWrenches(sim, &wrench));
+  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+  if (!out->joints_file || !wrench) PetscFunctionReturn(0);
+  fprintf(out->joints_file, "%.10g", (double)t);
+  for (PetscInt j = 0; j < njoints; j++)
+    for (int c = 0; c < 6; c++) fprintf(out->joints_file, ",%.10e", (double)wrench[12 * j + c]);
+  fputs("\n", out->joints_file);
   PetscFunctionReturn(0);
 }
 
@@ -247,6 +280,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             (double)s->force_residual_rms, (double)s->joint_drift, (double)s->joint_angle_drift,
             (double)s->potential_energy);
   if (out->probe >= 0) PetscCall(WriteProbe(out, sim)); /* collective */
+  PetscCall(WriteJoints(out, sim));
   PetscCall(FlushText(out, PETSC_FALSE));
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));
 
@@ -313,6 +347,7 @@ PetscErrorCode TalusOutputDestroy(TalusOutput *out)
   if (!*out) PetscFunctionReturn(0);
   if ((*out)->stats) fclose((*out)->stats); /* rank 0 only */
   if ((*out)->probe_file) fclose((*out)->probe_file);
+  if ((*out)->joints_file) fclose((*out)->joints_file);
   if ((*out)->log) fclose((*out)->log);
   if ((*out)->frames >= 0) H5Fclose((*out)->frames);
   PetscCall(PetscFree((*out)->wall));

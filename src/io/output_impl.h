@@ -16,7 +16,8 @@ struct _p_TalusOutput {
   TalusScene     scene;
   PetscInt       output_every, progress_every, probe;
   FILE          *stats, *probe_file, *xmf;
-  FILE          *log; /* progress.log: the progress lines and the closing summary, appended by restarts */
+  FILE          *joints_file; /* joints.csv, when the scene has joints */
+  FILE          *log;         /* progress.log: the progress lines and the closing summary, appended by restarts */
   hid_t          frames;
   char           frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
   PetscInt       nframes, frame_capacity;
@@ -47,7 +48,7 @@ PETSC_INTERN void           TalusOutputWriteStatsHeader(TalusOutput);
 /* stats.csv's header line (with its newline) */
 PETSC_INTERN const char     TalusStatsHeader[];
 PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, PetscBool append_stats, PetscBool append_probe,
-                                            PetscBool frames_open);
+                                            PetscBool append_joints, PetscBool frames_open);
 PETSC_INTERN PetscErrorCode TalusOutputAddFrameTime(TalusOutput, PetscReal t);
 /* A progress line: printed by rank 0 and appended to progress.log. */
 PETSC_INTERN PetscErrorCode TalusOutputProgress(TalusOutput, const char fmt[], ...) PETSC_ATTRIBUTE_FORMAT(2, 3);

@@ -136,7 +136,8 @@ PetscErrorCode TalusOutputResume(TalusOutput out, TalusSim sim)
 {
   PetscReal t, dt;
   PetscInt  step;
-  PetscBool stats = PETSC_FALSE, probe = PETSC_FALSE, frames = PETSC_FALSE;
+  PetscBool stats = PETSC_FALSE, probe = PETSC_FALSE, joints = PETSC_FALSE, frames = PETSC_FALSE;
+  PetscInt  njoints;
   char      name[64];
 
   PetscFunctionBegin;
@@ -148,7 +149,9 @@ PetscErrorCode TalusOutputResume(TalusOutput out, TalusSim sim)
     PetscCall(PetscSNPrintf(name, sizeof(name), "probe-%" PetscInt_FMT ".csv", out->probe));
     PetscCall(TruncateCSV(out, name, NULL, t + 0.5 * dt, &probe));
   }
+  PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
+  if (njoints) PetscCall(TruncateCSV(out, "joints.csv", NULL, t + 0.5 * dt, &joints));
   if (out->output_every > 0) PetscCall(ReopenFrames(out, sim, t + 0.5 * dt, &frames));
-  PetscCall(TalusOutputOpen(out, sim, stats, probe, frames));
+  PetscCall(TalusOutputOpen(out, sim, stats, probe, joints, frames));
   PetscFunctionReturn(0);
 }

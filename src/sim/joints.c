@@ -114,12 +114,20 @@ PetscErrorCode TalusSimGetJoints(TalusSim sim, PetscInt *n, const TalusJoint **j
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusSimGetJointWrenches(TalusSim sim, const PetscReal **wrench)
+{
+  PetscFunctionBegin;
+  *wrench = sim->joint_wrench;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimDestroyJoints(TalusSim sim)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(sim->joints));
   PetscCall(PetscFree(sim->joint_row_start));
   PetscCall(PetscFree(sim->joint_impulse));
+  PetscCall(PetscFree(sim->joint_wrench));
   PetscCall(PetscFree(sim->joint_rows));
   PetscCall(PetscFree2(sim->joint_record, sim->joint_record_slot));
   PetscFunctionReturn(0);
@@ -166,7 +174,8 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
     for (PetscInt r = 0; r < n; r++) {
       TalusJointRow *row = &sim->joint_rows[sim->njoint_rows_local++];
       row->a = k[0], row->b = k[1];
-      row->row = sim->joint_row_start[j] + r;
+      row->joint = j;
+      row->row   = sim->joint_row_start[j] + r;
       PetscCall(PetscArraycpy(&row->G[0][0], &terms[r].G[0][0], 12));
       row->bias = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
       for (int side = 0; side < 2; side++)            /* a fixed side's known velocity (seed 002 eq. 70) */
@@ -183,11 +192,21 @@ PetscErrorCode TalusSimShareJointImpulses(TalusSim sim)
 {
   PetscFunctionBegin;
   if (!sim->njoints) PetscFunctionReturn(0);
+  PetscCall(PetscRealloc(sizeof(PetscReal) * 12 * sim->njoints, &sim->joint_wrench));
+  PetscCall(PetscArrayzero(sim->joint_wrench, 12 * sim->njoints));
   for (PetscInt r = 0; r < sim->njoint_rows; r++) sim->joint_impulse[r] = 0.0;
-  for (PetscInt r = 0; r < sim->njoint_rows_local; r++)
-    sim->joint_impulse[sim->joint_rows[r].row] = sim->joint_rows[r].impulse;
-  /* each row is kept by one rank: the sum adds zeros to it, exactly */
+  for (PetscInt r = 0; r < sim->njoint_rows_local; r++) {
+    const TalusJointRow *row = &sim->joint_rows[r];
+    sim->joint_impulse[row->row] = row->impulse;
+    /* the row's impulse acts on each side as gamma G_side / h: a force, and a torque about the side's
+       centre; B's first, then A's */
+    for (int side = 0; side < 2; side++)
+      for (int e = 0; e < 6; e++)
+        sim->joint_wrench[12 * row->joint + 6 * (1 - side) + e] += row->impulse * row->G[side][e] / sim->dt;
+  }
+  /* each row is kept by one rank: the sums add zeros to it, exactly */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sim->joint_impulse, sim->njoint_rows, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sim->joint_wrench, 12 * sim->njoints, MPIU_REAL, MPIU_SUM, sim->comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sim->joint_drift, 2, MPIU_REAL, MPIU_MAX, sim->comm));
   PetscFunctionReturn(0);
 }

@@ -13,6 +13,7 @@
    world frame (TalusJointRowTerms), its linear term g / h + g_t (seed 000 eq. 9c) and impulse. */
 typedef struct {
   PetscInt  a, b;    /* local body indices (owned or ghost), -1 for the world */
+  PetscInt  joint;   /* its joint */
   PetscInt  row;     /* among all joints' rows (sim->joint_row_start) */
   PetscReal G[2][6]; /* side A, side B: linear, then angular (world) */
   PetscReal bias;    /* g / h + g_t */
@@ -44,6 +45,7 @@ struct _p_TalusSim {
   TalusJoint    *joints;
   PetscInt      *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
   PetscReal     *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
+  PetscReal     *joint_wrench;    /* per joint, the last step's force and torque on its body B, then A (12, world) */
   TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
   PetscInt       njoint_rows_local, joint_rows_capacity;
   PetscReal      joint_drift[2]; /* this step's largest violation before it: lengths (m), angles (rad) */

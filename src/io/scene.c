@@ -93,9 +93,10 @@ static PetscErrorCode SetState(SceneReader *r, yaml_node_t *map, TalusBodies *b,
   PetscFunctionReturn(0);
 }
 
-static const char *const body_keys[] = {
-  "shape",    "mass",  "inertia", "material", "position", "velocity", "angular_velocity",
-  "rotation", "fixed", "name",    NULL};
+static const char *const body_keys[] = {"shape",    "mass",     "inertia",          "material",
+                                        "position", "velocity", "angular_velocity", "rotation",
+                                        "fixed",    "name",     "motion",           "surface_velocity",
+                                        NULL};
 
 /* A body's name (joints refer to it): unique, not "world", not a number (an id is one) */
 static PetscErrorCode ReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id)
@@ -526,7 +527,7 @@ static PetscErrorCode CheckPlacement(SceneReader *r, yaml_node_t *where, TalusSi
 static const char *const top_keys[] = {"name",           "gravity", "time_step",         "end_time",
                                        "envelope",       "domain",  "overlap_tolerance", "materials",
                                        "friction_pairs", "bodies",  "generators",        "joints",
-                                       "options",        NULL};
+                                       "forces",         "springs", "options",           NULL};
 
 static PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene);
 

@@ -37,6 +37,20 @@ static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscRe
   for (PetscInt r = sim->joint_row_start[sim->njoints]; r < sim->njoint_rows; r++) sim->joint_impulse[r] = impulse;
   sim->njoints++;
   PetscCall(TalusSimLinkBodies(sim, 2, joint->body));
+  if (joint->body[0] != TALUS_WORLD && joint->body[1] != TALUS_WORLD) { /* the pair, sorted, once */
+    const PetscInt a = PetscMin(joint->body[0], joint->body[1]), b = PetscMax(joint->body[0], joint->body[1]);
+    if (!TalusSimJointed(sim, a, b)) {
+      PetscInt at = sim->njointed;
+      PetscCall(PetscRealloc(sizeof(PetscInt) * 2 * (sim->njointed + 1), &sim->jointed));
+      while (at > 0 &&
+             (sim->jointed[2 * at - 2] > a || (sim->jointed[2 * at - 2] == a && sim->jointed[2 * at - 1] > b))) {
+        sim->jointed[2 * at] = sim->jointed[2 * at - 2], sim->jointed[2 * at + 1] = sim->jointed[2 * at - 1];
+        at--;
+      }
+      sim->jointed[2 * at] = a, sim->jointed[2 * at + 1] = b;
+      sim->njointed++;
+    }
+  }
   PetscFunctionReturn(0);
 }
 
@@ -114,6 +128,19 @@ PetscErrorCode TalusSimGetJoints(TalusSim sim, PetscInt *n, const TalusJoint **j
   PetscFunctionReturn(0);
 }
 
+PetscBool TalusSimJointed(TalusSim sim, PetscInt id_a, PetscInt id_b)
+{
+  PetscInt lo = 0, hi = sim->njointed;
+
+  while (lo < hi) { /* the pairs are sorted by (a, b) */
+    const PetscInt mid = (lo + hi) / 2, a = sim->jointed[2 * mid], b = sim->jointed[2 * mid + 1];
+    if (a == id_a && b == id_b) return PETSC_TRUE;
+    if (a < id_a || (a == id_a && b < id_b)) lo = mid + 1;
+    else hi = mid;
+  }
+  return PETSC_FALSE;
+}
+
 PetscErrorCode TalusSimGetJointWrenches(TalusSim sim, const PetscReal **wrench)
 {
   PetscFunctionBegin;
@@ -128,6 +155,7 @@ PetscErrorCode TalusSimDestroyJoints(TalusSim sim)
   PetscCall(PetscFree(sim->joint_row_start));
   PetscCall(PetscFree(sim->joint_impulse));
   PetscCall(PetscFree(sim->joint_wrench));
+  PetscCall(PetscFree(sim->jointed));
   PetscCall(PetscFree(sim->joint_rows));
   PetscCall(PetscFree2(sim->joint_record, sim->joint_record_slot));
   PetscFunctionReturn(0);
@@ -196,7 +224,7 @@ PetscErrorCode TalusSimShareJointImpulses(TalusSim sim)
   PetscCall(PetscArrayzero(sim->joint_wrench, 12 * sim->njoints));
   for (PetscInt r = 0; r < sim->njoint_rows; r++) sim->joint_impulse[r] = 0.0;
   for (PetscInt r = 0; r < sim->njoint_rows_local; r++) {
-    const TalusJointRow *row = &sim->joint_rows[r];
+    const TalusJointRow *row     = &sim->joint_rows[r];
     sim->joint_impulse[row->row] = row->impulse;
     /* the row's impulse acts on each side as gamma G_side / h: a force, and a torque about the side's
        centre; B's first, then A's */

@@ -49,8 +49,10 @@ struct _p_TalusSim {
   TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
   PetscInt       njoint_rows_local, joint_rows_capacity;
   PetscReal      joint_drift[2]; /* this step's largest violation before it: lengths (m), angles (rad) */
-  PetscReal     *joint_record;   /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
-  PetscInt      *joint_record_slot, joint_record_capacity;
+  PetscInt       njointed,
+    *jointed;              /* the pairs of bodies a joint holds (id_a < id_b, 2 each, sorted): they do not collide */
+  PetscReal *joint_record; /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
+  PetscInt  *joint_record_slot, joint_record_capacity;
   /* drives.c: prescribed motions, applied loads, springs (the same on every rank) */
   PetscInt               nprescribed, nloads, nsprings;
   TalusPrescribedMotion *prescribed;
@@ -121,6 +123,8 @@ PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
    impulses into sim->joint_impulse on every rank (after the solve) */
 PETSC_INTERN PetscErrorCode TalusSimBuildJointRows(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimShareJointImpulses(TalusSim);
+/* whether a joint holds bodies id_a < id_b together (then they do not collide) */
+PETSC_INTERN PetscBool TalusSimJointed(TalusSim, PetscInt id_a, PetscInt id_b);
 /* linked.c: ids into the linked bodies; local[i] the local index (owned or ghost) of linked_ids[i] or
    -1; a linked body's local index by id (-1: the world, -2: not on this rank); the other ranks that
    need an owned body as a ghost because a link they keep reaches it: n pairs (owned body, rank),

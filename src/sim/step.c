@@ -17,10 +17,12 @@ static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventCollide, 0, 0, 0, 0));
   PetscCall(TalusFindContacts(b, sim->envelope, list));
-  /* keep the contacts whose lower-id dynamic body this rank owns: each contact on exactly one rank */
+  /* keep the contacts whose lower-id dynamic body this rank owns: each contact on exactly one rank;
+     bodies a joint holds together do not collide (docs/mechanisms.md) */
   for (PetscInt c = 0; c < list->n; c++) {
     const PetscInt owner = b->fixed[list->c[c].a] ? list->c[c].b : list->c[c].a;
-    if (owner < b->nowned) list->c[kept++] = list->c[c];
+    if (owner < b->nowned && !(sim->njointed && TalusSimJointed(sim, list->c[c].id_a, list->c[c].id_b)))
+      list->c[kept++] = list->c[c];
   }
   list->n = kept;
   PetscCall(TalusContactsWarmStart(b, sim->history, sim->nhistory, list, &matched));

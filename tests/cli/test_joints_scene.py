@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Joints in scenes: the joints: list, its errors, runs on several ranks, checkpoints and restarts.
+"""Joints and drives in scenes: joints:, forces:, springs:, a body's motion: and surface_velocity:,
+their errors, runs on several ranks, checkpoints and restarts.
 
 Usage: test_joints_scene.py TALUS SOURCE_ROOT WORK_DIR
 
@@ -8,8 +9,11 @@ Usage: test_joints_scene.py TALUS SOURCE_ROOT WORK_DIR
 - a checkpoint stores the joints and their impulses (format 2; `talus info` names them), and a run
   restarted from it reaches the next checkpoint bitwise equal to the run that went on, on 1 and on
   2 ranks;
-- every mistake in a joint is refused before the run with FILE:LINE and what is wrong.
-(The joints' physics against closed forms: tests/mpi/test_joints.c.)
+- the same for inputs/seed002/conveyor-spring.yaml: prescribed body, surface velocity, springs (and
+  joints.csv's rows continue across the restart);
+- every mistake in a joint, a force, a spring, a motion or a surface velocity is refused before the
+  run with FILE:LINE and what is wrong.
+(The physics against closed forms: tests/mpi/test_joints.c, tests/mpi/test_drives.c.)
 """
 import csv
 import os
@@ -28,6 +32,7 @@ shutil.rmtree(WORK, ignore_errors=True)  # a fresh run refuses a directory holdi
 os.makedirs(WORK)
 check = Checks("talus_joints_scene")
 PENDULUM = os.path.join(ROOT, "inputs", "seed002", "double-pendulum.yaml")
+CONVEYOR = os.path.join(ROOT, "inputs", "seed002", "conveyor-spring.yaml")
 
 
 def last_frame(path):
@@ -46,7 +51,7 @@ def same_checkpoints(a, b):
                 if name not in fb or not np.array_equal(obj[()], fb[name][()]):
                     differ.append(name)
         fa.visititems(visit)
-        for key in ("joints/type", "joint_impulses"):
+        for key in ("joints/type", "joint_impulses") + (("springs/stiffness", "prescribed/body") if "conveyor" in a else ()):
             if key not in fa:
                 differ.append(key + " (missing)")
     return differ
@@ -69,20 +74,27 @@ if len(ends) == 2:
     check(worst < 1e-8, "2 ranks end %g m from 1 rank" % worst)
 
 # ---- checkpoints and restarts, bitwise
-for ranks in (1, 2):
-    out = os.path.join(WORK, "ckpt-np%d" % ranks)
-    r = run_talus(TALUS, [PENDULUM, "-t_final", "0.4", "-checkpoint_every", "200", "-o", out], ranks=ranks)
-    check(r.returncode == 0, "run with checkpoints on %d ranks: %s" % (ranks, r.stderr[-400:]))
-    ckpt = os.path.join(out, "checkpoints")
-    info = run_talus(TALUS, ["info", os.path.join(ckpt, "last.h5")])
-    check("joints: 2" in info.stdout and "format version 2" in info.stdout, "talus info: %s" % info.stdout[:400])
-    again = os.path.join(WORK, "restart-np%d" % ranks)
-    r = run_talus(TALUS, ["-restart", os.path.join(ckpt, "ckpt-00000200.h5"), "-o", again], ranks=ranks)
-    check(r.returncode == 0, "restart on %d ranks: %s" % (ranks, r.stderr[-400:]))
-    if r.returncode == 0:
-        differ = same_checkpoints(os.path.join(ckpt, "ckpt-00000400.h5"),
-                                  os.path.join(again, "checkpoints", "ckpt-00000400.h5"))
-        check(not differ, "restart on %d ranks: step 400 differs from the run that went on in %s" % (ranks, differ))
+for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 2)):
+    for ranks in (1, 2):
+        out = os.path.join(WORK, "%s-ckpt-np%d" % (tag, ranks))
+        r = run_talus(TALUS, [scene, "-t_final", "0.4", "-checkpoint_every", "200", "-o", out], ranks=ranks)
+        check(r.returncode == 0, "%s with checkpoints on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
+        ckpt = os.path.join(out, "checkpoints")
+        info = run_talus(TALUS, ["info", os.path.join(ckpt, "last.h5")])
+        check("joints: %d" % joints in info.stdout and "format version 2" in info.stdout, "talus info: %s" % info.stdout[:400])
+        again = os.path.join(WORK, "%s-restart-np%d" % (tag, ranks))
+        r = run_talus(TALUS, ["-restart", os.path.join(ckpt, "ckpt-00000200.h5"), "-o", again], ranks=ranks)
+        check(r.returncode == 0, "%s restart on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
+        if r.returncode == 0:
+            differ = same_checkpoints(os.path.join(ckpt, "ckpt-00000400.h5"),
+                                      os.path.join(again, "checkpoints", "ckpt-00000400.h5"))
+            check(not differ, "%s restart on %d ranks: step 400 differs in %s" % (tag, ranks, differ))
+        if tag == "conveyor" and ranks == 1:  # joints.csv continues across a restart in the run's directory
+            r = run_talus(TALUS, ["-restart", os.path.join(ckpt, "ckpt-00000200.h5")])
+            with open(os.path.join(out, "joints.csv")) as f:
+                times = [float(line.split(",")[0]) for line in f.read().splitlines()[1:]]
+            check(r.returncode == 0 and len(times) == 400 and all(b > a for a, b in zip(times, times[1:])),
+                  "joints.csv after a restart in place: %d rows" % len(times))
 
 # ---- mistakes, each at its line
 HEAD = """materials:
@@ -135,5 +147,50 @@ with open(path, "w") as f:
 r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
 check(r.returncode != 0 and "%s:6:" % path in r.stderr and "two bodies are named \"A\"" in r.stderr,
       "a name twice: %s" % r.stderr)
+
+
+# drives: forces and springs (line 8), a body's motion and surface velocity (line 6 or 4)
+DRIVES = HEAD.replace("joints:\n", "")
+BAD_DRIVES = [
+    ("forces", "- {body: F, force: [1, 0, 0]}", "acts on a body that moves"),
+    ("forces", "- {body: world, force: [1, 0, 0]}", "acts on a body that moves"),
+    ("forces", "- {body: A}", "needs force: or torque:"),
+    ("forces", "- {body: A, force: [1, 0, 0], frame: local}", "frame must be world or body"),
+    ("forces", "- {body: Q, force: [1, 0, 0]}", "no body is named \"Q\""),
+    ("springs", "- {bodies: [world, A], points: [[0, 0, 1], [0.5, 0, 0]], stiffness: -1}", "stiffness must be >= 0"),
+    ("springs", "- {bodies: [world, A], points: [[0, 0, 1], [0.5, 0, 0]], stiffness: 1e9}", "is unstable"),
+    ("springs", "- {bodies: [A, A], points: [[0, 0, 1], [0.5, 0, 0]], stiffness: 1}", "different bodies"),
+    ("springs", "- {bodies: [world, F], points: [[0, 0, 1], [3, 0, 0]], stiffness: 1}", "neither end"),
+    ("springs", "- {bodies: [world, A], points: [[0, 0, 1]], stiffness: 1}", "a list of two"),
+    ("springs", "- {bodies: [world, A], points: [[0, 0, 1], [0.5, 0, 0]], stiffness: 1, damping_mode: radial}",
+     "damping_mode"),
+    ("springs", "- {bodies: [world, A], points: [[0, 0, 1], [0.5, 0, 0]], stiffness: 1, rest_length: -2}",
+     "rest_length must be >= 0"),
+]
+for k, (section, entry, expected) in enumerate(BAD_DRIVES):
+    path = os.path.join(WORK, "bad-drive-%02d.yaml" % k)
+    with open(path, "w") as f:
+        f.write(DRIVES + section + ":\n  " + entry + "\n")
+    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+    check(r.returncode != 0 and ("%s:8:" % path) in r.stderr and expected in r.stderr,
+          "%s: expected %s:8: ... %s, got: %s" % (entry, path, expected, r.stderr.strip()[-300:]))
+BAD_BODIES = [
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], fixed: false, motion: {velocity: [1, 0, 0]}}",
+     "it is fixed"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], motion: {speed: 1}}", "speed"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], velocity: [1, 0, 0], motion: {velocity: [1, 0, 0]}}",
+     "leave velocity"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], surface_velocity: [1, 0, 0]}", "is for fixed bodies"),
+    ("{shape: plane, normal: [0, 0, 1], position: [0, 0, -1], surface_velocity: [0, 0, 1]}", "must lie in the plane"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], motion: {velocity: [1, 0, 0]}, "
+     "surface_velocity: [1, 0, 0]}", "not both"),
+]
+for k, (body, expected) in enumerate(BAD_BODIES):
+    path = os.path.join(WORK, "bad-body-%02d.yaml" % k)
+    with open(path, "w") as f:
+        f.write(DRIVES.replace("  - {shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0]}", "  - " + body))
+    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+    check(r.returncode != 0 and ("%s:6:" % path) in r.stderr and expected in r.stderr,
+          "%s: expected %s:6: ... %s, got: %s" % (body, path, expected, r.stderr.strip()[-300:]))
 
 sys.exit(check.finish())

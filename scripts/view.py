@@ -7,7 +7,8 @@ Run by scripts/view, under paraview (--script) or pvpython. Settings come from t
 
 Spheres are drawn as Point Gaussian sprites of their diameter (cheap for millions), boxes as a
 Tensor Glyph of a unit cube by each body's shape_tensor (its axes times its edges: orientation and
-size), both coloured by speed; fixed bodies grey; the planes as translucent squares. It prints one
+size), both coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
+segments between their anchors. It prints one
 line per block with its counts, which tests/cli/test_view.py reads.
 """
 import os
@@ -86,6 +87,15 @@ if n:
     d.Opacity = 0.35
     d.DiffuseColor = [0.8, 0.75, 0.6]
 print("talus view: %d planes; t = %g of %d frames (%g .. %g)" % (n, t, len(times), times[0], times[-1]))
+joints = MergeBlocks(Input=ExtractCellsByType(Input=reader, CellTypes=["Polyline"]))  # anchor to anchor
+nj = count(joints)[1]
+if nj:
+    d = Show(joints, view)
+    d.LineWidth = 3.0
+    d.DiffuseColor = [0.7, 0.1, 0.1]
+    d.AmbientColor = [0.7, 0.1, 0.1]
+    d.ColorArrayName = ["CELLS", ""]
+print("talus view: %d joints" % nj)
 view.OrientationAxesVisibility = 1
 bodies.UpdatePipeline(t)
 speed.RescaleTransferFunction(0.0, max(1e-9, bodies.PointData["speed"].GetRange()[1]))

@@ -110,6 +110,9 @@ PETSC_EXTERN PetscErrorCode TalusSimGetJoints(TalusSim, PetscInt *n, const Talus
    body A: 12 numbers per joint, world frame, N and N m about the body's centre; NULL before the
    first step. A driver's actuation is its torque (force) along its axis. The same on every rank. */
 PETSC_EXTERN PetscErrorCode TalusSimGetJointWrenches(TalusSim, const PetscReal **wrench);
+/* Each joint drawn as a path through the world now: A's centre, A's anchor, B's anchor, B's centre
+   (12 numbers a joint; a world side's centre is its anchor; collective). */
+PETSC_EXTERN PetscErrorCode TalusSimGetJointAnchors(TalusSim, PetscReal points[]);
 /* Joint j's rows at the present configuration and time (collective). */
 PETSC_EXTERN PetscErrorCode TalusSimEvaluateJoint(TalusSim, PetscInt j, TalusJointRowTerms rows[]);
 

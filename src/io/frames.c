@@ -8,7 +8,10 @@
  * default XDMF3 reader makes no cells without it), with their shape, fixed flag, diameter and a
  * shape tensor, the body's axes scaled by its extents, that a Tensor Glyph of a unit cube or sphere
  * turns into the body as it is (scripts/view). The planes are quadrilaterals of their own, in
- * every_frame/planes, written once. frames.xmf gets each new frame appended in place of its closing tags,
+ * every_frame/planes, written once. Joints are polylines from A's centre through the two anchors to
+ * B's centre (frameNNNNNN/joints/path, connectivity every_frame/joint_lines), with the force on
+ * their body B.
+ * frames.xmf gets each new frame appended in place of its closing tags,
  * so that writing it costs the same at the thousandth frame as at the first.
  */
 #include "output_impl.h"
@@ -203,6 +206,50 @@ static PetscErrorCode WritePlanes(TalusOutput out, TalusH5Writer *w, hid_t every
   PetscFunctionReturn(0);
 }
 
+/* every_frame/joint_lines: joint j is the polyline through points 4 j .. 4 j + 3 (rank 0 writes) */
+static PetscErrorCode WriteJointLines(TalusOutput out, TalusH5Writer *w, hid_t every, PetscInt njoints)
+{
+  int32_t  *lines;
+  PetscInt *slot, n = out->rank == 0 ? njoints : 0;
+
+  PetscFunctionBegin;
+  if (!njoints) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(4 * njoints, &lines, njoints, &slot));
+  for (PetscInt j = 0; j < njoints; j++) {
+    for (int e = 0; e < 4; e++) lines[4 * j + e] = (int32_t)(4 * j + e);
+    slot[j] = j;
+  }
+  PetscCall(WriteRows(out, w, every, "joint_lines", H5T_NATIVE_INT32, njoints, n, slot, 4, lines));
+  PetscCall(PetscFree2(lines, slot));
+  PetscFunctionReturn(0);
+}
+
+/* frameNNNNNN/joints: each joint's path (A's centre, the anchors, B's centre: 4 rows a joint) and the
+   force on its body B over the last step (rank 0 writes; the bodies' poses come from their owners) */
+static PetscErrorCode WriteJoints(TalusOutput out, TalusH5Writer *w, hid_t frame, TalusSim sim)
+{
+  PetscReal       *ends, *force;
+  const PetscReal *wrench;
+  PetscInt        *slot, n = out->rank == 0 ? out->njoints : 0;
+  hid_t            group;
+
+  PetscFunctionBegin;
+  if (!out->njoints) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc3(12 * out->njoints, &ends, 3 * out->njoints, &force, 4 * out->njoints, &slot));
+  PetscCall(TalusSimGetJointAnchors(sim, ends));
+  PetscCall(TalusSimGetJointWrenches(sim, &wrench));
+  for (PetscInt j = 0; j < out->njoints; j++)
+    for (int d = 0; d < 3; d++) force[3 * j + d] = wrench ? wrench[12 * j + d] : 0.0;
+  for (PetscInt r = 0; r < 4 * out->njoints; r++) slot[r] = r;
+  group = H5Gcreate2(frame, "joints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(w, group, "joints");
+  PetscCall(WriteRows(out, w, group, "path", H5T_NATIVE_DOUBLE, 4 * out->njoints, 4 * n, slot, 3, ends));
+  PetscCall(WriteRows(out, w, group, "force", H5T_NATIVE_DOUBLE, out->njoints, n, slot, 3, force));
+  if (group >= 0) H5Gclose(group);
+  PetscCall(PetscFree3(ends, force, slot));
+  PetscFunctionReturn(0);
+}
+
 /*
  * What every frame refers to and no frame repeats: talus's version, and the group every_frame
  * (named to sort before the frames: sorted(f)[-1] stays the last frame) with the vertices and the
@@ -223,6 +270,7 @@ PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
   PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", out->frames));
   out->nplanes = 0; /* planes are replicated: every rank holds them all among its own bodies */
   for (PetscInt k = 0; k < b->nowned; k++) out->nplanes += !TalusBodiesIsFinite(b, k);
+  PetscCall(TalusSimGetJoints(sim, &out->njoints, NULL, NULL, NULL));
   if (H5Lexists(out->frames, "every_frame", H5P_DEFAULT) > 0) PetscFunctionReturn(0); /* a restart's file has them */
   TalusH5WriteStringAttribute(&w, out->frames, "talus_version", TalusVersion());
   TalusH5WriteStringAttribute(&w, out->frames, "talus_commit", TalusCommit());
@@ -232,6 +280,8 @@ PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
   PetscCall(WriteVertices(out, &w, every, total));
   PetscCall(TalusH5Agree(&w, path));
   PetscCall(WritePlanes(out, &w, every, b, out->nplanes));
+  PetscCall(TalusH5Agree(&w, path));
+  PetscCall(WriteJointLines(out, &w, every, out->njoints));
   H5Gclose(every);
   PetscCall(TalusH5Agree(&w, path));
   PetscFunctionReturn(0);
@@ -262,9 +312,31 @@ static void XdmfPlanes(FILE *fp, const char h5[], PetscInt p)
           p, h5);
 }
 
+/* The joints of frame f as line segments, with the force on their body B */
+static void XdmfJoints(FILE *fp, const char h5[], PetscInt f, PetscInt j)
+{
+  fprintf(fp,
+          "    <Grid Name=\"joints\" GridType=\"Uniform\">\n     <Topology TopologyType=\"Polyline\" "
+          "NodesPerElement=\"4\" NumberOfElements=\"%" PetscInt_FMT "\"><DataItem Dimensions=\"%" PetscInt_FMT
+          " 4\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">%s:/every_frame/joint_lines</DataItem></Topology>\n",
+          j, j, h5);
+  fprintf(fp,
+          "     <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT
+          " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
+          "/joints/path</DataItem></Geometry>\n",
+          4 * j, h5, f);
+  fprintf(
+    fp,
+    "     <Attribute Name=\"force\" Center=\"Cell\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT
+    " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
+    "/joints/force</DataItem></Attribute>\n    </Grid>\n",
+    j, h5, f);
+}
+
 /* One frame in frames.xmf: a spatial collection of the n bodies (the datasets of group
-   /frameNNNNNN) and the planes. */
-static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscInt n, PetscInt nplanes)
+   /frameNNNNNN), the planes and the joints. */
+static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscInt n, PetscInt nplanes,
+                      PetscInt njoints)
 {
   static const struct {
     const char *name, *type, *number;
@@ -306,6 +378,7 @@ static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscI
   }
   fprintf(fp, "    </Grid>\n");
   if (nplanes > 0) XdmfPlanes(fp, h5, nplanes);
+  if (njoints > 0) XdmfJoints(fp, h5, f, njoints);
   fprintf(fp, "   </Grid>\n");
 }
 
@@ -321,7 +394,8 @@ PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
     const char *h5 = out->frames_name;
     fprintf(fp, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
     fprintf(fp, "  <Grid Name=\"talus\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-    for (PetscInt f = 0; f < out->nframes; f++) XdmfFrame(fp, h5, f, out->frame_times[f], n, out->nplanes);
+    for (PetscInt f = 0; f < out->nframes; f++)
+      XdmfFrame(fp, h5, f, out->frame_times[f], n, out->nplanes, out->njoints);
     fputs(XdmfTail, fp);
   }
   PetscCall(TalusOutputCloseText(out, &fp, "frames.xmf"));
@@ -338,7 +412,8 @@ static PetscErrorCode AppendXdmf(TalusOutput out, PetscInt n)
   PetscCall(TalusOutputOpenText(out, "frames.xmf", "r+", &fp));
   if (fp) {
     if (fseek(fp, -(long)strlen(XdmfTail), SEEK_END) == 0) {
-      XdmfFrame(fp, out->frames_name, out->nframes - 1, out->frame_times[out->nframes - 1], n, out->nplanes);
+      XdmfFrame(fp, out->frames_name, out->nframes - 1, out->frame_times[out->nframes - 1], n, out->nplanes,
+                out->njoints);
       fputs(XdmfTail, fp);
     } else err = errno;
     if (fclose(fp) != 0 && !err) err = errno ? errno : EIO;
@@ -435,6 +510,7 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   PetscCall(WriteRows(out, &w, group, "fixed", H5T_NATIVE_INT32, total, n, slot, 1, fixed));
   PetscCall(WriteRows(out, &w, group, "diameter", H5T_NATIVE_FLOAT, total, n, slot, 1, diameter));
   PetscCall(WriteRows(out, &w, group, "shape_tensor", H5T_NATIVE_FLOAT, total, n, slot, 9, tensor));
+  PetscCall(WriteJoints(out, &w, group, sim));
   H5Gclose(group);
   TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)"); /* readable after a crash */
   PetscCall(TalusH5Agree(&w, path));

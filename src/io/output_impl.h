@@ -22,6 +22,7 @@ struct _p_TalusOutput {
   char           frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
   PetscInt       nframes, frame_capacity;
   PetscInt       nplanes;        /* drawn in frames.h5's every_frame/planes */
+  PetscInt       njoints;        /* drawn as segments between their anchors (frameNNNNNN/joints) */
   double         frame_bytes;    /* what the last frame added to the frames file (rank 0), for the next one's room */
   PetscLogDouble progress_time;  /* when the last progress line was printed, */
   PetscInt       progress_steps; /* and after how many steps of this job */

@@ -251,3 +251,26 @@ PetscErrorCode TalusSimEvaluateJoint(TalusSim sim, PetscInt j, TalusJointRowTerm
   TalusJointEvaluate(&sim->joints[j], &pose[0], &pose[1], sim->t, rows);
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusSimGetJointAnchors(TalusSim sim, PetscReal points[])
+{
+  PetscInt  *ids;
+  TalusPose *poses;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimDistribute(sim));
+  PetscCall(PetscMalloc2(2 * sim->njoints + 1, &ids, 2 * sim->njoints + 1, &poses));
+  for (PetscInt j = 0; j < sim->njoints; j++)
+    ids[2 * j] = sim->joints[j].body[0], ids[2 * j + 1] = sim->joints[j].body[1];
+  PetscCall(TalusSimGatherPoses(sim, 2 * sim->njoints, ids, poses)); /* one reduction for all */
+  for (PetscInt j = 0; j < sim->njoints; j++)
+    for (int side = 0; side < 2; side++) {
+      const TalusPose *P      = &poses[2 * j + side];
+      PetscReal       *centre = &points[12 * j + 9 * side], *anchor = &points[12 * j + 3 + 3 * side];
+      TalusRotate(P->A, sim->joints[j].anchor[side], anchor);
+      for (int d = 0; d < 3; d++) anchor[d] += P->r[d];
+      for (int d = 0; d < 3; d++) centre[d] = ids[2 * j + side] == TALUS_WORLD ? anchor[d] : P->r[d];
+    }
+  PetscCall(PetscFree2(ids, poses));
+  PetscFunctionReturn(0);
+}

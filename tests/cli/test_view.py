@@ -97,6 +97,21 @@ if os.path.exists(png):
     check(image.shape[:2] == (600, 800) and image[..., :3].std() > 0.05, "the screenshot is blank or of the wrong size: %s" % (image.shape,))
 else:
     check(False, "scripts/view wrote no screenshot")
+# joints: the double pendulum's two joints as polylines through the rods' centres and the pins
+pendulum = os.path.join(WORK, "pendulum")
+p = run_talus(TALUS, [os.path.join(ROOT, "inputs", "seed002", "double-pendulum.yaml"), "-o", pendulum, "-t_final", "0.1"])
+check(p.returncode == 0, "the double pendulum: %s" % p.stderr[-500:])
+p = subprocess.run([os.path.join(ROOT, "scripts", "view"), pendulum, "--screenshot", os.path.join(WORK, "pendulum.png")],
+                   capture_output=True, text=True, env=PV_ENV, timeout=300)
+check(p.returncode == 0 and "moving: 2 spheres" in p.stdout and "2 joints" in p.stdout, "scripts/view of joints: %s%s" % (p.stdout[-800:], p.stderr[-800:]))
+with h5py.File(os.path.join(pendulum, "frames.h5"), "r") as f:
+    last = sorted(k for k in f if k.startswith("frame"))[-1]
+    path, ids, pos = f[last]["joints/path"][()], f[last]["id"][()], f[last]["position"][()]
+    centre = {int(i): pos[k] for k, i in enumerate(ids)}
+    check(path.shape == (8, 3) and abs(path[0]).max() == 0.0 and abs(path[3] - centre[0]).max() == 0.0
+          and abs(path[4] - centre[0]).max() == 0.0 and abs(path[7] - centre[1]).max() == 0.0
+          and abs(path[1] - path[2]).max() < 1e-4 and abs(path[5] - path[6]).max() < 1e-4,
+          "joints/path: the pin at the origin, the rods' centres at the ends, the anchors together: %s" % path)
 p = subprocess.run([os.path.join(ROOT, "scripts", "view"), os.path.join(WORK, "nothing-here")], capture_output=True, text=True, env=ENV)
 check(p.returncode == 2 and "no " in p.stderr and "frames.xmf" in p.stderr, "scripts/view of a missing run: exit %d %s" % (p.returncode, p.stderr))
 sys.exit(check.finish())

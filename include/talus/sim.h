@@ -110,6 +110,10 @@ PETSC_EXTERN PetscErrorCode TalusSimGetJoints(TalusSim, PetscInt *n, const Talus
    body A: 12 numbers per joint, world frame, N and N m about the body's centre; NULL before the
    first step. A driver's actuation is its torque (force) along its axis. The same on every rank. */
 PETSC_EXTERN PetscErrorCode TalusSimGetJointWrenches(TalusSim, const PetscReal **wrench);
+/* The force and torque (about its centre, world frame, N and N m) that contacts and joints exert on
+   body id over each step, kept by TalusSimGetWatchedWrench after every step (one body; -1: none). */
+PETSC_EXTERN PetscErrorCode TalusSimWatchBody(TalusSim, PetscInt id);
+PETSC_EXTERN PetscErrorCode TalusSimGetWatchedWrench(TalusSim, PetscReal wrench[6]);
 /* Each joint drawn as a path through the world now: A's centre, A's anchor, B's anchor, B's centre
    (12 numbers a joint; a world side's centre is its anchor; collective). */
 PETSC_EXTERN PetscErrorCode TalusSimGetJointAnchors(TalusSim, PetscReal points[]);

@@ -145,6 +145,8 @@ const char TalusStatsHeader[] =
   "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max,force_residual_max,force_residual_rms,"
   "joint_drift,joint_angle_drift,potential_energy\n";
 
+const char TalusProbeHeader[] = "t,x,y,z,vx,vy,vz,wx,wy,wz,fx,fy,fz,tx,ty,tz\n";
+
 void TalusOutputWriteStatsHeader(TalusOutput out)
 {
   if (out->stats) fputs(TalusStatsHeader, out->stats);
@@ -175,7 +177,8 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
                out->probe, total);
     PetscCall(PetscSNPrintf(path, sizeof(path), "probe-%" PetscInt_FMT ".csv", out->probe));
     PetscCall(TalusOutputOpenText(out, path, append_probe ? "a" : "w", &out->probe_file));
-    if (out->probe_file && !append_probe) fprintf(out->probe_file, "t,x,y,z,vx,vy,vz,wx,wy,wz\n");
+    if (out->probe_file && !append_probe) fputs(TalusProbeHeader, out->probe_file);
+    PetscCall(TalusSimWatchBody(sim, out->probe));
   }
   {
     PetscInt njoints;
@@ -240,7 +243,7 @@ static PetscErrorCode WriteJoints(TalusOutput out, TalusSim sim)
 static PetscErrorCode WriteProbe(TalusOutput out, TalusSim sim)
 {
   TalusBodies *b;
-  PetscReal    t, row[9] = {0};
+  PetscReal    t, row[9] = {0}, wrench[6];
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
@@ -251,9 +254,12 @@ static PetscErrorCode WriteProbe(TalusOutput out, TalusSim sim)
     for (int d = 0; d < 3; d++) row[d] = b->position[3 * k + d], row[3 + d] = b->velocity[3 * k + d];
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, row, 9, MPIU_REAL, MPIU_SUM, out->comm));
+  PetscCall(TalusSimGetWatchedWrench(sim, wrench)); /* the same on every rank */
   if (out->probe_file)
-    fprintf(out->probe_file, "%.10g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g\n", (double)t, row[0], row[1],
-            row[2], row[3], row[4], row[5], row[6], row[7], row[8]);
+    fprintf(out->probe_file,
+            "%.10g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.10e,%.10e,%.10e,%.10e,%.10e,%.10e\n",
+            (double)t, row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], wrench[0], wrench[1],
+            wrench[2], wrench[3], wrench[4], wrench[5]);
   PetscFunctionReturn(0);
 }
 

@@ -47,7 +47,9 @@ PETSC_INTERN PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusOutputCloseText(TalusOutput, FILE **, const char name[]);
 PETSC_INTERN void           TalusOutputWriteStatsHeader(TalusOutput);
 /* stats.csv's header line (with its newline) */
-PETSC_INTERN const char     TalusStatsHeader[];
+PETSC_INTERN const char TalusStatsHeader[];
+/* probe-ID.csv's header line: the body's state, then the contacts' and joints' force and torque on it */
+PETSC_INTERN const char     TalusProbeHeader[];
 PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, PetscBool append_stats, PetscBool append_probe,
                                             PetscBool append_joints, PetscBool frames_open);
 PETSC_INTERN PetscErrorCode TalusOutputAddFrameTime(TalusOutput, PetscReal t);

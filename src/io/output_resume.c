@@ -147,7 +147,7 @@ PetscErrorCode TalusOutputResume(TalusOutput out, TalusSim sim)
   PetscCall(TruncateCSV(out, "stats.csv", TalusStatsHeader, (PetscReal)step + 0.5, &stats));
   if (out->probe >= 0) {
     PetscCall(PetscSNPrintf(name, sizeof(name), "probe-%" PetscInt_FMT ".csv", out->probe));
-    PetscCall(TruncateCSV(out, name, NULL, t + 0.5 * dt, &probe));
+    PetscCall(TruncateCSV(out, name, TalusProbeHeader, t + 0.5 * dt, &probe));
   }
   PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
   if (njoints) PetscCall(TruncateCSV(out, "joints.csv", NULL, t + 0.5 * dt, &joints));

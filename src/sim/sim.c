@@ -15,6 +15,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->anti_relax  = PETSC_TRUE;
   (*sim)->matrix_free = PETSC_TRUE;
   (*sim)->gravity[2]  = -9.81;
+  (*sim)->watched     = -1;
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
   PetscFunctionReturn(0);
 }

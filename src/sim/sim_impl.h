@@ -60,6 +60,9 @@ struct _p_TalusSim {
   TalusSpring           *springs;
   PetscReal             *wrench; /* this step's applied force and torque (world) per owned body, or NULL: none */
   PetscBool              springs_checked; /* their stability at this run's time step */
+  /* probe.c: the body whose constraint force is measured (-1: none), and that force and torque */
+  PetscInt  watched;
+  PetscReal watched_wrench[6];
   /* linked.c: the bodies joints, springs, loads and prescribed motions name, sorted */
   PetscInt nlinked, *linked_ids;
   /* the problem monitor (TalusSimSetProblemMonitor), and whether TalusSimStep is inside it */
@@ -142,6 +145,8 @@ PETSC_INTERN PetscErrorCode TalusSimPrescribeVelocities(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimMovePrescribed(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimComputeWrenches(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimDestroyDrives(TalusSim);
+/* probe.c: the watched body's constraint wrench of this step (after the impulses are known) */
+PETSC_INTERN PetscErrorCode TalusSimComputeWatchedWrench(TalusSim);
 /* the velocity of body k's material at the world-frame lever arm S from its centre: v + omega x S
    (a fixed body's: its surface velocity, or a prescribed body's) */
 PETSC_INTERN void TalusBodyPointVelocity(const TalusBodies *, PetscInt k, const PetscReal S[3], PetscReal v[3]);

@@ -270,6 +270,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(PetscTime(&t3));
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
   PetscCall(TalusSimShareJointImpulses(sim));
+  PetscCall(TalusSimComputeWatchedWrench(sim));
   stats->joints            = sim->njoints;
   stats->joint_drift       = sim->joint_drift[0];
   stats->joint_angle_drift = sim->joint_drift[1];

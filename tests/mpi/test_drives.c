@@ -110,6 +110,7 @@ static PetscErrorCode Pusher(void)
   PetscCall(TalusBodiesAddMaterial(b, "frictionless", 0.0, 1000.0, NULL));
   PetscCall(TalusBodiesAdd(b, 2, TALUS_SPHERE, r, 1.0, 1, PETSC_FALSE, at, NULL));
   PetscCall(TalusSimAddPrescribedMotion(sim, &push));
+  PetscCall(TalusSimWatchBody(sim, 1)); /* the block: floor and pusher together */
   for (PetscInt n = 1; n <= 60; n++) {
     TalusBodyRecord rec, pusher;
     PetscCall(Step(sim, &st));
@@ -125,6 +126,14 @@ static PetscErrorCode Pusher(void)
     for (PetscInt k = 0; k < list->n; k++)
       if (list->c[k].id_a == 1 && list->c[k].id_b == 2) impulse = list->c[k].impulse[0];
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &impulse, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+  }
+  {
+    PetscReal w[6];
+    PetscCall(TalusSimGetWatchedWrench(sim, w));
+    /* at constant speed the pusher's push and the floor's friction cancel; the floor carries the weight */
+    CHECK(PetscAbsReal(w[0]) < 1e-6 && PetscAbsReal(w[1]) < 1e-9 && PetscAbsReal(w[2] - 2.0 * 9.81) < 1e-6,
+          "S2-8: the force on the block (%g, %g, %g), expected (0, 0, m g = %g)", (double)w[0], (double)w[1],
+          (double)w[2], 2.0 * 9.81);
   }
   CHECK(worst < 1e-8, "S2-8 pusher: the block moves at V to %g m/s", (double)worst);
   CHECK(PetscAbsReal(impulse - mu * 2.0 * 9.81 * h) < 1e-8, "S2-8 pusher: impulse %g per step, expected mu m g h = %g",

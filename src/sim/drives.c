@@ -21,14 +21,6 @@ void TalusBodyPointVelocity(const TalusBodies *b, PetscInt k, const PetscReal S[
   for (int d = 0; d < 3; d++) v[d] = b->velocity[3 * k + d] + wxS[d];
 }
 
-/* Body id's index before distribution (every rank holds every body), or -1 */
-static PetscInt FindBody(TalusSim sim, PetscInt id)
-{
-  for (PetscInt k = 0; k < sim->bodies->n; k++)
-    if (sim->bodies->id[k] == id) return k;
-  return -1;
-}
-
 static PetscErrorCode CheckBeforeStart(TalusSim sim, const char what[])
 {
   PetscFunctionBegin;
@@ -47,7 +39,7 @@ static PetscBool IsPrescribed(TalusSim sim, PetscInt id)
 PetscErrorCode TalusSimAddPrescribedMotion(TalusSim sim, const TalusPrescribedMotion *motion)
 {
   TalusBodies          *b = sim->bodies;
-  const PetscInt        k = FindBody(sim, motion->body);
+  const PetscInt        k = TalusSimFindBody(sim, motion->body);
   TalusPrescribedMotion m = *motion;
 
   PetscFunctionBegin;
@@ -77,7 +69,7 @@ PetscErrorCode TalusSimAddPrescribedMotion(TalusSim sim, const TalusPrescribedMo
 PetscErrorCode TalusSimSetSurfaceVelocity(TalusSim sim, PetscInt id, const PetscReal v[3], const PetscReal w[3])
 {
   TalusBodies   *b = sim->bodies;
-  const PetscInt k = FindBody(sim, id);
+  const PetscInt k = TalusSimFindBody(sim, id);
   PetscReal      A[9];
 
   PetscFunctionBegin;
@@ -101,7 +93,7 @@ PetscErrorCode TalusSimSetSurfaceVelocity(TalusSim sim, PetscInt id, const Petsc
 
 PetscErrorCode TalusSimAddLoad(TalusSim sim, const TalusLoad *load)
 {
-  const PetscInt k = FindBody(sim, load->body);
+  const PetscInt k = TalusSimFindBody(sim, load->body);
 
   PetscFunctionBegin;
   PetscCall(CheckBeforeStart(sim, "a load"));
@@ -174,7 +166,7 @@ static PetscErrorCode SpringFromPoints(TalusSim sim, const TalusSpring *spec, co
                s->damping < PETSC_INFINITY && s->rest_length < PETSC_INFINITY,
              sim->comm, PETSC_ERR_USER_INPUT, "a spring's stiffness, damping and rest length must be finite and >= 0");
   for (int end = 0; end < 2; end++) {
-    k[end] = spec->body[end] == TALUS_WORLD ? -1 : FindBody(sim, spec->body[end]);
+    k[end] = spec->body[end] == TALUS_WORLD ? -1 : TalusSimFindBody(sim, spec->body[end]);
     PetscCheck(spec->body[end] == TALUS_WORLD || k[end] >= 0, sim->comm, PETSC_ERR_USER_INPUT,
                "a spring names body %" PetscInt_FMT ", which does not exist", spec->body[end]);
     if (k[end] < 0) {

@@ -68,8 +68,7 @@ static PetscErrorCode JointOf(TalusSim sim, const TalusJointSpec *spec, TalusJoi
   *why = NULL;
   for (int side = 0; side < 2; side++) {
     if (spec->body[side] == TALUS_WORLD) continue;
-    for (PetscInt i = 0; i < b->n && k[side] < 0; i++)
-      if (b->id[i] == spec->body[side]) k[side] = i;
+    k[side] = TalusSimFindBody(sim, spec->body[side]);
     if (k[side] < 0) {
       *why = "it names a body that does not exist";
       PetscFunctionReturn(0);

@@ -8,6 +8,16 @@
  */
 #include "sim_impl.h"
 
+PetscInt TalusSimFindBody(TalusSim sim, PetscInt id)
+{
+  const TalusBodies *b = sim->bodies;
+
+  if (id >= 0 && id < b->n && b->id[id] == id) return id; /* a scene's bodies: ids are their places */
+  for (PetscInt k = 0; k < b->n; k++)
+    if (b->id[k] == id) return k;
+  return -1;
+}
+
 PetscErrorCode TalusSimLinkBodies(TalusSim sim, PetscInt n, const PetscInt ids[])
 {
   PetscFunctionBegin;
@@ -86,20 +96,19 @@ PetscErrorCode TalusSimLinkedGhostRequests(TalusSim sim, PetscInt *n, PetscInt *
     if (owner_rank[p] != sim->rank || owner_rank[o] == sim->rank || owner_rank[o] < 0) continue;
     (*body)[*n] = local[p], (*rank)[(*n)++] = (PetscMPIInt)owner_rank[o];
   }
-  /* by body, then rank, without repeats (two links of one pair ask once) */
-  for (PetscInt i = 0; i < *n; i++)
-    for (PetscInt l = i + 1; l < *n; l++)
-      if ((*body)[l] < (*body)[i] || ((*body)[l] == (*body)[i] && (*rank)[l] < (*rank)[i])) {
-        const PetscInt    tb = (*body)[i];
-        const PetscMPIInt tr = (*rank)[i];
-        (*body)[i] = (*body)[l], (*rank)[i] = (*rank)[l], (*body)[l] = tb, (*rank)[l] = tr;
-      }
+  /* by body, then rank, without repeats (two links of one pair ask once): one sort of body * P + rank */
   {
-    PetscInt m = 0;
+    PetscInt64 *key;
+    PetscInt    m = 0;
+    PetscCall(PetscMalloc1(*n + 1, &key));
+    for (PetscInt i = 0; i < *n; i++) key[i] = (PetscInt64)(*body)[i] * sim->size + (*rank)[i];
+    PetscCall(PetscSortInt64(*n, key));
     for (PetscInt i = 0; i < *n; i++)
-      if (!m || (*body)[i] != (*body)[m - 1] || (*rank)[i] != (*rank)[m - 1])
-        (*body)[m] = (*body)[i], (*rank)[m++] = (*rank)[i];
+      if (!m || key[i] != key[m - 1]) key[m++] = key[i];
+    for (PetscInt i = 0; i < m; i++)
+      (*body)[i] = (PetscInt)(key[i] / sim->size), (*rank)[i] = (PetscMPIInt)(key[i] % sim->size);
     *n = m;
+    PetscCall(PetscFree(key));
   }
   PetscCall(PetscFree(owner_rank));
   PetscCall(PetscFree(local));

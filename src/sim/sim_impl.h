@@ -133,6 +133,8 @@ PETSC_INTERN PetscBool TalusSimJointed(TalusSim, PetscInt id_a, PetscInt id_b);
    need an owned body as a ghost because a link they keep reaches it: n pairs (owned body, rank),
    sorted by body */
 PETSC_INTERN PetscErrorCode TalusSimLinkBodies(TalusSim, PetscInt n, const PetscInt ids[]);
+/* body id's index while every rank holds every body (before the first step), or -1 */
+PETSC_INTERN PetscInt       TalusSimFindBody(TalusSim, PetscInt id);
 PETSC_INTERN PetscErrorCode TalusSimLocalLinked(TalusSim, PetscInt **local);
 PETSC_INTERN PetscInt       TalusSimLinkedIndex(TalusSim, const PetscInt local[], PetscInt id);
 PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);

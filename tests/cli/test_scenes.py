@@ -34,7 +34,8 @@ p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", out, "-probe",
 check(p.returncode == 0, "rolling-ball: exit %d\n%s" % (p.returncode, p.stderr))
 if p.returncode == 0:
     rows = list(csv.DictReader(open(os.path.join(out, "probe-1.csv"))))
-    check(list(rows[0].keys()) == ["t", "x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz"], "probe header %s" % list(rows[0].keys()))
+    check(list(rows[0].keys()) == ["t", "x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz", "fx", "fy", "fz", "tx", "ty", "tz"],
+          "probe header %s" % list(rows[0].keys()))
     v0, mu, g, h = 2.0, 0.2, 9.81, 0.01
     t_trn = 2 * v0 / (7 * mu * g)
     for r in rows:
@@ -42,6 +43,11 @@ if p.returncode == 0:
         check(abs(z - 1.0) < 1e-6, "rolling-ball: height %g at t = %g" % (z, t))
         if t < t_trn - h:
             check(abs(vx - (v0 - mu * g * t)) < 1e-6, "rolling-ball: sliding v = %g at t = %g, closed form %g" % (vx, t, v0 - mu * g * t))
+            # the plane's force on the ball while it slides: friction mu m g back, the weight up; its
+            # torque about the centre (lever arm -r e_z) turns the ball forward: -r e_z x (-mu m g e_x) = mu m g r e_y
+            fx, fz, ty = float(r["fx"]), float(r["fz"]), float(r["ty"])
+            check(abs(fx + mu * g) < 1e-6 and abs(fz - g) < 1e-6 and abs(ty - mu * g) < 1e-6,
+                  "rolling-ball: the plane's force (%g, ., %g), torque y %g at t = %g; expected (-mu m g, m g), mu m g r" % (fx, fz, ty, t))
         elif t > t_trn + h:
             check(abs(vx - 5 * v0 / 7) < 0.005 * 5 * v0 / 7 and abs(wy - vx) < 0.005 * vx, "rolling-ball: rolling v = %g, omega = %g at t = %g" % (vx, wy, t))
     stats = list(csv.DictReader(open(os.path.join(out, "stats.csv"))))

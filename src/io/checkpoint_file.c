@@ -8,11 +8,9 @@
  * chunked datasets, which parallel HDF5 1.10 writes only collectively, at a third of the speed.)
  */
 #define _DEFAULT_SOURCE /* realpath, scandir */
-#include "h5io.h"
-#include <talus/math3.h>
+#include "checkpoint_impl.h"
 #include "options_io.h"
 #include <talus/options.h>
-#include <talus/checkpoint.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <limits.h>
@@ -65,51 +63,6 @@ static const TalusH5Field contact_fields[] = {
   CONTACT_INT("owner_slot", owner_slot),
   CONTACT_INT("rank", rank),
   {"impulse", PETSC_FALSE, 3, offsetof(ContactRow, h.impulse)},
-};
-#define JOINT_FIELD(name, integer, member, width) \
-  { \
-    name, integer, width, offsetof(TalusJoint, member) \
-  }
-/* the joints (format 2), every one on every rank: rank 0 writes them, every rank reads them all */
-static const TalusH5Field joint_fields[] = {
-  JOINT_FIELD("type", PETSC_TRUE, type, 1),
-  JOINT_FIELD("bodies", PETSC_TRUE, body, 2),
-  JOINT_FIELD("owner_side", PETSC_TRUE, owner_side, 1),
-  JOINT_FIELD("anchor", PETSC_FALSE, anchor, 6),
-  JOINT_FIELD("axis", PETSC_FALSE, axis, 6),
-  JOINT_FIELD("reference", PETSC_FALSE, reference, 6),
-  JOINT_FIELD("length", PETSC_FALSE, length, 1),
-  JOINT_FIELD("motion", PETSC_FALSE, motion, 5),
-};
-#define DRIVE_FIELD(type, name, integer, member, width) \
-  { \
-    name, integer, width, offsetof(type, member) \
-  }
-static const TalusH5Field prescribed_fields[] = {
-  DRIVE_FIELD(TalusPrescribedMotion, "body", PETSC_TRUE, body, 1),
-  DRIVE_FIELD(TalusPrescribedMotion, "velocity", PETSC_FALSE, velocity, 3),
-  DRIVE_FIELD(TalusPrescribedMotion, "amplitude", PETSC_FALSE, amplitude, 3),
-  DRIVE_FIELD(TalusPrescribedMotion, "frequency", PETSC_FALSE, frequency, 1),
-  DRIVE_FIELD(TalusPrescribedMotion, "phase", PETSC_FALSE, phase, 1),
-  DRIVE_FIELD(TalusPrescribedMotion, "angular_velocity", PETSC_FALSE, angular_velocity, 3),
-  DRIVE_FIELD(TalusPrescribedMotion, "t0", PETSC_FALSE, t0, 1),
-  DRIVE_FIELD(TalusPrescribedMotion, "position0", PETSC_FALSE, position0, 3),
-  DRIVE_FIELD(TalusPrescribedMotion, "quaternion0", PETSC_FALSE, quaternion0, 4),
-};
-static const TalusH5Field load_fields[] = {
-  DRIVE_FIELD(TalusLoad, "body", PETSC_TRUE, body, 1),
-  DRIVE_FIELD(TalusLoad, "force", PETSC_FALSE, force, 3),
-  DRIVE_FIELD(TalusLoad, "torque", PETSC_FALSE, torque, 3),
-  DRIVE_FIELD(TalusLoad, "point", PETSC_FALSE, point, 3),
-  DRIVE_FIELD(TalusLoad, "body_frame", PETSC_TRUE, body_frame, 1),
-};
-static const TalusH5Field spring_fields[] = {
-  DRIVE_FIELD(TalusSpring, "bodies", PETSC_TRUE, body, 2),
-  DRIVE_FIELD(TalusSpring, "anchor", PETSC_FALSE, anchor, 6),
-  DRIVE_FIELD(TalusSpring, "stiffness", PETSC_FALSE, stiffness, 1),
-  DRIVE_FIELD(TalusSpring, "damping", PETSC_FALSE, damping, 1),
-  DRIVE_FIELD(TalusSpring, "rest_length", PETSC_FALSE, rest_length, 1),
-  DRIVE_FIELD(TalusSpring, "axial_damping", PETSC_TRUE, axial_damping, 1),
 };
 #define NFIELDS(f) ((int)(sizeof(f) / sizeof((f)[0])))
 
@@ -199,24 +152,18 @@ static PetscErrorCode CheckpointReader(MPI_Comm comm, const char path[], TalusH5
 PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, const char scene_text[],
                                         const char path[])
 {
-  TalusBodies                 *b;
-  TalusSimState                state;
-  const TalusContactHistory   *history;
-  TalusH5Writer                w;
-  MPI_Comm                     comm;
-  BodyRow                     *mine, *in, *slice, *planes;
-  ContactRow                  *contacts;
-  PetscMPIInt                 *dest;
-  PetscInt                     nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory, njoints;
-  const TalusJoint            *joints;
-  const PetscInt              *joint_row_start;
-  const PetscReal             *joint_impulse;
-  PetscInt                     nprescribed, nloads, nsprings;
-  const TalusPrescribedMotion *prescribed;
-  const TalusLoad             *loads;
-  const TalusSpring           *springs;
-  hid_t                        fapl;
-  char                        *options;
+  TalusBodies               *b;
+  TalusSimState              state;
+  const TalusContactHistory *history;
+  TalusH5Writer              w;
+  MPI_Comm                   comm;
+  BodyRow                   *mine, *in, *slice, *planes;
+  ContactRow                *contacts;
+  PetscMPIInt               *dest;
+  PetscInt                   nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory, njoints;
+  PetscInt                   nprescribed, nloads, nsprings;
+  hid_t                      fapl;
+  char                      *options;
 
   PetscFunctionBegin;
   PetscCall(TalusSimDistribute(sim));
@@ -225,8 +172,8 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetState(sim, &state));
   PetscCall(TalusSimGetHistory(sim, &nhistory, &history));
-  PetscCall(TalusSimGetJoints(sim, &njoints, &joints, &joint_row_start, &joint_impulse));
-  PetscCall(TalusSimGetDrives(sim, &nprescribed, &prescribed, &nloads, &loads, &nsprings, &springs));
+  PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
+  PetscCall(TalusSimGetDrives(sim, &nprescribed, NULL, &nloads, NULL, &nsprings, NULL));
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "checkpoints are written between steps (no ghosts)");
   PetscCall(PetscLogEventBegin(TALUS_EventCheckpointWrite, 0, 0, 0, 0));
   /* bodies to the ranks that write their rows */
@@ -333,23 +280,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
                               w.rank == 0 ? nplanes : 0, planes));
   PetscCall(TalusH5WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal,
                               coffset, nhistory, contacts));
-  if (njoints) {
-    const PetscInt nrows = joint_row_start[njoints];
-    PetscCall(TalusH5WriteTable(&w, "joints", joint_fields, NFIELDS(joint_fields), sizeof(TalusJoint), njoints, 0,
-                                w.rank == 0 ? njoints : 0, joints));
-    PetscCall(TalusH5WriteDataset(&w, w.file, "joint_impulses", TALUS_H5_REAL, nrows, 1, 0, w.rank == 0 ? nrows : 0,
-                                  joint_impulse));
-  }
-  if (nprescribed)
-    PetscCall(TalusH5WriteTable(&w, "prescribed", prescribed_fields, NFIELDS(prescribed_fields),
-                                sizeof(TalusPrescribedMotion), nprescribed, 0, w.rank == 0 ? nprescribed : 0,
-                                prescribed));
-  if (nloads)
-    PetscCall(TalusH5WriteTable(&w, "loads", load_fields, NFIELDS(load_fields), sizeof(TalusLoad), nloads, 0,
-                                w.rank == 0 ? nloads : 0, loads));
-  if (nsprings)
-    PetscCall(TalusH5WriteTable(&w, "springs", spring_fields, NFIELDS(spring_fields), sizeof(TalusSpring), nsprings, 0,
-                                w.rank == 0 ? nsprings : 0, springs));
+  PetscCall(TalusCheckpointWriteLinks(&w, sim));
   {
     const PetscInt nm = b->nmaterials, mine_m = w.rank == 0 ? nm : 0;
     PetscReal     *props;
@@ -388,7 +319,6 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
 
 /* The header: format and version first, so a foreign or newer file is named as such; state (if
    not NULL) gets the simulator's state. */
-static PetscBool AllFinite(const PetscReal *v, int n);
 
 static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, TalusSimState *state)
 {
@@ -468,7 +398,7 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
                   !(info->dt > 0.0 && info->dt < PETSC_INFINITY) || PetscIsInfOrNanReal(info->t_final)))
     TalusH5Fault(r, "%s", "the header's step, time, time step or end time is not valid");
   if (!r->bad && state &&
-      (!AllFinite(state->gravity, 3) || !(state->envelope >= 0.0 && state->envelope < PETSC_INFINITY) ||
+      (!TalusAllFinite(state->gravity, 3) || !(state->envelope >= 0.0 && state->envelope < PETSC_INFINITY) ||
        PetscIsNanReal(state->domain_min[0]) || PetscIsNanReal(state->domain_min[1]) ||
        PetscIsNanReal(state->domain_min[2]) || PetscIsNanReal(state->domain_max[0]) ||
        PetscIsNanReal(state->domain_max[1]) || PetscIsNanReal(state->domain_max[2])))
@@ -521,13 +451,6 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
   PetscFunctionReturn(0);
 }
 
-static PetscBool AllFinite(const PetscReal *v, int n)
-{
-  for (int d = 0; d < n; d++)
-    if (PetscIsInfOrNanReal(v[d])) return PETSC_FALSE;
-  return PETSC_TRUE;
-}
-
 /* What a stored row may hold, as strictly as a scene (a file whose checksums were recomputed after an
    edit gets past them): its shape's stored code turned into the shape (in place). NULL, or the fault. */
 static const char *RowFault(BodyRow *row, PetscInt nmaterials, PetscInt max_id, PetscBool plane)
@@ -541,8 +464,8 @@ static const char *RowFault(BodyRow *row, PetscInt nmaterials, PetscInt max_id, 
   if (!(PetscAbsReal(qq - 1.0) <= 1e-6)) return "an orientation that is not a unit quaternion";
   if (!TalusShapeFromCode(b->shape, &shape)) return "an unknown shape";
   b->shape = shape;
-  if (!AllFinite(b->size, 3) || !AllFinite(b->position, 3) || !AllFinite(b->velocity, 3) || !AllFinite(b->omega, 3) ||
-      !AllFinite(b->inertia, 3) || PetscIsInfOrNanReal(b->mass))
+  if (!TalusAllFinite(b->size, 3) || !TalusAllFinite(b->position, 3) || !TalusAllFinite(b->velocity, 3) ||
+      !TalusAllFinite(b->omega, 3) || !TalusAllFinite(b->inertia, 3) || PetscIsInfOrNanReal(b->mass))
     return "a value that is not a finite number";
   if (TalusShapeTable[shape].check_size(b->size)) return "a size its shape does not allow";
   if (plane) return (!TalusShapeTable[shape].finite && b->fixed) ? NULL : "a plane that is not a fixed plane";
@@ -551,67 +474,6 @@ static const char *RowFault(BodyRow *row, PetscInt nmaterials, PetscInt max_id, 
     return "a moving body without a positive mass and inertia";
   if (b->mass < 0.0) return "a negative mass";
   return NULL;
-}
-
-/* A stored joint as strictly as a scene's: NULL, or the fault. */
-static const char *JointFault(const TalusJoint *j, PetscInt max_id)
-{
-  if (j->type < 0 || j->type >= TALUS_NJOINT_TYPES) return "an unknown type";
-  if (j->owner_side < 0 || j->owner_side > 1 || j->body[j->owner_side] == TALUS_WORLD) return "no body keeping it";
-  for (int side = 0; side < 2; side++) {
-    if (j->body[side] < TALUS_WORLD || j->body[side] >= max_id) return "a body id outside the scene's";
-    if (!AllFinite(j->anchor[side], 3) || !AllFinite(j->axis[side], 3) || !AllFinite(j->reference[side], 3))
-      return "a value that is not a finite number";
-    if (PetscAbsReal(TalusNorm3(j->axis[side]) - 1.0) > 1e-6 ||
-        PetscAbsReal(TalusNorm3(j->reference[side]) - 1.0) > 1e-6)
-      return "an axis that is not a unit vector";
-  }
-  if (!(j->length >= 0.0 && j->length < PETSC_INFINITY) || !AllFinite(&j->motion.offset, 5))
-    return "a length or motion that is not valid";
-  return NULL;
-}
-
-static void CheckExtent(TalusH5Reader *r, const char name[], PetscInt expected);
-
-/* A stored drive's values (what a scene checks): NULL, or the fault. */
-static PetscBool IdIn(PetscInt id, PetscInt max_id, PetscBool world)
-{
-  return (PetscBool)((id >= 0 && id < max_id) || (world && id == TALUS_WORLD));
-}
-
-static const char *DriveFault(const TalusCheckpointInfo *info, const TalusPrescribedMotion *p, const TalusLoad *l,
-                              const TalusSpring *s)
-{
-  const PetscInt max_id = info->nfinite + info->nplanes + info->bodies_lost;
-  if (p && (!IdIn(p->body, max_id, PETSC_FALSE) || !AllFinite(p->velocity, 3) || !AllFinite(p->amplitude, 3) ||
-            !AllFinite(&p->frequency, 1) || !AllFinite(&p->phase, 1) || !AllFinite(p->angular_velocity, 3) ||
-            !AllFinite(&p->t0, 1) || !AllFinite(p->position0, 3) || !AllFinite(p->quaternion0, 4)))
-    return "a prescribed motion with a body id or a value that is not valid";
-  if (l && (!IdIn(l->body, max_id, PETSC_FALSE) || !AllFinite(l->force, 3) || !AllFinite(l->torque, 3) ||
-            !AllFinite(l->point, 3) || (l->body_frame != 0 && l->body_frame != 1)))
-    return "a load with a body id or a value that is not valid";
-  if (s &&
-      (!IdIn(s->body[0], max_id, PETSC_TRUE) || !IdIn(s->body[1], max_id, PETSC_TRUE) || !AllFinite(s->anchor[0], 6) ||
-       !(s->stiffness >= 0.0 && s->stiffness < PETSC_INFINITY) || !(s->damping >= 0.0 && s->damping < PETSC_INFINITY) ||
-       !(s->rest_length >= 0.0 && s->rest_length < PETSC_INFINITY) || (s->axial_damping != 0 && s->axial_damping != 1)))
-    return "a spring with a body id or a value that is not valid";
-  return NULL;
-}
-
-/* A table every rank reads whole (the drives, format 2): rows, or NULL when n is 0 */
-static PetscErrorCode ReadReplicated(TalusH5Reader *r, const char group[], const TalusH5Field fields[], int nfields,
-                                     size_t row_bytes, PetscInt n, void **rows)
-{
-  char first[64];
-
-  PetscFunctionBegin;
-  *rows = NULL;
-  if (!n) PetscFunctionReturn(0);
-  PetscCall(PetscSNPrintf(first, sizeof(first), "%s/%s", group, fields[0].name));
-  CheckExtent(r, first, n);
-  PetscCall(PetscCalloc(row_bytes * n, rows));
-  PetscCall(TalusH5ReadTable(r, group, fields, nfields, row_bytes, n, 0, n, *rows, PETSC_FALSE));
-  PetscFunctionReturn(0);
 }
 
 /* Every stored id once: the ranks OR their ids into one bitmap of the scene's ids (an id twice on a
@@ -641,7 +503,7 @@ static PetscErrorCode CheckUniqueIds(TalusH5Reader *r, const BodyRow *rows, Pets
 
 /* The header's counts against the datasets' lengths, before anything is allocated from them (a header
    claiming 2e9 bodies allocated 384 GB first). */
-static void CheckExtent(TalusH5Reader *r, const char name[], PetscInt expected)
+void TalusCheckpointCheckExtent(TalusH5Reader *r, const char name[], PetscInt expected)
 {
   hid_t   dset, space;
   hsize_t dims[2] = {0, 0};
@@ -660,55 +522,24 @@ static void CheckExtent(TalusH5Reader *r, const char name[], PetscInt expected)
   H5Dclose(dset);
 }
 
-/* The joints (format 2) on every rank, with their rows' impulses; NULL when there are none. */
-static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *info, TalusJoint **joints,
-                                 PetscReal **impulse, PetscInt *nrows)
-{
-  const PetscInt max_id = info->nfinite + info->nplanes + info->bodies_lost;
-  const char    *fault;
-
-  PetscFunctionBegin;
-  *joints = NULL, *impulse = NULL, *nrows = 0;
-  if (!info->njoints) PetscFunctionReturn(0);
-  CheckExtent(r, "joints/type", info->njoints);
-  PetscCall(PetscCalloc1(info->njoints, joints));
-  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS(joint_fields), sizeof(TalusJoint), info->njoints, 0,
-                             info->njoints, *joints, PETSC_FALSE));
-  for (PetscInt j = 0; j < info->njoints && !r->bad; j++) {
-    if ((fault = JointFault(&(*joints)[j], max_id))) TalusH5Fault(r, "a joint has %s", fault);
-    else *nrows += TalusJointTypeRows((TalusJointType)(*joints)[j].type);
-  }
-  CheckExtent(r, "joint_impulses", *nrows);
-  PetscCall(PetscCalloc1(*nrows + 1, impulse));
-  if (!r->bad)
-    PetscCall(TalusH5ReadDataset(r, "joint_impulses", TALUS_H5_REAL, *nrows, 1, 0, *nrows, *impulse, PETSC_FALSE));
-  if (!r->bad && !AllFinite(*impulse, (int)*nrows)) TalusH5Fault(r, "%s", "a joint impulse is not a finite number");
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene,
                                        char **scene_text, PetscLogDouble *io_seconds)
 {
-  PetscLogDouble         t0, t1;
-  TalusH5Reader          r;
-  TalusCheckpointInfo    info;
-  TalusSimSnapshot       snap;
-  PetscInt               lo, hi, clo, chi, nkeep = 0, nm;
-  PetscReal             *props = NULL, *mu_pair = NULL;
-  BodyRow               *rows = NULL, *planes = NULL;
-  ContactRow            *crows         = NULL;
-  TalusBodyRecord       *plane_records = NULL, *records = NULL;
-  TalusContactHistory   *history       = NULL;
-  TalusMaterial         *materials     = NULL;
-  TalusJoint            *joints        = NULL;
-  PetscReal             *joint_impulse = NULL;
-  PetscInt               njoint_rows   = 0;
-  TalusPrescribedMotion *prescribed    = NULL;
-  TalusLoad             *loads         = NULL;
-  TalusSpring           *springs       = NULL;
-  PetscMPIInt           *dest = NULL, *hdest = NULL;
-  char                  *names = NULL, *options = NULL;
-  PetscBool              same_layout;
+  PetscLogDouble       t0, t1;
+  TalusH5Reader        r;
+  TalusCheckpointInfo  info;
+  TalusSimSnapshot     snap;
+  PetscInt             lo, hi, clo, chi, nkeep = 0, nm;
+  PetscReal           *props = NULL, *mu_pair = NULL;
+  BodyRow             *rows = NULL, *planes = NULL;
+  ContactRow          *crows         = NULL;
+  TalusBodyRecord     *plane_records = NULL, *records = NULL;
+  TalusContactHistory *history   = NULL;
+  TalusMaterial       *materials = NULL;
+  TalusCheckpointLinks links     = {0};
+  PetscMPIInt         *dest = NULL, *hdest = NULL;
+  char                *names = NULL, *options = NULL;
+  PetscBool            same_layout;
 
   PetscFunctionBegin;
   PetscCall(CheckpointReader(comm, path, &r));
@@ -717,11 +548,11 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(TalusH5Open(&r));
   PetscCall(ReadInfo(&r, &info, &snap.state));
   nm = info.nmaterials;
-  CheckExtent(&r, "bodies/id", info.nfinite);
-  CheckExtent(&r, "planes/id", info.nplanes);
-  CheckExtent(&r, "contacts/rank", info.ncontacts);
-  CheckExtent(&r, "materials/mu_density", nm);
-  CheckExtent(&r, "materials/names", 64 * nm);
+  TalusCheckpointCheckExtent(&r, "bodies/id", info.nfinite);
+  TalusCheckpointCheckExtent(&r, "planes/id", info.nplanes);
+  TalusCheckpointCheckExtent(&r, "contacts/rank", info.ncontacts);
+  TalusCheckpointCheckExtent(&r, "materials/mu_density", nm);
+  TalusCheckpointCheckExtent(&r, "materials/names", 64 * nm);
   PetscCall(TalusH5Verdict(&r));
   lo = SliceStart(info.nfinite, r.size, r.rank), hi = SliceStart(info.nfinite, r.size, r.rank + 1);
   clo = SliceStart(info.ncontacts, r.size, r.rank), chi = SliceStart(info.ncontacts, r.size, r.rank + 1);
@@ -740,20 +571,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
                              hi - lo, rows, PETSC_TRUE));
   PetscCall(TalusH5ReadTable(&r, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow),
                              info.ncontacts, clo, chi - clo, crows, PETSC_TRUE));
-  PetscCall(ReadJoints(&r, &info, &joints, &joint_impulse, &njoint_rows));
-  PetscCall(ReadReplicated(&r, "prescribed", prescribed_fields, NFIELDS(prescribed_fields), sizeof(*prescribed),
-                           info.nprescribed, (void **)&prescribed));
-  PetscCall(
-    ReadReplicated(&r, "loads", load_fields, NFIELDS(load_fields), sizeof(*loads), info.nloads, (void **)&loads));
-  PetscCall(ReadReplicated(&r, "springs", spring_fields, NFIELDS(spring_fields), sizeof(*springs), info.nsprings,
-                           (void **)&springs));
-  if (!r.bad) {
-    const char *fault = NULL;
-    for (PetscInt p = 0; p < info.nprescribed && !fault; p++) fault = DriveFault(&info, &prescribed[p], NULL, NULL);
-    for (PetscInt l = 0; l < info.nloads && !fault; l++) fault = DriveFault(&info, NULL, &loads[l], NULL);
-    for (PetscInt q = 0; q < info.nsprings && !fault; q++) fault = DriveFault(&info, NULL, NULL, &springs[q]);
-    if (fault) TalusH5Fault(&r, "%s", fault);
-  }
+  PetscCall(TalusCheckpointReadLinks(&r, &info, &links));
   PetscCall(TalusH5ReadText(&r, "scene", scene_text));
   PetscCall(TalusH5ReadText(&r, "options",
                             &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
@@ -787,11 +605,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     PetscCall(PetscFree(mu_pair));
     PetscCall(PetscFree(names));
     PetscCall(PetscFree(*scene_text));
-    PetscCall(PetscFree(joints));
-    PetscCall(PetscFree(joint_impulse));
-    PetscCall(PetscFree(prescribed));
-    PetscCall(PetscFree(loads));
-    PetscCall(PetscFree(springs));
+    PetscCall(TalusCheckpointLinksDestroy(&links));
   }
   PetscCall(TalusH5Verdict(&r));
   TalusH5Close(&r);
@@ -837,14 +651,14 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   snap.history       = history;
   snap.history_rank  = hdest;
   snap.njoints       = info.njoints;
-  snap.joints        = joints;
-  snap.joint_impulse = joint_impulse;
+  snap.joints        = links.joints;
+  snap.joint_impulse = links.joint_impulse;
   snap.nprescribed   = info.nprescribed;
-  snap.prescribed    = prescribed;
+  snap.prescribed    = links.prescribed;
   snap.nloads        = info.nloads;
-  snap.loads         = loads;
+  snap.loads         = links.loads;
   snap.nsprings      = info.nsprings;
-  snap.springs       = springs;
+  snap.springs       = links.springs;
   PetscCall(TalusSimRestore(sim, &snap));
 
   PetscCall(PetscMemzero(scene, sizeof(*scene)));
@@ -860,11 +674,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(PetscFree(props));
   PetscCall(PetscFree(mu_pair));
   PetscCall(PetscFree(names));
-  PetscCall(PetscFree(joints));
-  PetscCall(PetscFree(joint_impulse));
-  PetscCall(PetscFree(prescribed));
-  PetscCall(PetscFree(loads));
-  PetscCall(PetscFree(springs));
+  PetscCall(TalusCheckpointLinksDestroy(&links));
   PetscCall(PetscLogEventEnd(TALUS_EventCheckpointRead, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -98,28 +98,6 @@ static const char *const body_keys[] = {"shape",    "mass",     "inertia",      
                                         "fixed",    "name",     "motion",           "surface_velocity",
                                         NULL};
 
-/* A body's name (joints refer to it): unique, not "world", not a number (an id is one) */
-static PetscErrorCode ReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id)
-{
-  yaml_node_t *node = SceneLookup(r, map, "name");
-  const char  *name;
-  char        *end;
-
-  PetscFunctionBegin;
-  if (!node) PetscFunctionReturn(0);
-  PetscCall(SceneGetString(r, node, "name", &name));
-  (void)strtod(name, &end);
-  if (!name[0] || strlen(name) >= sizeof(r->names->entry[0].name) || !strcmp(name, "world") || *end == 0)
-    SceneError(r, node, "a body's name must be 1 to %d characters, not \"world\" and not a number, got \"%.64s\"",
-               (int)sizeof(r->names->entry[0].name) - 1, name);
-  for (PetscInt k = 0; k < r->names->n; k++)
-    if (!strcmp(r->names->entry[k].name, name)) SceneError(r, node, "two bodies are named \"%s\"", name);
-  PetscCall(PetscRealloc(sizeof(r->names->entry[0]) * (r->names->n + 1), &r->names->entry));
-  PetscCall(PetscStrncpy(r->names->entry[r->names->n].name, name, sizeof(r->names->entry[0].name)));
-  r->names->entry[r->names->n++].id = id;
-  PetscFunctionReturn(0);
-}
-
 /* A body's keys: body_keys, then every shape's size key (one per shape, in table order). */
 static void BodyKeys(const char *keys[])
 {
@@ -157,7 +135,7 @@ static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
   if (SceneLookup(r, map, "motion")) fixed = PETSC_TRUE; /* a prescribed body: fixed in the CCP (scene_drives.c) */
   PetscCall(SceneRequireKey(r, map, "position", "a body", &node));
   PetscCall(SceneGetVector(r, node, "position", 3, position));
-  PetscCall(ReadBodyName(r, map, b->n));
+  PetscCall(SceneReadBodyName(r, map, b->n));
   PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, fixed, position, &k));
   if ((node = SceneLookup(r, map, "inertia"))) { /* principal moments given instead of the shape's */
     PetscReal J[3];

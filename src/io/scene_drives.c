@@ -64,8 +64,9 @@ PetscErrorCode SceneReadBodyDrives(SceneReader *r, yaml_node_t *bodies, TalusSim
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReadForce(SceneReader *r, yaml_node_t *map, TalusSim sim)
+static PetscErrorCode ReadForce(SceneReader *r, yaml_node_t *map, void *ctx)
 {
+  TalusSim     sim  = (TalusSim)ctx;
   TalusLoad    load = {0};
   yaml_node_t *node;
   TalusBodies *b;
@@ -95,9 +96,7 @@ static PetscErrorCode ReadForce(SceneReader *r, yaml_node_t *map, TalusSim sim)
 PetscErrorCode SceneReadForces(SceneReader *r, yaml_node_t *list, TalusSim sim)
 {
   PetscFunctionBegin;
-  if (list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "forces must be a list, got %s", SceneNodeKind(list));
-  for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++)
-    PetscCall(ReadForce(r, yaml_document_get_node(&r->doc, *it), sim));
+  PetscCall(SceneReadList(r, list, "forces", ReadForce, sim));
   PetscFunctionReturn(0);
 }
 
@@ -111,9 +110,10 @@ static PetscErrorCode Pair(SceneReader *r, yaml_node_t *node, const char what[],
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReadSpring(SceneReader *r, yaml_node_t *map, TalusSim sim)
+static PetscErrorCode ReadSpring(SceneReader *r, yaml_node_t *map, void *ctx)
 {
-  TalusSpring  s = {.rest_length = -1.0};
+  TalusSim     sim = (TalusSim)ctx;
+  TalusSpring  s   = {.rest_length = -1.0};
   PetscReal    points[2][3], dt, stability, d[3];
   yaml_node_t *node, *item[2];
   TalusBodies *b;
@@ -170,8 +170,6 @@ static PetscErrorCode ReadSpring(SceneReader *r, yaml_node_t *map, TalusSim sim)
 PetscErrorCode SceneReadSprings(SceneReader *r, yaml_node_t *list, TalusSim sim)
 {
   PetscFunctionBegin;
-  if (list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "springs must be a list, got %s", SceneNodeKind(list));
-  for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++)
-    PetscCall(ReadSpring(r, yaml_document_get_node(&r->doc, *it), sim));
+  PetscCall(SceneReadList(r, list, "springs", ReadSpring, sim));
   PetscFunctionReturn(0);
 }

@@ -1,6 +1,7 @@
 /*
- * A scene's joints: list (docs/scene-format.md, docs/mechanisms.md): each joint names its two bodies
- * (a body's name, its id, or world), the point it holds in the world at the start (or two points for
+ * Bodies' names, and a scene's joints: list (docs/scene-format.md, docs/mechanisms.md). A body's
+ * name is registered as it is read and looked up by joints, forces and springs. Each joint names
+ * its two bodies (a body's name, its id, or world), the point it holds in the world at the start (or two points for
  * a distance joint), its axis where its type has one, and for drivers the motion they prescribe.
  * Every mistake is FILE:LINE, including the ones only the bodies' poses reveal (a joint between two
  * fixed bodies), which TalusSimCheckJoint finds.
@@ -9,6 +10,28 @@
 
 static const char *const joint_keys[]  = {"type", "bodies", "point", "points", "axis", "length", "motion", NULL};
 static const char *const motion_keys[] = {"offset", "rate", "amplitude", "frequency", "phase", NULL};
+
+/* A body's name (joints refer to it): unique, not "world", not a number (an id is one) */
+PetscErrorCode SceneReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id)
+{
+  yaml_node_t *node = SceneLookup(r, map, "name");
+  const char  *name;
+  char        *end;
+
+  PetscFunctionBegin;
+  if (!node) PetscFunctionReturn(0);
+  PetscCall(SceneGetString(r, node, "name", &name));
+  (void)strtod(name, &end);
+  if (!name[0] || strlen(name) >= sizeof(r->names->entry[0].name) || !strcmp(name, "world") || *end == 0)
+    SceneError(r, node, "a body's name must be 1 to %d characters, not \"world\" and not a number, got \"%.64s\"",
+               (int)sizeof(r->names->entry[0].name) - 1, name);
+  for (PetscInt k = 0; k < r->names->n; k++)
+    if (!strcmp(r->names->entry[k].name, name)) SceneError(r, node, "two bodies are named \"%s\"", name);
+  PetscCall(PetscRealloc(sizeof(r->names->entry[0]) * (r->names->n + 1), &r->names->entry));
+  PetscCall(PetscStrncpy(r->names->entry[r->names->n].name, name, sizeof(r->names->entry[0].name)));
+  r->names->entry[r->names->n++].id = id;
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt nbodies, PetscInt *id)
 {
@@ -55,8 +78,9 @@ static PetscErrorCode ReadMotion(SceneReader *r, yaml_node_t *map, TalusMotion *
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, TalusSim sim)
+static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, void *ctx)
 {
+  TalusSim       sim  = (TalusSim)ctx;
   TalusJointSpec spec = {.length = -1.0};
   yaml_node_t   *node;
   const char    *name, *why;
@@ -129,8 +153,6 @@ static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, TalusSim sim)
 PetscErrorCode SceneReadJoints(SceneReader *r, yaml_node_t *list, TalusSim sim)
 {
   PetscFunctionBegin;
-  if (list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "joints must be a list, got %s", SceneNodeKind(list));
-  for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++)
-    PetscCall(ReadJoint(r, yaml_document_get_node(&r->doc, *it), sim));
+  PetscCall(SceneReadList(r, list, "joints", ReadJoint, sim));
   PetscFunctionReturn(0);
 }

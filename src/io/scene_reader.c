@@ -136,3 +136,13 @@ PetscErrorCode SceneOptionalVector(SceneReader *r, yaml_node_t *map, const char 
   if (node) PetscCall(SceneGetVector(r, node, key, 3, v));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, const char what[],
+                             PetscErrorCode (*read)(SceneReader *, yaml_node_t *, void *), void *ctx)
+{
+  PetscFunctionBegin;
+  if (list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "%s must be a list, got %s", what, SceneNodeKind(list));
+  for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++)
+    PetscCall(read(r, yaml_document_get_node(&r->doc, *it), ctx));
+  PetscFunctionReturn(0);
+}

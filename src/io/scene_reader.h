@@ -46,10 +46,15 @@ PETSC_INTERN PetscErrorCode SceneRequireKey(SceneReader *r, yaml_node_t *map, co
                                             yaml_node_t **value);
 PETSC_INTERN PetscErrorCode SceneOptionalNumber(SceneReader *r, yaml_node_t *map, const char key[], PetscReal *value);
 PETSC_INTERN PetscErrorCode SceneOptionalVector(SceneReader *r, yaml_node_t *map, const char key[], PetscReal v[3]);
+/* Each entry of the list `what` (joints, forces, springs) read by read(r, entry, ctx) */
+PETSC_INTERN PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, const char what[],
+                                          PetscErrorCode (*read)(SceneReader *, yaml_node_t *, void *), void *ctx);
 
 /* scene_joints.c: the joints: list, once every body has its id (names from r->names) */
 #include <talus/sim.h>
 PETSC_INTERN PetscErrorCode SceneReadJoints(SceneReader *r, yaml_node_t *list, TalusSim sim);
+/* A body's name: key (unique; not world, not a number), registered with its id */
+PETSC_INTERN PetscErrorCode SceneReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id);
 /* A body named in a joint, a spring or a force: "world" (TALUS_WORLD), a body's name, or its id */
 PETSC_INTERN PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt nbodies, PetscInt *id);
 /* scene_drives.c: the bodies' motion and surface_velocity keys (bodies:, whose ids are their

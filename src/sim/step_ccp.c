@@ -1,9 +1,10 @@
 /*
  * The CCP of one time step (seed 000 eq. 13-14): B = D^T (3 rows per contact, then 1 per joint
- * row, seed 000 eq. 4 and 12; 6 columns per dynamic body), the free velocity v_free = v + h M^-1 F, the linear term q = b + B v_free with
- * b_n = Phi/h and g/h + g_t for the joints (eq. 9c), and, after the solve, v+ = v_free + M^-1 B^T gamma.
+ * row, seed 000 eq. 4 and 12; 6 columns per dynamic body), the free velocity v_free = v + h M^-1 F,
+ * the linear term q = b + B v_free with b_n = Phi/h and g/h + g_t for the joints (eq. 9c), and,
+ * after the solve, v+ = v_free + M^-1 B^T gamma.
  *
- * Every row block is a constraint of a kind (contact_kind.c) and B is made by a builder
+ * Every row block is a constraint of a kind (contact_kind.c, joint_kind.c) and B is made by a builder
  * (jacobian_builder.h), matrix-free (the default) or assembled (-ccp_matrix_free false, for
  * cross-checking): this file knows neither the rows of a kind nor the form of B.
  */

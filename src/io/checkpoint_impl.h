@@ -1,0 +1,33 @@
+/* Private to the checkpoint file (checkpoint_file.c: bodies, contacts, materials, the header;
+   checkpoint_links.c: joints, prescribed motions, loads, springs). */
+#ifndef TALUS_CHECKPOINT_IMPL_H
+#define TALUS_CHECKPOINT_IMPL_H
+#include "h5io.h"
+#include <talus/math3.h>
+#include <talus/checkpoint.h>
+
+static inline PetscBool TalusAllFinite(const PetscReal *v, int n)
+{
+  for (int d = 0; d < n; d++)
+    if (PetscIsInfOrNanReal(v[d])) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* The header's count of rows against a dataset's length, before anything is allocated from it. */
+PETSC_INTERN void TalusCheckpointCheckExtent(TalusH5Reader *, const char name[], PetscInt expected);
+
+/* The links read from a checkpoint (every rank holds them all); counts in TalusCheckpointInfo. */
+typedef struct {
+  TalusJoint            *joints;
+  PetscReal             *joint_impulse;
+  TalusPrescribedMotion *prescribed;
+  TalusLoad             *loads;
+  TalusSpring           *springs;
+} TalusCheckpointLinks;
+
+PETSC_INTERN PetscErrorCode TalusCheckpointWriteLinks(TalusH5Writer *, TalusSim);
+PETSC_INTERN PetscErrorCode TalusCheckpointReadLinks(TalusH5Reader *, const TalusCheckpointInfo *,
+                                                     TalusCheckpointLinks *);
+PETSC_INTERN PetscErrorCode TalusCheckpointLinksDestroy(TalusCheckpointLinks *);
+
+#endif

@@ -4,6 +4,11 @@
  */
 #include "jacobian_builder.h"
 
+static inline PetscBool IsZero3(const PetscReal v[3])
+{
+  return (PetscBool)(v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0);
+}
+
 /* b_n = Phi / h (seed 000 eq. 13), plus the frame's components of the fixed sides' material velocity
    at the contact point (seed 002 eq. 70, 72): zero for a fixed body at rest */
 static void ContactStabilisation(const TalusBodies *bodies, const void *block, PetscReal h, PetscScalar b[])
@@ -17,9 +22,7 @@ static void ContactStabilisation(const TalusBodies *bodies, const void *block, P
   for (int side = 0; side < 2; side++) {
     const PetscInt k = body[side];
     PetscReal      A[9], S[3], v[3];
-    if (bodies->dof[k] >= 0 ||
-        (TalusNorm3(&bodies->velocity[3 * k]) == 0.0 && TalusNorm3(&bodies->omega[3 * k]) == 0.0))
-      continue;
+    if (bodies->dof[k] >= 0 || (IsZero3(&bodies->velocity[3 * k]) && IsZero3(&bodies->omega[3 * k]))) continue;
     TalusQuatToMatrix(&bodies->quaternion[4 * k], A);
     TalusRotate(A, arm[side], S);
     TalusBodyPointVelocity(bodies, k, S, v);

@@ -88,6 +88,7 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "ghosts are already there");
+  PetscCall(TalusSimMapLinked(sim, 0)); /* the linked bodies among the owned ones, then among the ghosts */
   if (sim->size == 1) {
     sim->nghost = 0;
     PetscFunctionReturn(0);
@@ -124,6 +125,7 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
   PetscCallMPI(MPI_Type_free(&unit));
   for (PetscInt g = 0; g < nghost; g++) PetscCall(TalusBodiesAppendRecord(b, &ghosts[g]));
   sim->nghost = nghost;
+  PetscCall(TalusSimMapLinked(sim, b->nowned));
   PetscCall(PetscSFDestroy(&sf));
   PetscCall(PetscFree(ghosts));
   PetscCall(PetscFree4(offset, ranks, owned, dest));

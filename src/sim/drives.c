@@ -234,7 +234,6 @@ static PetscErrorCode CheckSpringsOnce(TalusSim sim)
     PetscReal          inverse[2] = {0.0, 0.0}, e[3] = {1, 0, 0}, p[2][3], S[2][3], v[3], L, stability;
     TalusPose          pose[2];
     PetscInt           local_k;
-    PetscInt          *local;
     PetscCall(TalusSimGatherPoses(sim, 2, spring->body, pose));
     for (int end = 0; end < 2; end++) {
       TalusRotate(pose[end].A, spring->anchor[end], S[end]);
@@ -244,13 +243,11 @@ static PetscErrorCode CheckSpringsOnce(TalusSim sim)
     L = TalusNorm3(v);
     if (L > 0.0)
       for (int d = 0; d < 3; d++) e[d] = v[d] / L;
-    PetscCall(TalusSimLocalLinked(sim, &local));
     for (int end = 0; end < 2; end++) { /* each end's owner adds its inverse mass along e */
-      local_k = TalusSimLinkedIndex(sim, local, spring->body[end]);
+      local_k = TalusSimLinkedIndex(sim, spring->body[end]);
       if (local_k >= 0 && local_k < sim->bodies->nowned && TalusBodiesIsFinite(sim->bodies, local_k))
         inverse[end] = InverseMassAlong(sim->bodies, local_k, S[end], e);
     }
-    PetscCall(PetscFree(local));
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, inverse, 2, MPIU_REAL, MPIU_SUM, sim->comm));
     stability = (sim->dt * sim->dt * spring->stiffness + 2.0 * sim->dt * spring->damping) * (inverse[0] + inverse[1]);
     PetscCall(RefuseUnstable(sim, s, spring, stability));
@@ -300,6 +297,7 @@ PetscErrorCode TalusSimDestroyDrives(TalusSim sim)
   PetscCall(PetscFree(sim->springs));
   PetscCall(PetscFree(sim->wrench));
   PetscCall(PetscFree(sim->linked_ids));
+  PetscCall(PetscFree(sim->linked_local));
   PetscFunctionReturn(0);
 }
 
@@ -307,16 +305,12 @@ PetscErrorCode TalusSimDestroyDrives(TalusSim sim)
 static PetscErrorCode EachPrescribed(TalusSim sim,
                                      PetscErrorCode (*fn)(TalusSim, PetscInt, const TalusPrescribedMotion *))
 {
-  PetscInt *local;
-
   PetscFunctionBegin;
   if (!sim->nprescribed) PetscFunctionReturn(0);
-  PetscCall(TalusSimLocalLinked(sim, &local));
   for (PetscInt p = 0; p < sim->nprescribed; p++) {
-    const PetscInt k = TalusSimLinkedIndex(sim, local, sim->prescribed[p].body);
+    const PetscInt k = TalusSimLinkedIndex(sim, sim->prescribed[p].body);
     if (k >= 0 && k < sim->bodies->nowned) PetscCall(fn(sim, k, &sim->prescribed[p]));
   }
-  PetscCall(PetscFree(local));
   PetscFunctionReturn(0);
 }
 
@@ -358,6 +352,7 @@ static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMot
 PetscErrorCode TalusSimPrescribeVelocities(TalusSim sim)
 {
   PetscFunctionBegin;
+  if (sim->nprescribed) PetscCall(TalusSimMapLinked(sim, 0)); /* before the ghosts, which map them again */
   PetscCall(EachPrescribed(sim, SetVelocity));
   PetscFunctionReturn(0);
 }
@@ -381,17 +376,15 @@ static void AddWrench(PetscReal *wrench, PetscInt k, const PetscReal F[3], const
 PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
 {
   TalusBodies *b = sim->bodies;
-  PetscInt    *local;
 
   PetscFunctionBegin;
   PetscCall(PetscFree(sim->wrench));
   if (!sim->nloads && !sim->nsprings) PetscFunctionReturn(0);
   PetscCall(CheckSpringsOnce(sim));
   PetscCall(PetscCalloc1(6 * b->nowned + 1, &sim->wrench));
-  PetscCall(TalusSimLocalLinked(sim, &local));
   for (PetscInt l = 0; l < sim->nloads; l++) {
     const TalusLoad *load = &sim->loads[l];
-    const PetscInt   k    = TalusSimLinkedIndex(sim, local, load->body);
+    const PetscInt   k    = TalusSimLinkedIndex(sim, load->body);
     PetscReal        F[3], T[3], S[3], A[9];
     if (k < 0 || k >= b->nowned) continue;
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
@@ -408,7 +401,7 @@ PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
     PetscInt           k[2];
     PetscReal          p[2][3], S[2][3], v[2][3], f[3];
     const PetscReal    none[3] = {0, 0, 0};
-    for (int end = 0; end < 2; end++) k[end] = TalusSimLinkedIndex(sim, local, spring->body[end]);
+    for (int end = 0; end < 2; end++) k[end] = TalusSimLinkedIndex(sim, spring->body[end]);
     if (!((k[0] >= 0 && k[0] < b->nowned) || (k[1] >= 0 && k[1] < b->nowned))) continue; /* no end here */
     for (int end = 0; end < 2; end++) {
       PetscCheck(k[end] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
@@ -423,33 +416,55 @@ PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
       AddWrench(sim->wrench, k[end], F, S[end], none);
     }
   }
-  PetscCall(PetscFree(local));
+  PetscFunctionReturn(0);
+}
+
+PetscReal TalusSimGravityEnergyLocal(TalusSim sim)
+{
+  const TalusBodies *b = sim->bodies;
+  PetscReal          e = 0.0;
+
+  for (PetscInt k = 0; k < b->nowned; k++)
+    if (!b->fixed[k]) e -= b->mass[k] * TalusDot3(sim->gravity, &b->position[3 * k]);
+  return e;
+}
+
+PetscErrorCode TalusSimSpringEnergy(TalusSim sim, PetscReal *energy)
+{
+  PetscInt  *ids;
+  TalusPose *pose;
+
+  PetscFunctionBegin;
+  *energy = 0.0;
+  if (!sim->nsprings) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(2 * sim->nsprings, &ids, 2 * sim->nsprings, &pose));
+  for (PetscInt s = 0; s < sim->nsprings; s++)
+    ids[2 * s] = sim->springs[s].body[0], ids[2 * s + 1] = sim->springs[s].body[1];
+  PetscCall(TalusSimGatherPoses(sim, 2 * sim->nsprings, ids, pose)); /* every end from its owner, in one reduction */
+  for (PetscInt s = 0; s < sim->nsprings; s++) {
+    const TalusSpring *spring = &sim->springs[s];
+    PetscReal          p[2][3], L;
+    for (int end = 0; end < 2; end++) {
+      TalusRotate(pose[2 * s + end].A, spring->anchor[end], p[end]);
+      for (int d = 0; d < 3; d++) p[end][d] += pose[2 * s + end].r[d];
+    }
+    for (int d = 0; d < 3; d++) p[1][d] -= p[0][d];
+    L = TalusNorm3(p[1]);
+    *energy += 0.5 * spring->stiffness * (L - spring->rest_length) * (L - spring->rest_length);
+  }
+  PetscCall(PetscFree2(ids, pose));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimGetPotentialEnergy(TalusSim sim, PetscReal *energy)
 {
-  TalusBodies *b = sim->bodies;
-  PetscReal    e = 0.0;
+  PetscReal gravity, springs;
 
   PetscFunctionBegin;
   PetscCall(TalusSimDistribute(sim));
-  for (PetscInt k = 0; k < b->nowned; k++)
-    if (!b->fixed[k]) e -= b->mass[k] * TalusDot3(sim->gravity, &b->position[3 * k]);
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &e, 1, MPIU_REAL, MPIU_SUM, sim->comm));
-  for (PetscInt s = 0; s < sim->nsprings; s++) { /* the ends' poses from their owners: springs are few */
-    const TalusSpring *spring = &sim->springs[s];
-    TalusPose          pose[2];
-    PetscReal          p[2][3], L;
-    PetscCall(TalusSimGatherPoses(sim, 2, spring->body, pose));
-    for (int end = 0; end < 2; end++) {
-      TalusRotate(pose[end].A, spring->anchor[end], p[end]);
-      for (int d = 0; d < 3; d++) p[end][d] += pose[end].r[d];
-    }
-    for (int d = 0; d < 3; d++) p[1][d] -= p[0][d];
-    L = TalusNorm3(p[1]);
-    e += 0.5 * spring->stiffness * (L - spring->rest_length) * (L - spring->rest_length);
-  }
-  *energy = e;
+  gravity = TalusSimGravityEnergyLocal(sim);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &gravity, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscCall(TalusSimSpringEnergy(sim, &springs));
+  *energy = gravity + springs;
   PetscFunctionReturn(0);
 }

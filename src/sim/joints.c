@@ -172,16 +172,14 @@ static PetscReal KnownVelocity(const TalusBodies *b, PetscInt k, const PetscReal
 PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
 {
   TalusBodies *b = sim->bodies;
-  PetscInt    *local;
 
   PetscFunctionBegin;
   sim->njoint_rows_local = 0;
   sim->joint_drift[0] = sim->joint_drift[1] = 0.0;
   if (!sim->njoints) PetscFunctionReturn(0);
-  PetscCall(TalusSimLocalLinked(sim, &local));
   for (PetscInt j = 0; j < sim->njoints; j++) {
     const TalusJoint  *joint = &sim->joints[j];
-    const PetscInt     owner = TalusSimLinkedIndex(sim, local, joint->body[joint->owner_side]);
+    const PetscInt     owner = TalusSimLinkedIndex(sim, joint->body[joint->owner_side]);
     PetscInt           k[2];
     TalusPose          pose[2];
     TalusJointRowTerms terms[6];
@@ -189,7 +187,7 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
 
     if (owner < 0 || owner >= b->nowned) continue; /* another rank keeps it */
     for (int side = 0; side < 2; side++) {
-      k[side] = TalusSimLinkedIndex(sim, local, joint->body[side]);
+      k[side] = TalusSimLinkedIndex(sim, joint->body[side]);
       PetscCheck(k[side] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                  "joint %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d, which keeps the joint", j,
                  joint->body[side], sim->rank);
@@ -211,7 +209,6 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
       sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular], PetscAbsReal(terms[r].g));
     }
   }
-  PetscCall(PetscFree(local));
   PetscFunctionReturn(0);
 }
 

@@ -28,28 +28,31 @@ PetscErrorCode TalusSimLinkBodies(TalusSim sim, PetscInt n, const PetscInt ids[]
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimLocalLinked(TalusSim sim, PetscInt **local)
+PetscErrorCode TalusSimMapLinked(TalusSim sim, PetscInt from)
 {
   const TalusBodies *b = sim->bodies;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(sim->nlinked + 1, local));
-  for (PetscInt i = 0; i < sim->nlinked; i++) (*local)[i] = -1;
-  for (PetscInt k = 0; k < b->n; k++) {
+  if (!sim->nlinked) PetscFunctionReturn(0); /* nothing to find: no pass over the bodies */
+  if (from == 0) {
+    PetscCall(PetscRealloc(sizeof(PetscInt) * sim->nlinked, &sim->linked_local));
+    for (PetscInt i = 0; i < sim->nlinked; i++) sim->linked_local[i] = -1;
+  }
+  for (PetscInt k = from; k < b->n; k++) {
     PetscInt where;
     PetscCall(PetscFindInt(b->id[k], sim->nlinked, sim->linked_ids, &where));
-    if (where >= 0) (*local)[where] = k;
+    if (where >= 0) sim->linked_local[where] = k;
   }
   PetscFunctionReturn(0);
 }
 
-PetscInt TalusSimLinkedIndex(TalusSim sim, const PetscInt local[], PetscInt id)
+PetscInt TalusSimLinkedIndex(TalusSim sim, PetscInt id)
 {
   PetscInt where;
 
   if (id == TALUS_WORLD) return -1;
   (void)PetscFindInt(id, sim->nlinked, sim->linked_ids, &where);
-  return where >= 0 && local[where] >= 0 ? local[where] : -2;
+  return where >= 0 && sim->linked_local[where] >= 0 ? sim->linked_local[where] : -2;
 }
 
 /* The links as (keeper, other): the keeper's rank needs the other body */
@@ -71,7 +74,7 @@ static PetscErrorCode LinkPairs(TalusSim sim, PetscInt *n, PetscInt (**pairs)[2]
 PetscErrorCode TalusSimLinkedGhostRequests(TalusSim sim, PetscInt *n, PetscInt **body, PetscMPIInt **rank)
 {
   TalusBodies *b = sim->bodies;
-  PetscInt    *local, *owner_rank, npairs;
+  PetscInt    *owner_rank, npairs;
   PetscInt(*pairs)[2];
 
   PetscFunctionBegin;
@@ -82,11 +85,13 @@ PetscErrorCode TalusSimLinkedGhostRequests(TalusSim sim, PetscInt *n, PetscInt *
     PetscCall(PetscFree(pairs));
     PetscFunctionReturn(0);
   }
-  PetscCall(TalusSimLocalLinked(sim, &local));
-  /* which rank owns each finite linked body (planes, on every rank, need no ghost) */
+  /* which rank owns each finite linked body (TalusSimMapLinked's map covers the owned bodies here;
+     planes, on every rank, need no ghost) */
   PetscCall(PetscMalloc1(sim->nlinked + 1, &owner_rank));
-  for (PetscInt i = 0; i < sim->nlinked; i++)
-    owner_rank[i] = (local[i] >= 0 && local[i] < b->nowned && TalusBodiesIsFinite(b, local[i])) ? sim->rank : -1;
+  for (PetscInt i = 0; i < sim->nlinked; i++) {
+    const PetscInt k = sim->linked_local[i];
+    owner_rank[i]    = (k >= 0 && k < b->nowned && TalusBodiesIsFinite(b, k)) ? sim->rank : -1;
+  }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, owner_rank, sim->nlinked, MPIU_INT, MPI_MAX, sim->comm));
   for (PetscInt i = 0; i < npairs; i++) {
     PetscInt o, p;
@@ -94,7 +99,7 @@ PetscErrorCode TalusSimLinkedGhostRequests(TalusSim sim, PetscInt *n, PetscInt *
     PetscCall(PetscFindInt(pairs[i][0], sim->nlinked, sim->linked_ids, &o));
     PetscCall(PetscFindInt(pairs[i][1], sim->nlinked, sim->linked_ids, &p));
     if (owner_rank[p] != sim->rank || owner_rank[o] == sim->rank || owner_rank[o] < 0) continue;
-    (*body)[*n] = local[p], (*rank)[(*n)++] = (PetscMPIInt)owner_rank[o];
+    (*body)[*n] = sim->linked_local[p], (*rank)[(*n)++] = (PetscMPIInt)owner_rank[o];
   }
   /* by body, then rank, without repeats (two links of one pair ask once): one sort of body * P + rank */
   {
@@ -111,7 +116,6 @@ PetscErrorCode TalusSimLinkedGhostRequests(TalusSim sim, PetscInt *n, PetscInt *
     PetscCall(PetscFree(key));
   }
   PetscCall(PetscFree(owner_rank));
-  PetscCall(PetscFree(local));
   PetscCall(PetscFree(pairs));
   PetscFunctionReturn(0);
 }

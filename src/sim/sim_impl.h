@@ -64,7 +64,8 @@ struct _p_TalusSim {
   PetscInt  watched;
   PetscReal watched_wrench[6];
   /* linked.c: the bodies joints, springs, loads and prescribed motions name, sorted */
-  PetscInt nlinked, *linked_ids;
+  PetscInt  nlinked, *linked_ids;
+  PetscInt *linked_local; /* their local indices (owned or ghost, -1: not here) this step: TalusSimMapLinked */
   /* the problem monitor (TalusSimSetProblemMonitor), and whether TalusSimStep is inside it */
   TalusSimProblemMonitorFn problem_monitor;
   void                    *problem_monitor_ctx;
@@ -128,15 +129,15 @@ PETSC_INTERN PetscErrorCode TalusSimBuildJointRows(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimShareJointImpulses(TalusSim);
 /* whether a joint holds bodies id_a < id_b together (then they do not collide) */
 PETSC_INTERN PetscBool TalusSimJointed(TalusSim, PetscInt id_a, PetscInt id_b);
-/* linked.c: ids into the linked bodies; local[i] the local index (owned or ghost) of linked_ids[i] or
-   -1; a linked body's local index by id (-1: the world, -2: not on this rank); the other ranks that
-   need an owned body as a ghost because a link they keep reaches it: n pairs (owned body, rank),
-   sorted by body */
+/* linked.c: ids into the linked bodies; TalusSimMapLinked finds them among the bodies [from, n) (0:
+   afresh; TalusSimBuildGhosts maps the owned ones, then its ghosts); a linked body's local index by
+   id (-1: the world, -2: not on this rank); the other ranks that need an owned body as a ghost
+   because a link they keep reaches it: n pairs (owned body, rank), sorted by body */
 PETSC_INTERN PetscErrorCode TalusSimLinkBodies(TalusSim, PetscInt n, const PetscInt ids[]);
 /* body id's index while every rank holds every body (before the first step), or -1 */
 PETSC_INTERN PetscInt       TalusSimFindBody(TalusSim, PetscInt id);
-PETSC_INTERN PetscErrorCode TalusSimLocalLinked(TalusSim, PetscInt **local);
-PETSC_INTERN PetscInt       TalusSimLinkedIndex(TalusSim, const PetscInt local[], PetscInt id);
+PETSC_INTERN PetscErrorCode TalusSimMapLinked(TalusSim, PetscInt from);
+PETSC_INTERN PetscInt       TalusSimLinkedIndex(TalusSim, PetscInt id);
 PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
 /* The poses of bodies by id (TALUS_WORLD: the world's) on every rank, from their owners (collective,
    between steps) */
@@ -147,6 +148,9 @@ PETSC_INTERN PetscErrorCode TalusSimPrescribeVelocities(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimMovePrescribed(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimComputeWrenches(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimDestroyDrives(TalusSim);
+/* gravity's potential energy of this rank's dynamic bodies (-sum m g . x); the springs' (collective) */
+PETSC_INTERN PetscReal      TalusSimGravityEnergyLocal(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimSpringEnergy(TalusSim, PetscReal *);
 /* probe.c: the watched body's constraint wrench of this step (after the impulses are known) */
 PETSC_INTERN PetscErrorCode TalusSimComputeWatchedWrench(TalusSim);
 /* the velocity of body k's material at the world-frame lever arm S from its centre: v + omega x S

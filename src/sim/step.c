@@ -178,8 +178,12 @@ static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, maxima, 2, MPIU_REAL, MPIU_MAX, sim->comm));
   stats->max_penetration = maxima[0], stats->complementarity_error = maxima[1];
   energy = TalusBodiesKineticEnergyLocal(b);
-  PetscCall(MPIU_Allreduce(&energy, &stats->kinetic_energy, 1, MPIU_REAL, MPIU_SUM, sim->comm));
-  PetscCall(TalusSimGetPotentialEnergy(sim, &stats->potential_energy));
+  { /* kinetic and gravity's energy in one reduction, then the springs' (they have one of their own) */
+    PetscReal local[2] = {energy, TalusSimGravityEnergyLocal(sim)}, total[2], springs;
+    PetscCall(MPIU_Allreduce(local, total, 2, MPIU_REAL, MPIU_SUM, sim->comm));
+    PetscCall(TalusSimSpringEnergy(sim, &springs));
+    stats->kinetic_energy = total[0], stats->potential_energy = total[1] + springs;
+  }
   stats->ghost_bytes = (PetscReal)(sim->nghost * sizeof(TalusBodyRecord));
   maxima[0] = stats->bytes_per_product, maxima[1] = stats->ghost_bytes;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, maxima, 2, MPIU_REAL, MPIU_MAX, sim->comm));

@@ -17,6 +17,9 @@ extern int test_failures, test_checks;
     } \
   } while (0)
 
+/* Body id's record from whichever rank owns it (collective). */
+PetscErrorCode TestGetBody(TalusSim, PetscInt id, TalusBodyRecord *);
+
 /* Prints the summary and gives the process exit status. */
 int TestSummary(const char *name);
 

@@ -37,19 +37,6 @@ static PetscErrorCode NewSim(MPI_Comm comm, const PetscReal g[3], PetscReal h, P
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GetBody(TalusSim sim, PetscInt id, TalusBodyRecord *rec)
-{
-  TalusBodyRecord *all;
-  PetscInt         n;
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimGatherBodies(sim, &n, &all));
-  for (PetscInt k = 0; k < n; k++)
-    if (all[k].id == id) *rec = all[k];
-  PetscCall(PetscFree(all));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode Step(TalusSim sim, TalusStepStats *st)
 {
   PetscFunctionBegin;
@@ -77,7 +64,7 @@ static PetscErrorCode Conveyor(void)
   for (PetscInt n = 1; n <= 40; n++) {
     TalusBodyRecord rec;
     PetscCall(Step(sim, &st));
-    PetscCall(GetBody(sim, 1, &rec));
+    PetscCall(TestGetBody(sim, 1, &rec));
     worst = PetscMax(worst, PetscAbsReal(rec.velocity[0] - PetscMin(n * h * mu * g, V)));
   }
   CHECK(worst < 1e-8, "S2-7 conveyor: |v_n - min(n h mu g, V)| up to %g m/s", (double)worst);
@@ -114,8 +101,8 @@ static PetscErrorCode Pusher(void)
   for (PetscInt n = 1; n <= 60; n++) {
     TalusBodyRecord rec, pusher;
     PetscCall(Step(sim, &st));
-    PetscCall(GetBody(sim, 1, &rec));
-    PetscCall(GetBody(sim, 2, &pusher));
+    PetscCall(TestGetBody(sim, 1, &rec));
+    PetscCall(TestGetBody(sim, 2, &pusher));
     CHECK(PetscAbsReal(pusher.position[0] - (at[0] + V * n * h)) < 1e-12, "the pusher is at %g, expected %g",
           (double)pusher.position[0], (double)(at[0] + V * n * h));
     if (n > 10) worst = PetscMax(worst, PetscAbsReal(rec.velocity[0] - V)); /* in contact from step 3 */
@@ -171,8 +158,8 @@ static PetscErrorCode WeldedToPrescribed(void)
     TalusBodyRecord driver, rider;
     PetscReal       x[3], q[4];
     PetscCall(Step(sim, &st));
-    PetscCall(GetBody(sim, 0, &driver));
-    PetscCall(GetBody(sim, 1, &rider));
+    PetscCall(TestGetBody(sim, 0, &driver));
+    PetscCall(TestGetBody(sim, 1, &rider));
     m.t0 = 0.0;
     for (int d = 0; d < 3; d++) m.position0[d] = a[d];
     m.quaternion0[0] = 1, m.quaternion0[1] = m.quaternion0[2] = m.quaternion0[3] = 0;
@@ -211,7 +198,7 @@ static PetscErrorCode Loads(void)
   PetscCall(TalusSimAddLoad(sim, &world));
   PetscCall(TalusSimAddLoad(sim, &spin));
   for (PetscInt n = 0; n < 100; n++) PetscCall(Step(sim, &st));
-  PetscCall(GetBody(sim, 0, &rec));
+  PetscCall(TestGetBody(sim, 0, &rec));
   CHECK(PetscAbsReal(rec.velocity[0] - 2.0) < 1e-12 && PetscAbsReal(rec.velocity[2] + 1.0) < 1e-12,
         "a force of (2, 0, -1) N for 1 s on 1 kg: v = (%g, %g, %g)", (double)rec.velocity[0], (double)rec.velocity[1],
         (double)rec.velocity[2]);
@@ -251,7 +238,7 @@ static PetscErrorCode HangingSpring(PetscReal damping, PetscReal t_end, PetscRea
     if (n == 0) e0 = st.kinetic_energy + st.potential_energy;
     *energy_rise = PetscMax(*energy_rise, st.kinetic_energy + st.potential_energy - e0);
   }
-  PetscCall(GetBody(sim, 0, &rec));
+  PetscCall(TestGetBody(sim, 0, &rec));
   *deflection = (1.0 - rec.position[2]) / (m * 9.81 / K) - 1.0; /* relative error */
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);
@@ -320,7 +307,7 @@ static PetscErrorCode LongSpring(MPI_Comm comm, PetscReal x[2], PetscInt *most)
   *most = st.bodies_max;
   for (int k = 0; k < 2; k++) {
     TalusBodyRecord rec;
-    PetscCall(GetBody(sim, k, &rec));
+    PetscCall(TestGetBody(sim, k, &rec));
     x[k] = rec.position[0];
   }
   PetscCall(TalusSimDestroy(&sim));

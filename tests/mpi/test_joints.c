@@ -77,20 +77,6 @@ static PetscErrorCode AddJoint(TalusSim sim, TalusJointType type, PetscInt a, Pe
   PetscFunctionReturn(0);
 }
 
-/* Body id's record (collective) */
-static PetscErrorCode GetBody(TalusSim sim, PetscInt id, TalusBodyRecord *rec)
-{
-  TalusBodyRecord *all;
-  PetscInt         n;
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimGatherBodies(sim, &n, &all));
-  for (PetscInt k = 0; k < n; k++)
-    if (all[k].id == id) *rec = all[k];
-  PetscCall(PetscFree(all));
-  PetscFunctionReturn(0);
-}
-
 /* The norm of joint j's first n rows now (collective) */
 static PetscErrorCode Violation(TalusSim sim, PetscInt j, PetscInt first, PetscInt n, PetscReal *norm)
 {
@@ -216,7 +202,7 @@ static PetscErrorCode Hanging(PetscInt copies, PetscReal impulse[3], PetscReal *
     impulse[d] = 0.0;
     for (PetscInt j = 0; j < copies; j++) impulse[d] += lambda[5 * j + d];
   }
-  PetscCall(GetBody(sim, 0, &rec));
+  PetscCall(TestGetBody(sim, 0, &rec));
   *speed = TalusNorm3(rec.velocity) + TalusNorm3(rec.omega);
   for (int d = 0; d < 3; d++) position[d] = rec.position[d];
   PetscCall(TalusSimDestroy(&sim));
@@ -239,7 +225,7 @@ static PetscErrorCode Swing(PetscInt copies, PetscBool matrix_free, PetscReal po
   for (PetscInt j = 0; j < copies; j++)
     PetscCall(AddJoint(sim, TALUS_JOINT_REVOLUTE, TALUS_WORLD, 0, o, NULL, y, NULL));
   PetscCall(Steps(sim, 30, &st));
-  PetscCall(GetBody(sim, 0, &rec));
+  PetscCall(TestGetBody(sim, 0, &rec));
   for (int d = 0; d < 3; d++) position[d] = rec.position[d];
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);
@@ -266,7 +252,7 @@ static PetscErrorCode JointAndContact(void)
   PetscCall(AddJoint(sim, TALUS_JOINT_DISTANCE, TALUS_WORLD, 1, anchor, c, NULL, NULL));
   PetscCall(Steps(sim, 50, &st));
   PetscCall(TalusSimGetJoints(sim, NULL, NULL, NULL, &lambda));
-  PetscCall(GetBody(sim, 1, &rec));
+  PetscCall(TestGetBody(sim, 1, &rec));
   PetscCall(Violation(sim, 0, 0, 1, &g));
   CHECK(st.contacts == 1 && st.max_penetration < 1e-9, "B0-6: %" PetscInt_FMT " contacts, penetration %g", st.contacts,
         (double)st.max_penetration);
@@ -304,7 +290,7 @@ static PetscErrorCode DoublePendulumPeriod(PetscReal ratio, PetscReal t_end, Pet
     TalusBodyRecord rec;
     PetscReal       theta;
     PetscCall(Steps(sim, 1, &st));
-    PetscCall(GetBody(sim, 0, &rec));
+    PetscCall(TestGetBody(sim, 0, &rec));
     theta = PetscAtan2Real(rec.position[0], -rec.position[2]);
     if (last < 0.0 && theta >= 0.0) { /* upward crossing, placed by linear interpolation */
       const PetscReal tc = st.t - h * theta / (theta - last);
@@ -334,7 +320,7 @@ static PetscErrorCode OtherJoints(void)
   PetscCall(AddRod(sim, 0, c, 0.5 * PETSC_PI, 1.0, 1.0, 0.05));
   PetscCall(AddJoint(sim, TALUS_JOINT_WELD, TALUS_WORLD, 0, o, NULL, NULL, NULL));
   PetscCall(Steps(sim, 20, &st));
-  PetscCall(GetBody(sim, 0, &rec));
+  PetscCall(TestGetBody(sim, 0, &rec));
   CHECK(TalusNorm3(rec.velocity) + TalusNorm3(rec.omega) < 1e-9 && PetscAbsReal(rec.position[2]) < 1e-9,
         "weld: the cantilever moves (%g m/s, %g rad/s, z %g)", (double)TalusNorm3(rec.velocity),
         (double)TalusNorm3(rec.omega), (double)rec.position[2]);
@@ -352,7 +338,7 @@ static PetscErrorCode OtherJoints(void)
   PetscCall(AddRod(sim, 0, c, 0.0, 1.0, 1.0, 0.05));
   PetscCall(AddJoint(sim, TALUS_JOINT_PRISMATIC, TALUS_WORLD, 0, c, NULL, tilted, NULL));
   PetscCall(Steps(sim, 50, &st));
-  PetscCall(GetBody(sim, 0, &rec));
+  PetscCall(TestGetBody(sim, 0, &rec));
   /* along the axis a = g / sqrt(2), so v = (g/2, 0, -g/2) t exactly (symplectic Euler is exact for a
      constant force in velocity) */
   CHECK(PetscAbsReal(rec.velocity[0] - 0.5 * 9.81 * 0.5) < 1e-8 &&
@@ -371,7 +357,7 @@ static PetscErrorCode OtherJoints(void)
     PetscCall(AddJoint(sim, TALUS_JOINT_DISTANCE, TALUS_WORLD, 0, o, ball, NULL, NULL));
   }
   PetscCall(Steps(sim, 100, &st));
-  PetscCall(GetBody(sim, 0, &rec));
+  PetscCall(TestGetBody(sim, 0, &rec));
   g = TalusNorm3(rec.position) - 1.0;
   /* the drift of a point mass on a circle: L h^2 w^2 / 2 per step at most, w^2 <= 2 g / L */
   CHECK(PetscAbsReal(g) < 1.0 * 0.005 * 0.005 * 2 * 9.81 && rec.position[2] < -0.5,
@@ -404,7 +390,7 @@ static PetscErrorCode Chain(MPI_Comm comm, PetscReal x[4][3], PetscReal *drift, 
   *most_bodies = st.bodies_max;
   for (PetscInt k = 0; k < 4; k++) {
     TalusBodyRecord rec;
-    PetscCall(GetBody(sim, k, &rec));
+    PetscCall(TestGetBody(sim, k, &rec));
     for (int d = 0; d < 3; d++) x[k][d] = rec.position[d];
   }
   PetscCall(TalusSimDestroy(&sim));

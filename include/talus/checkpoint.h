@@ -11,9 +11,9 @@
 #include <talus/scene.h>
 
 #define TALUS_CHECKPOINT_FORMAT "talus-checkpoint"
-/* 2 (talus 0.2): joints and their impulses, prescribed motions, loads, springs; version 1 files (none of
-   them) are still read */
-#define TALUS_CHECKPOINT_VERSION 2
+/* 2 (talus 0.2): joints and their impulses, prescribed motions, loads, springs; 3: planar bodies and
+   the tables of prescribed functions of time. Versions 1 and 2 are still read (without what they lack). */
+#define TALUS_CHECKPOINT_VERSION 3
 /* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
    wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
 #define TALUS_EXIT_RESUBMIT 75
@@ -22,6 +22,7 @@
 typedef struct {
   PetscInt  version, step, nfinite, nbodies, nplanes, ncontacts, nmaterials, bodies_lost, ranks;
   PetscInt  njoints, nprescribed, nloads, nsprings; /* format 2 */
+  PetscInt  nplanar, ntables, ntable_values;        /* format 3 */
   PetscReal t, dt, t_final;
   char      scene_name[256], created[64];
   char      writer[128]; /* "talus 0.1.0 (commit 1a2b3c4d5e6f)" */

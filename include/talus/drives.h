@@ -13,18 +13,21 @@
 #define TALUS_DRIVES_H
 #include <talus/joints.h>
 
-/* x(t) = x0 + v (t - t0) + a (sin(w (t - t0) + phase) - sin(phase)), turning about its centre at a
-   constant world-frame angular velocity: x(t0) = x0, the pose the body had when it was given. */
+/* x(t) = x0 + v s + a (sin(w s + phase) - sin(phase)) + D(s) - D(0), s = t - t0, turning about its
+   centre at a constant world-frame angular velocity: x(t0) = x0, the pose the body had when it was
+   given; D a three-column table of displacements (m, world) when `table` is one. */
 typedef struct {
   PetscInt  body;                             /* global id */
   PetscReal velocity[3], amplitude[3];        /* m/s, m */
   PetscReal frequency, phase;                 /* rad/s, rad */
   PetscReal angular_velocity[3];              /* rad/s, world */
   PetscReal t0, position0[3], quaternion0[4]; /* set when it is added */
+  PetscInt  table;                            /* handle of D (TalusSimAddTable), 0: none */
 } TalusPrescribedMotion;
 
-/* Position and orientation of a prescribed body at time t. */
-PETSC_EXTERN void TalusPrescribedPose(const TalusPrescribedMotion *, PetscReal t, PetscReal x[3], PetscReal q[4]);
+/* Position and orientation of a prescribed body at time t (tables: the simulation's). */
+PETSC_EXTERN void TalusPrescribedPose(const TalusPrescribedMotion *, const TalusTable tables[], PetscReal t,
+                                      PetscReal x[3], PetscReal q[4]);
 
 typedef struct {
   PetscInt  body;       /* global id */
@@ -32,6 +35,7 @@ typedef struct {
   PetscReal torque[3];  /* N m, about the centre */
   PetscReal point[3];   /* where the force acts, from the centre, in the load's frame (it adds point x force) */
   PetscInt  body_frame; /* 1: force, torque and point turn with the body; 0: they are world vectors */
+  PetscInt  force_table, torque_table; /* three-column tables added to force and torque at t (handles; 0: none) */
 } TalusLoad;
 
 typedef struct {
@@ -42,6 +46,15 @@ typedef struct {
   PetscReal rest_length;   /* L0 (m) >= 0 */
   PetscInt  axial_damping; /* 1: damp the rate of length only; 0: the whole relative velocity (seed 002 eq. 85) */
 } TalusSpring;
+
+/* A body that moves in a plane: its velocity stays normal to `normal` and it turns about `normal`
+   only. Its M^-1 loses the out-of-plane rows (the formulations note, sec. 2.4): the linear part
+   (1 - n n^T) / m and the angular part n n^T / (n . I n), I the world-frame inertia; no constraint
+   rows, so none are redundant with the joints of a planar mechanism (use planar pins there). */
+typedef struct {
+  PetscInt  body;      /* global id */
+  PetscReal normal[3]; /* unit, world */
+} TalusPlanar;
 
 /* Spring force on end B (end A gets its opposite) with the ends at pa, pb moving at va, vb:
    -K (L - L0) e - C (vb - va) (or its part along e when axial), e = (pb - pa) / L. */

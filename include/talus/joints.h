@@ -10,6 +10,7 @@
 #ifndef TALUS_JOINTS_H
 #define TALUS_JOINTS_H
 #include <talus/bodies.h>
+#include <talus/table.h>
 
 /* The world as one side of a joint, instead of a body id. */
 #define TALUS_WORLD (-1)
@@ -26,13 +27,16 @@ typedef enum {
   TALUS_NJOINT_TYPES
 } TalusJointType;
 
-/* A prescribed function of time: f(t) = offset + rate t + amplitude sin(frequency t + phase). */
+/* A prescribed function of time: f(t) = offset + rate t + amplitude sin(frequency t + phase), plus
+   y(t) of a one-column table when `table` is one (a handle of TalusSimAddTable; 0: none). */
 typedef struct {
   PetscReal offset, rate, amplitude, frequency, phase;
+  PetscInt  table;
 } TalusMotion;
 
-PETSC_EXTERN PetscReal TalusMotionValue(const TalusMotion *, PetscReal t);
-PETSC_EXTERN PetscReal TalusMotionRate(const TalusMotion *, PetscReal t);
+/* f(t) and f'(t); tables: the simulation's (TalusSimGetTables), table handle k is tables[k - 1] */
+PETSC_EXTERN PetscReal TalusMotionValue(const TalusMotion *, const TalusTable tables[], PetscReal t);
+PETSC_EXTERN PetscReal TalusMotionRate(const TalusMotion *, const TalusTable tables[], PetscReal t);
 
 /* A joint as the simulator keeps it (the same on every rank; what checkpoints store). Side 0 is body
    A, side 1 body B; vectors are in that body's frame, or in the world's for TALUS_WORLD. */
@@ -80,9 +84,10 @@ typedef struct {
   PetscBool angular; /* g is an angle (rad), else a length (m) */
 } TalusJointRowTerms;
 
-/* The rows of joint j with its two sides at these poses, at time t (TalusJointTypeRows of them). */
-PETSC_EXTERN void TalusJointEvaluate(const TalusJoint *, const TalusPose *A, const TalusPose *B, PetscReal t,
-                                     TalusJointRowTerms rows[]);
+/* The rows of joint j with its two sides at these poses, at time t (TalusJointTypeRows of them);
+   tables: those a driver's motion may name (TalusMotionValue). */
+PETSC_EXTERN void TalusJointEvaluate(const TalusJoint *, const TalusPose *A, const TalusPose *B,
+                                     const TalusTable tables[], PetscReal t, TalusJointRowTerms rows[]);
 /* The joint kept from a spec, with the two sides' poses when it is added and whether each side is
    a dynamic body. Returns NULL, or why it cannot be (a zero axis, no dynamic side, ...). */
 PETSC_EXTERN const char *TalusJointFromSpec(const TalusJointSpec *, const TalusPose *A, const TalusPose *B,

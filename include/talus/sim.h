@@ -143,6 +143,19 @@ PETSC_EXTERN PetscErrorCode TalusSimGetDrives(TalusSim, PetscInt *nprescribed, c
 PETSC_EXTERN PetscErrorCode TalusSimSetDrives(TalusSim, PetscInt nprescribed, const TalusPrescribedMotion *,
                                               PetscInt nloads, const TalusLoad *, PetscInt nsprings,
                                               const TalusSpring *);
+/* A piecewise-linear table of time (include/talus/table.h): npoints rows of (t, columns values);
+   *handle names it in drivers' motions, prescribed motions and loads. */
+PETSC_EXTERN PetscErrorCode TalusSimAddTable(TalusSim, PetscInt columns, PetscInt npoints, const PetscReal data[],
+                                             PetscInt *handle);
+PETSC_EXTERN PetscErrorCode TalusSimGetTables(TalusSim, PetscInt *n, const TalusTable **);
+/* A restart's tables (into a simulation without them), in their order. */
+PETSC_EXTERN PetscErrorCode TalusSimSetTables(TalusSim, PetscInt n, const TalusTable[]);
+/* Body id moves in the plane normal to normal[] from now (a dynamic body; its velocity and angular
+   velocity are projected onto the plane's motions). Needs the matrix-free B and a solver on it. */
+PETSC_EXTERN PetscErrorCode TalusSimAddPlanar(TalusSim, PetscInt id, const PetscReal normal[3]);
+PETSC_EXTERN PetscErrorCode TalusSimGetPlanar(TalusSim, PetscInt *n, const TalusPlanar **);
+/* A restart's planar bodies (into a simulation without them; their velocities are taken as they are). */
+PETSC_EXTERN PetscErrorCode TalusSimSetPlanar(TalusSim, PetscInt n, const TalusPlanar *);
 /* Gravity's and the springs' potential energy of the present configuration (collective). */
 PETSC_EXTERN PetscErrorCode TalusSimGetPotentialEnergy(TalusSim, PetscReal *);
 
@@ -190,6 +203,12 @@ typedef struct {
   const TalusPrescribedMotion *prescribed;
   const TalusLoad             *loads;
   const TalusSpring           *springs;
+  /* the tables of time (TalusSimGetTables), restored before the links that name them */
+  PetscInt          ntables;
+  const TalusTable *tables;
+  /* the planar bodies (TalusSimGetPlanar) */
+  PetscInt           nplanar;
+  const TalusPlanar *planar;
 } TalusSimSnapshot;
 
 PETSC_EXTERN PetscErrorCode TalusSimGetComm(TalusSim, MPI_Comm *);

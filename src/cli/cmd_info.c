@@ -93,8 +93,11 @@ PetscErrorCode TalusCommandInfo(int argc, char **argv)
                           info.nbodies, info.nfinite, info.bodies_lost, info.nplanes, info.nmaterials));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "  contacts with warm starts: %" PetscInt_FMT ", joints: %" PetscInt_FMT
+                          "\n  prescribed bodies: %" PetscInt_FMT ", loads: %" PetscInt_FMT ", springs: %" PetscInt_FMT
+                          ", planar bodies: %" PetscInt_FMT ", tables: %" PetscInt_FMT
                           "\n  size: %.3f MB (%.0f B per body)\n  options: %s\n",
-                          info.ncontacts, info.njoints, size / 1e6, info.nbodies ? size / info.nbodies : 0.0,
+                          info.ncontacts, info.njoints, info.nprescribed, info.nloads, info.nsprings, info.nplanar,
+                          info.ntables, size / 1e6, info.nbodies ? size / info.nbodies : 0.0,
                           options[0] ? options : "(none)"));
     PetscCall(PetscFree(options));
   }

@@ -5,12 +5,19 @@
 #include <talus/drives.h>
 #include <talus/math3.h>
 
-void TalusPrescribedPose(const TalusPrescribedMotion *m, PetscReal t, PetscReal x[3], PetscReal q[4])
+void TalusPrescribedPose(const TalusPrescribedMotion *m, const TalusTable tables[], PetscReal t, PetscReal x[3],
+                         PetscReal q[4])
 {
   const PetscReal s = t - m->t0, wave = PetscSinReal(m->frequency * s + m->phase) - PetscSinReal(m->phase);
   const PetscReal w = TalusNorm3(m->angular_velocity);
 
   for (int d = 0; d < 3; d++) x[d] = m->position0[d] + m->velocity[d] * s + m->amplitude[d] * wave;
+  if (m->table) {
+    PetscReal D[3], D0[3];
+    TalusTableEvaluate(&tables[m->table - 1], s, D, NULL);
+    TalusTableEvaluate(&tables[m->table - 1], 0.0, D0, NULL);
+    for (int d = 0; d < 3; d++) x[d] += D[d] - D0[d];
+  }
   for (int d = 0; d < 4; d++) q[d] = m->quaternion0[d];
   if (w > 0.0) { /* q(t) = exp(w s) q0: the rotation by |w| s about w, in the world frame (on the left) */
     PetscReal dq[4] = {PetscCosReal(0.5 * w * s), 0, 0, 0};

@@ -65,14 +65,20 @@ PetscBool TalusJointTypeIsDriver(TalusJointType type)
   return (PetscBool)(type == TALUS_JOINT_ANGLE_DRIVER || type == TALUS_JOINT_LINEAR_DRIVER);
 }
 
-PetscReal TalusMotionValue(const TalusMotion *m, PetscReal t)
+PetscReal TalusMotionValue(const TalusMotion *m, const TalusTable tables[], PetscReal t)
 {
-  return m->offset + m->rate * t + m->amplitude * PetscSinReal(m->frequency * t + m->phase);
+  PetscReal y = 0.0;
+
+  if (m->table) TalusTableEvaluate(&tables[m->table - 1], t, &y, NULL);
+  return m->offset + m->rate * t + m->amplitude * PetscSinReal(m->frequency * t + m->phase) + y;
 }
 
-PetscReal TalusMotionRate(const TalusMotion *m, PetscReal t)
+PetscReal TalusMotionRate(const TalusMotion *m, const TalusTable tables[], PetscReal t)
 {
-  return m->rate + m->amplitude * m->frequency * PetscCosReal(m->frequency * t + m->phase);
+  PetscReal dy = 0.0;
+
+  if (m->table) TalusTableEvaluate(&tables[m->table - 1], t, NULL, &dy);
+  return m->rate + m->amplitude * m->frequency * PetscCosReal(m->frequency * t + m->phase) + dy;
 }
 
 /* The world-frame image of a side's vector: A v, and for points r + A v. */
@@ -121,8 +127,8 @@ static void OrientationRows(const PetscReal e[3][3], const PetscReal f[3][3], Ta
   AngularRow(e[0], f[1], &rows[2]);
 }
 
-void TalusJointEvaluate(const TalusJoint *j, const TalusPose *A, const TalusPose *B, PetscReal t,
-                        TalusJointRowTerms rows[])
+void TalusJointEvaluate(const TalusJoint *j, const TalusPose *A, const TalusPose *B, const TalusTable tables[],
+                        PetscReal t, TalusJointRowTerms rows[])
 {
   PetscReal SA[3], SB[3], d[3], e[3][3], f[3][3];
   const int n = (int)joint_rows[j->type];
@@ -173,17 +179,17 @@ void TalusJointEvaluate(const TalusJoint *j, const TalusPose *A, const TalusPose
     PetscReal c[3], angle, g;
     TalusCross3(e[1], f[1], c);
     angle = PetscAtan2Real(TalusDot3(c, e[0]), TalusDot3(e[1], f[1]));
-    g     = remainder(angle - TalusMotionValue(&j->motion, t), 2.0 * PETSC_PI);
+    g     = remainder(angle - TalusMotionValue(&j->motion, tables, t), 2.0 * PETSC_PI);
     for (int k = 0; k < 3; k++)
       rows[0].G[0][k] = rows[0].G[1][k] = 0.0, rows[0].G[1][3 + k] = e[0][k], rows[0].G[0][3 + k] = -e[0][k];
     rows[0].g       = g;
     rows[0].angular = PETSC_TRUE;
-    rows[0].gt      = -TalusMotionRate(&j->motion, t);
+    rows[0].gt      = -TalusMotionRate(&j->motion, tables, t);
   } break;
   case TALUS_JOINT_LINEAR_DRIVER:
     PointRow(e[0], SA, SB, d, &rows[0]);
-    rows[0].g  = TalusDot3(e[0], d) - TalusMotionValue(&j->motion, t);
-    rows[0].gt = -TalusMotionRate(&j->motion, t);
+    rows[0].g  = TalusDot3(e[0], d) - TalusMotionValue(&j->motion, tables, t);
+    rows[0].gt = -TalusMotionRate(&j->motion, tables, t);
     break;
   case TALUS_NJOINT_TYPES:
     break;

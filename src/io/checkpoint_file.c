@@ -161,7 +161,8 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   ContactRow                *contacts;
   PetscMPIInt               *dest;
   PetscInt                   nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory, njoints;
-  PetscInt                   nprescribed, nloads, nsprings;
+  PetscInt                   nprescribed, nloads, nsprings, nplanar, ntables, ntable_values = 0;
+  const TalusTable          *tables;
   hid_t                      fapl;
   char                      *options;
 
@@ -174,6 +175,9 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusSimGetHistory(sim, &nhistory, &history));
   PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
   PetscCall(TalusSimGetDrives(sim, &nprescribed, NULL, &nloads, NULL, &nsprings, NULL));
+  PetscCall(TalusSimGetPlanar(sim, &nplanar, NULL));
+  PetscCall(TalusSimGetTables(sim, &ntables, &tables));
+  for (PetscInt i = 0; i < ntables; i++) ntable_values += tables[i].npoints * (tables[i].columns + 1);
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "checkpoints are written between steps (no ghosts)");
   PetscCall(PetscLogEventBegin(TALUS_EventCheckpointWrite, 0, 0, 0, 0));
   /* bodies to the ranks that write their rows */
@@ -247,10 +251,14 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
                               njoints,
                               nprescribed,
                               nloads,
-                              nsprings};
-    const char *names[]    = {"version",   "step",        "finite_bodies", "bodies", "planes",          "contacts",
-                              "materials", "bodies_lost", "rebalances",    "ranks",  "anti_relaxation", "has_domain",
-                              "joints",    "prescribed",  "loads",         "springs"};
+                              nsprings,
+                              nplanar,
+                              ntables,
+                              ntable_values};
+    const char *names[]    = {"version",         "step",       "finite_bodies", "bodies",      "planes",
+                              "contacts",        "materials",  "bodies_lost",   "rebalances",  "ranks",
+                              "anti_relaxation", "has_domain", "joints",        "prescribed",  "loads",
+                              "springs",         "planar",     "tables",        "table_values"};
     PetscInt    backoff[2] = {state.decomp_last_rebalance, state.decomp_cooldown};
     char        created[64];
     time_t      clock = time(NULL);
@@ -343,6 +351,11 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
     TalusH5ReadAttribute(r, r->file, "loads", PETSC_TRUE, 1, &info->nloads);
     TalusH5ReadAttribute(r, r->file, "springs", PETSC_TRUE, 1, &info->nsprings);
   }
+  if (!r->bad && info->version >= 3) {
+    TalusH5ReadAttribute(r, r->file, "planar", PETSC_TRUE, 1, &info->nplanar);
+    TalusH5ReadAttribute(r, r->file, "tables", PETSC_TRUE, 1, &info->ntables);
+    TalusH5ReadAttribute(r, r->file, "table_values", PETSC_TRUE, 1, &info->ntable_values);
+  }
   TalusH5ReadAttribute(r, r->file, "step", PETSC_TRUE, 1, &info->step);
   TalusH5ReadAttribute(r, r->file, "finite_bodies", PETSC_TRUE, 1, &info->nfinite);
   TalusH5ReadAttribute(r, r->file, "bodies", PETSC_TRUE, 1, &info->nbodies);
@@ -392,7 +405,9 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
                   info->nmaterials > 1000000 || info->nfinite > PETSC_MAX_INT / 8 || info->nplanes > 1000000 ||
                   info->njoints < 0 || info->njoints > PETSC_MAX_INT / 8 || info->nprescribed < 0 ||
                   info->nprescribed > info->nfinite || info->nloads < 0 || info->nloads > PETSC_MAX_INT / 8 ||
-                  info->nsprings < 0 || info->nsprings > PETSC_MAX_INT / 8))
+                  info->nsprings < 0 || info->nsprings > PETSC_MAX_INT / 8 || info->nplanar < 0 ||
+                  info->nplanar > info->nfinite || info->ntables < 0 || info->ntables > 1000000 ||
+                  info->ntable_values < 3 * info->ntables || info->ntable_values > PETSC_MAX_INT / 8))
     TalusH5Fault(r, "%s", "the header's counts are inconsistent");
   if (!r->bad && (info->step < 0 || !(info->t >= 0.0 && info->t < PETSC_INFINITY) ||
                   !(info->dt > 0.0 && info->dt < PETSC_INFINITY) || PetscIsInfOrNanReal(info->t_final)))
@@ -659,6 +674,10 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   snap.loads         = links.loads;
   snap.nsprings      = info.nsprings;
   snap.springs       = links.springs;
+  snap.nplanar       = info.nplanar;
+  snap.planar        = links.planar;
+  snap.ntables       = info.ntables;
+  snap.tables        = links.tables;
   PetscCall(TalusSimRestore(sim, &snap));
 
   PetscCall(PetscMemzero(scene, sizeof(*scene)));

@@ -23,6 +23,9 @@ typedef struct {
   TalusPrescribedMotion *prescribed;
   TalusLoad             *loads;
   TalusSpring           *springs;
+  TalusPlanar           *planar;
+  TalusTable            *tables; /* their data point into table_values */
+  PetscReal             *table_values;
 } TalusCheckpointLinks;
 
 PETSC_INTERN PetscErrorCode TalusCheckpointWriteLinks(TalusH5Writer *, TalusSim);

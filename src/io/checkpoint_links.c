@@ -21,6 +21,7 @@ static const TalusH5Field joint_fields[] = {
   JOINT_FIELD("reference", PETSC_FALSE, reference, 6),
   JOINT_FIELD("length", PETSC_FALSE, length, 1),
   JOINT_FIELD("motion", PETSC_FALSE, motion, 5),
+  JOINT_FIELD("motion_table", PETSC_TRUE, motion.table, 1), /* format 3: the fields after version 2's come last */
 };
 #define DRIVE_FIELD(type, name, integer, member, width) \
   { \
@@ -36,6 +37,7 @@ static const TalusH5Field prescribed_fields[] = {
   DRIVE_FIELD(TalusPrescribedMotion, "t0", PETSC_FALSE, t0, 1),
   DRIVE_FIELD(TalusPrescribedMotion, "position0", PETSC_FALSE, position0, 3),
   DRIVE_FIELD(TalusPrescribedMotion, "quaternion0", PETSC_FALSE, quaternion0, 4),
+  DRIVE_FIELD(TalusPrescribedMotion, "table", PETSC_TRUE, table, 1), /* format 3 */
 };
 static const TalusH5Field load_fields[] = {
   DRIVE_FIELD(TalusLoad, "body", PETSC_TRUE, body, 1),
@@ -43,6 +45,8 @@ static const TalusH5Field load_fields[] = {
   DRIVE_FIELD(TalusLoad, "torque", PETSC_FALSE, torque, 3),
   DRIVE_FIELD(TalusLoad, "point", PETSC_FALSE, point, 3),
   DRIVE_FIELD(TalusLoad, "body_frame", PETSC_TRUE, body_frame, 1),
+  DRIVE_FIELD(TalusLoad, "force_table", PETSC_TRUE, force_table, 1), /* format 3 */
+  DRIVE_FIELD(TalusLoad, "torque_table", PETSC_TRUE, torque_table, 1),
 };
 static const TalusH5Field spring_fields[] = {
   DRIVE_FIELD(TalusSpring, "bodies", PETSC_TRUE, body, 2),
@@ -52,7 +56,42 @@ static const TalusH5Field spring_fields[] = {
   DRIVE_FIELD(TalusSpring, "rest_length", PETSC_FALSE, rest_length, 1),
   DRIVE_FIELD(TalusSpring, "axial_damping", PETSC_TRUE, axial_damping, 1),
 };
+static const TalusH5Field planar_fields[] = {
+  DRIVE_FIELD(TalusPlanar, "body", PETSC_TRUE, body, 1),
+  DRIVE_FIELD(TalusPlanar, "normal", PETSC_FALSE, normal, 3),
+};
 #define NFIELDS(f) ((int)(sizeof(f) / sizeof((f)[0])))
+/* the fields a file of this version has: format 2 lacks the table handles (read as 0, none) */
+#define NFIELDS_OF(f, version, added) (NFIELDS(f) - ((version) < 3 ? (added) : 0))
+
+/* The tables of time (format 3): per table its value columns and points ("tables", t x 2), and all
+   their rows one after the other ("table_values"). */
+static PetscErrorCode WriteTables(TalusH5Writer *w, TalusSim sim)
+{
+  const TalusTable *tables;
+  PetscInt          n, nvalues = 0;
+  PetscInt64       *shape; /* integer datasets hold 64-bit integers */
+  PetscReal        *values;
+  const PetscBool   writer = (PetscBool)(w->rank == 0);
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetTables(sim, &n, &tables));
+  if (!n) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++) nvalues += tables[i].npoints * (tables[i].columns + 1);
+  PetscCall(PetscMalloc2(2 * n, &shape, nvalues, &values));
+  nvalues = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscInt size = tables[i].npoints * (tables[i].columns + 1);
+    shape[2 * i] = tables[i].columns, shape[2 * i + 1] = tables[i].npoints;
+    PetscCall(PetscArraycpy(&values[nvalues], tables[i].data, size));
+    nvalues += size;
+  }
+  PetscCall(TalusH5WriteDataset(w, w->file, "tables", TALUS_H5_INT, n, 2, 0, writer ? n : 0, shape));
+  PetscCall(
+    TalusH5WriteDataset(w, w->file, "table_values", TALUS_H5_REAL, nvalues, 1, 0, writer ? nvalues : 0, values));
+  PetscCall(PetscFree2(shape, values));
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode TalusCheckpointWriteLinks(TalusH5Writer *w, TalusSim sim)
 {
@@ -63,11 +102,14 @@ PetscErrorCode TalusCheckpointWriteLinks(TalusH5Writer *w, TalusSim sim)
   const TalusPrescribedMotion *prescribed;
   const TalusLoad             *loads;
   const TalusSpring           *springs;
+  const TalusPlanar           *planar;
+  PetscInt                     nplanar;
   const PetscBool              writer = (PetscBool)(w->rank == 0);
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetJoints(sim, &njoints, &joints, &joint_row_start, &joint_impulse));
   PetscCall(TalusSimGetDrives(sim, &nprescribed, &prescribed, &nloads, &loads, &nsprings, &springs));
+  PetscCall(TalusSimGetPlanar(sim, &nplanar, &planar));
   if (njoints) {
     const PetscInt nrows = joint_row_start[njoints];
     PetscCall(TalusH5WriteTable(w, "joints", joint_fields, NFIELDS(joint_fields), sizeof(TalusJoint), njoints, 0,
@@ -84,6 +126,10 @@ PetscErrorCode TalusCheckpointWriteLinks(TalusH5Writer *w, TalusSim sim)
   if (nsprings)
     PetscCall(TalusH5WriteTable(w, "springs", spring_fields, NFIELDS(spring_fields), sizeof(TalusSpring), nsprings, 0,
                                 writer ? nsprings : 0, springs));
+  PetscCall(WriteTables(w, sim));
+  if (nplanar)
+    PetscCall(TalusH5WriteTable(w, "planar", planar_fields, NFIELDS(planar_fields), sizeof(TalusPlanar), nplanar, 0,
+                                writer ? nplanar : 0, planar));
   PetscFunctionReturn(0);
 }
 
@@ -113,7 +159,7 @@ static PetscBool IdIn(PetscInt id, PetscInt max_id, PetscBool world)
 }
 
 static const char *DriveFault(const TalusCheckpointInfo *info, const TalusPrescribedMotion *p, const TalusLoad *l,
-                              const TalusSpring *s)
+                              const TalusSpring *s, const TalusPlanar *q)
 {
   const PetscInt max_id = info->nfinite + info->nplanes + info->bodies_lost;
   if (p &&
@@ -130,6 +176,9 @@ static const char *DriveFault(const TalusCheckpointInfo *info, const TalusPrescr
        !(s->damping >= 0.0 && s->damping < PETSC_INFINITY) ||
        !(s->rest_length >= 0.0 && s->rest_length < PETSC_INFINITY) || (s->axial_damping != 0 && s->axial_damping != 1)))
     return "a spring with a body id or a value that is not valid";
+  if (q && (!IdIn(q->body, max_id, PETSC_FALSE) || !TalusAllFinite(q->normal, 3) ||
+            PetscAbsReal(TalusNorm3(q->normal) - 1.0) > 1e-6))
+    return "a planar body with a body id or a normal that is not valid";
   return NULL;
 }
 
@@ -161,8 +210,8 @@ static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *in
   if (!info->njoints) PetscFunctionReturn(0);
   TalusCheckpointCheckExtent(r, "joints/type", info->njoints);
   PetscCall(PetscCalloc1(info->njoints, joints));
-  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS(joint_fields), sizeof(TalusJoint), info->njoints, 0,
-                             info->njoints, *joints, PETSC_FALSE));
+  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS_OF(joint_fields, info->version, 1), sizeof(TalusJoint),
+                             info->njoints, 0, info->njoints, *joints, PETSC_FALSE));
   for (PetscInt j = 0; j < info->njoints && !r->bad; j++) {
     if ((fault = JointFault(&(*joints)[j], max_id))) TalusH5Fault(r, "a joint has %s", fault);
     else *nrows += TalusJointTypeRows((TalusJointType)(*joints)[j].type);
@@ -176,6 +225,54 @@ static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *in
   PetscFunctionReturn(0);
 }
 
+/* The tables of time (format 3), every one on every rank, checked as TalusSimAddTable checks them */
+static PetscErrorCode ReadTables(TalusH5Reader *r, const TalusCheckpointInfo *info, TalusCheckpointLinks *links)
+{
+  PetscInt64 *shape; /* integer datasets hold 64-bit integers */
+  PetscInt    nvalues = 0;
+
+  PetscFunctionBegin;
+  if (!info->ntables) PetscFunctionReturn(0);
+  TalusCheckpointCheckExtent(r, "tables", info->ntables);
+  PetscCall(PetscCalloc1(2 * info->ntables, &shape));
+  if (!r->bad)
+    PetscCall(TalusH5ReadDataset(r, "tables", TALUS_H5_INT, info->ntables, 2, 0, info->ntables, shape, PETSC_FALSE));
+  for (PetscInt i = 0; i < info->ntables && !r->bad; i++) {
+    if (shape[2 * i] < 1 || shape[2 * i] > 16 || shape[2 * i + 1] < 2 ||
+        shape[2 * i + 1] > (PetscInt64)info->ntable_values / (shape[2 * i] + 1))
+      TalusH5Fault(r, "%s", "a table's columns or points are not valid");
+    else nvalues += (PetscInt)(shape[2 * i + 1] * (shape[2 * i] + 1));
+  }
+  if (!r->bad && nvalues != info->ntable_values)
+    TalusH5Fault(r, "%s", "the tables' sizes do not add up to their values");
+  TalusCheckpointCheckExtent(r, "table_values", info->ntable_values);
+  PetscCall(PetscMalloc2(info->ntables, &links->tables, info->ntable_values + 1, &links->table_values));
+  if (!r->bad)
+    PetscCall(TalusH5ReadDataset(r, "table_values", TALUS_H5_REAL, info->ntable_values, 1, 0, info->ntable_values,
+                                 links->table_values, PETSC_FALSE));
+  nvalues = 0;
+  for (PetscInt i = 0; i < info->ntables && !r->bad; i++) {
+    const char *fault;
+    links->tables[i].columns = (PetscInt)shape[2 * i], links->tables[i].npoints = (PetscInt)shape[2 * i + 1];
+    links->tables[i].data = &links->table_values[nvalues];
+    nvalues += links->tables[i].npoints * (links->tables[i].columns + 1);
+    if ((fault = TalusTableCheck(links->tables[i].columns, links->tables[i].npoints, links->tables[i].data)))
+      TalusH5Fault(r, "%s", fault);
+  }
+  PetscCall(PetscFree(shape));
+  PetscFunctionReturn(0);
+}
+
+/* NULL if a link's table handle (0: none) names a stored table of that many columns */
+static const char *TableFault(const TalusCheckpointInfo *info, const TalusCheckpointLinks *links, PetscInt handle,
+                              PetscInt columns)
+{
+  if (!handle) return NULL;
+  if (handle < 0 || handle > info->ntables || links->tables[handle - 1].columns != columns)
+    return "a link names a table that is not stored, or one of the wrong width";
+  return NULL;
+}
+
 PetscErrorCode TalusCheckpointReadLinks(TalusH5Reader *r, const TalusCheckpointInfo *info, TalusCheckpointLinks *links)
 {
   PetscInt    nrows;
@@ -183,18 +280,30 @@ PetscErrorCode TalusCheckpointReadLinks(TalusH5Reader *r, const TalusCheckpointI
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(links, sizeof(*links)));
+  PetscCall(ReadTables(r, info, links));
   PetscCall(ReadJoints(r, info, &links->joints, &links->joint_impulse, &nrows));
-  PetscCall(ReadReplicated(r, "prescribed", prescribed_fields, NFIELDS(prescribed_fields),
+  PetscCall(ReadReplicated(r, "prescribed", prescribed_fields, NFIELDS_OF(prescribed_fields, info->version, 1),
                            sizeof(TalusPrescribedMotion), info->nprescribed, (void **)&links->prescribed));
-  PetscCall(ReadReplicated(r, "loads", load_fields, NFIELDS(load_fields), sizeof(TalusLoad), info->nloads,
-                           (void **)&links->loads));
+  PetscCall(ReadReplicated(r, "loads", load_fields, NFIELDS_OF(load_fields, info->version, 2), sizeof(TalusLoad),
+                           info->nloads, (void **)&links->loads));
   PetscCall(ReadReplicated(r, "springs", spring_fields, NFIELDS(spring_fields), sizeof(TalusSpring), info->nsprings,
                            (void **)&links->springs));
+  PetscCall(ReadReplicated(r, "planar", planar_fields, NFIELDS(planar_fields), sizeof(TalusPlanar), info->nplanar,
+                           (void **)&links->planar));
   if (r->bad) PetscFunctionReturn(0);
   for (PetscInt p = 0; p < info->nprescribed && !fault; p++)
-    fault = DriveFault(info, &links->prescribed[p], NULL, NULL);
-  for (PetscInt l = 0; l < info->nloads && !fault; l++) fault = DriveFault(info, NULL, &links->loads[l], NULL);
-  for (PetscInt q = 0; q < info->nsprings && !fault; q++) fault = DriveFault(info, NULL, NULL, &links->springs[q]);
+    fault = DriveFault(info, &links->prescribed[p], NULL, NULL, NULL);
+  for (PetscInt l = 0; l < info->nloads && !fault; l++) fault = DriveFault(info, NULL, &links->loads[l], NULL, NULL);
+  for (PetscInt q = 0; q < info->nsprings && !fault; q++)
+    fault = DriveFault(info, NULL, NULL, &links->springs[q], NULL);
+  for (PetscInt q = 0; q < info->nplanar && !fault; q++) fault = DriveFault(info, NULL, NULL, NULL, &links->planar[q]);
+  for (PetscInt j = 0; j < info->njoints && !fault; j++)
+    fault = TableFault(info, links, links->joints[j].motion.table, 1);
+  for (PetscInt p = 0; p < info->nprescribed && !fault; p++)
+    fault = TableFault(info, links, links->prescribed[p].table, 3);
+  for (PetscInt l = 0; l < info->nloads && !fault; l++)
+    if (!(fault = TableFault(info, links, links->loads[l].force_table, 3)))
+      fault = TableFault(info, links, links->loads[l].torque_table, 3);
   if (fault) TalusH5Fault(r, "%s", fault);
   PetscFunctionReturn(0);
 }
@@ -207,5 +316,7 @@ PetscErrorCode TalusCheckpointLinksDestroy(TalusCheckpointLinks *links)
   PetscCall(PetscFree(links->prescribed));
   PetscCall(PetscFree(links->loads));
   PetscCall(PetscFree(links->springs));
+  PetscCall(PetscFree(links->planar));
+  PetscCall(PetscFree2(links->tables, links->table_values));
   PetscFunctionReturn(0);
 }

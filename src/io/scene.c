@@ -96,7 +96,7 @@ static PetscErrorCode SetState(SceneReader *r, yaml_node_t *map, TalusBodies *b,
 static const char *const body_keys[] = {"shape",    "mass",     "inertia",          "material",
                                         "position", "velocity", "angular_velocity", "rotation",
                                         "fixed",    "name",     "motion",           "surface_velocity",
-                                        NULL};
+                                        "planar",   NULL};
 
 /* A body's keys: body_keys, then every shape's size key (one per shape, in table order). */
 static void BodyKeys(const char *keys[])

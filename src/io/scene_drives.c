@@ -1,12 +1,16 @@
 /*
- * A scene's drives (docs/scene-format.md, docs/mechanisms.md): a body's prescribed motion and a
- * fixed body's surface velocity (keys of the body), the forces: and springs: lists. Mistakes are
+ * A scene's drives (docs/scene-format.md, docs/mechanisms.md): a body's prescribed motion, a
+ * fixed body's surface velocity and a moving body's plane (keys of the body), the forces: and
+ * springs: lists. Mistakes are
  * FILE:LINE, the explicit spring's stability among them.
  */
 #include "scene_reader.h"
 
-static const char *const motion_keys[] = {"velocity", "amplitude", "frequency", "phase", "angular_velocity", NULL};
-static const char *const force_keys[]  = {"body", "force", "torque", "point", "frame", NULL};
+static const char *const motion_keys[] = {"velocity",         "amplitude", "frequency", "phase",
+                                          "angular_velocity", "table",     NULL};
+static const char *const planar_keys[] = {"normal", NULL};
+static const char *const force_keys[]  = {"body",  "force",       "torque",       "point",
+                                          "frame", "force_table", "torque_table", NULL};
 static const char *const spring_keys[] = {"bodies",      "points",       "stiffness", "damping",
                                           "rest_length", "damping_mode", NULL};
 
@@ -34,6 +38,7 @@ static PetscErrorCode ReadBodyDrive(SceneReader *r, yaml_node_t *map, PetscInt i
     PetscCall(SceneOptionalNumber(r, node, "frequency", &m.frequency));
     PetscCall(SceneOptionalNumber(r, node, "phase", &m.phase));
     PetscCall(SceneOptionalVector(r, node, "angular_velocity", m.angular_velocity));
+    PetscCall(SceneOptionalTable(r, node, "table", 3, sim, &m.table));
     if (SceneLookup(r, map, "velocity") || SceneLookup(r, map, "angular_velocity"))
       SceneError(r, node, "a body with a motion takes its velocity from it: leave velocity and angular_velocity out");
     if (SceneLookup(r, map, "surface_velocity"))
@@ -50,6 +55,21 @@ static PetscErrorCode ReadBodyDrive(SceneReader *r, yaml_node_t *map, PetscInt i
     if (!TalusBodiesIsFinite(b, id) && PetscAbsReal(TalusDot3(v, &b->size[3 * id])) > 1e-12 * TalusNorm3(v))
       SceneError(r, node, "a plane's surface velocity must lie in the plane (normal to its normal)");
     PetscCall(TalusSimSetSurfaceVelocity(sim, id, v, w));
+  }
+  if ((node = SceneLookup(r, map, "planar"))) {
+    TalusBodies *b;
+    yaml_node_t *normal;
+    PetscReal    n[3];
+    PetscCall(TalusSimGetBodies(sim, &b));
+    PetscCall(RequireMapping(r, node, "planar"));
+    PetscCall(SceneCheckKeys(r, node, "planar", planar_keys));
+    if (!(normal = SceneLookup(r, node, "normal")))
+      SceneError(r, node, "planar needs the plane's normal: {normal: [x, y, z]}");
+    PetscCall(SceneGetVector(r, normal, "normal", 3, n));
+    if (!TalusBodiesIsFinite(b, id) || b->fixed[id])
+      SceneError(r, node, "planar is for moving bodies (not planes, fixed or prescribed bodies)");
+    if (!(TalusNorm3(n) > 0.0)) SceneError(r, normal, "the plane's normal has zero length");
+    PetscCall(TalusSimAddPlanar(sim, id, n));
   }
   PetscFunctionReturn(0);
 }
@@ -81,8 +101,10 @@ static PetscErrorCode ReadForce(SceneReader *r, yaml_node_t *map, void *ctx)
   PetscCall(SceneOptionalVector(r, map, "force", load.force));
   PetscCall(SceneOptionalVector(r, map, "torque", load.torque));
   PetscCall(SceneOptionalVector(r, map, "point", load.point));
-  if (!SceneLookup(r, map, "force") && !SceneLookup(r, map, "torque"))
-    SceneError(r, map, "a force needs force: or torque:");
+  PetscCall(SceneOptionalTable(r, map, "force_table", 3, sim, &load.force_table));
+  PetscCall(SceneOptionalTable(r, map, "torque_table", 3, sim, &load.torque_table));
+  if (!SceneLookup(r, map, "force") && !SceneLookup(r, map, "torque") && !load.force_table && !load.torque_table)
+    SceneError(r, map, "a force needs force:, torque:, force_table: or torque_table:");
   if ((node = SceneLookup(r, map, "frame"))) {
     const char *frame;
     PetscCall(SceneGetString(r, node, "frame", &frame));

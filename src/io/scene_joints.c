@@ -9,7 +9,7 @@
 #include "scene_reader.h"
 
 static const char *const joint_keys[]  = {"type", "bodies", "point", "points", "axis", "length", "motion", NULL};
-static const char *const motion_keys[] = {"offset", "rate", "amplitude", "frequency", "phase", NULL};
+static const char *const motion_keys[] = {"offset", "rate", "amplitude", "frequency", "phase", "table", NULL};
 
 /* A body's name (joints refer to it): unique, not "world", not a number (an id is one) */
 PetscErrorCode SceneReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id)
@@ -63,11 +63,11 @@ PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt nbodies,
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReadMotion(SceneReader *r, yaml_node_t *map, TalusMotion *m)
+static PetscErrorCode ReadMotion(SceneReader *r, yaml_node_t *map, TalusSim sim, TalusMotion *m)
 {
   PetscFunctionBegin;
   if (map->type != YAML_MAPPING_NODE)
-    SceneError(r, map, "motion must be a mapping {offset, rate, amplitude, frequency, phase}, got %s",
+    SceneError(r, map, "motion must be a mapping {offset, rate, amplitude, frequency, phase, table}, got %s",
                SceneNodeKind(map));
   PetscCall(SceneCheckKeys(r, map, "a motion", motion_keys));
   PetscCall(SceneOptionalNumber(r, map, "offset", &m->offset));
@@ -75,6 +75,7 @@ static PetscErrorCode ReadMotion(SceneReader *r, yaml_node_t *map, TalusMotion *
   PetscCall(SceneOptionalNumber(r, map, "amplitude", &m->amplitude));
   PetscCall(SceneOptionalNumber(r, map, "frequency", &m->frequency));
   PetscCall(SceneOptionalNumber(r, map, "phase", &m->phase));
+  PetscCall(SceneOptionalTable(r, map, "table", 1, sim, &m->table));
   PetscFunctionReturn(0);
 }
 
@@ -140,7 +141,7 @@ static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, void *ctx)
   if ((node = SceneLookup(r, map, "motion"))) {
     if (!TalusJointTypeIsDriver(spec.type))
       SceneError(r, node, "motion is for drivers (angle_driver, linear_driver), not a %s joint", name);
-    PetscCall(ReadMotion(r, node, &spec.motion));
+    PetscCall(ReadMotion(r, node, sim, &spec.motion));
   } else if (TalusJointTypeIsDriver(spec.type))
     SceneError(r, map, "a %s needs a motion: {rate: ..., amplitude: ..., frequency: ...}", name);
 

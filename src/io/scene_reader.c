@@ -146,3 +146,31 @@ PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, const char what[
     PetscCall(read(r, yaml_document_get_node(&r->doc, *it), ctx));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode SceneOptionalTable(SceneReader *r, yaml_node_t *map, const char key[], PetscInt columns, TalusSim sim,
+                                  PetscInt *handle)
+{
+  yaml_node_t *node = SceneLookup(r, map, key);
+  PetscReal   *data;
+  PetscInt     n = 0, w = columns + 1;
+  char         what[96];
+
+  PetscFunctionBegin;
+  *handle = 0;
+  if (!node) PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(what, sizeof(what), "a point of %s ([t%s])", key, columns == 1 ? ", value" : ", x, y, z"));
+  if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start < 2)
+    SceneError(r, node, "%s must be a list of at least two points [t%s], times increasing", key,
+               columns == 1 ? ", value" : ", x, y, z");
+  PetscCall(PetscMalloc1(w * (node->data.sequence.items.top - node->data.sequence.items.start), &data));
+  for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++, n++) {
+    yaml_node_t *row = yaml_document_get_node(&r->doc, *it);
+    PetscCall(SceneGetVector(r, row, what, w, &data[w * n]));
+    if (n > 0 && !(data[w * n] > data[w * (n - 1)]))
+      SceneError(r, row, "the times of %s must increase: %g after %g", key, (double)data[w * n],
+                 (double)data[w * (n - 1)]);
+  }
+  PetscCall(TalusSimAddTable(sim, columns, n, data, handle));
+  PetscCall(PetscFree(data));
+  PetscFunctionReturn(0);
+}

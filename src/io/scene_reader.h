@@ -6,6 +6,7 @@
 #define TALUS_SCENE_READER_H
 #include <petscsys.h>
 #include <yaml.h>
+#include <talus/sim.h>
 
 /* The names bodies are given in a scene (joints name their bodies), with their global ids. */
 typedef struct {
@@ -47,11 +48,14 @@ PETSC_INTERN PetscErrorCode SceneRequireKey(SceneReader *r, yaml_node_t *map, co
 PETSC_INTERN PetscErrorCode SceneOptionalNumber(SceneReader *r, yaml_node_t *map, const char key[], PetscReal *value);
 PETSC_INTERN PetscErrorCode SceneOptionalVector(SceneReader *r, yaml_node_t *map, const char key[], PetscReal v[3]);
 /* Each entry of the list `what` (joints, forces, springs) read by read(r, entry, ctx) */
+/* map[key], when given, as a table of time with `columns` values a point ([[t, y1, ...], ...], times
+   increasing) added to the simulation: *handle is its handle (TalusSimAddTable), or 0 without key. */
+PETSC_INTERN PetscErrorCode SceneOptionalTable(SceneReader *r, yaml_node_t *map, const char key[], PetscInt columns,
+                                               TalusSim sim, PetscInt *handle);
 PETSC_INTERN PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, const char what[],
                                           PetscErrorCode (*read)(SceneReader *, yaml_node_t *, void *), void *ctx);
 
 /* scene_joints.c: the joints: list, once every body has its id (names from r->names) */
-#include <talus/sim.h>
 PETSC_INTERN PetscErrorCode SceneReadJoints(SceneReader *r, yaml_node_t *list, TalusSim sim);
 /* A body's name: key (unique; not world, not a number), registered with its id */
 PETSC_INTERN PetscErrorCode SceneReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id);

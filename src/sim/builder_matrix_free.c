@@ -61,10 +61,16 @@ static void MatrixFreeAddBody(TalusJacobianBuilder *jb, PetscInt k, PetscInt d, 
   TalusInverseMassRecord(b->mass[k], &b->inertia[3 * k], A, &jb->sim->inverse_mass[TALUS_INVERSE_MASS * (d / 6)]);
 }
 
+/* the planar bodies' free velocities and M^-1 (planar.c), once the others' are in place */
 static PetscErrorCode MatrixFreeEndBodies(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
 {
+  PetscScalar *vf;
+
   PetscFunctionBegin;
-  (void)jb, (void)ccp;
+  if (!jb->sim->nplanar) PetscFunctionReturn(0);
+  PetscCall(VecGetArray(ccp->v_free, &vf));
+  PetscCall(TalusSimPlanarFreeVelocities(jb->sim, jb->slot, vf));
+  PetscCall(VecRestoreArray(ccp->v_free, &vf));
   PetscFunctionReturn(0);
 }
 
@@ -123,6 +129,7 @@ static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
   PetscCall(TalusJacobianCreateShell(sim->comm, jb->nblocks[TALUS_BLOCK_CONE], jb->nblocks[TALUS_BLOCK_FREE_ROW],
                                      sim->ndynamic, sim->jacobian_slot, sim->jacobian_kind, sim->jacobian,
                                      sim->joint_record_slot, sim->joint_record, sim->inverse_mass, &ccp->B));
+  if (sim->nplanar) PetscCall(TalusJacobianSetPlanar(ccp->B, sim->nplanar_local, sim->planar_slot, sim->planar_normal));
   PetscCall(PetscFree(jb->slot));
   ccp->apply_inverse_mass = TalusJacobianApplyInverseMass, ccp->inverse_mass_ctx = ccp->B;
   PetscFunctionReturn(0);

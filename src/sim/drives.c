@@ -21,7 +21,7 @@ void TalusBodyPointVelocity(const TalusBodies *b, PetscInt k, const PetscReal S[
   for (int d = 0; d < 3; d++) v[d] = b->velocity[3 * k + d] + wxS[d];
 }
 
-static PetscErrorCode CheckBeforeStart(TalusSim sim, const char what[])
+PetscErrorCode TalusSimCheckBeforeStart(TalusSim sim, const char what[])
 {
   PetscFunctionBegin;
   PetscCheck(!sim->distributed, sim->comm, PETSC_ERR_ORDER,
@@ -43,7 +43,7 @@ PetscErrorCode TalusSimAddPrescribedMotion(TalusSim sim, const TalusPrescribedMo
   TalusPrescribedMotion m = *motion;
 
   PetscFunctionBegin;
-  PetscCall(CheckBeforeStart(sim, "a prescribed motion"));
+  PetscCall(TalusSimCheckBeforeStart(sim, "a prescribed motion"));
   PetscCheck(k >= 0 && TalusBodiesIsFinite(b, k), sim->comm, PETSC_ERR_USER_INPUT,
              "a prescribed motion needs a body of finite shape, and %" PetscInt_FMT " is not one", motion->body);
   PetscCheck(!IsPrescribed(sim, motion->body), sim->comm, PETSC_ERR_USER_INPUT,
@@ -54,6 +54,10 @@ PetscErrorCode TalusSimAddPrescribedMotion(TalusSim sim, const TalusPrescribedMo
                  !PetscIsInfOrNanReal(m.phase),
                sim->comm, PETSC_ERR_USER_INPUT,
                "body %" PetscInt_FMT "'s motion has a value that is not a finite number", motion->body);
+  {
+    const char *why = TalusSimTableFault(sim, m.table, 3);
+    PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT "'s motion: %s", motion->body, why);
+  }
   /* fixed: infinite mass, out of the velocity space, as TalusBodiesAdd makes fixed bodies */
   b->fixed[k] = PETSC_TRUE, b->mass[k] = 0.0;
   for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = 0.0;
@@ -73,7 +77,7 @@ PetscErrorCode TalusSimSetSurfaceVelocity(TalusSim sim, PetscInt id, const Petsc
   PetscReal      A[9];
 
   PetscFunctionBegin;
-  PetscCall(CheckBeforeStart(sim, "a surface velocity"));
+  PetscCall(TalusSimCheckBeforeStart(sim, "a surface velocity"));
   PetscCheck(
     k >= 0 && b->fixed[k] && !IsPrescribed(sim, id), sim->comm, PETSC_ERR_USER_INPUT,
     "a surface velocity is for a fixed body (a plane, a fixed box) whose pose is not prescribed; body %" PetscInt_FMT
@@ -96,10 +100,14 @@ PetscErrorCode TalusSimAddLoad(TalusSim sim, const TalusLoad *load)
   const PetscInt k = TalusSimFindBody(sim, load->body);
 
   PetscFunctionBegin;
-  PetscCall(CheckBeforeStart(sim, "a load"));
+  PetscCall(TalusSimCheckBeforeStart(sim, "a load"));
   PetscCheck(k >= 0 && !sim->bodies->fixed[k], sim->comm, PETSC_ERR_USER_INPUT,
              "a load acts on a body that moves, and %" PetscInt_FMT " is %s", load->body,
              k < 0 ? "not a body" : "fixed");
+  for (int which = 0; which < 2; which++) {
+    const char *why = TalusSimTableFault(sim, which ? load->torque_table : load->force_table, 3);
+    PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT, "the load on body %" PetscInt_FMT ": %s", load->body, why);
+  }
   PetscCall(PetscRealloc(sizeof(*load) * (sim->nloads + 1), &sim->loads));
   sim->loads[sim->nloads++] = *load;
   PetscCall(TalusSimLinkBodies(sim, 1, &load->body));
@@ -160,7 +168,7 @@ static PetscErrorCode SpringFromPoints(TalusSim sim, const TalusSpring *spec, co
   TalusBodies *b = sim->bodies;
 
   PetscFunctionBegin;
-  PetscCall(CheckBeforeStart(sim, "a spring"));
+  PetscCall(TalusSimCheckBeforeStart(sim, "a spring"));
   *s = *spec;
   PetscCheck(s->stiffness >= 0.0 && s->damping >= 0.0 && s->rest_length >= 0.0 && s->stiffness < PETSC_INFINITY &&
                s->damping < PETSC_INFINITY && s->rest_length < PETSC_INFINITY,
@@ -320,8 +328,8 @@ static PetscErrorCode SetVelocity(TalusSim sim, PetscInt k, const TalusPrescribe
   PetscReal    x0[3], x1[3], q[4], A[9];
 
   PetscFunctionBegin;
-  TalusPrescribedPose(m, sim->t, x0, q);
-  TalusPrescribedPose(m, sim->t + sim->dt, x1, q);
+  TalusPrescribedPose(m, sim->tables, sim->t, x0, q);
+  TalusPrescribedPose(m, sim->tables, sim->t + sim->dt, x1, q);
   for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / sim->dt;
   TalusQuatToMatrix(&b->quaternion[4 * k], A);
   TalusRotateBack(A, m->angular_velocity, &b->omega[3 * k]);
@@ -334,7 +342,7 @@ static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMot
   PetscReal    x[3], q[4], travel[3], A[9];
 
   PetscFunctionBegin;
-  TalusPrescribedPose(m, sim->t + sim->dt, x, q);
+  TalusPrescribedPose(m, sim->tables, sim->t + sim->dt, x, q);
   for (int d = 0; d < 3; d++) travel[d] = x[d] - b->position[3 * k + d];
   /* as CheckTravel (step.c) for the bodies that move freely: ghosts reach r_max beyond a step */
   PetscCheck(TalusNorm3(travel) <= sim->rmax || sim->rmax == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
@@ -385,15 +393,24 @@ PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
   for (PetscInt l = 0; l < sim->nloads; l++) {
     const TalusLoad *load = &sim->loads[l];
     const PetscInt   k    = TalusSimLinkedIndex(sim, load->body);
-    PetscReal        F[3], T[3], S[3], A[9];
+    PetscReal        F[3], T[3], S[3], A[9], force[3], torque[3], add[3];
     if (k < 0 || k >= b->nowned) continue;
+    for (int d = 0; d < 3; d++) force[d] = load->force[d], torque[d] = load->torque[d];
+    if (load->force_table) { /* the tables' values at the step's start, as every load is taken */
+      TalusTableEvaluate(&sim->tables[load->force_table - 1], sim->t, add, NULL);
+      for (int d = 0; d < 3; d++) force[d] += add[d];
+    }
+    if (load->torque_table) {
+      TalusTableEvaluate(&sim->tables[load->torque_table - 1], sim->t, add, NULL);
+      for (int d = 0; d < 3; d++) torque[d] += add[d];
+    }
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
     if (load->body_frame) {
-      TalusRotate(A, load->force, F);
-      TalusRotate(A, load->torque, T);
+      TalusRotate(A, force, F);
+      TalusRotate(A, torque, T);
       TalusRotate(A, load->point, S);
     } else
-      for (int d = 0; d < 3; d++) F[d] = load->force[d], T[d] = load->torque[d], S[d] = load->point[d];
+      for (int d = 0; d < 3; d++) F[d] = force[d], T[d] = torque[d], S[d] = load->point[d];
     AddWrench(sim->wrench, k, F, S, T);
   }
   for (PetscInt s = 0; s < sim->nsprings; s++) {

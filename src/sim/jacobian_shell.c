@@ -58,6 +58,9 @@ typedef struct {
   const PetscInt  *row_slot;           /* 2 per row, as slot */
   const PetscReal *row_J;              /* TALUS_JACOBIAN_ROW per row */
   PetscInt        *offset;             /* per contact, where its record starts (made for TalusMatGetBlockRows) */
+  PetscInt         nplanar;            /* owned slots of bodies that move in a plane (planar.c) */
+  const PetscInt  *planar_slot;
+  const PetscReal *planar_normal; /* 3 per planar slot */
 } JacobianShell;
 
 enum {
@@ -334,6 +337,12 @@ PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B)
     e[4] = m[4] * w[0] + m[2] * w[1] + m[6] * w[2];
     e[5] = m[5] * w[0] + m[6] * w[1] + m[3] * w[2];
   }
+  for (PetscInt p = 0; p < ctx->nplanar; p++) { /* (1 - n n^T) / m: their records' angular part is planar */
+    const PetscReal *n     = &ctx->planar_normal[3 * p];
+    PetscScalar     *e     = &x[6 * ctx->planar_slot[p]];
+    const PetscReal  along = n[0] * e[0] + n[1] * e[1] + n[2] * e[2];
+    for (int j = 0; j < 3; j++) e[j] -= along * n[j];
+  }
   PetscCall(VecRestoreArray(v, &x));
   PetscCall(PetscLogFlops(18.0 * ctx->ndynamic));
   PetscFunctionReturn(0);
@@ -435,6 +444,10 @@ static PetscErrorCode JacobianGetBlockRows(Mat B, TalusBlockRows *rows)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
+  PetscCheck(!ctx->nplanar, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "Gauss-Seidel on body velocities (nbgs) cannot hold bodies in a plane (%" PetscInt_FMT
+             " planar bodies on this rank): use apgd",
+             ctx->nplanar);
   if (!ctx->offset) {
     PetscCall(PetscMalloc1(ctx->n + 1, &ctx->offset));
     ctx->offset[0] = 0;
@@ -460,6 +473,16 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscCall(PetscFree2(ctx->first, ctx->untouched));
   PetscCall(PetscFree(ctx->offset));
   PetscCall(PetscFree(ctx)); /* the records are the caller's (kept from step to step) */
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusJacobianSetPlanar(Mat B, PetscInt n, const PetscInt slot[], const PetscReal normal[])
+{
+  JacobianShell *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(B, &ctx));
+  ctx->nplanar = n, ctx->planar_slot = slot, ctx->planar_normal = normal;
   PetscFunctionReturn(0);
 }
 

@@ -77,6 +77,7 @@ static PetscErrorCode JointOf(TalusSim sim, const TalusJointSpec *spec, TalusJoi
   }
   for (int side = 0; side < 2; side++) pose[side] = PoseOf(b, k[side]);
   *why = TalusJointFromSpec(spec, &pose[0], &pose[1], dynamic[0], dynamic[1], joint);
+  if (!*why) *why = TalusSimTableFault(sim, spec->motion.table, 1);
   PetscFunctionReturn(0);
 }
 
@@ -193,7 +194,7 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
                  joint->body[side], sim->rank);
       pose[side] = PoseOf(b, k[side]);
     }
-    TalusJointEvaluate(joint, &pose[0], &pose[1], sim->t, terms);
+    TalusJointEvaluate(joint, &pose[0], &pose[1], sim->tables, sim->t, terms);
     PetscCall(
       TalusGrowArray(sizeof(TalusJointRow), sim->njoint_rows_local + n, &sim->joint_rows_capacity, &sim->joint_rows));
     for (PetscInt r = 0; r < n; r++) {
@@ -244,7 +245,7 @@ PetscErrorCode TalusSimEvaluateJoint(TalusSim sim, PetscInt j, TalusJointRowTerm
   PetscCheck(j >= 0 && j < sim->njoints, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "joint %" PetscInt_FMT " of %" PetscInt_FMT, j, sim->njoints);
   PetscCall(TalusSimGatherPoses(sim, 2, sim->joints[j].body, pose));
-  TalusJointEvaluate(&sim->joints[j], &pose[0], &pose[1], sim->t, rows);
+  TalusJointEvaluate(&sim->joints[j], &pose[0], &pose[1], sim->tables, sim->t, rows);
   PetscFunctionReturn(0);
 }
 

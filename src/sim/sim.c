@@ -31,6 +31,8 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(PetscFree((*sim)->inverse_mass));
   PetscCall(TalusSimDestroyJoints(*sim));
   PetscCall(TalusSimDestroyDrives(*sim));
+  PetscCall(TalusSimDestroyPlanar(*sim));
+  PetscCall(TalusSimDestroyTables(*sim));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
   if ((*sim)->problem_monitor_destroy) PetscCall((*(*sim)->problem_monitor_destroy)(&(*sim)->problem_monitor_ctx));

@@ -60,6 +60,15 @@ struct _p_TalusSim {
   TalusSpring           *springs;
   PetscReal             *wrench; /* this step's applied force and torque (world) per owned body, or NULL: none */
   PetscBool              springs_checked; /* their stability at this run's time step */
+  /* tables.c: piecewise-linear functions of time (the same on every rank); handle k is tables[k - 1] */
+  PetscInt    ntables;
+  TalusTable *tables;
+  /* planar.c: bodies that move in a plane (the same on every rank), and this step's owned ones: their
+     slots in the matrix-free body vector and normals (jacobian_shell.c projects their M^-1) */
+  PetscInt     nplanar, nplanar_local;
+  TalusPlanar *planar;
+  PetscInt    *planar_slot;
+  PetscReal   *planar_normal;
   /* probe.c: the body whose constraint force is measured (-1: none), and that force and torque */
   PetscInt  watched;
   PetscReal watched_wrench[6];
@@ -122,6 +131,9 @@ PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontact
                                                      const PetscReal *minv, Mat *B);
 /* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
+/* The owned slots whose bodies move in a plane (normal: 3 per slot): M^-1 drops their velocity's
+   out-of-plane part (their records hold the planar angular part already). Arrays stay the caller's. */
+PETSC_INTERN PetscErrorCode TalusJacobianSetPlanar(Mat B, PetscInt n, const PetscInt slot[], const PetscReal normal[]);
 
 /* joints.c: this step's rows of the joints this rank keeps (after the ghosts are built); the
    impulses into sim->joint_impulse on every rank (after the solve) */
@@ -145,12 +157,23 @@ PETSC_INTERN PetscErrorCode TalusSimGatherPoses(TalusSim, PetscInt n, const Pets
 /* drives.c: prescribed bodies' velocities for the step to come (before the ghosts); their poses at
    its end (after integrating); sim->wrench for this step (after the ghosts), its energy */
 PETSC_INTERN PetscErrorCode TalusSimPrescribeVelocities(TalusSim);
+/* refuses a link given after the bodies are distributed (`what` names it) */
+PETSC_INTERN PetscErrorCode TalusSimCheckBeforeStart(TalusSim, const char what[]);
 PETSC_INTERN PetscErrorCode TalusSimMovePrescribed(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimComputeWrenches(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimDestroyDrives(TalusSim);
 /* gravity's potential energy of this rank's dynamic bodies (-sum m g . x); the springs' (collective) */
 PETSC_INTERN PetscReal      TalusSimGravityEnergyLocal(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimSpringEnergy(TalusSim, PetscReal *);
+/* planar.c: this step's owned planar bodies in the matrix-free body vector: their free velocities
+   (world frame, in vf) and inverse-mass records projected, their slots and normals listed */
+PETSC_INTERN PetscErrorCode TalusSimPlanarFreeVelocities(TalusSim, const PetscInt slot[], PetscScalar vf[]);
+/* refuses planar bodies where M^-1 is applied otherwise than by the matrix-free B (`where` says how) */
+PETSC_INTERN PetscErrorCode TalusSimPlanarRefuse(TalusSim, const char where[]);
+PETSC_INTERN PetscErrorCode TalusSimDestroyPlanar(TalusSim);
+/* tables.c: NULL if handle (0: none) names a table of that many value columns, else why not */
+PETSC_INTERN const char    *TalusSimTableFault(TalusSim, PetscInt handle, PetscInt columns);
+PETSC_INTERN PetscErrorCode TalusSimDestroyTables(TalusSim);
 /* probe.c: the watched body's constraint wrench of this step (after the impulses are known) */
 PETSC_INTERN PetscErrorCode TalusSimComputeWatchedWrench(TalusSim);
 /* the velocity of body k's material at the world-frame lever arm S from its centre: v + omega x S

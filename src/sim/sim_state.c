@@ -106,9 +106,11 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   sim->rmax        = s->rmax;
   for (int d = 0; d < 3; d++)
     sim->gravity[d] = s->gravity[d], sim->domain_min[d] = s->domain_min[d], sim->domain_max[d] = s->domain_max[d];
+  PetscCall(TalusSimSetTables(sim, snap->ntables, snap->tables));
   PetscCall(TalusSimSetJoints(sim, snap->njoints, snap->joints, snap->joint_impulse));
   PetscCall(TalusSimSetDrives(sim, snap->nprescribed, snap->prescribed, snap->nloads, snap->loads, snap->nsprings,
                               snap->springs));
+  PetscCall(TalusSimSetPlanar(sim, snap->nplanar, snap->planar));
   PetscCall(TalusDecompSetBackoff(sim->decomp, s->decomp_last_rebalance, s->decomp_cooldown));
   sim->distributed = PETSC_TRUE;
   /* the partition the run that wrote the snapshot made right after writing it (TalusCheckpointWrite) */

@@ -33,6 +33,7 @@ os.makedirs(WORK)
 check = Checks("talus_joints_scene")
 PENDULUM = os.path.join(ROOT, "inputs", "seed002", "double-pendulum.yaml")
 CONVEYOR = os.path.join(ROOT, "inputs", "seed002", "conveyor-spring.yaml")
+TABLES = os.path.join(ROOT, "tests", "scenes", "tables.yaml")
 
 
 def last_frame(path):
@@ -51,7 +52,9 @@ def same_checkpoints(a, b):
                 if name not in fb or not np.array_equal(obj[()], fb[name][()]):
                     differ.append(name)
         fa.visititems(visit)
-        for key in ("joints/type", "joint_impulses") + (("springs/stiffness", "prescribed/body") if "conveyor" in a else ()):
+        extra = {"conveyor": ("springs/stiffness", "prescribed/body"), "tables": ("tables", "table_values"),
+                 "pendulum": ("planar/normal",)}
+        for key in ("joints/type", "joint_impulses") + next((v for k, v in extra.items() if k in a), ()):
             if key not in fa:
                 differ.append(key + " (missing)")
     return differ
@@ -74,14 +77,14 @@ if len(ends) == 2:
     check(worst < 1e-8, "2 ranks end %g m from 1 rank" % worst)
 
 # ---- checkpoints and restarts, bitwise
-for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 2)):
+for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 2), (TABLES, "tables", 2)):
     for ranks in (1, 2):
         out = os.path.join(WORK, "%s-ckpt-np%d" % (tag, ranks))
         r = run_talus(TALUS, [scene, "-t_final", "0.4", "-checkpoint_every", "200", "-o", out], ranks=ranks)
         check(r.returncode == 0, "%s with checkpoints on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
         ckpt = os.path.join(out, "checkpoints")
         info = run_talus(TALUS, ["info", os.path.join(ckpt, "last.h5")])
-        check("joints: %d" % joints in info.stdout and "format version 2" in info.stdout, "talus info: %s" % info.stdout[:400])
+        check("joints: %d" % joints in info.stdout and "format version 3" in info.stdout, "talus info: %s" % info.stdout[:400])
         again = os.path.join(WORK, "%s-restart-np%d" % (tag, ranks))
         r = run_talus(TALUS, ["-restart", os.path.join(ckpt, "ckpt-00000200.h5"), "-o", again], ranks=ranks)
         check(r.returncode == 0, "%s restart on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
@@ -95,6 +98,21 @@ for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 2))
                 times = [float(line.split(",")[0]) for line in f.read().splitlines()[1:]]
             check(r.returncode == 0 and len(times) == 400 and all(b > a for a, b in zip(times, times[1:])),
                   "joints.csv after a restart in place: %d rows" % len(times))
+
+# ---- a checkpoint of format 2 (tests/fixtures/ckpt-format2-links-step100.h5, written by commit 9c35400 from
+# tests/scenes/links.yaml with -checkpoint_every 100: joints, a driver, a prescribed body, a load and a spring)
+# still restarts, and reaches step 200 bit for bit as the run that never stopped
+LINKS = os.path.join(ROOT, "tests", "scenes", "links.yaml")
+FORMAT2 = os.path.join(ROOT, "tests", "fixtures", "ckpt-format2-links-step100.h5")
+whole, again = os.path.join(WORK, "links-whole"), os.path.join(WORK, "links-format2")
+r = run_talus(TALUS, [LINKS, "-checkpoint_every", "100", "-o", whole])
+check(r.returncode == 0, "links.yaml: %s" % r.stderr[-400:])
+r2 = run_talus(TALUS, ["-restart", FORMAT2, "-o", again])
+check(r2.returncode == 0, "restart from the format-2 fixture: %s" % r2.stderr[-400:])
+if r.returncode == 0 and r2.returncode == 0:
+    differ = same_checkpoints(os.path.join(whole, "checkpoints", "ckpt-00000200.h5"),
+                              os.path.join(again, "checkpoints", "ckpt-00000200.h5"))
+    check(not differ, "the format-2 fixture restarted: step 200 differs in %s" % differ)
 
 # ---- mistakes, each at its line
 HEAD = """materials:
@@ -125,6 +143,14 @@ BAD = [
     ("- {type: angle_driver, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], motion: {speed: 1}}",
      "speed"),
     ("- {type: revolute, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], colour: red}", "colour"),
+    ("- {type: angle_driver, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], motion: {table: [[0, 1]]}}",
+     "at least two points"),
+    ("- {type: angle_driver, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], "
+     "motion: {table: [[0, 1, 2], [1, 1, 2]]}}", "must have 2 numbers"),
+    ("- {type: angle_driver, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], "
+     "motion: {table: [[0, 1], [1, 2], [1, 3]]}}", "must increase"),
+    ("- {type: angle_driver, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], motion: {table: 3}}",
+     "at least two points"),
 ]
 for k, (entry, expected) in enumerate(BAD):
     path = os.path.join(WORK, "bad-%02d.yaml" % k)
@@ -154,7 +180,9 @@ DRIVES = HEAD.replace("joints:\n", "")
 BAD_DRIVES = [
     ("forces", "- {body: F, force: [1, 0, 0]}", "acts on a body that moves"),
     ("forces", "- {body: world, force: [1, 0, 0]}", "acts on a body that moves"),
-    ("forces", "- {body: A}", "needs force: or torque:"),
+    ("forces", "- {body: A}", "needs force:, torque:, force_table: or torque_table:"),
+    ("forces", "- {body: A, force_table: [[0, 1], [1, 2]]}", "must have 4 numbers"),
+    ("forces", "- {body: A, torque_table: [[0, 1, 0, 0], [0, 2, 0, 0]]}", "must increase"),
     ("forces", "- {body: A, force: [1, 0, 0], frame: local}", "frame must be world or body"),
     ("forces", "- {body: Q, force: [1, 0, 0]}", "no body is named \"Q\""),
     ("springs", "- {bodies: [world, A], points: [[0, 0, 1], [0.5, 0, 0]], stiffness: -1}", "stiffness must be >= 0"),
@@ -184,6 +212,16 @@ BAD_BODIES = [
     ("{shape: plane, normal: [0, 0, 1], position: [0, 0, -1], surface_velocity: [0, 0, 1]}", "must lie in the plane"),
     ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], motion: {velocity: [1, 0, 0]}, "
      "surface_velocity: [1, 0, 0]}", "not both"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], motion: {table: [[0, 1, 0, 0], [1, 1, 0]]}}",
+     "must have 4 numbers"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], fixed: true, planar: {normal: [0, 1, 0]}}",
+     "planar is for moving bodies"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], motion: {velocity: [1, 0, 0]}, "
+     "planar: {normal: [0, 1, 0]}}", "planar is for moving bodies"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], planar: {normal: [0, 0, 0]}}", "zero length"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], planar: {}}", "needs the plane's normal"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], planar: {axis: [0, 1, 0]}}", "axis"),
+    ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], planar: [0, 1, 0]}", "must be a mapping"),
 ]
 for k, (body, expected) in enumerate(BAD_BODIES):
     path = os.path.join(WORK, "bad-body-%02d.yaml" % k)
@@ -192,5 +230,11 @@ for k, (body, expected) in enumerate(BAD_BODIES):
     r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
     check(r.returncode != 0 and ("%s:6:" % path) in r.stderr and expected in r.stderr,
           "%s: expected %s:6: ... %s, got: %s" % (body, path, expected, r.stderr.strip()[-300:]))
+
+# planar bodies need M^-1 applied by the matrix-free B: the other forms refuse them with a message
+for extra in (["-ccp_matrix_free", "false"], ["-tao_type", "ipm"], ["-tao_type", "nbgs"]):
+    r = run_talus(TALUS, [PENDULUM, "-t_final", "0.01", "-o", os.path.join(WORK, "planar-refused")] + extra)
+    check(r.returncode != 0 and "cannot hold bodies in a plane" in r.stderr,
+          "planar bodies with %s: exit %d: %s" % (" ".join(extra), r.returncode, r.stderr.strip()[-300:]))
 
 sys.exit(check.finish())

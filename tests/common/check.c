@@ -20,3 +20,24 @@ PetscErrorCode TestGetBody(TalusSim sim, PetscInt id, TalusBodyRecord *rec)
   PetscCall(PetscFree(all));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TestNewSim(MPI_Comm comm, const PetscReal g[3], PetscReal h, PetscReal envelope, PetscReal mu,
+                          PetscReal gatol, TalusSim *sim)
+{
+  TalusBodies *b;
+  TalusCCP     ccp;
+  Tao          tao;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimCreate(comm, sim));
+  PetscCall(TalusSimSetGravity(*sim, g));
+  PetscCall(TalusSimSetTimeStep(*sim, h));
+  PetscCall(TalusSimSetEnvelope(*sim, envelope));
+  PetscCall(TalusSimGetBodies(*sim, &b));
+  PetscCall(TalusBodiesAddMaterial(b, "m", mu, 1000.0, NULL));
+  PetscCall(TalusSimGetCCP(*sim, &ccp));
+  PetscCall(TalusCCPGetTao(ccp, &tao));
+  PetscCall(TaoSetTolerances(tao, gatol, 0.0, 0.0));
+  PetscCall(TaoSetMaximumIterations(tao, 200000));
+  PetscFunctionReturn(0);
+}

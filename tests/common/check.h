@@ -19,6 +19,10 @@ extern int test_failures, test_checks;
 
 /* Body id's record from whichever rank owns it (collective). */
 PetscErrorCode TestGetBody(TalusSim, PetscInt id, TalusBodyRecord *);
+/* A simulator for the mechanism tests: gravity g, time step h, contact envelope, one material of
+   friction mu (density 1000), apgd to gatol (at most 200,000 iterations). */
+PetscErrorCode TestNewSim(MPI_Comm, const PetscReal g[3], PetscReal h, PetscReal envelope, PetscReal mu,
+                          PetscReal gatol, TalusSim *);
 
 /* Prints the summary and gives the process exit status. */
 int TestSummary(const char *name);

@@ -17,26 +17,6 @@
 
 static const PetscReal gravity[3] = {0, 0, -9.81}, none[3] = {0, 0, 0}, up[3] = {0, 0, 1};
 
-static PetscErrorCode NewSim(MPI_Comm comm, const PetscReal g[3], PetscReal h, PetscReal mu, TalusSim *sim)
-{
-  TalusBodies *b;
-  TalusCCP     ccp;
-  Tao          tao;
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimCreate(comm, sim));
-  PetscCall(TalusSimSetGravity(*sim, g));
-  PetscCall(TalusSimSetTimeStep(*sim, h));
-  PetscCall(TalusSimSetEnvelope(*sim, 0.02));
-  PetscCall(TalusSimGetBodies(*sim, &b));
-  PetscCall(TalusBodiesAddMaterial(b, "m", mu, 1000.0, NULL));
-  PetscCall(TalusSimGetCCP(*sim, &ccp));
-  PetscCall(TalusCCPGetTao(ccp, &tao));
-  PetscCall(TaoSetTolerances(tao, 1e-12, 0.0, 0.0));
-  PetscCall(TaoSetMaximumIterations(tao, 200000));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode Step(TalusSim sim, TalusStepStats *st)
 {
   PetscFunctionBegin;
@@ -56,7 +36,7 @@ static PetscErrorCode Conveyor(void)
   PetscReal       worst = 0.0;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, mu, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.02, mu, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, none, NULL));
   PetscCall(TalusBodiesAdd(b, 1, TALUS_BOX, half, 1.0, 0, PETSC_FALSE, c, NULL));
@@ -88,7 +68,7 @@ static PetscErrorCode Pusher(void)
   };
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, mu, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.02, mu, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, none, NULL));
   PetscCall(TalusBodiesAdd(b, 1, TALUS_BOX, half, 2.0, 0, PETSC_FALSE, c, NULL));
@@ -148,7 +128,7 @@ static PetscErrorCode WeldedToPrescribed(void)
   PetscReal      worst = 0.0, worst_pose = 0.0;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, 0.0, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.02, 0.0, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, a, NULL));
   PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, c, NULL));
@@ -163,7 +143,7 @@ static PetscErrorCode WeldedToPrescribed(void)
     m.t0 = 0.0;
     for (int d = 0; d < 3; d++) m.position0[d] = a[d];
     m.quaternion0[0] = 1, m.quaternion0[1] = m.quaternion0[2] = m.quaternion0[3] = 0;
-    TalusPrescribedPose(&m, n * h, x, q);
+    TalusPrescribedPose(&m, NULL, n * h, x, q);
     for (int d = 0; d < 3; d++) {
       worst      = PetscMax(worst, PetscAbsReal(rider.velocity[d] - driver.velocity[d]));
       worst_pose = PetscMax(worst_pose, PetscAbsReal(driver.position[d] - x[d]));
@@ -191,7 +171,7 @@ static PetscErrorCode Loads(void)
   PetscReal       J;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, none, h, 0.0, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, none, h, 0.02, 0.0, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, c, NULL));
   J = b->inertia[0];
@@ -228,7 +208,7 @@ static PetscErrorCode HangingSpring(PetscReal damping, PetscReal t_end, PetscRea
 
   PetscFunctionBegin;
   (void)top;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, 0.0, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.02, 0.0, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, r, m, 0, PETSC_FALSE, c, NULL));
   PetscCall(TalusSimAddSpring(sim, &spring, points, &stability));
@@ -263,7 +243,7 @@ static PetscErrorCode StabilityBound(void)
 
   PetscFunctionBegin;
   hard.stiffness = 4.1e6;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, 1e-3, 0.0, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 1e-3, 0.02, 0.0, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, c, NULL));
   b->inertia[0] = b->inertia[1] = b->inertia[2] = 1.0; /* the spring acts through the centre: m alone counts */
@@ -298,7 +278,7 @@ static PetscErrorCode LongSpring(MPI_Comm comm, PetscReal x[2], PetscInt *most)
   PetscReal      stability;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(comm, none, 0.01, 0.0, &sim));
+  PetscCall(TestNewSim(comm, none, 0.01, 0.02, 0.0, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, a, NULL));
   PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 2.0, 0, PETSC_FALSE, c, NULL));

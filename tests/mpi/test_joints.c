@@ -23,26 +23,6 @@
 
 static const PetscReal gravity[3] = {0, 0, -9.81}, no_gravity[3] = {0, 0, 0};
 
-static PetscErrorCode NewSim(MPI_Comm comm, const PetscReal g[3], PetscReal h, TalusSim *sim)
-{
-  TalusBodies *b;
-  TalusCCP     ccp;
-  Tao          tao;
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimCreate(comm, sim));
-  PetscCall(TalusSimSetGravity(*sim, g));
-  PetscCall(TalusSimSetTimeStep(*sim, h));
-  PetscCall(TalusSimSetEnvelope(*sim, 0.01));
-  PetscCall(TalusSimGetBodies(*sim, &b));
-  PetscCall(TalusBodiesAddMaterial(b, "m", 0.0, 1000.0, NULL));
-  PetscCall(TalusSimGetCCP(*sim, &ccp));
-  PetscCall(TalusCCPGetTao(ccp, &tao));
-  PetscCall(TaoSetTolerances(tao, 1e-12, 0.0, 0.0));
-  PetscCall(TaoSetMaximumIterations(tao, 100000));
-  PetscFunctionReturn(0);
-}
-
 /* A rod of length L and mass m (a sphere of radius r with a rod's inertia), centre c, its axis along
    (sin phi, 0, cos phi): turned by phi about y. */
 static PetscErrorCode AddRod(TalusSim sim, PetscInt id, const PetscReal c[3], PetscReal phi, PetscReal L, PetscReal m,
@@ -110,7 +90,7 @@ static PetscErrorCode Deadbeat(void)
   PetscReal       g;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, no_gravity, 0.01, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, no_gravity, 0.01, 0.01, 0.0, 1e-12, &sim));
   PetscCall(AddRod(sim, 0, c, 0.0, 0.1, 1.0, 0.05));
   PetscCall(AddJoint(sim, TALUS_JOINT_SPHERICAL, TALUS_WORLD, 0, o, c, NULL, NULL));
   PetscCall(Violation(sim, 0, 0, 3, &g));
@@ -131,7 +111,7 @@ static PetscErrorCode PinnedRodDrift(PetscReal h, PetscReal *drift)
   TalusStepStats  st;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.01, 0.0, 1e-12, &sim));
   PetscCall(AddRod(sim, 0, c, 0.5 * PETSC_PI, 1.0, 1.0, 0.05));
   PetscCall(AddJoint(sim, TALUS_JOINT_REVOLUTE, TALUS_WORLD, 0, o, NULL, y, NULL));
   *drift = 0.0;
@@ -153,7 +133,7 @@ static PetscErrorCode DriverError(TalusJointType type, const TalusMotion *f, Pet
   TalusStepStats  st;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.01, 0.0, 1e-12, &sim));
   PetscCall(AddRod(sim, 0, c, 0.0, 1.0, 2.0, 0.1));
   if (type == TALUS_JOINT_ANGLE_DRIVER) {
     PetscCall(AddJoint(sim, TALUS_JOINT_REVOLUTE, TALUS_WORLD, 0, c, NULL, z, NULL));
@@ -183,7 +163,7 @@ static PetscErrorCode Hanging(PetscInt copies, PetscReal impulse[3], PetscReal *
   TalusBodyRecord  rec;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.01, 0.0, 1e-12, &sim));
   PetscCall(AddRod(sim, 0, c, 0.0, 1.0, 1.5, 0.05));
   for (PetscInt j = 0; j < copies; j++)
     PetscCall(AddJoint(sim, TALUS_JOINT_REVOLUTE, TALUS_WORLD, 0, o, NULL, y, NULL));
@@ -219,7 +199,7 @@ static PetscErrorCode Swing(PetscInt copies, PetscBool matrix_free, PetscReal po
   TalusBodyRecord rec;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, 0.01, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 0.01, 0.01, 0.0, 1e-12, &sim));
   PetscCall(TalusSimSetMatrixFree(sim, matrix_free));
   PetscCall(AddRod(sim, 0, c, 0.5 * PETSC_PI, 1.0, 1.0, 0.05));
   for (PetscInt j = 0; j < copies; j++)
@@ -245,7 +225,7 @@ static PetscErrorCode JointAndContact(void)
   PetscReal        g;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.01, 0.0, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, o, NULL));
   PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, c, NULL));
@@ -281,7 +261,7 @@ static PetscErrorCode DoublePendulumPeriod(PetscReal ratio, PetscReal t_end, Pet
   PetscInt       crossings = 0;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, h, &sim));
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.01, 0.0, 1e-12, &sim));
   PetscCall(AddRod(sim, 0, ca, -t1, 1.0, 1.0, 0.1));
   PetscCall(AddRod(sim, 1, cb, -t2, 1.0, 1.0, 0.1));
   PetscCall(AddJoint(sim, TALUS_JOINT_REVOLUTE, TALUS_WORLD, 0, o, NULL, y, NULL));
@@ -316,7 +296,7 @@ static PetscErrorCode OtherJoints(void)
   PetscReal       g;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, 0.01, &sim)); /* weld: a cantilever at rest */
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 0.01, 0.01, 0.0, 1e-12, &sim)); /* weld: a cantilever at rest */
   PetscCall(AddRod(sim, 0, c, 0.5 * PETSC_PI, 1.0, 1.0, 0.05));
   PetscCall(AddJoint(sim, TALUS_JOINT_WELD, TALUS_WORLD, 0, o, NULL, NULL, NULL));
   PetscCall(Steps(sim, 20, &st));
@@ -334,7 +314,8 @@ static PetscErrorCode OtherJoints(void)
   }
   PetscCall(TalusSimDestroy(&sim));
 
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, 0.01, &sim)); /* prismatic along (1, 0, -1): slides down at g / 2 */
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 0.01, 0.01, 0.0, 1e-12,
+                       &sim)); /* prismatic along (1, 0, -1): slides down at g / 2 */
   PetscCall(AddRod(sim, 0, c, 0.0, 1.0, 1.0, 0.05));
   PetscCall(AddJoint(sim, TALUS_JOINT_PRISMATIC, TALUS_WORLD, 0, c, NULL, tilted, NULL));
   PetscCall(Steps(sim, 50, &st));
@@ -350,7 +331,8 @@ static PetscErrorCode OtherJoints(void)
   CHECK(g < 1e-9, "prismatic: violation %g", (double)g);
   PetscCall(TalusSimDestroy(&sim));
 
-  PetscCall(NewSim(PETSC_COMM_WORLD, gravity, 0.005, &sim)); /* distance: a ball on a 1 m string, swinging */
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 0.005, 0.01, 0.0, 1e-12,
+                       &sim)); /* distance: a ball on a 1 m string, swinging */
   {
     const PetscReal ball[3] = {1, 0, 0};
     PetscCall(AddRod(sim, 0, ball, 0.0, 0.1, 1.0, 0.05));
@@ -375,7 +357,7 @@ static PetscErrorCode Chain(MPI_Comm comm, PetscReal x[4][3], PetscReal *drift, 
   TalusStepStats  st;
 
   PetscFunctionBegin;
-  PetscCall(NewSim(comm, gravity, 0.01, &sim));
+  PetscCall(TestNewSim(comm, gravity, 0.01, 0.01, 0.0, 1e-12, &sim));
   for (PetscInt k = 0; k < 4; k++) {
     const PetscReal c[3] = {L * (k + 0.5), 0, 0}, pin[3] = {L * k, 0, 0};
     PetscCall(AddRod(sim, k, c, 0.5 * PETSC_PI, L, 1.0, 0.2));

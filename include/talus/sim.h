@@ -110,10 +110,17 @@ PETSC_EXTERN PetscErrorCode TalusSimGetJoints(TalusSim, PetscInt *n, const Talus
    body A: 12 numbers per joint, world frame, N and N m about the body's centre; NULL before the
    first step. A driver's actuation is its torque (force) along its axis. The same on every rank. */
 PETSC_EXTERN PetscErrorCode TalusSimGetJointWrenches(TalusSim, const PetscReal **wrench);
-/* The force and torque (about its centre, world frame, N and N m) that contacts and joints exert on
-   body id over each step, kept by TalusSimGetWatchedWrench after every step (one body; -1: none). */
-PETSC_EXTERN PetscErrorCode TalusSimWatchBody(TalusSim, PetscInt id);
-PETSC_EXTERN PetscErrorCode TalusSimGetWatchedWrench(TalusSim, PetscReal wrench[6]);
+/* What a watch measured over the last step (TalusSimGetWatch): the force and torque (world frame,
+   N and N m) that contacts and joints with bodies outside the group exert on it, the torque about
+   the body's centre (one body) or the group's centre of mass; the group's bodies, mass, centre of
+   mass and its velocity (the mean of the centres when it has no mass: fixed or prescribed bodies). */
+typedef struct {
+  PetscInt  bodies;
+  PetscReal mass, centre[3], velocity[3], force[3], torque[3];
+} TalusWatchMeasure;
+/* Watches a group of n bodies by id (n = 1: one body) from the next step on; *index names it. */
+PETSC_EXTERN PetscErrorCode TalusSimAddWatch(TalusSim, PetscInt n, const PetscInt ids[], PetscInt *index);
+PETSC_EXTERN PetscErrorCode TalusSimGetWatch(TalusSim, PetscInt index, TalusWatchMeasure *);
 /* Each joint drawn as a path through the world now: A's centre, A's anchor, B's anchor, B's centre
    (12 numbers a joint; a world side's centre is its anchor; collective). */
 PETSC_EXTERN PetscErrorCode TalusSimGetJointAnchors(TalusSim, PetscReal points[]);

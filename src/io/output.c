@@ -36,16 +36,16 @@ PetscErrorCode TalusOutputOpenText(TalusOutput out, const char name[], const cha
  */
 static PetscErrorCode FlushText(TalusOutput out, PetscBool sync)
 {
-  FILE *files[3] = {out->stats, out->probe_file, out->joints_file};
+  FILE *files[4] = {out->stats, out->probe_file, out->group_file, out->joints_file};
   int   err      = 0;
 
   PetscFunctionBegin;
-  for (int k = 0; k < 3 && !err; k++) {
+  for (int k = 0; k < 4 && !err; k++) {
     if (!files[k]) continue;
     if (fflush(files[k]) != 0 || (sync && fsync(fileno(files[k])) != 0)) err = errno ? errno : EIO;
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
-  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write stats.csv, the probe's file or joints.csv in %s: %s",
+  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write stats.csv, the probes' files or joints.csv in %s: %s",
              out->dir, strerror(err));
   PetscFunctionReturn(0);
 }
@@ -98,6 +98,8 @@ PetscErrorCode TalusOutputCreate(MPI_Comm comm, const char dir[], const TalusSce
   (*out)->output_every   = 10;
   (*out)->progress_every = 0; /* 0: about 20 lines a run */
   (*out)->probe          = -1;
+  (*out)->probe_watch    = -1;
+  (*out)->group_watch    = -1;
   (*out)->frames         = -1;
   PetscCall(PetscStrncpy((*out)->frames_name, "frames.h5", sizeof((*out)->frames_name)));
   PetscCall(PetscStrncpy((*out)->dir, dir, sizeof((*out)->dir)));
@@ -112,7 +114,29 @@ PetscErrorCode TalusOutputSetFromOptions(TalusOutput out)
                             out->output_every, &out->output_every, NULL));
   PetscCall(PetscOptionsInt("-progress_every", "Print a progress line every this many steps (0: about 20 a run)", "",
                             out->progress_every, &out->progress_every, NULL));
-  PetscCall(PetscOptionsInt("-probe", "Write body ID's trajectory to probe-ID.csv", "", out->probe, &out->probe, NULL));
+  PetscCall(PetscOptionsInt("-probe", "Write body ID's trajectory and the force and torque on it to probe-ID.csv", "",
+                            out->probe, &out->probe, NULL));
+  {
+    PetscInt  n = TALUS_PROBE_GROUP_MAX, *ids;
+    PetscBool set;
+    PetscCall(PetscCalloc1(n, &ids));
+    ids[0] = -1; /* what -help shows: none */
+    PetscCall(PetscOptionsIntArray("-probe_group",
+                                   "Write the centre of mass of the bodies ID,ID,... (or A-B: A to B-1) and the force "
+                                   "and torque on them from outside to probe-group.csv",
+                                   "", ids, &n, &set));
+    if (set) {
+      PetscCheck(n >= 1, out->comm, PETSC_ERR_USER_INPUT, "-probe_group takes body ids: ID,ID,... or A-B");
+      PetscCall(PetscSortRemoveDupsInt(&n, ids));
+      PetscCheck(ids[0] >= 0, out->comm, PETSC_ERR_USER_INPUT,
+                 "-probe_group takes body ids (0 or more), got %" PetscInt_FMT, ids[0]);
+      PetscCall(PetscFree(out->group));
+      PetscCall(PetscMalloc1(n, &out->group));
+      PetscCall(PetscArraycpy(out->group, ids, n));
+      out->ngroup = n;
+    }
+    PetscCall(PetscFree(ids));
+  }
   PetscOptionsEnd();
   PetscCheck(out->output_every >= 0 && out->progress_every >= 0, out->comm, PETSC_ERR_USER_INPUT,
              "-output_every and -progress_every must be >= 0");
@@ -145,8 +169,6 @@ const char TalusStatsHeader[] =
   "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max,force_residual_max,force_residual_rms,"
   "joint_drift,joint_angle_drift,potential_energy\n";
 
-const char TalusProbeHeader[] = "t,x,y,z,vx,vy,vz,wx,wy,wz,fx,fy,fz,tx,ty,tz\n";
-
 void TalusOutputWriteStatsHeader(TalusOutput out)
 {
   if (out->stats) fputs(TalusStatsHeader, out->stats);
@@ -154,38 +176,22 @@ void TalusOutputWriteStatsHeader(TalusOutput out)
 
 /* Opens (append: reopens after a restart) the text files and, unless a restart reopened it,
    creates the frames file with the current state as its first frame. */
-PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_stats, PetscBool append_probe,
-                               PetscBool append_joints, PetscBool frames_open)
+PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, const TalusOutputReopened *append)
 {
   char path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
   PetscCall(TalusMakeDirectory(out->comm, out->dir));
-  PetscCall(TalusOutputOpenText(out, "stats.csv", append_stats ? "a" : "w", &out->stats));
-  if (!append_stats) TalusOutputWriteStatsHeader(out);
-  PetscCall(TalusOutputOpenText(out, "progress.log", append_stats ? "a" : "w", &out->log));
-  if (out->probe >= 0) {
-    TalusBodies *b;
-    PetscInt     found = 0, total;
-    PetscCall(TalusSimGetBodies(sim, &b));
-    PetscCall(TalusSimGetFiniteBodyCount(sim, &total));
-    for (PetscInt k = 0; k < b->nowned; k++) found += (b->id[k] == out->probe && TalusBodiesIsFinite(b, k));
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &found, 1, MPIU_INT, MPI_SUM, out->comm));
-    PetscCheck(found, out->comm, PETSC_ERR_USER_INPUT,
-               "-probe %" PetscInt_FMT ": no sphere or box has this id (the scene has %" PetscInt_FMT
-               " of them, numbered with the planes in scene order)",
-               out->probe, total);
-    PetscCall(PetscSNPrintf(path, sizeof(path), "probe-%" PetscInt_FMT ".csv", out->probe));
-    PetscCall(TalusOutputOpenText(out, path, append_probe ? "a" : "w", &out->probe_file));
-    if (out->probe_file && !append_probe) fputs(TalusProbeHeader, out->probe_file);
-    PetscCall(TalusSimWatchBody(sim, out->probe));
-  }
+  PetscCall(TalusOutputOpenText(out, "stats.csv", append->stats ? "a" : "w", &out->stats));
+  if (!append->stats) TalusOutputWriteStatsHeader(out);
+  PetscCall(TalusOutputOpenText(out, "progress.log", append->stats ? "a" : "w", &out->log));
+  PetscCall(TalusOutputOpenProbes(out, sim, append->probe, append->group));
   {
     PetscInt njoints;
     PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
     if (njoints) {
-      PetscCall(TalusOutputOpenText(out, "joints.csv", append_joints ? "a" : "w", &out->joints_file));
-      if (out->joints_file && !append_joints) {
+      PetscCall(TalusOutputOpenText(out, "joints.csv", append->joints ? "a" : "w", &out->joints_file));
+      if (out->joints_file && !append->joints) {
         static const char *const column[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
         fputs("t", out->joints_file);
         for (PetscInt j = 0; j < njoints; j++)
@@ -194,7 +200,7 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
       }
     }
   }
-  if (out->output_every > 0 && !frames_open) {
+  if (out->output_every > 0 && !append->frames) {
     hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS);
     TalusH5Writer w;
     PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", -1));
@@ -215,8 +221,10 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, PetscBool append_s
 
 PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
 {
+  const TalusOutputReopened fresh = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+
   PetscFunctionBegin;
-  PetscCall(TalusOutputOpen(out, sim, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE));
+  PetscCall(TalusOutputOpen(out, sim, &fresh));
   PetscFunctionReturn(0);
 }
 
@@ -236,30 +244,6 @@ static PetscErrorCode WriteJoints(TalusOutput out, TalusSim sim)
   for (PetscInt j = 0; j < njoints; j++)
     for (int c = 0; c < 6; c++) fprintf(out->joints_file, ",%.10e", (double)wrench[12 * j + c]);
   fputs("\n", out->joints_file);
-  PetscFunctionReturn(0);
-}
-
-/* The probed body lives on one rank: its row reaches rank 0 through a sum. */
-static PetscErrorCode WriteProbe(TalusOutput out, TalusSim sim)
-{
-  TalusBodies *b;
-  PetscReal    t, row[9] = {0}, wrench[6];
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimGetBodies(sim, &b));
-  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
-  for (PetscInt k = 0; k < b->nowned; k++) {
-    if (b->id[k] != out->probe || !TalusBodiesIsFinite(b, k)) continue;
-    TalusBodiesGetAngularVelocityWorld(b, k, &row[6]);
-    for (int d = 0; d < 3; d++) row[d] = b->position[3 * k + d], row[3 + d] = b->velocity[3 * k + d];
-  }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, row, 9, MPIU_REAL, MPIU_SUM, out->comm));
-  PetscCall(TalusSimGetWatchedWrench(sim, wrench)); /* the same on every rank */
-  if (out->probe_file)
-    fprintf(out->probe_file,
-            "%.10g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.10e,%.10e,%.10e,%.10e,%.10e,%.10e\n",
-            (double)t, row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], wrench[0], wrench[1],
-            wrench[2], wrench[3], wrench[4], wrench[5]);
   PetscFunctionReturn(0);
 }
 
@@ -285,7 +269,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max, (double)s->force_residual_max,
             (double)s->force_residual_rms, (double)s->joint_drift, (double)s->joint_angle_drift,
             (double)s->potential_energy);
-  if (out->probe >= 0) PetscCall(WriteProbe(out, sim)); /* collective */
+  PetscCall(TalusOutputWriteProbes(out, sim)); /* collective */
   PetscCall(WriteJoints(out, sim));
   PetscCall(FlushText(out, PETSC_FALSE));
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));
@@ -353,10 +337,12 @@ PetscErrorCode TalusOutputDestroy(TalusOutput *out)
   if (!*out) PetscFunctionReturn(0);
   if ((*out)->stats) fclose((*out)->stats); /* rank 0 only */
   if ((*out)->probe_file) fclose((*out)->probe_file);
+  if ((*out)->group_file) fclose((*out)->group_file);
   if ((*out)->joints_file) fclose((*out)->joints_file);
   if ((*out)->log) fclose((*out)->log);
   if ((*out)->frames >= 0) H5Fclose((*out)->frames);
   PetscCall(PetscFree((*out)->wall));
+  PetscCall(PetscFree((*out)->group));
   PetscCall(PetscFree((*out)->frame_times));
   PetscCall(PetscFree(*out));
   PetscFunctionReturn(0);

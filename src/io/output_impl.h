@@ -16,8 +16,11 @@ struct _p_TalusOutput {
   TalusScene     scene;
   PetscInt       output_every, progress_every, probe;
   FILE          *stats, *probe_file, *xmf;
-  FILE          *joints_file; /* joints.csv, when the scene has joints */
-  FILE          *log;         /* progress.log: the progress lines and the closing summary, appended by restarts */
+  PetscInt       ngroup, *group;           /* -probe_group's ids, sorted */
+  FILE          *group_file;               /* probe-group.csv */
+  PetscInt       probe_watch, group_watch; /* their watches in the simulator (TalusSimAddWatch) */
+  FILE          *joints_file;              /* joints.csv, when the scene has joints */
+  FILE          *log; /* progress.log: the progress lines and the closing summary, appended by restarts */
   hid_t          frames;
   char           frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
   PetscInt       nframes, frame_capacity;
@@ -48,10 +51,21 @@ PETSC_INTERN PetscErrorCode TalusOutputCloseText(TalusOutput, FILE **, const cha
 PETSC_INTERN void           TalusOutputWriteStatsHeader(TalusOutput);
 /* stats.csv's header line (with its newline) */
 PETSC_INTERN const char TalusStatsHeader[];
-/* probe-ID.csv's header line: the body's state, then the contacts' and joints' force and torque on it */
-PETSC_INTERN const char     TalusProbeHeader[];
-PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, PetscBool append_stats, PetscBool append_probe,
-                                            PetscBool append_joints, PetscBool frames_open);
+/* probe-ID.csv's header line: the body's state, then the contacts' and joints' force and torque on
+   it; probe-group.csv's: the group's bodies, mass, centre of mass and its velocity, then the force and
+   torque from outside it (output_probe.c) */
+PETSC_INTERN const char TalusProbeHeader[], TalusProbeGroupHeader[];
+/* -probe_group takes at most this many ids */
+#define TALUS_PROBE_GROUP_MAX 100000
+/* The files a restart reopened (appends to) instead of starting afresh. */
+typedef struct {
+  PetscBool stats, probe, group, joints, frames;
+} TalusOutputReopened;
+PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, const TalusOutputReopened *);
+/* output_probe.c: the probes' files and watches (after the simulator's bodies are in place); a row each step */
+PETSC_INTERN PetscErrorCode TalusOutputOpenProbes(TalusOutput, TalusSim, PetscBool append_probe,
+                                                  PetscBool append_group);
+PETSC_INTERN PetscErrorCode TalusOutputWriteProbes(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusOutputAddFrameTime(TalusOutput, PetscReal t);
 /* A progress line: printed by rank 0 and appended to progress.log. */
 PETSC_INTERN PetscErrorCode TalusOutputProgress(TalusOutput, const char fmt[], ...) PETSC_ATTRIBUTE_FORMAT(2, 3);

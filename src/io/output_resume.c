@@ -134,24 +134,25 @@ static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_ke
 
 PetscErrorCode TalusOutputResume(TalusOutput out, TalusSim sim)
 {
-  PetscReal t, dt;
-  PetscInt  step;
-  PetscBool stats = PETSC_FALSE, probe = PETSC_FALSE, joints = PETSC_FALSE, frames = PETSC_FALSE;
-  PetscInt  njoints;
-  char      name[64];
+  PetscReal           t, dt;
+  PetscInt            step;
+  TalusOutputReopened again = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+  PetscInt            njoints;
+  char                name[64];
 
   PetscFunctionBegin;
   PetscCall(TalusMakeDirectory(out->comm, out->dir));
   PetscCall(TalusSimGetTime(sim, &t, NULL, &dt));
   PetscCall(TalusSimGetStep(sim, &step));
-  PetscCall(TruncateCSV(out, "stats.csv", TalusStatsHeader, (PetscReal)step + 0.5, &stats));
+  PetscCall(TruncateCSV(out, "stats.csv", TalusStatsHeader, (PetscReal)step + 0.5, &again.stats));
   if (out->probe >= 0) {
     PetscCall(PetscSNPrintf(name, sizeof(name), "probe-%" PetscInt_FMT ".csv", out->probe));
-    PetscCall(TruncateCSV(out, name, TalusProbeHeader, t + 0.5 * dt, &probe));
+    PetscCall(TruncateCSV(out, name, TalusProbeHeader, t + 0.5 * dt, &again.probe));
   }
+  if (out->ngroup) PetscCall(TruncateCSV(out, "probe-group.csv", TalusProbeGroupHeader, t + 0.5 * dt, &again.group));
   PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
-  if (njoints) PetscCall(TruncateCSV(out, "joints.csv", NULL, t + 0.5 * dt, &joints));
-  if (out->output_every > 0) PetscCall(ReopenFrames(out, sim, t + 0.5 * dt, &frames));
-  PetscCall(TalusOutputOpen(out, sim, stats, probe, joints, frames));
+  if (njoints) PetscCall(TruncateCSV(out, "joints.csv", NULL, t + 0.5 * dt, &again.joints));
+  if (out->output_every > 0) PetscCall(ReopenFrames(out, sim, t + 0.5 * dt, &again.frames));
+  PetscCall(TalusOutputOpen(out, sim, &again));
   PetscFunctionReturn(0);
 }

@@ -1,18 +1,66 @@
 /*
- * The force and torque that contacts and joints exert on one watched body over a step (what a
- * force plate, a wheel's hub or a wall measures): the sum over the body's contacts of its side of
- * gamma / h (the frame's rows turned into the world) and over its joints of their wrench on it,
- * torques about the body's centre. It works the same for a moving, a fixed or a prescribed body,
- * and whatever form B takes.
+ * The force and torque that contacts and joints exert on a watched body, or on a group of bodies,
+ * over a step (what a force plate, a wheel's hub, a wall or a rigid cluster measures): the sum over
+ * their contacts of their side of gamma / h (the frame's rows turned into the world) and over their
+ * joints of the joints' wrenches on them. Contacts and joints between two bodies of one group act
+ * and react inside it and are left out. Torques are about the body's centre (one body) or the
+ * group's centre of mass. It works the same for moving, fixed and prescribed bodies, and whatever
+ * form B takes.
  */
 #include "sim_impl.h"
 
-PetscErrorCode TalusSimWatchBody(TalusSim sim, PetscInt id)
+/* one watch: its ids (sorted) and what the last step measured */
+struct _TalusWatchGroup {
+  PetscInt          n, *ids;
+  TalusWatchMeasure measure;
+};
+
+PetscErrorCode TalusSimAddWatch(TalusSim sim, PetscInt n, const PetscInt ids[], PetscInt *index)
+{
+  TalusWatchGroup *w;
+  PetscInt         m = n;
+
+  PetscFunctionBegin;
+  PetscCheck(n >= 1, sim->comm, PETSC_ERR_USER_INPUT, "a watched group needs at least one body");
+  PetscCall(PetscRealloc(sizeof(TalusWatchGroup) * (sim->nwatches + 1), &sim->watches));
+  w = &sim->watches[sim->nwatches];
+  PetscCall(PetscMemzero(w, sizeof(*w)));
+  PetscCall(PetscMalloc1(n, &w->ids));
+  PetscCall(PetscArraycpy(w->ids, ids, n));
+  PetscCall(PetscSortRemoveDupsInt(&m, w->ids));
+  PetscCheck(m == n, sim->comm, PETSC_ERR_USER_INPUT, "a watched group names a body twice");
+  PetscCheck(w->ids[0] >= 0, sim->comm, PETSC_ERR_USER_INPUT, "a watched group names body %" PetscInt_FMT, w->ids[0]);
+  w->n = n;
+  if (index) *index = sim->nwatches;
+  sim->nwatches++;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetWatch(TalusSim sim, PetscInt index, TalusWatchMeasure *measure)
 {
   PetscFunctionBegin;
-  sim->watched = id;
-  PetscCall(PetscArrayzero(sim->watched_wrench, 6));
+  PetscCheck(index >= 0 && index < sim->nwatches, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "no watch %" PetscInt_FMT " (%" PetscInt_FMT " are set)", index, sim->nwatches);
+  *measure = sim->watches[index].measure;
   PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimDestroyWatches(TalusSim sim)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < sim->nwatches; i++) PetscCall(PetscFree(sim->watches[i].ids));
+  PetscCall(PetscFree(sim->watches));
+  sim->nwatches = 0;
+  PetscFunctionReturn(0);
+}
+
+static PetscBool InGroup(const TalusWatchGroup *w, PetscInt id)
+{
+  PetscInt where;
+
+  if (w->n == 1) return (PetscBool)(id == w->ids[0]);
+  (void)PetscFindInt(id, w->n, w->ids, &where);
+  return (PetscBool)(where >= 0);
 }
 
 /* body k's world-frame lever arm of a point given in its frame */
@@ -24,42 +72,91 @@ static void Arm(const TalusBodies *b, PetscInt k, const PetscReal s[3], PetscRea
   TalusRotate(A, s, S);
 }
 
-PetscErrorCode TalusSimComputeWatchedWrench(TalusSim sim)
+/* The group's bodies, mass, centre of mass and its velocity (the plain mean of the centres when no
+   body has mass: fixed or prescribed ones), summed over the ranks that own them. */
+static PetscErrorCode Centre(TalusSim sim, TalusWatchGroup *w)
 {
-  TalusBodies *b = sim->bodies;
-  PetscReal   *w = sim->watched_wrench;
+  const TalusBodies *b     = sim->bodies;
+  PetscReal          s[11] = {0}; /* mass, m x (3), m v (3), count, x (3) */
+  TalusWatchMeasure *m     = &w->measure;
 
   PetscFunctionBegin;
-  if (sim->watched < 0) PetscFunctionReturn(0);
-  PetscCall(PetscArrayzero(w, 6));
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    if (!InGroup(w, b->id[k])) continue;
+    s[0] += b->mass[k], s[7] += 1.0;
+    for (int d = 0; d < 3; d++)
+      s[1 + d] += b->mass[k] * b->position[3 * k + d], s[4 + d] += b->mass[k] * b->velocity[3 * k + d],
+        s[8 + d] += b->position[3 * k + d];
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, s, 11, MPIU_REAL, MPIU_SUM, sim->comm));
+  m->bodies = (PetscInt)s[7], m->mass = s[0];
+  for (int d = 0; d < 3; d++) {
+    m->centre[d]   = s[0] > 0.0 ? s[1 + d] / s[0] : (s[7] > 0.0 ? s[8 + d] / s[7] : 0.0);
+    m->velocity[d] = s[0] > 0.0 ? s[4 + d] / s[0] : 0.0;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Adds force F acting at lever arm S from body k's centre: the torque about the body's centre (one
+   body: exactly S x F) or about the group's centre c, (x_k - c + S) x F. */
+static void Add(const TalusBodies *b, const TalusWatchGroup *w, PetscInt k, const PetscReal S[3], const PetscReal F[3],
+                const PetscReal T[3], PetscReal wrench[6])
+{
+  PetscReal r[3], rxF[3];
+
+  for (int d = 0; d < 3; d++) r[d] = w->n == 1 ? S[d] : (b->position[3 * k + d] - w->measure.centre[d]) + S[d];
+  TalusCross3(r, F, rxF);
+  for (int d = 0; d < 3; d++) wrench[d] += F[d], wrench[3 + d] += rxF[d] + T[d];
+}
+
+static PetscErrorCode Measure(TalusSim sim, TalusWatchGroup *w)
+{
+  TalusBodies    *b         = sim->bodies;
+  PetscReal       wrench[6] = {0, 0, 0, 0, 0, 0};
+  const PetscReal zero[3]   = {0, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(Centre(sim, w));
   for (PetscInt c = 0; c < sim->contacts.n; c++) {
-    const TalusContact *ct = &sim->contacts.c[c];
-    PetscReal           F[3], S[3], SxF[3];
+    const TalusContact *ct   = &sim->contacts.c[c];
+    const PetscBool     in_a = InGroup(w, ct->id_a), in_b = InGroup(w, ct->id_b);
+    PetscReal           F[3], S[3];
     int                 side;
-    if (ct->id_a != sim->watched && ct->id_b != sim->watched) continue;
-    side = ct->id_b == sim->watched; /* gamma acts on b as +F, on a as -F */
+    if (in_a == in_b) continue; /* outside the group, or inside it (action and reaction) */
+    side = in_b;                /* gamma acts on b as +F, on a as -F */
     for (int d = 0; d < 3; d++)
       F[d] = (side ? 1.0 : -1.0) *
              (ct->impulse[0] * ct->frame[d] + ct->impulse[1] * ct->frame[3 + d] + ct->impulse[2] * ct->frame[6 + d]) /
              sim->dt;
     Arm(b, side ? ct->b : ct->a, side ? ct->sb : ct->sa, S);
-    TalusCross3(S, F, SxF);
-    for (int d = 0; d < 3; d++) w[d] += F[d], w[3 + d] += SxF[d];
+    Add(b, w, side ? ct->b : ct->a, S, F, zero, wrench);
   }
-  /* joints: their wrenches are the same on every rank, so rank 0 counts them */
-  if (sim->rank == 0 && sim->joint_wrench)
-    for (PetscInt j = 0; j < sim->njoints; j++)
-      for (int side = 0; side < 2; side++)
-        if (sim->joints[j].body[side] == sim->watched)
-          for (int e = 0; e < 6; e++) w[e] += sim->joint_wrench[12 * j + 6 * (1 - side) + e];
+  /* joints: their wrenches (force, torque about the body's centre) are the same on every rank; the
+     rank that owns the group's body counts them (one body: rank 0, about its centre) */
+  if (sim->joint_wrench)
+    for (PetscInt j = 0; j < sim->njoints; j++) {
+      const TalusJoint *joint = &sim->joints[j];
+      for (int side = 0; side < 2; side++) {
+        const PetscReal *jw = &sim->joint_wrench[12 * j + 6 * (1 - side)];
+        PetscInt         k;
+        if (!InGroup(w, joint->body[side]) || InGroup(w, joint->body[1 - side])) continue;
+        if (w->n == 1) {
+          if (sim->rank == 0) Add(b, w, -1, zero, jw, &jw[3], wrench);
+          continue;
+        }
+        k = TalusSimLinkedIndex(sim, joint->body[side]);
+        if (k >= 0 && k < b->nowned) Add(b, w, k, zero, jw, &jw[3], wrench);
+      }
+    }
   /* each contact is kept by one rank */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, w, 6, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, wrench, 6, MPIU_REAL, MPIU_SUM, sim->comm));
+  for (int d = 0; d < 3; d++) w->measure.force[d] = wrench[d], w->measure.torque[d] = wrench[3 + d];
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimGetWatchedWrench(TalusSim sim, PetscReal wrench[6])
+PetscErrorCode TalusSimComputeWatches(TalusSim sim)
 {
   PetscFunctionBegin;
-  for (int e = 0; e < 6; e++) wrench[e] = sim->watched_wrench[e];
+  for (PetscInt i = 0; i < sim->nwatches; i++) PetscCall(Measure(sim, &sim->watches[i]));
   PetscFunctionReturn(0);
 }

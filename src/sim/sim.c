@@ -15,7 +15,6 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->anti_relax  = PETSC_TRUE;
   (*sim)->matrix_free = PETSC_TRUE;
   (*sim)->gravity[2]  = -9.81;
-  (*sim)->watched     = -1;
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
   PetscFunctionReturn(0);
 }
@@ -33,6 +32,7 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(TalusSimDestroyDrives(*sim));
   PetscCall(TalusSimDestroyPlanar(*sim));
   PetscCall(TalusSimDestroyTables(*sim));
+  PetscCall(TalusSimDestroyWatches(*sim));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
   if ((*sim)->problem_monitor_destroy) PetscCall((*(*sim)->problem_monitor_destroy)(&(*sim)->problem_monitor_ctx));

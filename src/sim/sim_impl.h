@@ -9,6 +9,8 @@
 #include "../grow.h"
 #include <decomp.h>
 
+typedef struct _TalusWatchGroup TalusWatchGroup; /* probe.c */
+
 /* One row of a joint in this step's CCP (joints.c, joint_kind.c): its bodies, its row of B in the
    world frame (TalusJointRowTerms), its linear term g / h + g_t (seed 000 eq. 9c) and impulse. */
 typedef struct {
@@ -69,9 +71,9 @@ struct _p_TalusSim {
   TalusPlanar *planar;
   PetscInt    *planar_slot;
   PetscReal   *planar_normal;
-  /* probe.c: the body whose constraint force is measured (-1: none), and that force and torque */
-  PetscInt  watched;
-  PetscReal watched_wrench[6];
+  /* probe.c: the bodies and groups whose constraint force is measured (TalusSimAddWatch) */
+  PetscInt         nwatches;
+  TalusWatchGroup *watches;
   /* linked.c: the bodies joints, springs, loads and prescribed motions name, sorted */
   PetscInt  nlinked, *linked_ids;
   PetscInt *linked_local; /* their local indices (owned or ghost, -1: not here) this step: TalusSimMapLinked */
@@ -174,8 +176,9 @@ PETSC_INTERN PetscErrorCode TalusSimDestroyPlanar(TalusSim);
 /* tables.c: NULL if handle (0: none) names a table of that many value columns, else why not */
 PETSC_INTERN const char    *TalusSimTableFault(TalusSim, PetscInt handle, PetscInt columns);
 PETSC_INTERN PetscErrorCode TalusSimDestroyTables(TalusSim);
-/* probe.c: the watched body's constraint wrench of this step (after the impulses are known) */
-PETSC_INTERN PetscErrorCode TalusSimComputeWatchedWrench(TalusSim);
+/* probe.c: the watches' measures of this step (after the impulses are known) */
+PETSC_INTERN PetscErrorCode TalusSimComputeWatches(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimDestroyWatches(TalusSim);
 /* the velocity of body k's material at the world-frame lever arm S from its centre: v + omega x S
    (a fixed body's: its surface velocity, or a prescribed body's) */
 PETSC_INTERN void TalusBodyPointVelocity(const TalusBodies *, PetscInt k, const PetscReal S[3], PetscReal v[3]);

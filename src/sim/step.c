@@ -274,7 +274,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(PetscTime(&t3));
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
   PetscCall(TalusSimShareJointImpulses(sim));
-  PetscCall(TalusSimComputeWatchedWrench(sim));
+  PetscCall(TalusSimComputeWatches(sim));
   stats->joints            = sim->njoints;
   stats->joint_drift       = sim->joint_drift[0];
   stats->joint_angle_drift = sim->joint_drift[1];

@@ -231,6 +231,24 @@ for k, (body, expected) in enumerate(BAD_BODIES):
     check(r.returncode != 0 and ("%s:6:" % path) in r.stderr and expected in r.stderr,
           "%s: expected %s:6: ... %s, got: %s" % (body, path, expected, r.stderr.strip()[-300:]))
 
+# -probe_group: the double pendulum's two rods as a group feel only the world's pin (their own pin acts
+# inside the group); their momentum changes by it and gravity each step, to rounding
+out = os.path.join(WORK, "group")
+r = run_talus(TALUS, [PENDULUM, "-t_final", "0.2", "-probe_group", "0,1", "-o", out])
+check(r.returncode == 0, "-probe_group 0,1: %s" % r.stderr[-400:])
+if r.returncode == 0:
+    with open(os.path.join(out, "probe-group.csv")) as f:
+        rows = list(csv.DictReader(f))
+    v = np.array([[float(x["v" + c]) for c in "xyz"] for x in rows])
+    F = np.array([[float(x["f" + c]) for c in "xyz"] for x in rows])
+    M = float(rows[0]["mass"])
+    worst = float(np.abs(M * (v[1:] - v[:-1]) / 0.001 - np.array([0, 0, -9.81 * M]) - F[1:]).max())
+    check(len(rows) == 200 and rows[0]["bodies"] == "2" and M == 2.0 and worst < 1e-8,
+          "probe-group.csv: %d rows, %s bodies, %g kg; momentum balance off by %g N" % (len(rows), rows[0]["bodies"], M, worst))
+for ids, expected in (("0,7", "1 of its 2 ids are not spheres or boxes"), ("-1,0", "body ids (0 or more)")):
+    r = run_talus(TALUS, [PENDULUM, "-t_final", "0.01", "-probe_group", ids, "-o", os.path.join(WORK, "group-bad")])
+    check(r.returncode != 0 and expected in r.stderr, "-probe_group %s: %s" % (ids, r.stderr.strip()[-300:]))
+
 # planar bodies need M^-1 applied by the matrix-free B: the other forms refuse them with a message
 for extra in (["-ccp_matrix_free", "false"], ["-tao_type", "ipm"], ["-tao_type", "nbgs"]):
     r = run_talus(TALUS, [PENDULUM, "-t_final", "0.01", "-o", os.path.join(WORK, "planar-refused")] + extra)

@@ -77,7 +77,11 @@ static PetscErrorCode Pusher(void)
   PetscCall(TalusBodiesAddMaterial(b, "frictionless", 0.0, 1000.0, NULL));
   PetscCall(TalusBodiesAdd(b, 2, TALUS_SPHERE, r, 1.0, 1, PETSC_FALSE, at, NULL));
   PetscCall(TalusSimAddPrescribedMotion(sim, &push));
-  PetscCall(TalusSimWatchBody(sim, 1)); /* the block: floor and pusher together */
+  { /* the block (floor and pusher together), and the block with the pusher (the floor alone) */
+    const PetscInt block = 1, both[2] = {2, 1};
+    PetscCall(TalusSimAddWatch(sim, 1, &block, NULL));
+    PetscCall(TalusSimAddWatch(sim, 2, both, NULL));
+  }
   for (PetscInt n = 1; n <= 60; n++) {
     TalusBodyRecord rec, pusher;
     PetscCall(Step(sim, &st));
@@ -95,12 +99,22 @@ static PetscErrorCode Pusher(void)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &impulse, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
   }
   {
-    PetscReal w[6];
-    PetscCall(TalusSimGetWatchedWrench(sim, w));
+    TalusWatchMeasure one, two;
+    PetscCall(TalusSimGetWatch(sim, 0, &one));
+    PetscCall(TalusSimGetWatch(sim, 1, &two));
     /* at constant speed the pusher's push and the floor's friction cancel; the floor carries the weight */
-    CHECK(PetscAbsReal(w[0]) < 1e-6 && PetscAbsReal(w[1]) < 1e-9 && PetscAbsReal(w[2] - 2.0 * 9.81) < 1e-6,
-          "S2-8: the force on the block (%g, %g, %g), expected (0, 0, m g = %g)", (double)w[0], (double)w[1],
-          (double)w[2], 2.0 * 9.81);
+    CHECK(PetscAbsReal(one.force[0]) < 1e-6 && PetscAbsReal(one.force[1]) < 1e-9 &&
+            PetscAbsReal(one.force[2] - 2.0 * 9.81) < 1e-6,
+          "S2-8: the force on the block (%g, %g, %g), expected (0, 0, m g = %g)", (double)one.force[0],
+          (double)one.force[1], (double)one.force[2], 2.0 * 9.81);
+    /* block and pusher as a group: their contact is inside it; the floor's friction -mu m g and
+       support m g remain; its centre of mass is the block's (a prescribed body has no mass) */
+    CHECK(PetscAbsReal(two.force[0] + mu * 2.0 * 9.81) < 1e-6 && PetscAbsReal(two.force[2] - 2.0 * 9.81) < 1e-6 &&
+            two.bodies == 2 && two.mass == 2.0 && PetscAbsReal(two.velocity[0] - V) < 1e-8,
+          "S2-8: the force on block and pusher (%g, %g, %g), expected (-mu m g = %g, 0, m g); %" PetscInt_FMT
+          " bodies, %g kg, moving at %g m/s",
+          (double)two.force[0], (double)two.force[1], (double)two.force[2], -mu * 2.0 * 9.81, two.bodies,
+          (double)two.mass, (double)two.velocity[0]);
   }
   CHECK(worst < 1e-8, "S2-8 pusher: the block moves at V to %g m/s", (double)worst);
   CHECK(PetscAbsReal(impulse - mu * 2.0 * 9.81 * h) < 1e-8, "S2-8 pusher: impulse %g per step, expected mu m g h = %g",

@@ -167,11 +167,16 @@ static PetscErrorCode Hanging(PetscInt copies, PetscReal impulse[3], PetscReal *
   PetscCall(AddRod(sim, 0, c, 0.0, 1.0, 1.5, 0.05));
   for (PetscInt j = 0; j < copies; j++)
     PetscCall(AddJoint(sim, TALUS_JOINT_REVOLUTE, TALUS_WORLD, 0, o, NULL, y, NULL));
-  PetscCall(TalusSimWatchBody(sim, 0));
+  {
+    const PetscInt rod = 0;
+    PetscCall(TalusSimAddWatch(sim, 1, &rod, NULL));
+  }
   PetscCall(Steps(sim, 20, &st));
   {
-    PetscReal w[6];
-    PetscCall(TalusSimGetWatchedWrench(sim, w));
+    TalusWatchMeasure m;
+    PetscReal         w[6];
+    PetscCall(TalusSimGetWatch(sim, 0, &m));
+    for (int d = 0; d < 3; d++) w[d] = m.force[d], w[3 + d] = m.torque[d];
     CHECK(PetscAbsReal(w[2] - 1.5 * 9.81) < 1e-8 && PetscAbsReal(w[0]) + PetscAbsReal(w[1]) < 1e-8 &&
             PetscAbsReal(w[3]) + PetscAbsReal(w[4]) + PetscAbsReal(w[5]) < 1e-8,
           "B0-4: the pin's force on the rod (%g, %g, %g), torque (%g, %g, %g): expected (0, 0, m g), 0", (double)w[0],

@@ -215,6 +215,13 @@ typedef struct {
   void (*block)(void *ctx, PetscInt c, PetscReal W[9]);
   /* the two bodies' slots in w's local form (-1: a fixed body) */
   void (*slots)(void *ctx, PetscInt c, PetscInt slot[2]);
+  /* this rank's free (bilateral) rows after the blocks, one row each (joints), and the same four
+     for row r: (B w)_r; w += M^-1 B_r^T f; W_rr; the slots */
+  PetscInt nrows;
+  PetscScalar (*row_gather)(void *ctx, PetscInt r, const PetscScalar *w);
+  void (*row_scatter)(void *ctx, PetscInt r, PetscScalar f, PetscScalar *w);
+  PetscReal (*row_diagonal)(void *ctx, PetscInt r);
+  void (*row_slots)(void *ctx, PetscInt r, PetscInt slot[2]);
 } TalusBlockRows;
 /* The row blocks of A if it offers them (found = PETSC_FALSE otherwise). */
 PETSC_EXTERN PetscErrorCode TalusMatGetBlockRows(Mat A, TalusBlockRows *rows, PetscBool *found);

@@ -438,6 +438,60 @@ static void BlockSlots(void *vctx, PetscInt c, PetscInt slot[2])
   slot[0] = ctx->slot[2 * c], slot[1] = ctx->slot[2 * c + 1];
 }
 
+/* ---- one free row at a time (joints) */
+
+static PetscScalar RowGather(void *vctx, PetscInt r, const PetscScalar *w)
+{
+  const JacobianShell *ctx = (const JacobianShell *)vctx;
+  return GatherRow(&ctx->row_J[TALUS_JACOBIAN_ROW * r], ctx->row_slot[2 * r], ctx->row_slot[2 * r + 1], w);
+}
+
+/* y = M_s^-1 x for one body's record m (as TalusJacobianApplyInverseMass) */
+static inline void InverseMassTimes(const PetscReal *m, const PetscReal x[6], PetscReal y[6])
+{
+  for (int j = 0; j < 3; j++) y[j] = m[0] * x[j];
+  y[3] = m[1] * x[3] + m[4] * x[4] + m[5] * x[5];
+  y[4] = m[4] * x[3] + m[2] * x[4] + m[6] * x[5];
+  y[5] = m[5] * x[3] + m[6] * x[4] + m[3] * x[5];
+}
+
+/* w_s += f M_s^-1 G_s for each side's body */
+static void RowScatter(void *vctx, PetscInt r, PetscScalar f, PetscScalar *w)
+{
+  const JacobianShell *ctx = (const JacobianShell *)vctx;
+
+  for (int side = 0; side < 2; side++) {
+    const PetscInt s = ctx->row_slot[2 * r + side];
+    PetscReal      y[6];
+    if (s < 0) continue;
+    InverseMassTimes(&ctx->minv[TALUS_INVERSE_MASS * s], &ctx->row_J[TALUS_JACOBIAN_ROW * r + 6 * side], y);
+    for (int e = 0; e < 6; e++) w[6 * s + e] += f * y[e];
+  }
+}
+
+/* W_rr = sum over the sides of G_s . M_s^-1 G_s */
+static PetscReal RowDiagonal(void *vctx, PetscInt r)
+{
+  const JacobianShell *ctx = (const JacobianShell *)vctx;
+  PetscReal            d   = 0.0;
+
+  for (int side = 0; side < 2; side++) {
+    const PetscInt   s = ctx->row_slot[2 * r + side];
+    const PetscReal *G = &ctx->row_J[TALUS_JACOBIAN_ROW * r + 6 * side];
+    PetscReal        y[6];
+    if (s < 0) continue;
+    InverseMassTimes(&ctx->minv[TALUS_INVERSE_MASS * s], G, y);
+    for (int e = 0; e < 6; e++) d += G[e] * y[e];
+  }
+  return d;
+}
+
+static void RowSlots(void *vctx, PetscInt r, PetscInt slot[2])
+{
+  const JacobianShell *ctx = (const JacobianShell *)vctx;
+  slot[0] = ctx->row_slot[2 * r], slot[1] = ctx->row_slot[2 * r + 1];
+}
+
 static PetscErrorCode JacobianGetBlockRows(Mat B, TalusBlockRows *rows)
 {
   JacobianShell *ctx;
@@ -453,12 +507,17 @@ static PetscErrorCode JacobianGetBlockRows(Mat B, TalusBlockRows *rows)
     ctx->offset[0] = 0;
     for (PetscInt c = 0; c < ctx->n; c++) ctx->offset[c + 1] = ctx->offset[c] + ctx->kind[c];
   }
-  rows->nblocks = ctx->n;
-  rows->ctx     = ctx;
-  rows->gather  = BlockGather;
-  rows->scatter = BlockScatter;
-  rows->block   = BlockDiagonal;
-  rows->slots   = BlockSlots;
+  rows->nblocks      = ctx->n;
+  rows->ctx          = ctx;
+  rows->gather       = BlockGather;
+  rows->scatter      = BlockScatter;
+  rows->block        = BlockDiagonal;
+  rows->slots        = BlockSlots;
+  rows->nrows        = ctx->nrows;
+  rows->row_gather   = RowGather;
+  rows->row_scatter  = RowScatter;
+  rows->row_diagonal = RowDiagonal;
+  rows->row_slots    = RowSlots;
   PetscFunctionReturn(0);
 }
 

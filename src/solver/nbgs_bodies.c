@@ -11,14 +11,18 @@
  * the sweep's end the ghosts' changes are added to their owners and the owners' velocities sent
  * back. Contacts on a body that another rank's contacts also push (a ghost here, or an owned body
  * that is a ghost there) are the interface blocks, relaxed by -tao_nbgs_interface_omega.
+ *
+ * Free rows (joints) follow the cones, one row at a time: r_j = -(u_j - W_jj r_j) / W_jj, unbounded,
+ * from the row's record (TalusBlockRows' row section) in the same sweep.
  */
 #include "nbgs_impl.h"
 
 typedef struct {
   TalusBlockRows rows;
-  Vec            w;      /* M^-1 B^T r, ghosted */
-  PetscInt       nowned; /* owned entries of w (6 per body); ghost entries follow in its local form */
-  PetscScalar   *start;  /* the ghost entries at the sweep's start */
+  Vec            w;            /* M^-1 B^T r, ghosted */
+  PetscInt       nowned;       /* owned entries of w (6 per body); ghost entries follow in its local form */
+  PetscScalar   *start;        /* the ghost entries at the sweep's start */
+  PetscReal     *row_diagonal; /* W_jj of each free row */
 } NBGSBodiesData;
 
 static PetscErrorCode BodiesRelease(void *data)
@@ -28,6 +32,7 @@ static PetscErrorCode BodiesRelease(void *data)
   PetscFunctionBegin;
   PetscCall(VecDestroy(&d->w));
   PetscCall(PetscFree(d->start));
+  PetscCall(PetscFree(d->row_diagonal));
   PetscFunctionReturn(0);
 }
 
@@ -55,6 +60,7 @@ static PetscErrorCode ComputeBodyVelocity(NBGSBodiesData *d, Vec r)
   PetscCall(VecGetArray(wl, &w));
   PetscCall(VecGetArrayRead(r, &x));
   for (PetscInt c = 0; c < d->rows.nblocks; c++) d->rows.scatter(d->rows.ctx, c, &x[3 * c], w);
+  for (PetscInt j = 0; j < d->rows.nrows; j++) d->rows.row_scatter(d->rows.ctx, j, x[3 * d->rows.nblocks + j], w);
   PetscCall(VecRestoreArrayRead(r, &x));
   PetscCall(VecRestoreArray(wl, &w));
   PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
@@ -98,10 +104,6 @@ static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
   Vec             wl;
 
   PetscFunctionBegin;
-  PetscCheck(nb->set->nnonneg_local == 0 && nb->set->nfree_local == 0, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "nbgs on body velocities solves friction cones only (this problem has %" PetscInt_FMT
-             " non-negative and %" PetscInt_FMT " free rows on this rank)",
-             nb->set->nnonneg_local, nb->set->nfree_local);
   PetscCall(PetscNew(&d));
   nb->data = d;
   PetscCall(TalusMatGetBlockRows(nb->W, &d->rows, &found));
@@ -109,6 +111,10 @@ static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
   PetscCheck(found && d->rows.nblocks == nc, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "nbgs: N's row blocks (%" PetscInt_FMT ") do not match the %" PetscInt_FMT " cones of this rank",
              found ? d->rows.nblocks : -1, nc);
+  PetscCheck(nb->set->nnonneg_local == 0 && nb->set->nfree_local == d->rows.nrows, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "nbgs on body velocities solves friction cones and the free rows of B (this problem has %" PetscInt_FMT
+             " non-negative and %" PetscInt_FMT " free rows on this rank, B %" PetscInt_FMT " free rows)",
+             nb->set->nnonneg_local, nb->set->nfree_local, d->rows.nrows);
   PetscCall(TalusDelassusGetBodyVector(nb->W, &d->w));
   PetscCall(VecGetLocalSize(d->w, &d->nowned));
   PetscCall(VecGhostGetLocalForm(d->w, &wl));
@@ -120,6 +126,11 @@ static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
   for (PetscInt c = 0; c < nc; c++) {
     d->rows.block(d->rows.ctx, c, &nb->blocks[9 * c]);
     for (int i = 0; i < 3; i++) *max_diagonal = PetscMax(*max_diagonal, nb->blocks[9 * c + 4 * i]);
+  }
+  PetscCall(PetscMalloc1(d->rows.nrows + 1, &d->row_diagonal));
+  for (PetscInt j = 0; j < d->rows.nrows; j++) {
+    d->row_diagonal[j] = d->rows.row_diagonal(d->rows.ctx, j);
+    *max_diagonal      = PetscMax(*max_diagonal, d->row_diagonal[j]);
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, max_diagonal, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)tao)));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)tao), &size));
@@ -133,6 +144,11 @@ static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
       for (int k = 0; k < 2; k++)
         if (slot[k] >= 0 && shared[slot[k]]) any = PETSC_TRUE;
       nb->interface[3 * c] = nb->interface[3 * c + 1] = nb->interface[3 * c + 2] = any;
+    }
+    for (PetscInt j = 0; j < d->rows.nrows; j++) {
+      PetscInt slot[2];
+      d->rows.row_slots(d->rows.ctx, j, slot);
+      nb->interface[3 * nc + j] = (PetscBool)((slot[0] >= 0 && shared[slot[0]]) || (slot[1] >= 0 && shared[slot[1]]));
     }
     PetscCall(PetscFree(shared));
   }
@@ -168,6 +184,14 @@ static PetscErrorCode BodiesSweep(Tao tao, Vec r)
     for (int i = 0; i < 3; i++) old[i] = xc[i] - old[i];
     d->rows.scatter(d->rows.ctx, c, old, w);
   }
+  for (PetscInt j = 0; j < d->rows.nrows; j++) { /* free rows: each solved exactly, unbounded */
+    const PetscInt  i = 3 * d->rows.nblocks + j;
+    const PetscReal W = d->row_diagonal[j], omega = nb->interface[i] ? nb->interface_omega : nb->omega;
+    const PetscReal rest  = PetscRealPart(d->rows.row_gather(d->rows.ctx, j, w) + q[i]) - W * PetscRealPart(x[i]);
+    const PetscReal exact = W > 0.0 ? -rest / W : 0.0, old = PetscRealPart(x[i]);
+    x[i] = (1.0 - omega) * old + omega * exact;
+    d->rows.row_scatter(d->rows.ctx, j, x[i] - old, w);
+  }
   PetscCall(VecRestoreArrayRead(nb->set->mu, &mu));
   PetscCall(VecRestoreArrayRead(nb->q, &q));
   PetscCall(VecRestoreArray(r, &x));
@@ -196,6 +220,10 @@ static PetscErrorCode BodiesVelocity(Tao tao, Vec r)
   for (PetscInt c = 0; c < d->rows.nblocks; c++) {
     d->rows.gather(d->rows.ctx, c, w, &u[3 * c]);
     for (int i = 0; i < 3; i++) u[3 * c + i] += q[3 * c + i];
+  }
+  for (PetscInt j = 0; j < d->rows.nrows; j++) {
+    const PetscInt i = 3 * d->rows.nblocks + j;
+    u[i]             = d->rows.row_gather(d->rows.ctx, j, w) + q[i];
   }
   PetscCall(VecRestoreArray(nb->u, &u));
   PetscCall(VecRestoreArrayRead(nb->q, &q));

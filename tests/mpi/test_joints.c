@@ -216,9 +216,22 @@ static PetscErrorCode Swing(PetscInt copies, PetscBool matrix_free, PetscReal po
   PetscFunctionReturn(0);
 }
 
+/* the step's solver: apgd (TestNewSim's) or nbgs, which sweeps the joints' free rows after the cones */
+static PetscErrorCode SetSolver(TalusSim sim, TaoType type)
+{
+  TalusCCP ccp;
+  Tao      tao;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetCCP(sim, &ccp));
+  PetscCall(TalusCCPGetTao(ccp, &tao));
+  PetscCall(TaoSetType(tao, type));
+  PetscFunctionReturn(0);
+}
+
 /* B0-6: a ball on a plane tied by a distance joint to a point above and beside it, frictionless: it
-   stays, the plane carries its weight, the joint nothing */
-static PetscErrorCode JointAndContact(void)
+   stays, the plane carries its weight, the joint nothing (by apgd and by nbgs) */
+static PetscErrorCode JointAndContact(TaoType type)
 {
   const PetscReal  c[3] = {0, 0, 0.1}, anchor[3] = {0.5, 0, 0.6}, up[3] = {0, 0, 1}, o[3] = {0, 0, 0}, h = 0.01;
   const PetscReal  r[3] = {0.1, 0, 0};
@@ -231,6 +244,7 @@ static PetscErrorCode JointAndContact(void)
 
   PetscFunctionBegin;
   PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, h, 0.01, 0.0, 1e-12, &sim));
+  PetscCall(SetSolver(sim, type));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, o, NULL));
   PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, c, NULL));
@@ -239,14 +253,14 @@ static PetscErrorCode JointAndContact(void)
   PetscCall(TalusSimGetJoints(sim, NULL, NULL, NULL, &lambda));
   PetscCall(TestGetBody(sim, 1, &rec));
   PetscCall(Violation(sim, 0, 0, 1, &g));
-  CHECK(st.contacts == 1 && st.max_penetration < 1e-9, "B0-6: %" PetscInt_FMT " contacts, penetration %g", st.contacts,
-        (double)st.max_penetration);
-  CHECK(PetscAbsReal(st.support_force_over_weight - 1.0) < 1e-6, "B0-6: the plane carries %g of the weight",
+  CHECK(st.contacts == 1 && st.max_penetration < 1e-9, "B0-6 (%s): %" PetscInt_FMT " contacts, penetration %g", type,
+        st.contacts, (double)st.max_penetration);
+  CHECK(PetscAbsReal(st.support_force_over_weight - 1.0) < 1e-6, "B0-6 (%s): the plane carries %g of the weight", type,
         (double)st.support_force_over_weight);
-  CHECK(PetscAbsReal(lambda[0]) < 1e-9 && g < 1e-9, "B0-6: joint impulse %g (0), drift %g", (double)lambda[0],
-        (double)g);
-  CHECK(st.complementarity_error < 1e-9, "B0-6: complementarity error %g", (double)st.complementarity_error);
-  CHECK(TalusNorm3(rec.velocity) < 1e-9, "B0-6: the ball moves at %g m/s", (double)TalusNorm3(rec.velocity));
+  CHECK(PetscAbsReal(lambda[0]) < 1e-9 && g < 1e-9, "B0-6 (%s): joint impulse %g (0), drift %g", type,
+        (double)lambda[0], (double)g);
+  CHECK(st.complementarity_error < 1e-9, "B0-6 (%s): complementarity error %g", type, (double)st.complementarity_error);
+  CHECK(TalusNorm3(rec.velocity) < 1e-9, "B0-6 (%s): the ball moves at %g m/s", type, (double)TalusNorm3(rec.velocity));
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);
 }
@@ -355,7 +369,7 @@ static PetscErrorCode OtherJoints(void)
 }
 
 /* Four 10 m links in a horizontal chain pinned to the world, falling for 1 s (100 steps) on comm */
-static PetscErrorCode Chain(MPI_Comm comm, PetscReal x[4][3], PetscReal *drift, PetscInt *most_bodies)
+static PetscErrorCode Chain(MPI_Comm comm, TaoType type, PetscReal x[4][3], PetscReal *drift, PetscInt *most_bodies)
 {
   const PetscReal y[3] = {0, 1, 0}, L = 10.0;
   TalusSim        sim;
@@ -363,6 +377,7 @@ static PetscErrorCode Chain(MPI_Comm comm, PetscReal x[4][3], PetscReal *drift, 
 
   PetscFunctionBegin;
   PetscCall(TestNewSim(comm, gravity, 0.01, 0.01, 0.0, 1e-12, &sim));
+  PetscCall(SetSolver(sim, type));
   for (PetscInt k = 0; k < 4; k++) {
     const PetscReal c[3] = {L * (k + 0.5), 0, 0}, pin[3] = {L * k, 0, 0};
     PetscCall(AddRod(sim, k, c, 0.5 * PETSC_PI, L, 1.0, 0.2));
@@ -439,7 +454,8 @@ int main(int argc, char **argv)
         "the assembled B swings the rod to (%g, %g, %g), the matrix-free one to (%g, %g, %g)", (double)x2[0],
         (double)x2[1], (double)x2[2], (double)x1[0], (double)x1[1], (double)x1[2]);
 
-  PetscCall(JointAndContact());
+  PetscCall(JointAndContact(TAOAPGD));
+  PetscCall(JointAndContact(TAONBGS));
   PetscCall(OtherJoints());
 
   {
@@ -454,10 +470,15 @@ int main(int argc, char **argv)
   }
 
   {
-    PetscReal xp[4][3], xs[4][3], dp, ds, worst = 0.0;
-    PetscInt  most, most_serial;
-    PetscCall(Chain(PETSC_COMM_WORLD, xp, &dp, &most));
-    PetscCall(Chain(PETSC_COMM_SELF, xs, &ds, &most_serial));
+    PetscReal xp[4][3], xs[4][3], xg[4][3], dp, ds, dg, worst = 0.0, apart = 0.0;
+    PetscInt  most, most_serial, most_nbgs;
+    PetscCall(Chain(PETSC_COMM_WORLD, TAOAPGD, xp, &dp, &most));
+    PetscCall(Chain(PETSC_COMM_SELF, TAOAPGD, xs, &ds, &most_serial));
+    PetscCall(Chain(PETSC_COMM_WORLD, TAONBGS, xg, &dg, &most_nbgs)); /* its free rows swept across the ranks */
+    for (int k = 0; k < 4; k++)
+      for (int d = 0; d < 3; d++) apart = PetscMax(apart, PetscAbsReal(xg[k][d] - xs[k][d]));
+    CHECK(apart < 1e-8, "chain by nbgs on %d ranks: positions differ from apgd's on one rank by %g m", size,
+          (double)apart);
     CHECK(size < 4 || most == 1, "chain: on 4 ranks a rank holds %" PetscInt_FMT " links (one each expected)", most);
     for (int k = 0; k < 4; k++)
       for (int d = 0; d < 3; d++) worst = PetscMax(worst, PetscAbsReal(xp[k][d] - xs[k][d]));

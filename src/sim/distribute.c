@@ -156,7 +156,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   PetscBool           *keep;
   TalusBodyRecord     *out, *in;
   TalusContactHistory *hout, *hin;
-  PetscInt             nout = 0, nin, hnout = 0, hnin, lost = 0, khist = 0;
+  PetscInt             nout = 0, nin, hnout = 0, hnin, lost = 0, khist = 0, linked_out = -1;
   PetscLogDouble       t0, t1;
 
   PetscFunctionBegin;
@@ -196,6 +196,14 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       for (int d = 0; d < 3; d++)
         inside &= (PetscBool)(b->position[3 * k + d] >= sim->domain_min[d] &&
                               b->position[3 * k + d] <= sim->domain_max[d]);
+      if (!inside && sim->nlinked) { /* a linked body is not removed: the run stops below, on every rank */
+        PetscInt where;
+        PetscCall(PetscFindInt(b->id[k], sim->nlinked, sim->linked_ids, &where));
+        if (where >= 0) {
+          linked_out = PetscMax(linked_out, b->id[k]);
+          continue;
+        }
+      }
       if (!inside) {
         PetscCall(PetscPrintf(PETSC_COMM_SELF,
                               "talus: warning: body %" PetscInt_FMT
@@ -214,6 +222,15 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       TalusBodiesPack(b, k, &out[nout]);
       out_dest[nout++] = dest[k];
     }
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &linked_out, 1, MPIU_INT, MPI_MAX, sim->comm));
+  if (linked_out >= 0) {
+    char what[96];
+    PetscCall(TalusSimDescribeLink(sim, linked_out, what, sizeof(what)));
+    SETERRQ(sim->comm, PETSC_ERR_USER_INPUT,
+            "body %" PetscInt_FMT ", held by %s, left the domain at t = %g s: bodies with joints, springs, loads, "
+            "prescribed motions or planes are never removed; widen the scene's domain (or leave it out)",
+            linked_out, what, (double)sim->t);
   }
   /* histories follow the body that owns them, and die with lost bodies */
   for (PetscInt h = 0; h < sim->nhistory; h++) {

@@ -147,3 +147,22 @@ PetscErrorCode TalusSimGatherPoses(TalusSim sim, PetscInt n, const PetscInt ids[
   PetscCall(PetscFree(state));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusSimDescribeLink(TalusSim sim, PetscInt id, char what[], size_t size)
+{
+  PetscFunctionBegin;
+  what[0] = 0;
+  for (PetscInt j = 0; j < sim->njoints && !what[0]; j++)
+    if (sim->joints[j].body[0] == id || sim->joints[j].body[1] == id)
+      PetscCall(PetscSNPrintf(what, size, "joint %" PetscInt_FMT " (%s)", j, TalusJointTypeNames[sim->joints[j].type]));
+  for (PetscInt s = 0; s < sim->nsprings && !what[0]; s++)
+    if (sim->springs[s].body[0] == id || sim->springs[s].body[1] == id)
+      PetscCall(PetscSNPrintf(what, size, "spring %" PetscInt_FMT, s));
+  for (PetscInt l = 0; l < sim->nloads && !what[0]; l++)
+    if (sim->loads[l].body == id) PetscCall(PetscSNPrintf(what, size, "load %" PetscInt_FMT, l));
+  for (PetscInt p = 0; p < sim->nprescribed && !what[0]; p++)
+    if (sim->prescribed[p].body == id) PetscCall(PetscSNPrintf(what, size, "a prescribed motion"));
+  for (PetscInt p = 0; p < sim->nplanar && !what[0]; p++)
+    if (sim->planar[p].body == id) PetscCall(PetscSNPrintf(what, size, "a plane (planar)"));
+  PetscFunctionReturn(0);
+}

@@ -153,6 +153,8 @@ PETSC_INTERN PetscInt       TalusSimFindBody(TalusSim, PetscInt id);
 PETSC_INTERN PetscErrorCode TalusSimMapLinked(TalusSim, PetscInt from);
 PETSC_INTERN PetscInt       TalusSimLinkedIndex(TalusSim, PetscInt id);
 PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
+/* "joint 3 (revolute)", "spring 0", ...: the first link that names body id, for messages ("" if none) */
+PETSC_INTERN PetscErrorCode TalusSimDescribeLink(TalusSim, PetscInt id, char what[], size_t size);
 /* The poses of bodies by id (TALUS_WORLD: the world's) on every rank, from their owners (collective,
    between steps) */
 PETSC_INTERN PetscErrorCode TalusSimGatherPoses(TalusSim, PetscInt n, const PetscInt ids[], TalusPose poses[]);

@@ -249,6 +249,21 @@ for ids, expected in (("0,7", "1 of its 2 ids are not spheres or boxes"), ("-1,0
     r = run_talus(TALUS, [PENDULUM, "-t_final", "0.01", "-probe_group", ids, "-o", os.path.join(WORK, "group-bad")])
     check(r.returncode != 0 and expected in r.stderr, "-probe_group %s: %s" % (ids, r.stderr.strip()[-300:]))
 
+# a body held by a link that leaves the scene's domain stops the run with a message naming it and its link
+# (bodies without links are removed there, with a warning), on 1 and 2 ranks
+path = os.path.join(WORK, "linked-out.yaml")
+with open(path, "w") as f:
+    f.write("gravity: [0, 0, -9.81]\ntime_step: 0.01\nend_time: 1\ndomain: {min: [-2, -2, -1], max: [2, 2, 2]}\n"
+            "materials:\n  - {name: m, mu: 0}\nbodies:\n"
+            "  - {name: A, shape: sphere, radius: 0.1, mass: 1, position: [0, 0, 0.5]}\n"
+            "  - {name: B, shape: sphere, radius: 0.1, mass: 1, position: [1, 0, 0.5], velocity: [8, 0, 0]}\n"
+            "joints:\n  - {type: spherical, bodies: [world, A], point: [0, 0, 0.5]}\n"
+            "springs:\n  - {bodies: [A, B], points: [[0, 0, 0.5], [1, 0, 0.5]], stiffness: 1}\n")
+for ranks in (1, 2):
+    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "linked-out-np%d" % ranks)], ranks=ranks)
+    check(r.returncode != 0 and "body 1, held by spring 0, left the domain at t = 0.13 s" in r.stderr,
+          "a linked body leaving the domain on %d ranks: exit %d: %s" % (ranks, r.returncode, r.stderr.strip()[-300:]))
+
 # planar bodies need M^-1 applied by the matrix-free B: the other forms refuse them with a message
 for extra in (["-ccp_matrix_free", "false"], ["-tao_type", "ipm"], ["-tao_type", "nbgs"]):
     r = run_talus(TALUS, [PENDULUM, "-t_final", "0.01", "-o", os.path.join(WORK, "planar-refused")] + extra)

@@ -41,8 +41,9 @@ PETSC_EXTERN PetscErrorCode TalusShapeNames(char names[], size_t size);
 
 typedef struct {
   char      name[64];
-  PetscReal mu;      /* friction coefficient */
-  PetscReal density; /* kg/m^3, used when a body gives no mass */
+  PetscReal mu;          /* friction coefficient */
+  PetscReal density;     /* kg/m^3, used when a body gives no mass */
+  PetscReal zeta, delta; /* seed 003's relaxation of its contacts (include/talus/relaxation.h); delta 0: rigid */
 } TalusMaterial;
 
 typedef struct {
@@ -94,6 +95,10 @@ PETSC_EXTERN PetscErrorCode TalusBodiesDestroy(TalusBodies **);
 PETSC_EXTERN PetscErrorCode TalusBodiesAddMaterial(TalusBodies *, const char name[], PetscReal mu, PetscReal density,
                                                    PetscInt *index);
 PETSC_EXTERN PetscErrorCode TalusBodiesFindMaterial(TalusBodies *, const char name[], PetscInt *index);
+/* Material m's contacts relaxed as seed 003 eq. 64 (include/talus/relaxation.h): damping ratio zeta >= 0,
+   time constant delta > 0 (s); delta = 0 makes them rigid again. */
+PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialRelaxation(TalusBodies *, PetscInt m, PetscReal zeta,
+                                                             PetscReal delta);
 /*
  * Appends a body with zero velocity and identity orientation. size: radius (sphere), half-extents
  * (box) or outward normal (plane, normalised here). mass <= 0 means "from the material's density".

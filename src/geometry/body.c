@@ -74,8 +74,22 @@ PetscErrorCode TalusBodiesAddMaterial(TalusBodies *b, const char name[], PetscRe
   PetscCall(PetscStrncpy(grown[b->nmaterials].name, name, sizeof(grown[b->nmaterials].name)));
   grown[b->nmaterials].mu      = mu;
   grown[b->nmaterials].density = density;
+  grown[b->nmaterials].zeta    = 0.0;
+  grown[b->nmaterials].delta   = 0.0;
   if (index) *index = b->nmaterials;
   b->nmaterials++;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusBodiesSetMaterialRelaxation(TalusBodies *b, PetscInt m, PetscReal zeta, PetscReal delta)
+{
+  PetscFunctionBegin;
+  PetscCheck(m >= 0 && m < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "no material %" PetscInt_FMT, m);
+  PetscCheck(zeta >= 0.0 && zeta < PETSC_INFINITY && delta >= 0.0 && delta < PETSC_INFINITY, PETSC_COMM_SELF,
+             PETSC_ERR_USER_INPUT, "material %s: relaxation zeta = %g and delta = %g must be finite and >= 0",
+             b->materials[m].name, (double)zeta, (double)delta);
+  b->materials[m].zeta  = zeta;
+  b->materials[m].delta = delta;
   PetscFunctionReturn(0);
 }
 

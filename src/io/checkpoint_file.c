@@ -289,26 +289,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusH5WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal,
                               coffset, nhistory, contacts));
   PetscCall(TalusCheckpointWriteLinks(&w, sim));
-  {
-    const PetscInt nm = b->nmaterials, mine_m = w.rank == 0 ? nm : 0;
-    PetscReal     *props;
-    char          *names;
-    hid_t          group = H5Gcreate2(w.file, "materials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    TalusH5Note(&w, group, "materials");
-    PetscCall(PetscMalloc2(2 * nm + 1, &props, 64 * nm + 1, &names));
-    for (PetscInt m = 0; m < nm; m++) {
-      props[2 * m] = b->materials[m].mu, props[2 * m + 1] = b->materials[m].density;
-      PetscCall(PetscStrncpy(&names[64 * m], b->materials[m].name, 64));
-    }
-    if (group >= 0) {
-      PetscCall(TalusH5WriteDataset(&w, group, "mu_density", TALUS_H5_REAL, nm, 2, 0, mine_m, props));
-      if (b->mu_pair)
-        PetscCall(TalusH5WriteDataset(&w, group, "mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, mine_m, b->mu_pair));
-      H5Gclose(group);
-    }
-    PetscCall(TalusH5WriteText(&w, "materials/names", names, (size_t)(64 * nm)));
-    PetscCall(PetscFree2(props, names));
-  }
+  PetscCall(TalusCheckpointWriteMaterials(&w, b));
   PetscCall(TalusH5WriteText(&w, "scene", scene_text ? scene_text : "", scene_text ? strlen(scene_text) : 0));
   PetscCall(TalusOptionsGetRunOptions(&options));
   PetscCall(TalusH5WriteText(&w, "options", options, strlen(options)));
@@ -572,10 +553,12 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   lo = SliceStart(info.nfinite, r.size, r.rank), hi = SliceStart(info.nfinite, r.size, r.rank + 1);
   clo = SliceStart(info.ncontacts, r.size, r.rank), chi = SliceStart(info.ncontacts, r.size, r.rank + 1);
   PetscCall(PetscMalloc3(hi - lo + 1, &rows, info.nplanes + 1, &planes, chi - clo + 1,
-                         &crows)); /* every stored field is read into them */
-  PetscCall(PetscCalloc1(2 * nm + 1, &props));
+                         &crows));             /* every stored field is read into them */
+  PetscCall(PetscCalloc1(4 * nm + 1, &props)); /* mu, density; then zeta, delta (format 3; rigid before) */
   PetscCall(PetscCalloc1(nm * nm + 1, &mu_pair));
   PetscCall(TalusH5ReadDataset(&r, "materials/mu_density", TALUS_H5_REAL, nm, 2, 0, nm, props, PETSC_FALSE));
+  if (info.version >= 3)
+    PetscCall(TalusH5ReadDataset(&r, "materials/relaxation", TALUS_H5_REAL, nm, 2, 0, nm, &props[2 * nm], PETSC_FALSE));
   if (!r.bad && H5Lexists(r.file, "materials/mu_pair", H5P_DEFAULT) > 0)
     PetscCall(TalusH5ReadDataset(&r, "materials/mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, nm, mu_pair, PETSC_FALSE));
   else PetscCall(PetscFree(mu_pair));
@@ -603,8 +586,9 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     }
     for (PetscInt m = 0; m < nm; m++)
       if (!(props[2 * m] >= 0.0 && props[2 * m] < PETSC_INFINITY && props[2 * m + 1] >= 0.0 &&
-            props[2 * m + 1] < PETSC_INFINITY))
-        TalusH5Fault(&r, "%s", "a material's mu or density is not a finite number >= 0");
+            props[2 * m + 1] < PETSC_INFINITY && props[2 * (nm + m)] >= 0.0 && props[2 * (nm + m)] < PETSC_INFINITY &&
+            props[2 * (nm + m) + 1] >= 0.0 && props[2 * (nm + m) + 1] < PETSC_INFINITY))
+        TalusH5Fault(&r, "%s", "a material's mu, density or relaxation is not a finite number >= 0");
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &live, 1, MPIU_INT, MPI_SUM, comm));
     if (live != info.nbodies) TalusH5Fault(&r, "%s", "the number of bodies does not match the header");
     { /* collective: only where no rank has met a fault in its rows */
@@ -632,6 +616,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   for (PetscInt m = 0; m < nm; m++) {
     PetscCall(PetscStrncpy(materials[m].name, &names[64 * m], sizeof(materials[m].name)));
     materials[m].mu = props[2 * m], materials[m].density = props[2 * m + 1];
+    materials[m].zeta = props[2 * (nm + m)], materials[m].delta = props[2 * (nm + m) + 1];
   }
   /* on as many ranks as wrote it, every body returns to the rank that owned it, so the run's
      repartition at this step sees the same input as the run that wrote the file did; on other rank

@@ -29,6 +29,8 @@ typedef struct {
 } TalusCheckpointLinks;
 
 PETSC_INTERN PetscErrorCode TalusCheckpointWriteLinks(TalusH5Writer *, TalusSim);
+/* checkpoint_materials.c: the materials group and names (rank 0 writes) */
+PETSC_INTERN PetscErrorCode TalusCheckpointWriteMaterials(TalusH5Writer *, const TalusBodies *);
 PETSC_INTERN PetscErrorCode TalusCheckpointReadLinks(TalusH5Reader *, const TalusCheckpointInfo *,
                                                      TalusCheckpointLinks *);
 PETSC_INTERN PetscErrorCode TalusCheckpointLinksDestroy(TalusCheckpointLinks *);

@@ -362,7 +362,7 @@ static PetscErrorCode ReadGenerator(SceneReader *r, yaml_node_t *entry, TalusBod
 
 static PetscErrorCode ReadMaterials(SceneReader *r, yaml_node_t *list, TalusBodies *b)
 {
-  static const char *const keys[] = {"name", "mu", "density", NULL};
+  static const char *const keys[] = {"name", "mu", "density", "relaxation", NULL};
 
   PetscFunctionBegin;
   if (list->type != YAML_SEQUENCE_NODE)
@@ -684,6 +684,7 @@ static PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim
   PetscCall(TalusSimSetTimeStep(sim, dt)); /* springs check their stability with it */
   PetscCall(TalusSimSetFinalTime(sim, t_final));
   PetscCall(TalusSimSetEnvelope(sim, envelope));
+  PetscCall(SceneReadRelaxations(&r, SceneLookup(&r, root, "materials"), sim)); /* with the time step */
   if ((node = SceneLookup(&r, root, "bodies"))) PetscCall(SceneReadBodyDrives(&r, node, sim));
   if ((node = SceneLookup(&r, root, "joints"))) PetscCall(SceneReadJoints(&r, node, sim));
   if ((node = SceneLookup(&r, root, "forces"))) PetscCall(SceneReadForces(&r, node, sim));

@@ -66,5 +66,7 @@ PETSC_INTERN PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, Pets
 PETSC_INTERN PetscErrorCode SceneReadBodyDrives(SceneReader *r, yaml_node_t *bodies, TalusSim sim);
 PETSC_INTERN PetscErrorCode SceneReadForces(SceneReader *r, yaml_node_t *list, TalusSim sim);
 PETSC_INTERN PetscErrorCode SceneReadSprings(SceneReader *r, yaml_node_t *list, TalusSim sim);
+/* scene_relaxation.c: the materials' relaxation: keys, once the time step is known */
+PETSC_INTERN PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, TalusSim sim);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * The contact as a constraint kind: a block of 3 rows (normal n, tangents u and w of its frame,
- * seed 000 eq. 7) between two bodies, with the gap stabilisation b_n = Phi / h of seed 000 eq. 13.
+ * seed 000 eq. 7) between two bodies, with the gap stabilisation b_n = Phi / h of seed 000 eq. 13,
+ * or seed 003's relaxation when a material sets one (include/talus/relaxation.h).
  */
 #include "jacobian_builder.h"
+#include <talus/relaxation.h>
 
 static inline PetscBool IsZero3(const PetscReal v[3])
 {
@@ -11,14 +13,39 @@ static inline PetscBool IsZero3(const PetscReal v[3])
 
 /* b_n = Phi / h (seed 000 eq. 13), plus the frame's components of the fixed sides' material velocity
    at the contact point (seed 002 eq. 70, 72): zero for a fixed body at rest */
+/* Seed 003 eq. 64 discretised with explicit damping (the formulations note, sec. 3.4), times h:
+   b = (h / delta^2) Phi e_n + (2 zeta h / delta - 1) D^T v^l, v^l the bodies' velocities at the step's
+   start (both sides', fixed ones' material velocity too), before the known term of the fixed sides */
+static void RelaxedStabilisation(const TalusBodies *bodies, const TalusContact *ct, PetscReal h, PetscReal zeta,
+                                 PetscReal delta, PetscScalar b[])
+{
+  const PetscInt   body[2] = {ct->a, ct->b};
+  const PetscReal *arm[2] = {ct->sa, ct->sb}, damping = 2.0 * zeta * h / delta - 1.0;
+
+  b[0] = h / (delta * delta) * ct->phi;
+  b[1] = b[2] = 0.0;
+  for (int side = 0; side < 2; side++) {
+    PetscReal A[9], S[3], v[3];
+    TalusQuatToMatrix(&bodies->quaternion[4 * body[side]], A);
+    TalusRotate(A, arm[side], S);
+    TalusBodyPointVelocity(bodies, body[side], S, v);
+    for (int r = 0; r < 3; r++) b[r] += damping * (side ? 1.0 : -1.0) * TalusDot3(&ct->frame[3 * r], v);
+  }
+}
+
 static void ContactStabilisation(const TalusBodies *bodies, const void *block, PetscReal h, PetscScalar b[])
 {
   const TalusContact *ct      = (const TalusContact *)block;
   const PetscInt      body[2] = {ct->a, ct->b};
   const PetscReal    *arm[2]  = {ct->sa, ct->sb};
+  PetscReal           zeta, delta;
 
-  b[0] = ct->phi / h;
-  b[1] = b[2] = 0.0;
+  TalusContactRelaxation(bodies, ct->a, ct->b, &zeta, &delta);
+  if (delta > 0.0) RelaxedStabilisation(bodies, ct, h, zeta, delta, b);
+  else {
+    b[0] = ct->phi / h;
+    b[1] = b[2] = 0.0;
+  }
   for (int side = 0; side < 2; side++) {
     const PetscInt k = body[side];
     PetscReal      A[9], S[3], v[3];

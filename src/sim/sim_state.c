@@ -69,9 +69,11 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   PetscFunctionBegin;
   PetscCheck(b->n == 0 && !sim->distributed, sim->comm, PETSC_ERR_ORDER,
              "a snapshot is loaded into a new, empty simulation");
-  for (PetscInt m = 0; m < snap->nmaterials; m++)
+  for (PetscInt m = 0; m < snap->nmaterials; m++) {
     PetscCall(
       TalusBodiesAddMaterial(b, snap->materials[m].name, snap->materials[m].mu, snap->materials[m].density, NULL));
+    PetscCall(TalusBodiesSetMaterialRelaxation(b, m, snap->materials[m].zeta, snap->materials[m].delta));
+  }
   if (snap->mu_pair) {
     PetscCall(PetscMalloc1(snap->nmaterials * snap->nmaterials, &b->mu_pair));
     PetscCall(PetscArraycpy(b->mu_pair, snap->mu_pair, snap->nmaterials * snap->nmaterials));

@@ -7,6 +7,7 @@
  *   4. integrate: v+ = v_free + M^-1 B^T g; r += h v+; orientation by the exact rotation h omega+.
  */
 #include "jacobian_builder.h"
+#include <talus/relaxation.h>
 
 static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 {
@@ -239,6 +240,27 @@ static PetscErrorCode Integrate(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
+/* Each relaxed material's (zeta, delta) inside the stability region at this run's time step, once
+   (the formulations note, sec. 3.4). */
+static PetscErrorCode CheckRelaxationOnce(TalusSim sim)
+{
+  const TalusBodies *b = sim->bodies;
+
+  PetscFunctionBegin;
+  if (sim->relaxation_checked) PetscFunctionReturn(0);
+  for (PetscInt m = 0; m < b->nmaterials; m++) {
+    const TalusMaterial *mat = &b->materials[m];
+    PetscCheck(mat->delta == 0.0 || TalusRelaxationStable(mat->zeta, mat->delta, sim->dt), sim->comm,
+               PETSC_ERR_USER_INPUT,
+               "material %s: the contact relaxation zeta = %g, delta = %g s is unstable at the time step h = %g s "
+               "(it needs (h/delta)^2 + 4 zeta h/delta < 4 and zeta h/delta < 1: delta > %g s at this zeta)",
+               mat->name, (double)mat->zeta, (double)mat->delta, (double)sim->dt,
+               (double)TalusRelaxationMinDelta(mat->zeta, sim->dt));
+  }
+  sim->relaxation_checked = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
 {
   TalusStepCCP   ccp = {0};
@@ -249,6 +271,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscFunctionBegin;
   PetscCall(PetscMemzero(stats, sizeof(*stats)));
   PetscCall(TalusSimDistribute(sim));
+  PetscCall(CheckRelaxationOnce(sim));
   PetscCall(PetscTime(&t0));
   PetscCall(TalusSimPrescribeVelocities(sim)); /* before the ghosts copy them */
   PetscCall(TalusSimNumberDofs(sim));

@@ -1,0 +1,30 @@
+/*
+ * Seed 003's Baumgarte-like relaxation of contacts (Kikuuwe & Brogliato, eq. 63-70; the
+ * formulations note, sec. 3.4; docs/relaxation.md): a material's contacts obey
+ *
+ *   J u^{l+1} + (2 zeta h / delta - 1) J u^l + (h / delta^2) Phi  in  -N(gamma),
+ *
+ * a damped spring of time constant delta and damping ratio zeta in the normal direction and a
+ * velocity relaxation in the tangential ones. zeta = 1/2, delta = h is seed 000's b_n = Phi / h
+ * (talus's rigid contact, the default: delta = 0 in a material means it).
+ */
+#ifndef TALUS_RELAXATION_H
+#define TALUS_RELAXATION_H
+#include <talus/bodies.h>
+
+/* Eq. 104: the exit/entry speed ratio of an impact, exp(-zeta acos(2 zeta^2 - 1) / sqrt(1 - zeta^2))
+   for zeta < 1, e^-2 at 1, exp(-2 beta coth beta) with zeta = cosh beta above. */
+PETSC_EXTERN PetscReal TalusRestitutionOfDamping(PetscReal zeta);
+/* The zeta >= 0 whose eq. 104 restitution is e (0 < e <= 1), by bisection to 1e-14. */
+PETSC_EXTERN PetscReal TalusDampingOfRestitution(PetscReal e);
+/* Whether the discrete normal recurrence is stable at this time step: (h/delta)^2 + 4 zeta h/delta < 4
+   and zeta h / delta < 1 (the formulations note, sec. 3.4). */
+PETSC_EXTERN PetscBool TalusRelaxationStable(PetscReal zeta, PetscReal delta, PetscReal h);
+/* The delta at this zeta and h below which it is not: h / min(2 (sqrt(zeta^2 + 1) - zeta), 1 / zeta). */
+PETSC_EXTERN PetscReal TalusRelaxationMinDelta(PetscReal zeta, PetscReal h);
+/* The relaxation of a contact between bodies ka and kb: that of their material with the larger delta
+   (the softer; delta = 0: rigid). */
+PETSC_EXTERN void TalusContactRelaxation(const TalusBodies *, PetscInt ka, PetscInt kb, PetscReal *zeta,
+                                         PetscReal *delta);
+
+#endif

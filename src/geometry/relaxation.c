@@ -1,0 +1,50 @@
+/*
+ * Seed 003's relaxation parameters (include/talus/relaxation.h): restitution from damping (eq. 104)
+ * and back, the discrete stability region, a contact's pair of materials.
+ */
+#include <talus/relaxation.h>
+
+PetscReal TalusRestitutionOfDamping(PetscReal zeta)
+{
+  if (zeta < 1.0)
+    return PetscExpReal(-zeta * PetscAcosReal(2.0 * zeta * zeta - 1.0) / PetscSqrtReal(1.0 - zeta * zeta));
+  if (zeta == 1.0) return PetscExpReal(-2.0);
+  {
+    const PetscReal beta = PetscLogReal(zeta + PetscSqrtReal(zeta * zeta - 1.0)); /* acosh */
+    return PetscExpReal(-2.0 * beta / PetscTanhReal(beta));
+  }
+}
+
+PetscReal TalusDampingOfRestitution(PetscReal e)
+{
+  PetscReal lo = 0.0, hi = 1.0;
+
+  if (e >= 1.0) return 0.0;
+  while (TalusRestitutionOfDamping(hi) > e) hi *= 2.0; /* e(zeta) falls from 1 towards 0 */
+  while (hi - lo > 1e-14 * hi) {
+    const PetscReal mid = 0.5 * (lo + hi);
+    if (TalusRestitutionOfDamping(mid) > e) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+PetscBool TalusRelaxationStable(PetscReal zeta, PetscReal delta, PetscReal h)
+{
+  const PetscReal r = h / delta;
+  return (PetscBool)(zeta >= 0.0 && delta > 0.0 && r * r + 4.0 * zeta * r < 4.0 && zeta * r < 1.0);
+}
+
+PetscReal TalusRelaxationMinDelta(PetscReal zeta, PetscReal h)
+{
+  const PetscReal r = 2.0 * (PetscSqrtReal(zeta * zeta + 1.0) - zeta);
+  return h / (zeta > 0.0 ? PetscMin(r, 1.0 / zeta) : r);
+}
+
+void TalusContactRelaxation(const TalusBodies *b, PetscInt ka, PetscInt kb, PetscReal *zeta, PetscReal *delta)
+{
+  const TalusMaterial *ma = &b->materials[b->material[ka]], *mb = &b->materials[b->material[kb]];
+  const TalusMaterial *m = mb->delta > ma->delta ? mb : ma;
+
+  *zeta = m->zeta, *delta = m->delta;
+}

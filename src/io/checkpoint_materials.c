@@ -1,0 +1,33 @@
+/*
+ * The checkpoint's materials (docs/checkpoint-format.md): names, mu and density, seed 003's
+ * relaxation (format 3) and the pair friction table, written by rank 0.
+ */
+#include "checkpoint_impl.h"
+
+PetscErrorCode TalusCheckpointWriteMaterials(TalusH5Writer *w, const TalusBodies *b)
+{
+  const PetscInt nm = b->nmaterials, mine_m = w->rank == 0 ? nm : 0;
+  PetscReal     *props;
+  char          *names;
+  hid_t          group;
+
+  PetscFunctionBegin;
+  group = H5Gcreate2(w->file, "materials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(w, group, "materials");
+  PetscCall(PetscMalloc2(4 * nm + 1, &props, 64 * nm + 1, &names)); /* mu, density; then zeta, delta */
+  for (PetscInt m = 0; m < nm; m++) {
+    props[2 * m] = b->materials[m].mu, props[2 * m + 1] = b->materials[m].density;
+    props[2 * (nm + m)] = b->materials[m].zeta, props[2 * (nm + m) + 1] = b->materials[m].delta;
+    PetscCall(PetscStrncpy(&names[64 * m], b->materials[m].name, 64));
+  }
+  if (group >= 0) {
+    PetscCall(TalusH5WriteDataset(w, group, "mu_density", TALUS_H5_REAL, nm, 2, 0, mine_m, props));
+    PetscCall(TalusH5WriteDataset(w, group, "relaxation", TALUS_H5_REAL, nm, 2, 0, mine_m, &props[2 * nm]));
+    if (b->mu_pair)
+      PetscCall(TalusH5WriteDataset(w, group, "mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, mine_m, b->mu_pair));
+    H5Gclose(group);
+  }
+  PetscCall(TalusH5WriteText(w, "materials/names", names, (size_t)(64 * nm)));
+  PetscCall(PetscFree2(props, names));
+  PetscFunctionReturn(0);
+}

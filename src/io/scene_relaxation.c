@@ -1,0 +1,60 @@
+/*
+ * A material's `relaxation:` (docs/relaxation.md): seed 003's relaxed contacts, {delta, zeta} or
+ * {delta, restitution} (zeta from eq. 104), checked against the stability region at the scene's
+ * time step, each mistake at its FILE:LINE.
+ */
+#include "scene_reader.h"
+#include <talus/relaxation.h>
+
+static const char *const relaxation_keys[] = {"delta", "zeta", "restitution", NULL};
+
+static PetscErrorCode ReadRelaxation(SceneReader *r, yaml_node_t *node, TalusBodies *b, PetscInt m, PetscReal h)
+{
+  yaml_node_t *v;
+  PetscReal    delta, zeta = 0.5, e;
+
+  PetscFunctionBegin;
+  if (node->type != YAML_MAPPING_NODE)
+    SceneError(r, node, "relaxation must be a mapping {delta, zeta} or {delta, restitution}, got %s",
+               SceneNodeKind(node));
+  PetscCall(SceneCheckKeys(r, node, "relaxation", relaxation_keys));
+  PetscCall(SceneRequireKey(r, node, "delta", "relaxation", &v));
+  PetscCall(SceneGetNumber(r, v, "delta", &delta));
+  if (!(delta > 0.0 && delta < PETSC_INFINITY))
+    SceneError(r, v, "delta must be a positive time (s), got %g", (double)delta);
+  if (SceneLookup(r, node, "zeta") && SceneLookup(r, node, "restitution"))
+    SceneError(r, node, "relaxation takes zeta or restitution, not both");
+  if ((v = SceneLookup(r, node, "zeta"))) {
+    PetscCall(SceneGetNumber(r, v, "zeta", &zeta));
+    if (!(zeta >= 0.0 && zeta < PETSC_INFINITY)) SceneError(r, v, "zeta must be >= 0, got %g", (double)zeta);
+  }
+  if ((v = SceneLookup(r, node, "restitution"))) {
+    PetscCall(SceneGetNumber(r, v, "restitution", &e));
+    if (!(e > 0.0 && e <= 1.0)) SceneError(r, v, "restitution must be in (0, 1], got %g", (double)e);
+    zeta = TalusDampingOfRestitution(e);
+  }
+  if (!TalusRelaxationStable(zeta, delta, h))
+    SceneError(r, node,
+               "relaxation zeta = %g, delta = %g s is unstable at time_step %g s: (h/delta)^2 + 4 zeta h/delta must be "
+               "< 4 and zeta h/delta < 1 (delta > %g s at this zeta)",
+               (double)zeta, (double)delta, (double)h, (double)TalusRelaxationMinDelta(zeta, h));
+  PetscCall(TalusBodiesSetMaterialRelaxation(b, m, zeta, delta));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, TalusSim sim)
+{
+  TalusBodies *b;
+  PetscInt     m = 0;
+  PetscReal    h;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusSimGetTime(sim, NULL, NULL, &h));
+  for (yaml_node_item_t *it = materials->data.sequence.items.start; it < materials->data.sequence.items.top;
+       it++, m++) {
+    yaml_node_t *node = SceneLookup(r, yaml_document_get_node(&r->doc, *it), "relaxation");
+    if (node) PetscCall(ReadRelaxation(r, node, b, m, h));
+  }
+  PetscFunctionReturn(0);
+}

@@ -49,6 +49,7 @@ typedef struct {
   PetscReal   reference[2][3]; /* a unit direction normal to the axis on each side: angles, the weld's frame */
   PetscReal   length;          /* distance joint: the distance kept between the anchors (m) */
   TalusMotion motion;          /* drivers: the relative angle (rad) or displacement (m) prescribed */
+  PetscReal   zeta, delta;     /* seed 003's relaxation of its rows (docs/relaxation.md); delta 0: seed 000's */
 } TalusJoint;
 
 /* What a joint is, in the world at the time it is added. */
@@ -59,6 +60,7 @@ typedef struct {
   PetscReal      axis[3];     /* world; ignored by spherical, weld and distance joints */
   PetscReal      length;      /* distance joint: < 0 for the distance between the points when added */
   TalusMotion    motion;
+  PetscReal      zeta, delta; /* relaxed rows (seed 003 eq. 64): damping ratio, time constant (s); 0, 0: rigid */
 } TalusJointSpec;
 
 PETSC_EXTERN const char *const TalusJointTypeNames[TALUS_NJOINT_TYPES];

@@ -237,5 +237,8 @@ const char *TalusJointFromSpec(const TalusJointSpec *s, const TalusPose *A, cons
     if (!(j->length > 0.0)) return "a distance joint needs a positive length (its two points apart, or length > 0)";
   }
   j->motion = s->motion;
+  if (!(s->zeta >= 0.0 && s->zeta < PETSC_INFINITY && s->delta >= 0.0 && s->delta < PETSC_INFINITY))
+    return "its relaxation's zeta and delta must be finite and >= 0";
+  j->zeta = s->zeta, j->delta = s->delta;
   return NULL;
 }

@@ -22,6 +22,7 @@ static const TalusH5Field joint_fields[] = {
   JOINT_FIELD("length", PETSC_FALSE, length, 1),
   JOINT_FIELD("motion", PETSC_FALSE, motion, 5),
   JOINT_FIELD("motion_table", PETSC_TRUE, motion.table, 1), /* format 3: the fields after version 2's come last */
+  JOINT_FIELD("relaxation", PETSC_FALSE, zeta, 2),          /* zeta, delta */
 };
 #define DRIVE_FIELD(type, name, integer, member, width) \
   { \
@@ -149,6 +150,8 @@ static const char *JointFault(const TalusJoint *j, PetscInt max_id)
   }
   if (!(j->length >= 0.0 && j->length < PETSC_INFINITY) || !TalusAllFinite(&j->motion.offset, 5))
     return "a length or motion that is not valid";
+  if (!(j->zeta >= 0.0 && j->zeta < PETSC_INFINITY && j->delta >= 0.0 && j->delta < PETSC_INFINITY))
+    return "a relaxation that is not valid";
   return NULL;
 }
 
@@ -210,7 +213,7 @@ static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *in
   if (!info->njoints) PetscFunctionReturn(0);
   TalusCheckpointCheckExtent(r, "joints/type", info->njoints);
   PetscCall(PetscCalloc1(info->njoints, joints));
-  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS_OF(joint_fields, info->version, 1), sizeof(TalusJoint),
+  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS_OF(joint_fields, info->version, 2), sizeof(TalusJoint),
                              info->njoints, 0, info->njoints, *joints, PETSC_FALSE));
   for (PetscInt j = 0; j < info->njoints && !r->bad; j++) {
     if ((fault = JointFault(&(*joints)[j], max_id))) TalusH5Fault(r, "a joint has %s", fault);

@@ -8,7 +8,8 @@
  */
 #include "scene_reader.h"
 
-static const char *const joint_keys[]  = {"type", "bodies", "point", "points", "axis", "length", "motion", NULL};
+static const char *const joint_keys[]  = {"type",   "bodies", "point",      "points", "axis",
+                                          "length", "motion", "relaxation", NULL};
 static const char *const motion_keys[] = {"offset", "rate", "amplitude", "frequency", "phase", "table", NULL};
 
 /* A body's name (joints refer to it): unique, not "world", not a number (an id is one) */
@@ -144,6 +145,7 @@ static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, void *ctx)
     PetscCall(ReadMotion(r, node, sim, &spec.motion));
   } else if (TalusJointTypeIsDriver(spec.type))
     SceneError(r, map, "a %s needs a motion: {rate: ..., amplitude: ..., frequency: ...}", name);
+  if ((node = SceneLookup(r, map, "relaxation"))) PetscCall(SceneReadRelaxation(r, node, sim, &spec.zeta, &spec.delta));
 
   PetscCall(TalusSimCheckJoint(sim, &spec, &why));
   if (why) SceneError(r, map, "this %s joint cannot be: %s", name, why);

@@ -66,7 +66,9 @@ PETSC_INTERN PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, Pets
 PETSC_INTERN PetscErrorCode SceneReadBodyDrives(SceneReader *r, yaml_node_t *bodies, TalusSim sim);
 PETSC_INTERN PetscErrorCode SceneReadForces(SceneReader *r, yaml_node_t *list, TalusSim sim);
 PETSC_INTERN PetscErrorCode SceneReadSprings(SceneReader *r, yaml_node_t *list, TalusSim sim);
-/* scene_relaxation.c: the materials' relaxation: keys, once the time step is known */
+/* scene_relaxation.c: the materials' relaxation: keys, once the time step is known; one relaxation: */
 PETSC_INTERN PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, TalusSim sim);
+PETSC_INTERN PetscErrorCode SceneReadRelaxation(SceneReader *r, yaml_node_t *node, TalusSim sim, PetscReal *zeta,
+                                                PetscReal *delta);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * A material's `relaxation:` (docs/relaxation.md): seed 003's relaxed contacts, {delta, zeta} or
- * {delta, restitution} (zeta from eq. 104), checked against the stability region at the scene's
+ * A material's or a joint's `relaxation:` (docs/relaxation.md): seed 003's relaxed rows, {delta, zeta}
+ * or {delta, restitution} (zeta from eq. 104), checked against the stability region at the scene's
  * time step, each mistake at its FILE:LINE.
  */
 #include "scene_reader.h"
@@ -8,12 +8,14 @@
 
 static const char *const relaxation_keys[] = {"delta", "zeta", "restitution", NULL};
 
-static PetscErrorCode ReadRelaxation(SceneReader *r, yaml_node_t *node, TalusBodies *b, PetscInt m, PetscReal h)
+PetscErrorCode SceneReadRelaxation(SceneReader *r, yaml_node_t *node, TalusSim sim, PetscReal *zeta_out,
+                                   PetscReal *delta_out)
 {
   yaml_node_t *v;
-  PetscReal    delta, zeta = 0.5, e;
+  PetscReal    delta, zeta = 0.5, e, h;
 
   PetscFunctionBegin;
+  PetscCall(TalusSimGetTime(sim, NULL, NULL, &h));
   if (node->type != YAML_MAPPING_NODE)
     SceneError(r, node, "relaxation must be a mapping {delta, zeta} or {delta, restitution}, got %s",
                SceneNodeKind(node));
@@ -38,7 +40,7 @@ static PetscErrorCode ReadRelaxation(SceneReader *r, yaml_node_t *node, TalusBod
                "relaxation zeta = %g, delta = %g s is unstable at time_step %g s: (h/delta)^2 + 4 zeta h/delta must be "
                "< 4 and zeta h/delta < 1 (delta > %g s at this zeta)",
                (double)zeta, (double)delta, (double)h, (double)TalusRelaxationMinDelta(zeta, h));
-  PetscCall(TalusBodiesSetMaterialRelaxation(b, m, zeta, delta));
+  *zeta_out = zeta, *delta_out = delta;
   PetscFunctionReturn(0);
 }
 
@@ -46,15 +48,16 @@ PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, Talu
 {
   TalusBodies *b;
   PetscInt     m = 0;
-  PetscReal    h;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
-  PetscCall(TalusSimGetTime(sim, NULL, NULL, &h));
   for (yaml_node_item_t *it = materials->data.sequence.items.start; it < materials->data.sequence.items.top;
        it++, m++) {
     yaml_node_t *node = SceneLookup(r, yaml_document_get_node(&r->doc, *it), "relaxation");
-    if (node) PetscCall(ReadRelaxation(r, node, b, m, h));
+    PetscReal    zeta, delta;
+    if (!node) continue;
+    PetscCall(SceneReadRelaxation(r, node, sim, &zeta, &delta));
+    PetscCall(TalusBodiesSetMaterialRelaxation(b, m, zeta, delta));
   }
   PetscFunctionReturn(0);
 }

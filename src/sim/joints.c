@@ -161,7 +161,8 @@ PetscErrorCode TalusSimDestroyJoints(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
-/* G_side . (v, omega_world) of a fixed body: what its prescribed or surface velocity adds to a row */
+/* G_side . (v, omega_world) of body k: what a fixed body's prescribed or surface velocity adds to a row,
+   and any side's part of a relaxed row's G v^l */
 static PetscReal KnownVelocity(const TalusBodies *b, PetscInt k, const PetscReal G[6])
 {
   PetscReal w[3];
@@ -203,8 +204,14 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
       row->joint = j;
       row->row   = sim->joint_row_start[j] + r;
       PetscCall(PetscArraycpy(&row->G[0][0], &terms[r].G[0][0], 12));
-      row->bias = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
-      for (int side = 0; side < 2; side++)            /* a fixed side's known velocity (seed 002 eq. 70) */
+      if (joint->delta > 0.0) { /* seed 003 eq. 64 as for contacts: (h/delta^2) g + (2 zeta h/delta - 1) G v^l + g_t */
+        PetscReal Gv = 0.0;
+        for (int side = 0; side < 2; side++)
+          if (k[side] >= 0) Gv += KnownVelocity(b, k[side], terms[r].G[side]);
+        row->bias = sim->dt / (joint->delta * joint->delta) * terms[r].g +
+                    (2.0 * joint->zeta * sim->dt / joint->delta - 1.0) * Gv + terms[r].gt;
+      } else row->bias = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
+      for (int side = 0; side < 2; side++)                   /* a fixed side's known velocity (seed 002 eq. 70) */
         if (k[side] >= 0 && b->dof[k[side]] < 0) row->bias += KnownVelocity(b, k[side], terms[r].G[side]);
       row->impulse                       = sim->joint_impulse[row->row];
       sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular], PetscAbsReal(terms[r].g));

@@ -62,7 +62,7 @@ struct _p_TalusSim {
   TalusSpring           *springs;
   PetscReal             *wrench; /* this step's applied force and torque (world) per owned body, or NULL: none */
   PetscBool              springs_checked;    /* their stability at this run's time step */
-  PetscBool              relaxation_checked; /* the materials' contact relaxation's (step.c) */
+  PetscBool              relaxation_checked; /* the materials' and joints' relaxation's (step.c) */
   /* tables.c: piecewise-linear functions of time (the same on every rank); handle k is tables[k - 1] */
   PetscInt    ntables;
   TalusTable *tables;

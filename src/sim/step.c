@@ -240,7 +240,7 @@ static PetscErrorCode Integrate(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
-/* Each relaxed material's (zeta, delta) inside the stability region at this run's time step, once
+/* Each relaxed material's and joint's (zeta, delta) inside the stability region at this run's time step, once
    (the formulations note, sec. 3.4). */
 static PetscErrorCode CheckRelaxationOnce(TalusSim sim)
 {
@@ -256,6 +256,15 @@ static PetscErrorCode CheckRelaxationOnce(TalusSim sim)
                "(it needs (h/delta)^2 + 4 zeta h/delta < 4 and zeta h/delta < 1: delta > %g s at this zeta)",
                mat->name, (double)mat->zeta, (double)mat->delta, (double)sim->dt,
                (double)TalusRelaxationMinDelta(mat->zeta, sim->dt));
+  }
+  for (PetscInt j = 0; j < sim->njoints; j++) {
+    const TalusJoint *joint = &sim->joints[j];
+    PetscCheck(joint->delta == 0.0 || TalusRelaxationStable(joint->zeta, joint->delta, sim->dt), sim->comm,
+               PETSC_ERR_USER_INPUT,
+               "joint %" PetscInt_FMT ": the relaxation zeta = %g, delta = %g s is unstable at the time step h = %g s "
+               "(delta > %g s at this zeta)",
+               j, (double)joint->zeta, (double)joint->delta, (double)sim->dt,
+               (double)TalusRelaxationMinDelta(joint->zeta, sim->dt));
   }
   sim->relaxation_checked = PETSC_TRUE;
   PetscFunctionReturn(0);

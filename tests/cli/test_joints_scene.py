@@ -151,6 +151,8 @@ BAD = [
      "motion: {table: [[0, 1], [1, 2], [1, 3]]}}", "must increase"),
     ("- {type: angle_driver, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], motion: {table: 3}}",
      "at least two points"),
+    ("- {type: spherical, bodies: [world, A], point: [0, 0, 0], relaxation: {delta: 1.0e-5, zeta: 0.5}}", "is unstable"),
+    ("- {type: spherical, bodies: [world, A], point: [0, 0, 0], relaxation: {zeta: 0.5}}", "delta"),
 ]
 for k, (entry, expected) in enumerate(BAD):
     path = os.path.join(WORK, "bad-%02d.yaml" % k)

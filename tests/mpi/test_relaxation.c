@@ -6,7 +6,10 @@
  *   S3-2 the same impact lasts t_delta / h steps (eq. 103) and sinks delta V max Gamma deep, to 2 %;
  *   S3-3 a box sliding on a plane under a helping force f_e < F follows the discrete law
  *        v_{k+1} = max((1 - h / delta) v_k, v_k - h (F - f_e) / m) to 1e-8 (zeta = 1/2);
- *   the restitution-damping map and its inverse (the note's table), and the stability region.
+ *   the restitution-damping map and its inverse (the note's table), and the stability region;
+ *   a relaxed spherical joint started 1 cm off (g = 0) follows the relaxed row's recurrence
+ *   u_{k+1} = -(h/delta^2) g_k - (2 zeta h/delta - 1) u_k, g_{k+1} = g_k + h u_{k+1} to 1e-12 m (the
+ *   rigid joint corrects it in one step: test_joints.c's B0-1).
  */
 #include "../common/check.h"
 #include <talus/relaxation.h>
@@ -123,6 +126,47 @@ static PetscErrorCode PlanarFriction(PetscReal delta_steps)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode RelaxedJoint(PetscReal zeta, PetscReal delta_steps)
+{
+  const PetscReal h = 0.01, delta = delta_steps * h, r[3] = {0.05, 0, 0}, c[3] = {0.01, 0, 0}, none[3] = {0, 0, 0};
+  TalusSim        sim;
+  TalusBodies    *b;
+  TalusStepStats  st;
+  TalusJointSpec  pin = {
+     .type = TALUS_JOINT_SPHERICAL, .body = {TALUS_WORLD, 0},
+          .zeta = zeta, .delta = delta
+  };
+  PetscReal g, u = 0.0, worst = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, none, h, 0.01, 0.0, 1e-14, &sim));
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, c, NULL));
+  for (int d = 0; d < 3; d++) pin.point[1][d] = c[d]; /* the anchors: the world's origin and the body's centre */
+  PetscCall(TalusSimAddJoint(sim, &pin, NULL));
+  {
+    TalusJointRowTerms rows[3];
+    PetscCall(TalusSimEvaluateJoint(sim, 0, rows));
+    g = rows[0].g;
+  }
+  for (PetscInt s = 0; s < 60; s++) {
+    TalusJointRowTerms rows[3];
+    PetscCall(TalusSimStep(sim, &st));
+    CHECK(st.reason > 0, "relaxed joint: step %" PetscInt_FMT " did not converge", st.step);
+    u = -h / (delta * delta) * g - (2.0 * zeta * h / delta - 1.0) * u;
+    g = g + h * u;
+    PetscCall(TalusSimEvaluateJoint(sim, 0, rows));
+    worst = PetscMax(worst, PetscAbsReal(rows[0].g - g));
+  }
+  CHECK(worst < 1e-12, "relaxed joint (zeta %g, delta %g h): off the recurrence by %g m", (double)zeta,
+        (double)delta_steps, (double)worst);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "relaxed joint zeta %g, delta = %g h: violation off the recurrence by %.2g m (g_60 = %.3g m)\n",
+                        (double)zeta, (double)delta_steps, (double)worst, (double)g));
+  PetscCall(TalusSimDestroy(&sim));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Parameters(void)
 {
   const PetscReal zeta[]   = {0.1, 0.3, 0.5, 0.7, 1.0, 1.5},
@@ -153,6 +197,8 @@ int main(int argc, char **argv)
   PetscCall(Restitution());
   PetscCall(PlanarFriction(1.0));
   PetscCall(PlanarFriction(10.0));
+  PetscCall(RelaxedJoint(0.3, 5.0));
+  PetscCall(RelaxedJoint(1.0, 2.0));
   {
     int status = TestSummary("test_relaxation");
     PetscCall(TalusFinalize());

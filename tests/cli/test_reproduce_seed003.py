@@ -8,6 +8,8 @@ sec. 3.3 and issue 17's keys:
 - restitution within 3e-3 of eq. 104 for every zeta (S3-1, delta = 100 h);
 - painleve_normal_impulse_ratio within 1e-3 of 0.571429 (S3-4), and the relaxed problem's ratio
   different (it lifts the rod);
+- painleve_paradox: where the rod's problem has no unique answer (S3-5) the step still gives a finite
+  one without gaining energy, and it is seed 003's dynamic jamming (a sticking tangential impact);
 - incline_slide_m within 2 % of g (sin - mu cos) / 2 where the box slides, 0 where mu > tan 15;
 and that the figure is drawn.
 """
@@ -34,6 +36,11 @@ if p.returncode == 0:
     ratio = r["painleve_normal_impulse_ratio"]
     check(abs(ratio / 0.571429 - 1) < 1e-3, "Painleve ratio %g, closed form 0.571429" % ratio)
     check(abs(r["painleve_relaxed_ratio"] - ratio) > 0.1, "the relaxed problem's Painleve ratio %g" % r["painleve_relaxed_ratio"])
+    # S3-5: an answer, finite, no energy gained; with G_B < 0 and G_A = g > 0 (the rod does not turn) seed
+    # 003 predicts a tangential impact that sticks it ("dynamic jamming"): a normal impulse far above h m g
+    for tag, case in r["painleve_paradox"].items():
+        check(case["ok"] and case["outcome"] == "stick" and case["normal_impulse_over_hmg"] > 5,
+              "Painleve paradox %s: %s" % (tag, case))
     for mu, slide in r["incline_slide_m"].items():
         want = closed["incline_slide_m"][mu]
         ok = abs(slide) < 1e-9 if want == 0.0 else abs(slide / want - 1) < 0.02

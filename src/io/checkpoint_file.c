@@ -588,7 +588,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
       if (!(props[2 * m] >= 0.0 && props[2 * m] < PETSC_INFINITY && props[2 * m + 1] >= 0.0 &&
             props[2 * m + 1] < PETSC_INFINITY && props[2 * (nm + m)] >= 0.0 && props[2 * (nm + m)] < PETSC_INFINITY &&
             props[2 * (nm + m) + 1] >= 0.0 && props[2 * (nm + m) + 1] < PETSC_INFINITY))
-        TalusH5Fault(&r, "%s", "a material's mu, density or relaxation is not a finite number >= 0");
+        TalusH5Fault(&r, "%s", "a material's mu or density, or its relaxation, is not a finite number >= 0");
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &live, 1, MPIU_INT, MPI_SUM, comm));
     if (live != info.nbodies) TalusH5Fault(&r, "%s", "the number of bodies does not match the header");
     { /* collective: only where no rank has met a fault in its rows */

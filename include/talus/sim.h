@@ -112,8 +112,9 @@ PETSC_EXTERN PetscErrorCode TalusSimGetJoints(TalusSim, PetscInt *n, const Talus
 PETSC_EXTERN PetscErrorCode TalusSimGetJointWrenches(TalusSim, const PetscReal **wrench);
 /* What a watch measured over the last step (TalusSimGetWatch): the force and torque (world frame,
    N and N m) that contacts and joints with bodies outside the group exert on it, the torque about
-   the body's centre (one body) or the group's centre of mass; the group's bodies, mass, centre of
-   mass and its velocity (the mean of the centres when it has no mass: fixed or prescribed bodies). */
+   the body's centre (one body) or the group's centre of mass; for a group of two or more, its bodies,
+   mass, centre of mass and its velocity (the mean of the centres when it has no mass: fixed or
+   prescribed bodies; a single body's own state is in TalusSimGatherBodies). */
 typedef struct {
   PetscInt  bodies;
   PetscReal mass, centre[3], velocity[3], force[3], torque[3];

@@ -116,7 +116,7 @@ static PetscErrorCode Measure(TalusSim sim, TalusWatchGroup *w)
   const PetscReal zero[3]   = {0, 0, 0};
 
   PetscFunctionBegin;
-  PetscCall(Centre(sim, w));
+  if (w->n > 1) PetscCall(Centre(sim, w)); /* one body's torque is about its own centre: no pass, no reduction */
   for (PetscInt c = 0; c < sim->contacts.n; c++) {
     const TalusContact *ct   = &sim->contacts.c[c];
     const PetscBool     in_a = InGroup(w, ct->id_a), in_b = InGroup(w, ct->id_b);

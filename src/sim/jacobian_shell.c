@@ -384,17 +384,24 @@ static void BlockGather(void *vctx, PetscInt c, const PetscScalar *w, PetscScala
   u[0] = u0, u[1] = u1, u[2] = u2;
 }
 
+/* y = M_s^-1 x for one body's record m (as TalusJacobianApplyInverseMass) */
+static inline void InverseMassTimes(const PetscReal *m, const PetscReal x[6], PetscReal y[6])
+{
+  for (int j = 0; j < 3; j++) y[j] = m[0] * x[j];
+  y[3] = m[1] * x[3] + m[4] * x[4] + m[5] * x[5];
+  y[4] = m[4] * x[3] + m[2] * x[4] + m[6] * x[5];
+  y[5] = m[5] * x[3] + m[6] * x[4] + m[3] * x[5];
+}
+
 /* w_s += sign M_s^-1 (f, S x f) for the body in slot s (M^-1 as in TalusJacobianApplyInverseMass) */
 static inline void AddInverseMassWrench(const PetscReal *restrict m, PetscReal sign, const PetscReal f[3],
                                         const PetscReal S[3], PetscScalar *restrict w)
 {
-  PetscReal tq[3];
+  PetscReal x[6] = {f[0], f[1], f[2]}, y[6];
 
-  TalusCross3(S, f, tq);
-  for (int j = 0; j < 3; j++) w[j] += sign * m[0] * f[j];
-  w[3] += sign * (m[1] * tq[0] + m[4] * tq[1] + m[5] * tq[2]);
-  w[4] += sign * (m[4] * tq[0] + m[2] * tq[1] + m[6] * tq[2]);
-  w[5] += sign * (m[5] * tq[0] + m[6] * tq[1] + m[3] * tq[2]);
+  TalusCross3(S, f, &x[3]);
+  InverseMassTimes(m, x, y);
+  for (int e = 0; e < 6; e++) w[e] += sign * y[e]; /* sign is +-1: the same numbers as before */
 }
 
 static void BlockScatter(void *vctx, PetscInt c, const PetscScalar g[3], PetscScalar *w)
@@ -444,15 +451,6 @@ static PetscScalar RowGather(void *vctx, PetscInt r, const PetscScalar *w)
 {
   const JacobianShell *ctx = (const JacobianShell *)vctx;
   return GatherRow(&ctx->row_J[TALUS_JACOBIAN_ROW * r], ctx->row_slot[2 * r], ctx->row_slot[2 * r + 1], w);
-}
-
-/* y = M_s^-1 x for one body's record m (as TalusJacobianApplyInverseMass) */
-static inline void InverseMassTimes(const PetscReal *m, const PetscReal x[6], PetscReal y[6])
-{
-  for (int j = 0; j < 3; j++) y[j] = m[0] * x[j];
-  y[3] = m[1] * x[3] + m[4] * x[4] + m[5] * x[5];
-  y[4] = m[4] * x[3] + m[2] * x[4] + m[6] * x[5];
-  y[5] = m[5] * x[3] + m[6] * x[4] + m[3] * x[5];
 }
 
 /* w_s += f M_s^-1 G_s for each side's body */

@@ -41,9 +41,10 @@ PETSC_EXTERN PetscErrorCode TalusShapeNames(char names[], size_t size);
 
 typedef struct {
   char      name[64];
-  PetscReal mu;          /* friction coefficient */
-  PetscReal density;     /* kg/m^3, used when a body gives no mass */
-  PetscReal zeta, delta; /* seed 003's relaxation of its contacts (include/talus/relaxation.h); delta 0: rigid */
+  PetscReal mu;                 /* friction coefficient */
+  PetscReal density;            /* kg/m^3, used when a body gives no mass */
+  PetscReal zeta, delta;        /* seed 003's relaxation of its contacts (include/talus/relaxation.h); delta 0: rigid */
+  PetscReal stiffness, damping; /* seed 004's compliant contacts: K (N/m), B (N s/m); K 0: rigid */
 } TalusMaterial;
 
 typedef struct {
@@ -99,6 +100,10 @@ PETSC_EXTERN PetscErrorCode TalusBodiesFindMaterial(TalusBodies *, const char na
    time constant delta > 0 (s); delta = 0 makes them rigid again. */
 PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialRelaxation(TalusBodies *, PetscInt m, PetscReal zeta,
                                                              PetscReal delta);
+/* Material m's contacts compliant as seed 004 eq. 53-62 (include/talus/relaxation.h): normal stiffness K > 0
+   (N/m) and damping B >= 0 (N s/m); K = 0 makes them rigid again. Not with a relaxation. */
+PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialCompliance(TalusBodies *, PetscInt m, PetscReal stiffness,
+                                                             PetscReal damping);
 /*
  * Appends a body with zero velocity and identity orientation. size: radius (sphere), half-extents
  * (box) or outward normal (plane, normalised here). mass <= 0 means "from the material's density".

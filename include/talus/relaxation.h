@@ -27,4 +27,10 @@ PETSC_EXTERN PetscReal TalusRelaxationMinDelta(PetscReal zeta, PetscReal h);
 PETSC_EXTERN void TalusContactRelaxation(const TalusBodies *, PetscInt ka, PetscInt kb, PetscReal *zeta,
                                          PetscReal *delta);
 
+/* Seed 004's compliance of a contact between bodies ka and kb (eq. 53-62; docs/relaxation.md): its
+   materials' stiffnesses and dampings in series (one compliant material: its own; none: K = 0). */
+PETSC_EXTERN void TalusContactCompliance(const TalusBodies *, PetscInt ka, PetscInt kb, PetscReal *K, PetscReal *B);
+/* Whether any material's contacts are compliant (then the step's problem has N + E). */
+PETSC_EXTERN PetscBool TalusBodiesAnyCompliant(const TalusBodies *);
+
 #endif

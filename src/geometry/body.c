@@ -72,10 +72,12 @@ PetscErrorCode TalusBodiesAddMaterial(TalusBodies *b, const char name[], PetscRe
   PetscCall(PetscFree(b->materials));
   b->materials = grown;
   PetscCall(PetscStrncpy(grown[b->nmaterials].name, name, sizeof(grown[b->nmaterials].name)));
-  grown[b->nmaterials].mu      = mu;
-  grown[b->nmaterials].density = density;
-  grown[b->nmaterials].zeta    = 0.0;
-  grown[b->nmaterials].delta   = 0.0;
+  grown[b->nmaterials].mu        = mu;
+  grown[b->nmaterials].density   = density;
+  grown[b->nmaterials].zeta      = 0.0;
+  grown[b->nmaterials].delta     = 0.0;
+  grown[b->nmaterials].stiffness = 0.0;
+  grown[b->nmaterials].damping   = 0.0;
   if (index) *index = b->nmaterials;
   b->nmaterials++;
   PetscFunctionReturn(0);
@@ -88,8 +90,25 @@ PetscErrorCode TalusBodiesSetMaterialRelaxation(TalusBodies *b, PetscInt m, Pets
   PetscCheck(zeta >= 0.0 && zeta < PETSC_INFINITY && delta >= 0.0 && delta < PETSC_INFINITY, PETSC_COMM_SELF,
              PETSC_ERR_USER_INPUT, "material %s: relaxation zeta = %g and delta = %g must be finite and >= 0",
              b->materials[m].name, (double)zeta, (double)delta);
+  PetscCheck(delta == 0.0 || b->materials[m].stiffness == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "material %s: a contact is relaxed (seed 003) or compliant (seed 004), not both", b->materials[m].name);
   b->materials[m].zeta  = zeta;
   b->materials[m].delta = delta;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusBodiesSetMaterialCompliance(TalusBodies *b, PetscInt m, PetscReal stiffness, PetscReal damping)
+{
+  PetscFunctionBegin;
+  PetscCheck(m >= 0 && m < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "no material %" PetscInt_FMT, m);
+  PetscCheck(stiffness >= 0.0 && stiffness < PETSC_INFINITY && damping >= 0.0 && damping < PETSC_INFINITY,
+             PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "material %s: compliance stiffness = %g and damping = %g must be finite and >= 0", b->materials[m].name,
+             (double)stiffness, (double)damping);
+  PetscCheck(stiffness == 0.0 || b->materials[m].delta == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "material %s: a contact is relaxed (seed 003) or compliant (seed 004), not both", b->materials[m].name);
+  b->materials[m].stiffness = stiffness;
+  b->materials[m].damping   = damping;
   PetscFunctionReturn(0);
 }
 

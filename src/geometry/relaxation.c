@@ -41,6 +41,29 @@ PetscReal TalusRelaxationMinDelta(PetscReal zeta, PetscReal h)
   return h / (zeta > 0.0 ? PetscMin(r, 1.0 / zeta) : r);
 }
 
+/* x y / (x + y) for two stiffnesses in series; one of them 0 (rigid) leaves the other */
+static PetscReal Series(PetscReal x, PetscReal y)
+{
+  return x == 0.0 ? y : y == 0.0 ? x : x * y / (x + y);
+}
+
+void TalusContactCompliance(const TalusBodies *b, PetscInt ka, PetscInt kb, PetscReal *K, PetscReal *B)
+{
+  const TalusMaterial *ma = &b->materials[b->material[ka]], *mb = &b->materials[b->material[kb]];
+
+  *K = Series(ma->stiffness, mb->stiffness);
+  if (ma->stiffness > 0.0 && mb->stiffness > 0.0) /* dampers in series: one without damping carries none */
+    *B = ma->damping > 0.0 && mb->damping > 0.0 ? ma->damping * mb->damping / (ma->damping + mb->damping) : 0.0;
+  else *B = ma->stiffness > 0.0 ? ma->damping : mb->damping;
+}
+
+PetscBool TalusBodiesAnyCompliant(const TalusBodies *b)
+{
+  for (PetscInt m = 0; m < b->nmaterials; m++)
+    if (b->materials[m].stiffness > 0.0) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 void TalusContactRelaxation(const TalusBodies *b, PetscInt ka, PetscInt kb, PetscReal *zeta, PetscReal *delta)
 {
   const TalusMaterial *ma = &b->materials[b->material[ka]], *mb = &b->materials[b->material[kb]];

@@ -362,7 +362,7 @@ static PetscErrorCode ReadGenerator(SceneReader *r, yaml_node_t *entry, TalusBod
 
 static PetscErrorCode ReadMaterials(SceneReader *r, yaml_node_t *list, TalusBodies *b)
 {
-  static const char *const keys[] = {"name", "mu", "density", "relaxation", NULL};
+  static const char *const keys[] = {"name", "mu", "density", "relaxation", "compliance", NULL};
 
   PetscFunctionBegin;
   if (list->type != YAML_SEQUENCE_NODE)

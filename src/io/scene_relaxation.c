@@ -1,5 +1,5 @@
 /*
- * A material's or a joint's `relaxation:` (docs/relaxation.md): seed 003's relaxed rows, {delta, zeta}
+ * A material's `compliance:` (seed 004) and a material's or a joint's `relaxation:` (docs/relaxation.md): seed 003's relaxed rows, {delta, zeta}
  * or {delta, restitution} (zeta from eq. 104), checked against the stability region at the scene's
  * time step, each mistake at its FILE:LINE.
  */
@@ -7,6 +7,30 @@
 #include <talus/relaxation.h>
 
 static const char *const relaxation_keys[] = {"delta", "zeta", "restitution", NULL};
+static const char *const compliance_keys[] = {"stiffness", "damping", NULL};
+
+/* A material's compliance: {stiffness: K > 0 (N/m), damping: B >= 0 (N s/m)}, seed 004 */
+static PetscErrorCode ReadCompliance(SceneReader *r, yaml_node_t *node, TalusBodies *b, PetscInt m)
+{
+  yaml_node_t *v;
+  PetscReal    K, B = 0.0;
+
+  PetscFunctionBegin;
+  if (node->type != YAML_MAPPING_NODE)
+    SceneError(r, node, "compliance must be a mapping {stiffness, damping}, got %s", SceneNodeKind(node));
+  PetscCall(SceneCheckKeys(r, node, "compliance", compliance_keys));
+  PetscCall(SceneRequireKey(r, node, "stiffness", "compliance", &v));
+  PetscCall(SceneGetNumber(r, v, "stiffness", &K));
+  if (!(K > 0.0 && K < PETSC_INFINITY)) SceneError(r, v, "stiffness must be positive (N/m), got %g", (double)K);
+  if ((v = SceneLookup(r, node, "damping"))) {
+    PetscCall(SceneGetNumber(r, v, "damping", &B));
+    if (!(B >= 0.0 && B < PETSC_INFINITY)) SceneError(r, v, "damping must be >= 0 (N s/m), got %g", (double)B);
+  }
+  if (b->materials[m].delta > 0.0)
+    SceneError(r, node, "a material's contacts are relaxed (seed 003) or compliant (seed 004), not both");
+  PetscCall(TalusBodiesSetMaterialCompliance(b, m, K, B));
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode SceneReadRelaxation(SceneReader *r, yaml_node_t *node, TalusSim sim, PetscReal *zeta_out,
                                    PetscReal *delta_out)
@@ -53,11 +77,13 @@ PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, Talu
   PetscCall(TalusSimGetBodies(sim, &b));
   for (yaml_node_item_t *it = materials->data.sequence.items.start; it < materials->data.sequence.items.top;
        it++, m++) {
-    yaml_node_t *node = SceneLookup(r, yaml_document_get_node(&r->doc, *it), "relaxation");
+    yaml_node_t *map = yaml_document_get_node(&r->doc, *it), *node;
     PetscReal    zeta, delta;
-    if (!node) continue;
-    PetscCall(SceneReadRelaxation(r, node, sim, &zeta, &delta));
-    PetscCall(TalusBodiesSetMaterialRelaxation(b, m, zeta, delta));
+    if ((node = SceneLookup(r, map, "relaxation"))) {
+      PetscCall(SceneReadRelaxation(r, node, sim, &zeta, &delta));
+      PetscCall(TalusBodiesSetMaterialRelaxation(b, m, zeta, delta));
+    }
+    if ((node = SceneLookup(r, map, "compliance"))) PetscCall(ReadCompliance(r, node, b, m));
   }
   PetscFunctionReturn(0);
 }

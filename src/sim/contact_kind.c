@@ -43,7 +43,10 @@ static void ContactStabilisation(const TalusBodies *bodies, const void *block, P
   TalusContactRelaxation(bodies, ct->a, ct->b, &zeta, &delta);
   if (delta > 0.0) RelaxedStabilisation(bodies, ct, h, zeta, delta, b);
   else {
-    b[0] = ct->phi / h;
+    PetscReal K, B;
+    TalusContactCompliance(bodies, ct->a, ct->b, &K, &B);
+    /* seed 004 eq. 61 in the CCP: the gap's stabilisation K / (h K + B) (1 / h in the rigid limit) */
+    b[0] = K > 0.0 ? K / (h * K + B) * ct->phi : ct->phi / h;
     b[1] = b[2] = 0.0;
   }
   for (int side = 0; side < 2; side++) {
@@ -55,6 +58,18 @@ static void ContactStabilisation(const TalusBodies *bodies, const void *block, P
     TalusBodyPointVelocity(bodies, k, S, v);
     for (int r = 0; r < 3; r++) b[r] += (side ? 1.0 : -1.0) * TalusDot3(&ct->frame[3 * r], v);
   }
+}
+
+/* Seed 004 eq. 60: E_n = 1 / (h^2 K + h B) on the normal row of a compliant contact; the tangents
+   stay rigid (Coulomb friction: K_r = K_s = 0 with no tangential compliance, the paper's choice) */
+static void ContactCompliance(const TalusBodies *bodies, const void *block, PetscReal h, PetscScalar E[])
+{
+  const TalusContact *ct = (const TalusContact *)block;
+  PetscReal           K, B;
+
+  TalusContactCompliance(bodies, ct->a, ct->b, &K, &B);
+  E[0] = K > 0.0 ? 1.0 / (h * h * K + h * B) : 0.0;
+  E[1] = E[2] = 0.0;
 }
 
 static void ContactGetImpulse(const void *block, PetscScalar gamma[])
@@ -138,6 +153,7 @@ const TalusConstraintKind TalusContactKind = {
   .max_record    = TALUS_JACOBIAN_GENERAL,
   .max_entries   = 2 * 3 * 6,
   .stabilisation = ContactStabilisation,
+  .compliance    = ContactCompliance,
   .get_impulse   = ContactGetImpulse,
   .set_impulse   = ContactSetImpulse,
   .record        = ContactRecord,

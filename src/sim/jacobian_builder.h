@@ -43,6 +43,8 @@ typedef struct {
                       PetscScalar coo_v[]);
   /* Its rows' entries of the diagonal of N = B M^-1 B^T, from the two bodies' masses and inertias. */
   void (*diagonal)(const TalusBodies *, const void *block, PetscScalar diag[]);
+  /* Its rows' compliance E (seed 004 eq. 60: the problem's operator is N + E), or NULL: rigid rows. */
+  void (*compliance)(const TalusBodies *, const void *block, PetscReal h, PetscScalar E[]);
 } TalusConstraintKind;
 
 PETSC_INTERN const TalusConstraintKind TalusContactKind, TalusJointRowKind;

@@ -107,6 +107,7 @@ typedef struct {
   void              *inverse_mass_ctx;
   Vec       v_free, v_plus, gamma, q, mu; /* body-space ones are ghosted, in the world frame, when B is matrix-free */
   PetscReal bytes_per_product;            /* bytes of other ranks' velocities one product with B gathers */
+  Vec       compliance;                   /* seed 004's E per row (the operator is N + E), or NULL: rigid rows */
 } TalusStepCCP;
 
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);

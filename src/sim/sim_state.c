@@ -73,6 +73,7 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
     PetscCall(
       TalusBodiesAddMaterial(b, snap->materials[m].name, snap->materials[m].mu, snap->materials[m].density, NULL));
     PetscCall(TalusBodiesSetMaterialRelaxation(b, m, snap->materials[m].zeta, snap->materials[m].delta));
+    PetscCall(TalusBodiesSetMaterialCompliance(b, m, snap->materials[m].stiffness, snap->materials[m].damping));
   }
   if (snap->mu_pair) {
     PetscCall(PetscMalloc1(snap->nmaterials * snap->nmaterials, &b->mu_pair));

@@ -56,6 +56,8 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(TalusSimGetCCP(sim, NULL)); /* its type (-ccp_problem) agrees with sim->anti_relax */
   PetscCall(TalusCCPNeedsAssembledOperator(sim->ccp, &assembled));
+  PetscCheck(!ccp->compliance || !assembled, sim->comm, PETSC_ERR_SUP,
+             "compliant contacts (seed 004) need a solver that applies N + E (apgd); this one forms N");
   if (assembled) { /* ipm factorises N: W = B M^-1 B^T formed, from the assembled B (the same rows in the same order) */
     if (ccp->inverse_mass) PetscCall(TalusDelassusAssemble(ccp->B, ccp->inverse_mass, &N)); /* B is assembled already */
     else {
@@ -67,10 +69,12 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   } else
     PetscCall(
       TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
+  if (ccp->compliance) PetscCall(TalusDelassusSetCompliance(N, ccp->compliance)); /* N + E, seed 004 eq. 60 */
   PetscCall(TalusCCPGetScaling(sim->ccp, &scale));
   if (scale && !assembled) { /* the shell cannot find its own diagonal: the blocks give it */
     Vec diagonal;
     PetscCall(TalusSimGetDelassusDiagonal(sim, &diagonal));
+    if (ccp->compliance) PetscCall(VecAXPY(diagonal, 1.0, ccp->compliance));
     PetscCall(TalusDelassusSetDiagonal(N, diagonal));
     PetscCall(VecDestroy(&diagonal));
   }

@@ -9,6 +9,7 @@
  * cross-checking): this file knows neither the rows of a kind nor the form of B.
  */
 #include "jacobian_builder.h"
+#include <talus/relaxation.h>
 
 /* Applied forces over one step: gravity, the gyroscopic torque -omega x J omega (seed 000 eq. 3)
    and, when given, the loads and springs' force and world-frame torque on the body (drives.c). */
@@ -67,7 +68,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   TalusJacobianBuilder jb    = {.ops = builder, .sim = sim};
   const PetscInt       nrows = LocalRows(sim);
   PetscInt             row_start, row;
-  PetscScalar         *vf, *gam, *q, *mu;
+  PetscScalar         *vf, *gam, *q, *mu, *E = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAssemble, 0, 0, 0, 0));
@@ -91,6 +92,11 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   PetscCall(VecGetArray(ccp->mu, &mu));
   PetscCall(VecGetArray(ccp->q, &q));
   PetscCall(VecGetArray(ccp->gamma, &gam));
+  if (TalusBodiesAnyCompliant(b)) { /* the same on every rank: the materials are */
+    PetscCall(VecDuplicate(ccp->q, &ccp->compliance));
+    PetscCall(VecSet(ccp->compliance, 0.0));
+    PetscCall(VecGetArray(ccp->compliance, &E));
+  }
   for (PetscInt c = 0; c < sim->contacts.n; c++) mu[c] = sim->contacts.c[c].mu;
   row = 0;
   for (int k = 0; k < NKINDS; k++) {
@@ -102,8 +108,10 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
       jb.ops->add_block(&jb, kind, i, block, row_start + row);
       kind->stabilisation(b, block, sim->dt, &q[row]);
       kind->get_impulse(block, &gam[row]);
+      if (E && kind->compliance) kind->compliance(b, block, sim->dt, &E[row]);
     }
   }
+  if (E) PetscCall(VecRestoreArray(ccp->compliance, &E));
   PetscCall(VecRestoreArray(ccp->gamma, &gam));
   PetscCall(VecRestoreArray(ccp->q, &q));
   PetscCall(VecRestoreArray(ccp->mu, &mu));
@@ -183,5 +191,6 @@ PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *ccp)
   PetscCall(VecDestroy(&ccp->gamma));
   PetscCall(VecDestroy(&ccp->q));
   PetscCall(VecDestroy(&ccp->mu));
+  PetscCall(VecDestroy(&ccp->compliance));
   PetscFunctionReturn(0);
 }

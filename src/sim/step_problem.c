@@ -5,6 +5,7 @@
  * the run's B takes, so that the run itself is unchanged.
  */
 #include "jacobian_builder.h"
+#include <talus/relaxation.h>
 
 PetscErrorCode TalusSimSetProblemMonitor(TalusSim sim, TalusSimProblemMonitorFn fn, void *ctx,
                                          PetscErrorCode (*destroy)(void **))
@@ -43,6 +44,8 @@ PetscErrorCode TalusSimGetStepProblem(TalusSim sim, TalusFCLibProblem *local, Ta
              "a step's problem with joints cannot be written in FCLib's form yet (its rows are contacts only): "
              "the scene has %" PetscInt_FMT " joints",
              sim->njoints);
+  PetscCheck(!TalusBodiesAnyCompliant(sim->bodies), sim->comm, PETSC_ERR_SUP,
+             "a step's problem with compliant contacts (seed 004's N + E) cannot be written in FCLib's form");
   PetscCall(TalusSimAssembleCCPAssembled(sim, &ccp));
   PetscCall(PetscMemzero(local, sizeof(*local)));
   PetscCall(PetscMemzero(global, sizeof(*global)));

@@ -15,6 +15,8 @@ typedef struct {
   Vec                inverse_mass; /* diag(M^-1) for TalusDelassusCreateShell, else NULL */
   Vec                body_work;    /* impulses, then velocity changes, in body space */
   Vec                diagonal;     /* diag(N) as its creator computed it (TalusDelassusSetDiagonal), or NULL */
+  Vec                compliance;   /* E: the shell is N + diag(E) (TalusDelassusSetCompliance), or NULL */
+  Vec                row_work;     /* E x */
 } DelassusShell;
 
 PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
@@ -47,16 +49,32 @@ PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* y = B M^-1 B^T x, plus z and the normal shift if given: B adds them in its own pass when it can */
+/* y = B M^-1 B^T x (+ E x), plus z and the normal shift if given: B adds them in its own pass when it can */
 static PetscErrorCode DelassusApply(Mat N, Vec x, Vec z, Vec shift, Vec y)
 {
   DelassusShell *shell;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
+  if (shell->compliance) PetscCall(VecPointwiseMult(shell->row_work, shell->compliance, x)); /* before y may be x */
   PetscCall(MatMultTranspose(shell->B, x, shell->body_work));
   PetscCall((*shell->apply_inverse_mass)(shell->body_work, shell->ctx));
   PetscCall(TalusMatMultAddNormalShift(shell->B, shell->body_work, z, shift, y));
+  if (shell->compliance) PetscCall(VecAXPY(y, 1.0, shell->row_work));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusDelassusSetCompliance(Mat N, Vec E)
+{
+  DelassusShell *shell;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(N, &shell));
+  PetscCall(PetscObjectReference((PetscObject)E));
+  PetscCall(VecDestroy(&shell->compliance));
+  PetscCall(VecDestroy(&shell->row_work));
+  shell->compliance = E;
+  PetscCall(VecDuplicate(E, &shell->row_work));
   PetscFunctionReturn(0);
 }
 
@@ -86,6 +104,8 @@ static PetscErrorCode DelassusDestroy(Mat N)
   PetscCall(VecDestroy(&shell->inverse_mass));
   PetscCall(VecDestroy(&shell->body_work));
   PetscCall(VecDestroy(&shell->diagonal));
+  PetscCall(VecDestroy(&shell->compliance));
+  PetscCall(VecDestroy(&shell->row_work));
   PetscCall(PetscFree(shell));
   PetscFunctionReturn(0);
 }
@@ -109,6 +129,8 @@ static PetscErrorCode DelassusGetBlockRows(Mat N, TalusBlockRows *rows)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
+  PetscCheck(!shell->compliance, PetscObjectComm((PetscObject)N), PETSC_ERR_SUP,
+             "nbgs does not take compliant rows (seed 004's N + E) yet: use -tao_type apgd");
   PetscCall(TalusMatGetBlockRows(shell->B, rows, &found));
   PetscCheck(found, PetscObjectComm((PetscObject)N), PETSC_ERR_SUP,
              "this Delassus operator's B has no row blocks to visit (it is assembled: use -ccp_matrix_free true)");

@@ -76,6 +76,33 @@ if r.returncode == 0:
             same = all(np.array_equal(a[k][()], b[k][()]) for k in ("bodies/position", "joint_impulses", "joints/relaxation"))
             check(same and list(a["joints/relaxation"][0]) == [1.0, 0.02], "relaxed pin restart: step 300 differs")
 
+# seed 004's compliant contacts through a scene: a ball resting on a compliant floor sinks m g / K; nbgs and
+# ipm refuse compliant rows; a restart keeps the compliance
+path = os.path.join(WORK, "compliant.yaml")
+with open(path, "w") as f:
+    f.write("gravity: [0, 0, -9.81]\ntime_step: 0.001\nend_time: 1\nenvelope: 0.01\n"
+            "materials:\n  - {name: rubber, mu: 0.5, compliance: {stiffness: 1.0e+5, damping: 2000}}\nbodies:\n"
+            "  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0]}\n"
+            "  - {shape: sphere, radius: 0.1, mass: 2, position: [0, 0, 0.1]}\n")
+out = os.path.join(WORK, "compliant")
+r = run_talus(TALUS, [path, "-o", out, "-probe", "1", "-checkpoint_every", "500", "-checkpoint_keep", "10"])
+check(r.returncode == 0, "compliant floor: %s" % r.stderr[-400:])
+if r.returncode == 0:
+    with open(os.path.join(out, "probe-1.csv")) as f:
+        z = float(list(csv.DictReader(f))[-1]["z"])
+    check(abs((0.1 - z) / (2 * 9.81 / 1e5) - 1) < 1e-6, "compliant floor: sinkage %g m, m g / K = %g m" % (0.1 - z, 2 * 9.81 / 1e5))
+    again = os.path.join(WORK, "compliant-restart")
+    r = run_talus(TALUS, ["-restart", os.path.join(out, "checkpoints", "ckpt-00000500.h5"), "-o", again])
+    check(r.returncode == 0, "compliant restart: %s" % r.stderr[-400:])
+    if r.returncode == 0:
+        with h5py.File(os.path.join(out, "checkpoints", "ckpt-00001000.h5"), "r") as a, \
+                h5py.File(os.path.join(again, "checkpoints", "ckpt-00001000.h5"), "r") as b:
+            same = all(np.array_equal(a[k][()], b[k][()]) for k in ("bodies/position", "bodies/velocity", "materials/compliance"))
+            check(same and list(a["materials/compliance"][0]) == [1e5, 2000.0], "compliant restart: step 1000 differs")
+for extra, expected in ((["-tao_type", "nbgs"], "nbgs does not take compliant rows"), (["-tao_type", "ipm"], "compliant contacts")):
+    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "compliant-refused"), "-t_final", "0.01"] + extra)
+    check(r.returncode != 0 and expected in r.stderr, "compliant with %s: %s" % (extra, r.stderr.strip()[-300:]))
+
 HEAD = "time_step: 0.01\nmaterials:\n  - {name: m, mu: 0, relaxation: %s}\nbodies:\n" \
        "  - {shape: sphere, radius: 0.1, mass: 1, position: [0, 0, 0]}\n"
 BAD = [
@@ -86,6 +113,7 @@ BAD = [
     ("{delta: 0.1, stiffness: 3}", "stiffness"),
     ("{delta: -1}", "delta must be a positive time"),
     ("[0.1, 0.5]", "relaxation must be a mapping"),
+    ("{delta: 0.1, zeta: 0.5}, compliance: {stiffness: 1.0e+6}", "relaxed (seed 003) or compliant (seed 004), not both"),
 ]
 for k, (value, expected) in enumerate(BAD):
     path = os.path.join(WORK, "bad-%02d.yaml" % k)

@@ -76,14 +76,15 @@ if r.returncode == 0:
             same = all(np.array_equal(a[k][()], b[k][()]) for k in ("bodies/position", "joint_impulses", "joints/relaxation"))
             check(same and list(a["joints/relaxation"][0]) == [1.0, 0.02], "relaxed pin restart: step 300 differs")
 
-# seed 004's compliant contacts through a scene: a ball resting on a compliant floor sinks m g / K; nbgs and
+# seed 004's compliant contacts through a scene: a compliant ball resting on a rigid floor sinks m g / K; nbgs and
 # ipm refuse compliant rows; a restart keeps the compliance
 path = os.path.join(WORK, "compliant.yaml")
 with open(path, "w") as f:
     f.write("gravity: [0, 0, -9.81]\ntime_step: 0.001\nend_time: 1\nenvelope: 0.01\n"
-            "materials:\n  - {name: rubber, mu: 0.5, compliance: {stiffness: 1.0e+5, damping: 2000}}\nbodies:\n"
-            "  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0]}\n"
-            "  - {shape: sphere, radius: 0.1, mass: 2, position: [0, 0, 0.1]}\n")
+            "materials:\n  - {name: rubber, mu: 0.5, compliance: {stiffness: 1.0e+5, damping: 2000}}\n"
+            "  - {name: steel, mu: 0.5}\nbodies:\n"
+            "  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0], material: steel}\n"
+            "  - {shape: sphere, radius: 0.1, mass: 2, position: [0, 0, 0.1], material: rubber}\n")
 out = os.path.join(WORK, "compliant")
 r = run_talus(TALUS, [path, "-o", out, "-probe", "1", "-checkpoint_every", "500", "-checkpoint_keep", "10"])
 check(r.returncode == 0, "compliant floor: %s" % r.stderr[-400:])

@@ -41,15 +41,16 @@ PETSC_EXTERN PetscReal TalusMotionRate(const TalusMotion *, const TalusTable tab
 /* A joint as the simulator keeps it (the same on every rank; what checkpoints store). Side 0 is body
    A, side 1 body B; vectors are in that body's frame, or in the world's for TALUS_WORLD. */
 typedef struct {
-  PetscInt    type;            /* TalusJointType */
-  PetscInt    body[2];         /* global ids, or TALUS_WORLD */
-  PetscInt    owner_side;      /* the side whose body keeps the joint: the lower-id dynamic one (as for contacts) */
-  PetscReal   anchor[2][3];    /* the joint's point on each side */
-  PetscReal   axis[2][3];      /* its unit axis on each side (revolute, prismatic, drivers; a planar pin's normal) */
-  PetscReal   reference[2][3]; /* a unit direction normal to the axis on each side: angles, the weld's frame */
-  PetscReal   length;          /* distance joint: the distance kept between the anchors (m) */
-  TalusMotion motion;          /* drivers: the relative angle (rad) or displacement (m) prescribed */
-  PetscReal   zeta, delta;     /* seed 003's relaxation of its rows (docs/relaxation.md); delta 0: seed 000's */
+  PetscInt    type;               /* TalusJointType */
+  PetscInt    body[2];            /* global ids, or TALUS_WORLD */
+  PetscInt    owner_side;         /* the side whose body keeps the joint: the lower-id dynamic one (as for contacts) */
+  PetscReal   anchor[2][3];       /* the joint's point on each side */
+  PetscReal   axis[2][3];         /* its unit axis on each side (revolute, prismatic, drivers; a planar pin's normal) */
+  PetscReal   reference[2][3];    /* a unit direction normal to the axis on each side: angles, the weld's frame */
+  PetscReal   length;             /* distance joint: the distance kept between the anchors (m) */
+  TalusMotion motion;             /* drivers: the relative angle (rad) or displacement (m) prescribed */
+  PetscReal   zeta, delta;        /* seed 003's relaxation of its rows (docs/relaxation.md); delta 0: seed 000's */
+  PetscReal   stiffness, damping; /* seed 004's compliance of its rows (docs/compliance.md); stiffness 0: rigid */
 } TalusJoint;
 
 /* What a joint is, in the world at the time it is added. */
@@ -60,7 +61,8 @@ typedef struct {
   PetscReal      axis[3];     /* world; ignored by spherical, weld and distance joints */
   PetscReal      length;      /* distance joint: < 0 for the distance between the points when added */
   TalusMotion    motion;
-  PetscReal      zeta, delta; /* relaxed rows (seed 003 eq. 64): damping ratio, time constant (s); 0, 0: rigid */
+  PetscReal      zeta, delta;        /* relaxed rows (seed 003 eq. 64): damping ratio, time constant (s); 0, 0: rigid */
+  PetscReal      stiffness, damping; /* compliant rows (seed 004 eq. 60-62): K (N/m or N m/rad), B; 0, 0: rigid */
 } TalusJointSpec;
 
 PETSC_EXTERN const char *const TalusJointTypeNames[TALUS_NJOINT_TYPES];

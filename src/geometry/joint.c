@@ -240,5 +240,10 @@ const char *TalusJointFromSpec(const TalusJointSpec *s, const TalusPose *A, cons
   if (!(s->zeta >= 0.0 && s->zeta < PETSC_INFINITY && s->delta >= 0.0 && s->delta < PETSC_INFINITY))
     return "its relaxation's zeta and delta must be finite and >= 0";
   j->zeta = s->zeta, j->delta = s->delta;
+  if (!(s->stiffness >= 0.0 && s->stiffness < PETSC_INFINITY && s->damping >= 0.0 && s->damping < PETSC_INFINITY))
+    return "its compliance's stiffness and damping must be finite and >= 0";
+  if (s->stiffness == 0.0 && s->damping > 0.0) return "its compliance needs a positive stiffness with its damping";
+  if (s->stiffness > 0.0 && s->delta > 0.0) return "its rows are relaxed (seed 003) or compliant (seed 004), not both";
+  j->stiffness = s->stiffness, j->damping = s->damping;
   return NULL;
 }

@@ -554,12 +554,12 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   clo = SliceStart(info.ncontacts, r.size, r.rank), chi = SliceStart(info.ncontacts, r.size, r.rank + 1);
   PetscCall(PetscMalloc3(hi - lo + 1, &rows, info.nplanes + 1, &planes, chi - clo + 1,
                          &crows));             /* every stored field is read into them */
-  PetscCall(PetscCalloc1(6 * nm + 1, &props)); /* mu, density; zeta, delta; K, B (format 3; rigid before) */
+  PetscCall(PetscCalloc1(6 * nm + 1, &props)); /* mu, density; zeta, delta (format 3); K, B (format 4); rigid before */
   PetscCall(PetscCalloc1(nm * nm + 1, &mu_pair));
   PetscCall(TalusH5ReadDataset(&r, "materials/mu_density", TALUS_H5_REAL, nm, 2, 0, nm, props, PETSC_FALSE));
   if (info.version >= 3)
     PetscCall(TalusH5ReadDataset(&r, "materials/relaxation", TALUS_H5_REAL, nm, 2, 0, nm, &props[2 * nm], PETSC_FALSE));
-  if (info.version >= 3)
+  if (info.version >= 4)
     PetscCall(TalusH5ReadDataset(&r, "materials/compliance", TALUS_H5_REAL, nm, 2, 0, nm, &props[4 * nm], PETSC_FALSE));
   if (!r.bad && H5Lexists(r.file, "materials/mu_pair", H5P_DEFAULT) > 0)
     PetscCall(TalusH5ReadDataset(&r, "materials/mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, nm, mu_pair, PETSC_FALSE));

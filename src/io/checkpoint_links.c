@@ -23,6 +23,7 @@ static const TalusH5Field joint_fields[] = {
   JOINT_FIELD("motion", PETSC_FALSE, motion, 5),
   JOINT_FIELD("motion_table", PETSC_TRUE, motion.table, 1), /* format 3: the fields after version 2's come last */
   JOINT_FIELD("relaxation", PETSC_FALSE, zeta, 2),          /* zeta, delta */
+  JOINT_FIELD("compliance", PETSC_FALSE, stiffness, 2),     /* format 4: K, B */
 };
 #define DRIVE_FIELD(type, name, integer, member, width) \
   { \
@@ -62,8 +63,10 @@ static const TalusH5Field planar_fields[] = {
   DRIVE_FIELD(TalusPlanar, "normal", PETSC_FALSE, normal, 3),
 };
 #define NFIELDS(f) ((int)(sizeof(f) / sizeof((f)[0])))
-/* the fields a file of this version has: format 2 lacks the table handles (read as 0, none) */
-#define NFIELDS_OF(f, version, added) (NFIELDS(f) - ((version) < 3 ? (added) : 0))
+/* the fields a file of this version has, those added later last: format 2 lacks the table handles and
+   the relaxation (read as 0, none), format 3 the joints' compliance (0: rigid) */
+#define NFIELDS_OF(f, version, added3, added4) \
+  (NFIELDS(f) - ((version) < 4 ? (added4) : 0) - ((version) < 3 ? (added3) : 0))
 
 /* The tables of time (format 3): per table its value columns and points ("tables", t x 2), and all
    their rows one after the other ("table_values"). */
@@ -152,6 +155,9 @@ static const char *JointFault(const TalusJoint *j, PetscInt max_id)
     return "a length or motion that is not valid";
   if (!(j->zeta >= 0.0 && j->zeta < PETSC_INFINITY && j->delta >= 0.0 && j->delta < PETSC_INFINITY))
     return "a relaxation that is not valid";
+  if (!(j->stiffness >= 0.0 && j->stiffness < PETSC_INFINITY && j->damping >= 0.0 && j->damping < PETSC_INFINITY) ||
+      (j->stiffness > 0.0 && j->delta > 0.0))
+    return "a compliance that is not valid";
   return NULL;
 }
 
@@ -213,8 +219,8 @@ static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *in
   if (!info->njoints) PetscFunctionReturn(0);
   TalusCheckpointCheckExtent(r, "joints/type", info->njoints);
   PetscCall(PetscCalloc1(info->njoints, joints));
-  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS_OF(joint_fields, info->version, 2), sizeof(TalusJoint),
-                             info->njoints, 0, info->njoints, *joints, PETSC_FALSE));
+  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS_OF(joint_fields, info->version, 2, 1),
+                             sizeof(TalusJoint), info->njoints, 0, info->njoints, *joints, PETSC_FALSE));
   for (PetscInt j = 0; j < info->njoints && !r->bad; j++) {
     if ((fault = JointFault(&(*joints)[j], max_id))) TalusH5Fault(r, "a joint has %s", fault);
     else *nrows += TalusJointTypeRows((TalusJointType)(*joints)[j].type);
@@ -285,9 +291,9 @@ PetscErrorCode TalusCheckpointReadLinks(TalusH5Reader *r, const TalusCheckpointI
   PetscCall(PetscMemzero(links, sizeof(*links)));
   PetscCall(ReadTables(r, info, links));
   PetscCall(ReadJoints(r, info, &links->joints, &links->joint_impulse, &nrows));
-  PetscCall(ReadReplicated(r, "prescribed", prescribed_fields, NFIELDS_OF(prescribed_fields, info->version, 1),
+  PetscCall(ReadReplicated(r, "prescribed", prescribed_fields, NFIELDS_OF(prescribed_fields, info->version, 1, 0),
                            sizeof(TalusPrescribedMotion), info->nprescribed, (void **)&links->prescribed));
-  PetscCall(ReadReplicated(r, "loads", load_fields, NFIELDS_OF(load_fields, info->version, 2), sizeof(TalusLoad),
+  PetscCall(ReadReplicated(r, "loads", load_fields, NFIELDS_OF(load_fields, info->version, 2, 0), sizeof(TalusLoad),
                            info->nloads, (void **)&links->loads));
   PetscCall(ReadReplicated(r, "springs", spring_fields, NFIELDS(spring_fields), sizeof(TalusSpring), info->nsprings,
                            (void **)&links->springs));

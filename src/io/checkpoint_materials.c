@@ -1,6 +1,6 @@
 /*
  * The checkpoint's materials (docs/checkpoint-format.md): names, mu and density, seed 003's
- * relaxation (format 3) and the pair friction table, written by rank 0.
+ * relaxation (format 3), compliance (format 4) and the pair friction table, written by rank 0.
  */
 #include "checkpoint_impl.h"
 

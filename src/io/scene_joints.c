@@ -8,8 +8,8 @@
  */
 #include "scene_reader.h"
 
-static const char *const joint_keys[]  = {"type",   "bodies", "point",      "points", "axis",
-                                          "length", "motion", "relaxation", NULL};
+static const char *const joint_keys[]  = {"type",   "bodies", "point",      "points",     "axis",
+                                          "length", "motion", "relaxation", "compliance", NULL};
 static const char *const motion_keys[] = {"offset", "rate", "amplitude", "frequency", "phase", "table", NULL};
 
 /* A body's name (joints refer to it): unique, not "world", not a number (an id is one) */
@@ -146,6 +146,11 @@ static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, void *ctx)
   } else if (TalusJointTypeIsDriver(spec.type))
     SceneError(r, map, "a %s needs a motion: {rate: ..., amplitude: ..., frequency: ...}", name);
   if ((node = SceneLookup(r, map, "relaxation"))) PetscCall(SceneReadRelaxation(r, node, sim, &spec.zeta, &spec.delta));
+  if ((node = SceneLookup(r, map, "compliance"))) {
+    if (spec.delta > 0.0)
+      SceneError(r, node, "a joint's rows are relaxed (seed 003) or compliant (seed 004), not both");
+    PetscCall(SceneReadCompliance(r, node, &spec.stiffness, &spec.damping));
+  }
 
   PetscCall(TalusSimCheckJoint(sim, &spec, &why));
   if (why) SceneError(r, map, "this %s joint cannot be: %s", name, why);

@@ -70,5 +70,8 @@ PETSC_INTERN PetscErrorCode SceneReadSprings(SceneReader *r, yaml_node_t *list, 
 PETSC_INTERN PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, TalusSim sim);
 PETSC_INTERN PetscErrorCode SceneReadRelaxation(SceneReader *r, yaml_node_t *node, TalusSim sim, PetscReal *zeta,
                                                 PetscReal *delta);
+/* A material's or joint's `compliance: {stiffness, damping}` (seed 004; docs/compliance.md): K > 0, B >= 0 */
+PETSC_INTERN PetscErrorCode SceneReadCompliance(SceneReader *r, yaml_node_t *node, PetscReal *stiffness,
+                                                PetscReal *damping);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * A material's `compliance:` (seed 004) and a material's or a joint's `relaxation:` (docs/relaxation.md): seed 003's relaxed rows, {delta, zeta}
+ * A material's or a joint's `relaxation:` (docs/relaxation.md): seed 003's relaxed rows, {delta, zeta}
  * or {delta, restitution} (zeta from eq. 104), checked against the stability region at the scene's
- * time step, each mistake at its FILE:LINE.
+ * time step; and its `compliance:` (docs/compliance.md): seed 004's {stiffness, damping}. Each mistake
+ * at its FILE:LINE.
  */
 #include "scene_reader.h"
 #include <talus/relaxation.h>
@@ -9,8 +10,7 @@
 static const char *const relaxation_keys[] = {"delta", "zeta", "restitution", NULL};
 static const char *const compliance_keys[] = {"stiffness", "damping", NULL};
 
-/* A material's compliance: {stiffness: K > 0 (N/m), damping: B >= 0 (N s/m)}, seed 004 */
-static PetscErrorCode ReadCompliance(SceneReader *r, yaml_node_t *node, TalusBodies *b, PetscInt m)
+PetscErrorCode SceneReadCompliance(SceneReader *r, yaml_node_t *node, PetscReal *stiffness, PetscReal *damping)
 {
   yaml_node_t *v;
   PetscReal    K, B = 0.0;
@@ -26,9 +26,7 @@ static PetscErrorCode ReadCompliance(SceneReader *r, yaml_node_t *node, TalusBod
     PetscCall(SceneGetNumber(r, v, "damping", &B));
     if (!(B >= 0.0 && B < PETSC_INFINITY)) SceneError(r, v, "damping must be >= 0 (N s/m), got %g", (double)B);
   }
-  if (b->materials[m].delta > 0.0)
-    SceneError(r, node, "a material's contacts are relaxed (seed 003) or compliant (seed 004), not both");
-  PetscCall(TalusBodiesSetMaterialCompliance(b, m, K, B));
+  *stiffness = K, *damping = B;
   PetscFunctionReturn(0);
 }
 
@@ -83,7 +81,13 @@ PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, Talu
       PetscCall(SceneReadRelaxation(r, node, sim, &zeta, &delta));
       PetscCall(TalusBodiesSetMaterialRelaxation(b, m, zeta, delta));
     }
-    if ((node = SceneLookup(r, map, "compliance"))) PetscCall(ReadCompliance(r, node, b, m));
+    if ((node = SceneLookup(r, map, "compliance"))) {
+      PetscReal K, B;
+      PetscCall(SceneReadCompliance(r, node, &K, &B));
+      if (b->materials[m].delta > 0.0)
+        SceneError(r, node, "a material's contacts are relaxed (seed 003) or compliant (seed 004), not both");
+      PetscCall(TalusBodiesSetMaterialCompliance(b, m, K, B));
+    }
   }
   PetscFunctionReturn(0);
 }

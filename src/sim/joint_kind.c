@@ -13,6 +13,12 @@ static void JointStabilisation(const TalusBodies *bodies, const void *block, Pet
   b[0] = ((const TalusJointRow *)block)->bias;
 }
 
+static void JointCompliance(const TalusBodies *bodies, const void *block, PetscReal h, PetscScalar E[])
+{
+  (void)h, (void)bodies;
+  E[0] = ((const TalusJointRow *)block)->compliance; /* joints.c, with its bias */
+}
+
 static void JointGetImpulse(const void *block, PetscScalar gamma[])
 {
   gamma[0] = ((const TalusJointRow *)block)->impulse;
@@ -91,6 +97,7 @@ const TalusConstraintKind TalusJointRowKind = {
   .max_record    = TALUS_JACOBIAN_ROW,
   .max_entries   = 2 * 6,
   .stabilisation = JointStabilisation,
+  .compliance    = JointCompliance,
   .get_impulse   = JointGetImpulse,
   .set_impulse   = JointSetImpulse,
   .record        = JointRecord,

@@ -201,8 +201,9 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
     for (PetscInt r = 0; r < n; r++) {
       TalusJointRow *row = &sim->joint_rows[sim->njoint_rows_local++];
       row->a = k[0], row->b = k[1];
-      row->joint = j;
-      row->row   = sim->joint_row_start[j] + r;
+      row->joint      = j;
+      row->row        = sim->joint_row_start[j] + r;
+      row->compliance = 0.0;
       PetscCall(PetscArraycpy(&row->G[0][0], &terms[r].G[0][0], 12));
       if (joint->delta > 0.0) { /* seed 003 eq. 64 as for contacts: (h/delta^2) g + (2 zeta h/delta - 1) G v^l + g_t */
         PetscReal Gv = 0.0;
@@ -210,6 +211,10 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
           if (k[side] >= 0) Gv += KnownVelocity(b, k[side], terms[r].G[side]);
         row->bias = sim->dt / (joint->delta * joint->delta) * terms[r].g +
                     (2.0 * joint->zeta * sim->dt / joint->delta - 1.0) * Gv + terms[r].gt;
+      } else if (joint->stiffness > 0.0) { /* seed 004 eq. 61 in the CCP: K / (h K + B) g + g_t; N + E (eq. 60) */
+        const PetscReal h = sim->dt, K = joint->stiffness, B = joint->damping;
+        row->bias       = K / (h * K + B) * terms[r].g + terms[r].gt;
+        row->compliance = 1.0 / (h * h * K + h * B);
       } else row->bias = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
       for (int side = 0; side < 2; side++)                   /* a fixed side's known velocity (seed 002 eq. 70) */
         if (k[side] >= 0 && b->dof[k[side]] < 0) row->bias += KnownVelocity(b, k[side], terms[r].G[side]);

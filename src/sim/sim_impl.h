@@ -14,12 +14,13 @@ typedef struct _TalusWatchGroup TalusWatchGroup; /* probe.c */
 /* One row of a joint in this step's CCP (joints.c, joint_kind.c): its bodies, its row of B in the
    world frame (TalusJointRowTerms), its linear term g / h + g_t (seed 000 eq. 9c) and impulse. */
 typedef struct {
-  PetscInt  a, b;    /* local body indices (owned or ghost), -1 for the world */
-  PetscInt  joint;   /* its joint */
-  PetscInt  row;     /* among all joints' rows (sim->joint_row_start) */
-  PetscReal G[2][6]; /* side A, side B: linear, then angular (world) */
-  PetscReal bias;    /* g / h + g_t */
-  PetscReal impulse; /* warm start in, solution out */
+  PetscInt  a, b;       /* local body indices (owned or ghost), -1 for the world */
+  PetscInt  joint;      /* its joint */
+  PetscInt  row;        /* among all joints' rows (sim->joint_row_start) */
+  PetscReal G[2][6];    /* side A, side B: linear, then angular (world) */
+  PetscReal bias;       /* g / h + g_t */
+  PetscReal compliance; /* E = 1 / (h^2 K + h B) of a compliant joint (seed 004 eq. 60), 0 for a rigid one */
+  PetscReal impulse;    /* warm start in, solution out */
 } TalusJointRow;
 
 struct _p_TalusSim {

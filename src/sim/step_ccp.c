@@ -62,6 +62,14 @@ static PetscInt LocalRows(TalusSim sim)
   return n;
 }
 
+/* Whether the problem is N + E (seed 004): a compliant material or joint, the same answer on every rank */
+static PetscBool AnyCompliance(TalusSim sim)
+{
+  for (PetscInt j = 0; j < sim->njoints; j++)
+    if (sim->joints[j].stiffness > 0.0) return PETSC_TRUE;
+  return TalusBodiesAnyCompliant(sim->bodies);
+}
+
 static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *builder, TalusStepCCP *ccp)
 {
   TalusBodies         *b     = sim->bodies;
@@ -92,7 +100,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   PetscCall(VecGetArray(ccp->mu, &mu));
   PetscCall(VecGetArray(ccp->q, &q));
   PetscCall(VecGetArray(ccp->gamma, &gam));
-  if (TalusBodiesAnyCompliant(b)) { /* the same on every rank: the materials are */
+  if (AnyCompliance(sim)) {
     PetscCall(VecDuplicate(ccp->q, &ccp->compliance));
     PetscCall(VecSet(ccp->compliance, 0.0));
     PetscCall(VecGetArray(ccp->compliance, &E));

@@ -84,7 +84,7 @@ for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 1),
         check(r.returncode == 0, "%s with checkpoints on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
         ckpt = os.path.join(out, "checkpoints")
         info = run_talus(TALUS, ["info", os.path.join(ckpt, "last.h5")])
-        check("joints: %d" % joints in info.stdout and "format version 3" in info.stdout, "talus info: %s" % info.stdout[:400])
+        check("joints: %d" % joints in info.stdout and "format version 4" in info.stdout, "talus info: %s" % info.stdout[:400])
         again = os.path.join(WORK, "%s-restart-np%d" % (tag, ranks))
         r = run_talus(TALUS, ["-restart", os.path.join(ckpt, "ckpt-00000200.h5"), "-o", again], ranks=ranks)
         check(r.returncode == 0, "%s restart on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))

@@ -76,6 +76,25 @@ if r.returncode == 0:
             same = all(np.array_equal(a[k][()], b[k][()]) for k in ("bodies/position", "joint_impulses", "joints/relaxation"))
             check(same and list(a["joints/relaxation"][0]) == [1.0, 0.02], "relaxed pin restart: step 300 differs")
 
+# ---- a checkpoint of format 3 (tests/fixtures/ckpt-format3-relaxed-step100.h5, written by commit 8356b05
+# from tests/scenes/relaxed.yaml with -checkpoint_every 100: relaxed contacts in an impact and a relaxed
+# string) still restarts, and reaches step 200 bit for bit as the run that never stopped
+RELAXED = os.path.join(ROOT, "tests", "scenes", "relaxed.yaml")
+FORMAT3 = os.path.join(ROOT, "tests", "fixtures", "ckpt-format3-relaxed-step100.h5")
+whole, again = os.path.join(WORK, "relaxed-whole"), os.path.join(WORK, "relaxed-format3")
+r = run_talus(TALUS, [RELAXED, "-checkpoint_every", "100", "-o", whole])
+check(r.returncode == 0, "relaxed.yaml: %s" % r.stderr[-400:])
+r2 = run_talus(TALUS, ["-restart", FORMAT3, "-o", again])
+check(r2.returncode == 0, "restart from the format-3 fixture: %s" % r2.stderr[-400:])
+if r.returncode == 0 and r2.returncode == 0:
+    with h5py.File(os.path.join(whole, "checkpoints", "ckpt-00000200.h5"), "r") as a, \
+            h5py.File(os.path.join(again, "checkpoints", "ckpt-00000200.h5"), "r") as b:
+        keys = ("bodies/position", "bodies/velocity", "bodies/quaternion", "joint_impulses", "materials/relaxation",
+                "joints/relaxation", "materials/compliance", "joints/compliance")
+        differ = [k for k in keys if not np.array_equal(a[k][()], b[k][()])]
+        check(not differ and not a["materials/compliance"][()].any(),
+              "the format-3 fixture restarted: step 200 differs in %s" % differ)
+
 # seed 004's compliant contacts through a scene: a compliant ball resting on a rigid floor sinks m g / K; nbgs and
 # ipm refuse compliant rows; a restart keeps the compliance
 path = os.path.join(WORK, "compliant.yaml")
@@ -103,6 +122,44 @@ if r.returncode == 0:
 for extra, expected in ((["-tao_type", "nbgs"], "nbgs does not take compliant rows"), (["-tao_type", "ipm"], "compliant contacts")):
     r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "compliant-refused"), "-t_final", "0.01"] + extra)
     check(r.returncode != 0 and expected in r.stderr, "compliant with %s: %s" % (extra, r.stderr.strip()[-300:]))
+
+# a compliant joint: a bob hanging on a soft distance row (K = 1e4, B = 200) stretches it m g / K; the
+# joints' compliance is kept by a restart
+path = os.path.join(WORK, "compliant-string.yaml")
+with open(path, "w") as f:
+    f.write("gravity: [0, 0, -9.81]\ntime_step: 0.001\nend_time: 1\nmaterials:\n  - {name: m, mu: 0}\nbodies:\n"
+            "  - {name: bob, shape: sphere, radius: 0.05, mass: 2, position: [0, 0, -1]}\n"
+            "joints:\n  - {type: distance, bodies: [world, bob], points: [[0, 0, 0], [0, 0, -1]],"
+            " compliance: {stiffness: 1.0e+4, damping: 200}}\n")
+out = os.path.join(WORK, "compliant-string")
+r = run_talus(TALUS, [path, "-o", out, "-probe", "0", "-checkpoint_every", "500", "-checkpoint_keep", "10"])
+check(r.returncode == 0, "compliant string: %s" % r.stderr[-400:])
+if r.returncode == 0:
+    with open(os.path.join(out, "probe-0.csv")) as f:
+        z = float(list(csv.DictReader(f))[-1]["z"])
+    check(abs((-1 - z) / (2 * 9.81 / 1e4) - 1) < 1e-6, "compliant string: stretch %g m, m g / K = %g m" % (-1 - z, 2 * 9.81 / 1e4))
+    again = os.path.join(WORK, "compliant-string-restart")
+    r = run_talus(TALUS, ["-restart", os.path.join(out, "checkpoints", "ckpt-00000500.h5"), "-o", again])
+    check(r.returncode == 0, "compliant string restart: %s" % r.stderr[-400:])
+    if r.returncode == 0:
+        with h5py.File(os.path.join(out, "checkpoints", "ckpt-00001000.h5"), "r") as a, \
+                h5py.File(os.path.join(again, "checkpoints", "ckpt-00001000.h5"), "r") as b:
+            same = all(np.array_equal(a[k][()], b[k][()]) for k in ("bodies/position", "joint_impulses", "joints/compliance"))
+            check(same and list(a["joints/compliance"][0]) == [1e4, 200.0], "compliant string restart: step 1000 differs")
+JOINT = ("time_step: 0.01\nmaterials:\n  - {name: m, mu: 0}\nbodies:\n  - {shape: sphere, radius: 0.1, mass: 1, position: [1, 0, 0]}\n"
+         "joints:\n  - {type: distance, bodies: [world, 0], points: [[0, 0, 0], [1, 0, 0]], %s}\n")
+for k, (value, expected) in enumerate([
+        ("relaxation: {delta: 0.1}, compliance: {stiffness: 1.0e+6}", "relaxed (seed 003) or compliant (seed 004), not both"),
+        ("compliance: {stiffness: -3}", "stiffness must be positive"),
+        ("compliance: {stiffness: 10, damping: -1}", "damping must be >= 0"),
+        ("compliance: {damping: 1}", "stiffness"),
+        ("compliance: {stiffness: 10, zeta: 1}", "zeta")]):
+    path = os.path.join(WORK, "bad-joint-%02d.yaml" % k)
+    with open(path, "w") as f:
+        f.write(JOINT % value)
+    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+    check(r.returncode != 0 and ("%s:7:" % path) in r.stderr and expected in r.stderr,
+          "joint %s: expected %s:7: ... %s, got: %s" % (value, path, expected, r.stderr.strip()[-300:]))
 
 HEAD = "time_step: 0.01\nmaterials:\n  - {name: m, mu: 0, relaxation: %s}\nbodies:\n" \
        "  - {shape: sphere, radius: 0.1, mass: 1, position: [0, 0, 0]}\n"

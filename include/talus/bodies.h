@@ -45,6 +45,7 @@ typedef struct {
   PetscReal density;            /* kg/m^3, used when a body gives no mass */
   PetscReal zeta, delta;        /* seed 003's relaxation of its contacts (include/talus/relaxation.h); delta 0: rigid */
   PetscReal stiffness, damping; /* seed 004's compliant contacts: K (N/m), B (N s/m); K 0: rigid */
+  PetscInt  grid; /* seed 004 sec. 5.5's elastic foundation: a box face on a plane as grid x grid points sharing K, B */
 } TalusMaterial;
 
 typedef struct {
@@ -104,6 +105,11 @@ PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialRelaxation(TalusBodies *, Pets
    (N/m) and damping B >= 0 (N s/m); K = 0 makes them rigid again. Not with a relaxation. */
 PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialCompliance(TalusBodies *, PetscInt m, PetscReal stiffness,
                                                              PetscReal damping);
+/* Material m, compliant, an elastic (Winkler) foundation (seed 004 sec. 5.5): a box that touches a
+   plane, either of them of this material, does so at grid x grid points on its face nearest the plane,
+   each with K / grid^2 and B / grid^2 (K, B: the whole face's); 0: its corners, as rigid boxes. */
+#define TALUS_MAX_FOUNDATION_GRID 100
+PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialFoundation(TalusBodies *, PetscInt m, PetscInt grid);
 /*
  * Appends a body with zero velocity and identity orientation. size: radius (sphere), half-extents
  * (box) or outward normal (plane, normalised here). mass <= 0 means "from the material's density".

@@ -10,13 +10,17 @@
 typedef struct {
   PetscInt  a, b;         /* local body indices; id[a] < id[b]; valid until bodies migrate */
   PetscInt  id_a, id_b;   /* their global ids */
-  PetscInt  feature;      /* which contact of the pair (box corner), 0 when there is one */
+  PetscInt  feature;      /* which contact of the pair (box corner, foundation point), 0 when there is one */
   PetscReal phi;          /* gap: < 0 penetration */
   PetscReal frame[9];     /* rows n, u, w (world) */
   PetscReal sa[3], sb[3]; /* contact point minus centre, in the body frame of a and of b */
   PetscReal mu;
   PetscReal impulse[3]; /* gamma = h * force, in (n, u, w): warm start in, solution out */
 } TalusContact;
+
+/* A box-plane contact's feature from here on is an elastic foundation's point: TALUS_FOUNDATION_FEATURE
+   + i grid + j (TalusBodiesSetMaterialFoundation); below it, a box corner. */
+#define TALUS_FOUNDATION_FEATURE 8
 
 typedef struct {
   PetscInt      n, capacity;

@@ -30,6 +30,8 @@ PETSC_EXTERN void TalusContactRelaxation(const TalusBodies *, PetscInt ka, Petsc
 /* Seed 004's compliance of a contact between bodies ka and kb (eq. 53-62; docs/relaxation.md): its
    materials' stiffnesses and dampings in series (one compliant material: its own; none: K = 0). */
 PETSC_EXTERN void TalusContactCompliance(const TalusBodies *, PetscInt ka, PetscInt kb, PetscReal *K, PetscReal *B);
+/* The foundation grid of a box-plane pair (TalusBodiesSetMaterialFoundation): the larger of its materials'; 0: none. */
+PETSC_EXTERN PetscInt TalusContactFoundationGrid(const TalusBodies *, PetscInt ka, PetscInt kb);
 /* Whether any material's contacts are compliant (then the step's problem has N + E). */
 PETSC_EXTERN PetscBool TalusBodiesAnyCompliant(const TalusBodies *);
 

@@ -78,6 +78,7 @@ PetscErrorCode TalusBodiesAddMaterial(TalusBodies *b, const char name[], PetscRe
   grown[b->nmaterials].delta     = 0.0;
   grown[b->nmaterials].stiffness = 0.0;
   grown[b->nmaterials].damping   = 0.0;
+  grown[b->nmaterials].grid      = 0;
   if (index) *index = b->nmaterials;
   b->nmaterials++;
   PetscFunctionReturn(0);
@@ -109,6 +110,20 @@ PetscErrorCode TalusBodiesSetMaterialCompliance(TalusBodies *b, PetscInt m, Pets
              "material %s: a contact is relaxed (seed 003) or compliant (seed 004), not both", b->materials[m].name);
   b->materials[m].stiffness = stiffness;
   b->materials[m].damping   = damping;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusBodiesSetMaterialFoundation(TalusBodies *b, PetscInt m, PetscInt grid)
+{
+  PetscFunctionBegin;
+  PetscCheck(m >= 0 && m < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "no material %" PetscInt_FMT, m);
+  PetscCheck(grid >= 0 && grid <= TALUS_MAX_FOUNDATION_GRID, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "material %s: a foundation grid of %" PetscInt_FMT " points per side; 1 to %d", b->materials[m].name, grid,
+             TALUS_MAX_FOUNDATION_GRID);
+  PetscCheck(grid == 0 || b->materials[m].stiffness > 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "material %s: a foundation grid needs a compliance (a stiffness > 0): rigid points would be redundant",
+             b->materials[m].name);
+  b->materials[m].grid = grid;
   PetscFunctionReturn(0);
 }
 

@@ -1,6 +1,7 @@
 /*
  * Narrow phase: contact points, gaps and frames for sphere-sphere, sphere-plane, sphere-box and
- * box-plane (the box corners within the envelope). Each routine works in its own natural order
+ * box-plane (the box corners within the envelope, or an elastic foundation's grid of points on the
+ * box's face nearest the plane: seed 004 sec. 5.5). Each routine works in its own natural order
  * (first, second) with n pointing from first to second; the pair table says which routine a pair
  * of shapes takes and in which order. TalusCollidePair then orders the contact by global id as
  * seed 000 requires (n from the lower index to the higher), flipping n if needed.
@@ -8,14 +9,16 @@
 #include <talus/contacts.h>
 #include "../grow.h"
 #include <talus/math3.h>
+#include <talus/relaxation.h>
 
 typedef struct {
   PetscReal phi, n[3], p_first[3], p_second[3];
   PetscInt  feature;
 } Hit;
 
-/* The most contact points one pair routine gives (a box's corners on a plane). */
-#define MAX_HITS 8
+/* The most contact points one pair routine gives (a box's corners on a plane; a foundation gives a
+   grid's row at a time). */
+#define MAX_HITS PetscMax(8, TALUS_MAX_FOUNDATION_GRID)
 
 static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, Hit *hit, PetscInt *nhits)
 {
@@ -74,6 +77,43 @@ static void PlaneBox(const TalusBodies *b, PetscInt p, PetscInt x, PetscReal env
       hit->p_second[k] = c[k];
     }
     hit->feature = corner;
+  }
+}
+
+/* first = plane, second = box of a foundation (seed 004 sec. 5.5): grid x grid points at the centres
+   of the cells of its face nearest the plane (feature TALUS_FOUNDATION_FEATURE + cell), one row of
+   the grid, row, at a time; the gap of each is its height above the plane */
+static void PlaneBoxFoundationRow(const TalusBodies *b, PetscInt p, PetscInt x, PetscInt grid, PetscInt row,
+                                  PetscReal envelope, Hit *hits, PetscInt *nhits)
+{
+  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], *h = &b->size[3 * x];
+  PetscReal        A[9], best = -1.0, side = 1.0;
+  PetscInt         axis = 0;
+
+  TalusQuatToMatrix(&b->quaternion[4 * x], A);
+  for (PetscInt k = 0; k < 3; k++) { /* the face whose outward normal is most against the plane's */
+    const PetscReal along = A[k] * m[0] + A[3 + k] * m[1] + A[6 + k] * m[2];
+    if (PetscAbsReal(along) > best) best = PetscAbsReal(along), axis = k, side = along > 0.0 ? -1.0 : 1.0;
+  }
+  *nhits = 0;
+  for (PetscInt col = 0; col < grid; col++) {
+    const PetscInt u = (axis + 1) % 3, v = (axis + 2) % 3;
+    PetscReal      local[3], c[3], height;
+    local[axis] = side * h[axis];
+    local[u]    = h[u] * (2.0 * row + 1.0 - grid) / grid;
+    local[v]    = h[v] * (2.0 * col + 1.0 - grid) / grid;
+    TalusRotate(A, local, c);
+    for (int k = 0; k < 3; k++) c[k] += b->position[3 * x + k];
+    height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
+    if (height > envelope) continue;
+    Hit *hit = &hits[(*nhits)++];
+    hit->phi = height;
+    for (int k = 0; k < 3; k++) {
+      hit->n[k]        = m[k];
+      hit->p_first[k]  = c[k] - height * m[k];
+      hit->p_second[k] = c[k];
+    }
+    hit->feature = TALUS_FOUNDATION_FEATURE + row * grid + col;
   }
 }
 
@@ -152,23 +192,11 @@ PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
   return (PetscBool)(pair_table[a][b].collide != NULL);
 }
 
-PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
-                                TalusContactList *list)
+/* The hits of (first, second) within the envelope appended to the list, ordered by global id */
+static PetscErrorCode AppendHits(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
+                                 const Hit hits[], PetscInt nhits, TalusContactList *list)
 {
-  Hit              hits[MAX_HITS];
-  PetscInt         nhits = 0, first = i, second = j;
-  const PairEntry *pair = &pair_table[b->shape[i]][b->shape[j]];
-
   PetscFunctionBegin;
-  if (b->fixed[i] && b->fixed[j]) PetscFunctionReturn(0); /* nothing can move: no contact to solve */
-  PetscCheck(pair->collide, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "bodies %" PetscInt_FMT " and %" PetscInt_FMT
-             " (a %s and a %s) are within reach of each other: %s-%s contact is not supported",
-             b->id[i], b->id[j], TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name,
-             TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
-  if (pair->swap) first = j, second = i;
-  pair->collide(b, first, second, envelope, hits, &nhits);
-
   for (PetscInt h = 0; h < nhits; h++) {
     TalusContact   *c;
     const PetscBool flip = (PetscBool)(b->id[first] > b->id[second]);
@@ -188,6 +216,34 @@ PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, Pe
     BodyOffset(b, c->b, flip ? hits[h].p_first : hits[h].p_second, c->sb);
     c->mu         = TalusBodiesPairFriction(b, first, second);
     c->impulse[0] = c->impulse[1] = c->impulse[2] = 0.0;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
+                                TalusContactList *list)
+{
+  Hit              hits[MAX_HITS];
+  PetscInt         nhits = 0, first = i, second = j, grid;
+  const PairEntry *pair = &pair_table[b->shape[i]][b->shape[j]];
+
+  PetscFunctionBegin;
+  if (b->fixed[i] && b->fixed[j]) PetscFunctionReturn(0); /* nothing can move: no contact to solve */
+  PetscCheck(pair->collide, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "bodies %" PetscInt_FMT " and %" PetscInt_FMT
+             " (a %s and a %s) are within reach of each other: %s-%s contact is not supported",
+             b->id[i], b->id[j], TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name,
+             TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
+  if (pair->swap) first = j, second = i;
+  grid = pair->collide == PlaneBox ? TalusContactFoundationGrid(b, i, j) : 0;
+  if (grid) /* an elastic foundation: its points by rows of the grid, in feature order */
+    for (PetscInt row = 0; row < grid; row++) {
+      PlaneBoxFoundationRow(b, first, second, grid, row, envelope, hits, &nhits);
+      PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
+    }
+  else {
+    pair->collide(b, first, second, envelope, hits, &nhits);
+    PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
   }
   PetscFunctionReturn(0);
 }

@@ -57,6 +57,11 @@ void TalusContactCompliance(const TalusBodies *b, PetscInt ka, PetscInt kb, Pets
   else *B = ma->stiffness > 0.0 ? ma->damping : mb->damping;
 }
 
+PetscInt TalusContactFoundationGrid(const TalusBodies *b, PetscInt ka, PetscInt kb)
+{
+  return PetscMax(b->materials[b->material[ka]].grid, b->materials[b->material[kb]].grid);
+}
+
 PetscBool TalusBodiesAnyCompliant(const TalusBodies *b)
 {
   for (PetscInt m = 0; m < b->nmaterials; m++)

@@ -70,8 +70,9 @@ PETSC_INTERN PetscErrorCode SceneReadSprings(SceneReader *r, yaml_node_t *list, 
 PETSC_INTERN PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, TalusSim sim);
 PETSC_INTERN PetscErrorCode SceneReadRelaxation(SceneReader *r, yaml_node_t *node, TalusSim sim, PetscReal *zeta,
                                                 PetscReal *delta);
-/* A material's or joint's `compliance: {stiffness, damping}` (seed 004; docs/compliance.md): K > 0, B >= 0 */
+/* A material's or joint's `compliance: {stiffness, damping}` (seed 004; docs/compliance.md): K > 0, B >= 0;
+   a material's grid (an elastic foundation's points per side, 0 when absent) where grid is not NULL */
 PETSC_INTERN PetscErrorCode SceneReadCompliance(SceneReader *r, yaml_node_t *node, PetscReal *stiffness,
-                                                PetscReal *damping);
+                                                PetscReal *damping, PetscInt *grid);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * A material's or a joint's `relaxation:` (docs/relaxation.md): seed 003's relaxed rows, {delta, zeta}
  * or {delta, restitution} (zeta from eq. 104), checked against the stability region at the scene's
- * time step; and its `compliance:` (docs/compliance.md): seed 004's {stiffness, damping}. Each mistake
+ * time step; and its `compliance:` (docs/compliance.md): seed 004's {stiffness, damping}, and for a
+ * material the grid of an elastic foundation. Each mistake
  * at its FILE:LINE.
  */
 #include "scene_reader.h"
@@ -9,16 +10,27 @@
 
 static const char *const relaxation_keys[] = {"delta", "zeta", "restitution", NULL};
 static const char *const compliance_keys[] = {"stiffness", "damping", NULL};
+static const char *const foundation_keys[] = {"stiffness", "damping", "grid", NULL};
 
-PetscErrorCode SceneReadCompliance(SceneReader *r, yaml_node_t *node, PetscReal *stiffness, PetscReal *damping)
+PetscErrorCode SceneReadCompliance(SceneReader *r, yaml_node_t *node, PetscReal *stiffness, PetscReal *damping,
+                                   PetscInt *grid)
 {
   yaml_node_t *v;
   PetscReal    K, B = 0.0;
 
   PetscFunctionBegin;
   if (node->type != YAML_MAPPING_NODE)
-    SceneError(r, node, "compliance must be a mapping {stiffness, damping}, got %s", SceneNodeKind(node));
-  PetscCall(SceneCheckKeys(r, node, "compliance", compliance_keys));
+    SceneError(r, node, "compliance must be a mapping {stiffness, damping%s}, got %s", grid ? ", grid" : "",
+               SceneNodeKind(node));
+  PetscCall(SceneCheckKeys(r, node, "compliance", grid ? foundation_keys : compliance_keys));
+  if (grid && (v = SceneLookup(r, node, "grid"))) {
+    PetscReal n;
+    PetscCall(SceneGetNumber(r, v, "grid", &n));
+    if (!(n >= 1 && n <= TALUS_MAX_FOUNDATION_GRID && n == PetscFloorReal(n)))
+      SceneError(r, v, "grid must be a whole number of points per side, 1 to %d, got %g", TALUS_MAX_FOUNDATION_GRID,
+                 (double)n);
+    *grid = (PetscInt)n;
+  } else if (grid) *grid = 0;
   PetscCall(SceneRequireKey(r, node, "stiffness", "compliance", &v));
   PetscCall(SceneGetNumber(r, v, "stiffness", &K));
   if (!(K > 0.0 && K < PETSC_INFINITY)) SceneError(r, v, "stiffness must be positive (N/m), got %g", (double)K);
@@ -83,10 +95,12 @@ PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, Talu
     }
     if ((node = SceneLookup(r, map, "compliance"))) {
       PetscReal K, B;
-      PetscCall(SceneReadCompliance(r, node, &K, &B));
+      PetscInt  grid;
+      PetscCall(SceneReadCompliance(r, node, &K, &B, &grid));
       if (b->materials[m].delta > 0.0)
         SceneError(r, node, "a material's contacts are relaxed (seed 003) or compliant (seed 004), not both");
       PetscCall(TalusBodiesSetMaterialCompliance(b, m, K, B));
+      PetscCall(TalusBodiesSetMaterialFoundation(b, m, grid));
     }
   }
   PetscFunctionReturn(0);

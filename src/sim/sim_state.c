@@ -74,6 +74,7 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
       TalusBodiesAddMaterial(b, snap->materials[m].name, snap->materials[m].mu, snap->materials[m].density, NULL));
     PetscCall(TalusBodiesSetMaterialRelaxation(b, m, snap->materials[m].zeta, snap->materials[m].delta));
     PetscCall(TalusBodiesSetMaterialCompliance(b, m, snap->materials[m].stiffness, snap->materials[m].damping));
+    PetscCall(TalusBodiesSetMaterialFoundation(b, m, snap->materials[m].grid));
   }
   if (snap->mu_pair) {
     PetscCall(PetscMalloc1(snap->nmaterials * snap->nmaterials, &b->mu_pair));

@@ -7,7 +7,10 @@
  *   - one compliant contact is implicit Euler on m x'' + B x' + K x = 0 (seed 004 eq. 60-62): a sphere
  *     meeting the plane at 1 m/s with g = 0, K = 1e6, B = 0, m = 1, h = 0.01 has its energy norm
  *     |(w x, v)| shrink by 1/sqrt(1 + h^2 K/m) = 0.0995037 in the step (compliant_decay_ratio);
- *   - a very stiff contact (K = 1e15, B = 1) is the rigid one: the resting sphere's sinkage 1e-14 m.
+ *   - a very stiff contact (K = 1e15, B = 1) is the rigid one: the resting sphere's sinkage 1e-14 m;
+ *   - seed 004's elastic foundation (sec. 5.5): a 1 m, 8 kg cube on a plane of a foundation material
+ *     (K = 1e7 N/m for the face, grid 10) rests on 100 points that each carry m g h / 100 and sinks
+ *     m g / K; a turned cube rests on the face that is down.
  */
 #include "../common/check.h"
 
@@ -82,6 +85,49 @@ static PetscErrorCode DecayRatio(void)
   PetscFunctionReturn(0);
 }
 
+/* A cube (1 m, 8 kg) turned by `turn` about x on a foundation K, B of grid x grid points, settled for 1 s */
+static PetscErrorCode Foundation(PetscReal turn, PetscInt grid)
+{
+  const PetscReal         g[3] = {0, 0, -9.8}, h = 0.01, K = 1e7, half[3] = {0.5, 0.5, 0.5}, c[3] = {0, 0, 0.5};
+  TalusSim                sim;
+  TalusStepStats          st;
+  TalusBodies            *b;
+  TalusBodyRecord         rec;
+  const TalusContactList *list;
+  PetscInt                ground, k, n;
+  PetscReal               sink, expected = 8.0 * 9.8 / K, worst = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, g, h, 1e-3, 0.0, 1e-14, &sim));
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusBodiesAddMaterial(b, "foundation", 0.0, 1000.0, &ground));
+  PetscCall(TalusBodiesSetMaterialCompliance(b, ground, K, grid * grid * 1.0));
+  PetscCall(TalusBodiesSetMaterialFoundation(b, ground, grid));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, ground, PETSC_TRUE, origin, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, TALUS_BOX, half, 8.0, 0, PETSC_FALSE, c, &k));
+  b->quaternion[4 * k] = PetscCosReal(0.5 * turn), b->quaternion[4 * k + 1] = PetscSinReal(0.5 * turn);
+  for (PetscInt s = 0; s < 100; s++) {
+    PetscCall(TalusSimStep(sim, &st));
+    CHECK(st.reason > 0, "foundation: step %" PetscInt_FMT " did not converge", st.step);
+  }
+  CHECK(st.contacts == grid * grid, "foundation grid %" PetscInt_FMT ": %" PetscInt_FMT " contacts", grid, st.contacts);
+  PetscCall(TalusSimGetContacts(sim, &list));
+  n = list->n;
+  for (PetscInt i = 0; i < n; i++) /* the rank that keeps the cube has them all */
+    worst = PetscMax(worst, PetscAbsReal(list->c[i].impulse[0] / (8.0 * 9.8 * h / (grid * grid)) - 1.0));
+  CHECK(worst < 1e-6, "foundation: a point's impulse off m g h / %" PetscInt_FMT " by %g (relative)", grid * grid,
+        (double)worst);
+  PetscCall(TestGetBody(sim, 1, &rec));
+  sink = 0.5 - rec.position[2];
+  CHECK(PetscAbsReal(sink / expected - 1.0) < 1e-6, "foundation turned %g: sinks %g m, m g / K = %g m", (double)turn,
+        (double)sink, (double)expected);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "foundation grid %" PetscInt_FMT " (cube turned %g rad): sinkage %.6g m, m g / K = %.6g m\n",
+                        grid, (double)turn, (double)sink, (double)expected));
+  PetscCall(TalusSimDestroy(&sim));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(TalusInitialize(&argc, &argv, NULL));
@@ -89,6 +135,8 @@ int main(int argc, char **argv)
   PetscCall(Sinkage(1e5, 2e3, PETSC_TRUE, 2000, 1e-6));  /* both bodies compliant: K / 2 */
   PetscCall(Sinkage(1e15, 1.0, PETSC_FALSE, 50, 1e-2));  /* the rigid limit */
   PetscCall(DecayRatio());
+  PetscCall(Foundation(0.0, 10));
+  PetscCall(Foundation(0.5 * PETSC_PI, 3)); /* a quarter turn about x: another face is down */
   {
     int status = TestSummary("test_compliance");
     PetscCall(TalusFinalize());

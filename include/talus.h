@@ -17,6 +17,7 @@
 #define TALUS_H
 
 #include <petsctao.h>
+#include <talus/lcp.h>
 
 PETSC_EXTERN PetscErrorCode TalusInitialize(int *argc, char ***argv, const char help[]);
 PETSC_EXTERN PetscErrorCode TalusFinalize(void);

@@ -1,0 +1,55 @@
+/*
+ * Linear complementarity problems, dense and serial (docs/lcp.md): find z with
+ *
+ *     w = M z + q >= 0,   z >= 0,   w^T z = 0,
+ *
+ * by Lemke's complementary pivoting (covering vector e = 1, a lexicographic ratio test so that
+ * degenerate problems do not cycle, a cap on pivots); and seed 002's faceted-cone LCP (eq. 34-35)
+ * built from a frictional contact problem (W, q, mu) of talus's CCP layout, so that the two can be
+ * compared on the same data.
+ */
+#ifndef TALUS_LCP_H
+#define TALUS_LCP_H
+#include <petscsys.h>
+
+typedef enum {
+  TALUS_LEMKE_SOLVED          = 1,  /* a complementary basis: z solves the LCP */
+  TALUS_LEMKE_TRIVIAL         = 2,  /* q >= 0: z = 0 */
+  TALUS_LEMKE_RAY             = -1, /* a secondary ray: no entering column bounded (the LCP may have no solution) */
+  TALUS_LEMKE_PIVOT_CAP       = -2, /* more pivots than allowed */
+  TALUS_LEMKE_ILL_CONDITIONED = -3  /* the basis lost its accuracy: w = M z + q off by more than the tolerance */
+} TalusLemkeReason;
+PETSC_EXTERN const char *TalusLemkeReasonName(TalusLemkeReason);
+
+typedef struct {
+  TalusLemkeReason reason;
+  PetscInt         pivots;
+  PetscReal        complementarity; /* max |min(w_i, z_i)| */
+  PetscReal        residual;        /* max |w - (M z + q)| with w as the basis gives it */
+} TalusLemkeInfo;
+
+/*
+ * Lemke's method on the n x n LCP (M row-major): z (n) on success; info says how it ended. max_pivots
+ * <= 0: 50 n. It fails only on allocation; a problem it cannot solve is a reason in info, not an error.
+ */
+PETSC_EXTERN PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal q[], PetscInt max_pivots,
+                                            PetscReal z[], TalusLemkeInfo *info);
+
+/*
+ * Seed 002's faceted LCP (eq. 34-35, the velocities eliminated) of nc contacts with W (3 nc x 3 nc,
+ * row-major, rows n, t1, t2 of each contact as talus's CCP orders them), q (3 nc) and mu (nc), with
+ * nd >= 2 friction directions d_j = cos(2 pi j / nd) t1 + sin(2 pi j / nd) t2 per contact. Unknowns
+ * z = (p_n (nc), p_f (nd nc), sigma (nc)), size n = (nd + 2) nc:
+ *
+ *     [ T_n^T W T_n   T_n^T W D    0 ]        [ q_n     ]
+ *     [ D^T W T_n     D^T W D      E ] z   +  [ D^T q_t ]
+ *     [ U            -E^T          0 ]        [ 0       ]
+ *
+ * (U = diag(mu), E the block-diagonal ones). M (n x n row-major) and b (n) are allocated here (PetscFree).
+ */
+PETSC_EXTERN PetscErrorCode TalusFacetedLCPBuild(PetscInt nc, PetscInt nd, const PetscReal W[], const PetscReal q[],
+                                                 const PetscReal mu[], PetscInt *n, PetscReal **M, PetscReal **b);
+/* The contacts' impulses (n, t1, t2 each, 3 nc) of a faceted LCP's solution z. */
+PETSC_EXTERN void TalusFacetedLCPImpulses(PetscInt nc, PetscInt nd, const PetscReal z[], PetscReal r[]);
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * Lemke's complementary pivoting for the dense LCP w = M z + q >= 0, z >= 0, w^T z = 0 (include/talus/lcp.h;
+ * Cottle, Pang & Stone, "The Linear Complementarity Problem", sec. 4.4; the method seed 004 sec. 2.2
+ * names for seed 002's faceted problems).
+ *
+ * The system is [I  -M  -e] (w; z; z0) = q with the covering vector e = 1. It starts from the basis of
+ * the w's, brings z0 in at the most negative q_i, and then brings in the complement of whatever
+ * variable left, until z0 leaves (a solution) or no entering column is bounded (a secondary ray).
+ * The basis inverse is kept explicitly and updated by each pivot (O(n^2) a pivot); ties in the
+ * ratio test are broken lexicographically on (q~, B^-1) rows, which keeps degenerate problems from
+ * cycling. Once the basis is complementary, z is solved afresh from it by LAPACK's LU, so the answer
+ * carries no rounding from the pivots.
+ */
+#include <talus/lcp.h>
+#include <petscblaslapack.h>
+
+const char *TalusLemkeReasonName(TalusLemkeReason reason)
+{
+  switch (reason) {
+  case TALUS_LEMKE_SOLVED:
+    return "solved (complementary basis)";
+  case TALUS_LEMKE_TRIVIAL:
+    return "solved (q >= 0: z = 0)";
+  case TALUS_LEMKE_RAY:
+    return "secondary ray: no bounded pivot (the LCP may have no solution; M is not copositive-plus?)";
+  case TALUS_LEMKE_PIVOT_CAP:
+    return "pivot cap reached (-lcp_max_pivots)";
+  case TALUS_LEMKE_ILL_CONDITIONED:
+    return "the final basis is ill-conditioned: w = M z + q does not hold to the tolerance";
+  }
+  return "unknown";
+}
+
+typedef struct {
+  PetscInt   n;
+  PetscReal *Binv;  /* n x n row-major: the basis inverse */
+  PetscReal *qbar;  /* B^-1 q: the basic variables' values */
+  PetscReal *d;     /* the entering column in the basis, B^-1 a */
+  PetscInt  *basis; /* the variable in each row: w_i = i, z_i = n + i, z0 = 2 n */
+} Tableau;
+
+/* d = B^-1 a for variable v's column a of [I, -M, -e] */
+static void EnteringColumn(const Tableau *t, const PetscReal M[], PetscInt v)
+{
+  const PetscInt n = t->n;
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscReal *row = &t->Binv[i * n];
+    PetscReal        s   = 0.0;
+    if (v < n) s = row[v];
+    else if (v < 2 * n)
+      for (PetscInt k = 0; k < n; k++) s -= row[k] * M[k * n + (v - n)];
+    else
+      for (PetscInt k = 0; k < n; k++) s -= row[k];
+    t->d[i] = s;
+  }
+}
+
+/* The leaving row by the lexicographic minimum ratio over rows with d_i > tol; z0's row wins a tie
+   (the method ends there). -1: no bounded row. */
+static PetscInt RatioTest(const Tableau *t, PetscReal tol, PetscInt *candidates)
+{
+  const PetscInt n    = t->n;
+  PetscInt       m    = 0, kept;
+  PetscReal      best = PETSC_INFINITY;
+
+  for (PetscInt i = 0; i < n; i++)
+    if (t->d[i] > tol) best = PetscMin(best, t->qbar[i] / t->d[i]);
+  if (best == PETSC_INFINITY) return -1;
+  for (PetscInt i = 0; i < n; i++)
+    if (t->d[i] > tol && t->qbar[i] / t->d[i] <= best + tol * (1.0 + PetscAbsReal(best))) candidates[m++] = i;
+  for (PetscInt k = 0; k < m; k++)
+    if (t->basis[candidates[k]] == 2 * n) return candidates[k];
+  for (PetscInt col = 0; col < n && m > 1; col++) { /* lexicographic on the rows of B^-1 */
+    PetscReal least = PETSC_INFINITY;
+    for (PetscInt k = 0; k < m; k++) least = PetscMin(least, t->Binv[candidates[k] * n + col] / t->d[candidates[k]]);
+    kept = 0;
+    for (PetscInt k = 0; k < m; k++)
+      if (t->Binv[candidates[k] * n + col] / t->d[candidates[k]] <= least + tol * (1.0 + PetscAbsReal(least)))
+        candidates[kept++] = candidates[k];
+    m = kept;
+  }
+  return candidates[0];
+}
+
+/* Variable v enters at row r: Gauss-Jordan on (B^-1 | q~) with the column d */
+static void Pivot(Tableau *t, PetscInt r, PetscInt v)
+{
+  const PetscInt  n   = t->n;
+  const PetscReal inv = 1.0 / t->d[r];
+  PetscReal      *pr  = &t->Binv[r * n];
+
+  for (PetscInt k = 0; k < n; k++) pr[k] *= inv;
+  t->qbar[r] *= inv;
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscReal f = t->d[i];
+    PetscReal      *pi;
+    if (i == r || f == 0.0) continue;
+    pi = &t->Binv[i * n];
+    for (PetscInt k = 0; k < n; k++) pi[k] -= f * pr[k];
+    t->qbar[i] -= f * t->qbar[r];
+  }
+  t->basis[r] = v;
+}
+
+/* z and w from the final complementary basis solved afresh, B x = q by LU (B's columns: e_i for a
+   basic w_i, -M e_j for a basic z_j; the nonbasic are 0); FALSE if LAPACK finds B singular */
+static PetscErrorCode SolveBasis(const Tableau *t, const PetscReal M[], const PetscReal q[], PetscReal z[],
+                                 PetscReal w[], PetscBool *ok)
+{
+  const PetscInt n = t->n;
+  PetscReal     *B, *x;
+  PetscBLASInt   bn, one = 1, info, *piv;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBLASIntCast(n, &bn));
+  PetscCall(PetscMalloc3(n * n, &B, n, &x, n, &piv));
+  for (PetscInt r = 0; r < n; r++) { /* column r of B, column-major for LAPACK */
+    const PetscInt v = t->basis[r];
+    for (PetscInt i = 0; i < n; i++) B[r * n + i] = v < n ? (i == v ? 1.0 : 0.0) : -M[i * n + (v - n)];
+  }
+  for (PetscInt i = 0; i < n; i++) x[i] = q[i];
+  PetscCallBLAS("LAPACKgesv", LAPACKgesv_(&bn, &one, B, &bn, piv, x, &bn, &info));
+  *ok = (PetscBool)(info == 0);
+  for (PetscInt i = 0; i < n; i++) z[i] = w[i] = 0.0;
+  for (PetscInt r = 0; r < n && *ok; r++) {
+    if (t->basis[r] >= n) z[t->basis[r] - n] = PetscMax(x[r], 0.0); /* a basic z at -1e-17 is a degenerate 0 */
+    else w[t->basis[r]] = x[r];
+  }
+  PetscCall(PetscFree3(B, x, piv));
+  PetscFunctionReturn(0);
+}
+
+/* info's complementarity, max |min(M z + q, z)|, and residual, max |w - (M z + q)| for the basis's w */
+static void Measure(PetscInt n, const PetscReal M[], const PetscReal q[], const PetscReal z[], const PetscReal wB[],
+                    TalusLemkeInfo *info)
+{
+  info->complementarity = 0.0, info->residual = 0.0;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal w = q[i];
+    for (PetscInt k = 0; k < n; k++) w += M[i * n + k] * z[k];
+    info->complementarity = PetscMax(info->complementarity, PetscAbsReal(PetscMin(w, z[i])));
+    info->residual        = PetscMax(info->residual, PetscAbsReal(w - wB[i]));
+  }
+}
+
+PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal q[], PetscInt max_pivots, PetscReal z[],
+                               TalusLemkeInfo *info)
+{
+  Tableau   t = {.n = n};
+  PetscInt *candidates, row = 0, entering;
+  PetscReal scale = 1.0, tol, *wB;
+  PetscBool ok    = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "an LCP of size %" PetscInt_FMT, n);
+  info->pivots = 0, info->complementarity = 0.0, info->residual = 0.0;
+  for (PetscInt i = 0; i < n; i++) z[i] = 0.0;
+  for (PetscInt i = 0; i < n; i++)
+    if (q[i] < q[row]) row = i;
+  if (n == 0 || q[row] >= 0.0) {
+    info->reason = TALUS_LEMKE_TRIVIAL;
+    PetscFunctionReturn(0);
+  }
+  if (max_pivots <= 0) max_pivots = 50 * n;
+  for (PetscInt i = 0; i < n * n; i++) scale = PetscMax(scale, PetscAbsReal(M[i]));
+  tol = 1e-12 * scale;
+  PetscCall(PetscCalloc6(n * n, &t.Binv, n, &t.qbar, n, &t.d, n, &t.basis, n, &candidates, n, &wB));
+  for (PetscInt i = 0; i < n; i++) t.Binv[i * n + i] = 1.0, t.qbar[i] = q[i], t.basis[i] = i;
+
+  EnteringColumn(&t, M, 2 * n); /* z0 enters where q is most negative: every q~ becomes >= 0 */
+  entering = n + row;           /* the complement of w_row, which leaves */
+  Pivot(&t, row, 2 * n);
+  info->pivots = 1;
+  info->reason = TALUS_LEMKE_PIVOT_CAP;
+  while (info->pivots < max_pivots) {
+    PetscInt leaving;
+    EnteringColumn(&t, M, entering);
+    row = RatioTest(&t, tol, candidates);
+    if (row < 0) {
+      info->reason = TALUS_LEMKE_RAY;
+      break;
+    }
+    leaving = t.basis[row];
+    Pivot(&t, row, entering);
+    info->pivots++;
+    if (leaving == 2 * n) {
+      info->reason = TALUS_LEMKE_SOLVED;
+      break;
+    }
+    entering = leaving < n ? leaving + n : leaving - n; /* the complement of what left */
+  }
+  if (info->reason == TALUS_LEMKE_SOLVED) {
+    PetscCall(SolveBasis(&t, M, q, z, wB, &ok));
+    Measure(n, M, q, z, wB, info);
+    if (!ok || !(info->complementarity <= 1e-9 * (scale + 1.0) && info->residual <= 1e-9 * (scale + 1.0)))
+      info->reason = TALUS_LEMKE_ILL_CONDITIONED;
+  }
+  PetscCall(PetscFree6(t.Binv, t.qbar, t.d, t.basis, candidates, wB));
+  PetscFunctionReturn(0);
+}

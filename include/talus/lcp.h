@@ -10,7 +10,7 @@
  */
 #ifndef TALUS_LCP_H
 #define TALUS_LCP_H
-#include <petscsys.h>
+#include <petsctao.h>
 
 typedef enum {
   TALUS_LEMKE_SOLVED          = 1,  /* a complementary basis: z solves the LCP */
@@ -51,5 +51,41 @@ PETSC_EXTERN PetscErrorCode TalusFacetedLCPBuild(PetscInt nc, PetscInt nd, const
                                                  const PetscReal mu[], PetscInt *n, PetscReal **M, PetscReal **b);
 /* The contacts' impulses (n, t1, t2 each, 3 nc) of a faceted LCP's solution z. */
 PETSC_EXTERN void TalusFacetedLCPImpulses(PetscInt nc, PetscInt nd, const PetscReal z[], PetscReal r[]);
+
+/* How a contact problem is solved as a faceted LCP (TalusFacetedLCPSettingsFromOptions: -lcp_facets,
+   -lcp_solver, -lcp_max_pivots, -lcp_max_size). */
+typedef enum {
+  TALUS_LCP_LEMKE, /* the reference: Lemke's method (TalusLemkeSolve) */
+  TALUS_LCP_SSFLS, /* cross-checks: PETSc's semismooth Fischer-Burmeister solvers (full, active set) */
+  TALUS_LCP_ASFLS
+} TalusLCPSolver;
+PETSC_EXTERN const char *const TalusLCPSolvers[];
+
+typedef struct {
+  PetscInt       facets; /* friction directions per contact, nd >= 2 (default 8) */
+  TalusLCPSolver solver;
+  PetscInt       max_pivots; /* Lemke's cap (0: 50 n); the iterations of ssfls and asfls */
+  PetscInt
+    max_size; /* the most LCP unknowns, (nd + 2) nc, accepted (default 2000: O(n^3) work, 2 n^2 doubles, on one rank) */
+} TalusFacetedLCPSettings;
+
+PETSC_EXTERN PetscErrorCode TalusFacetedLCPSettingsFromOptions(MPI_Comm, TalusFacetedLCPSettings *);
+
+/* What a faceted LCP solve did: its size, the solver's reason (Lemke's, or a Tao type's as text) and
+   counts, and the measures of its answer. */
+typedef struct {
+  PetscInt       n; /* LCP unknowns */
+  PetscBool      solved;
+  TalusLemkeInfo lemke;      /* reason, pivots (Tao types: iterations), complementarity, residual */
+  char           reason[96]; /* the reason in words */
+} TalusFacetedLCPResult;
+
+/*
+ * The contact problem (W, q, mu; distributed by whole contacts, W assembled) as seed 002's faceted LCP:
+ * gathered to rank 0, solved there, the impulses r (layout of q) scattered back. Refused above
+ * settings->max_size unknowns with a message. Collective; result on every rank.
+ */
+PETSC_EXTERN PetscErrorCode TalusFacetedLCPSolveContacts(Mat W, Vec q, Vec mu, const TalusFacetedLCPSettings *, Vec r,
+                                                         TalusFacetedLCPResult *);
 
 #endif

@@ -2,7 +2,8 @@
  * talus ccp FILE.hdf5: solve one 3D frictional contact problem stored in FCLib's local form (or its
  * global form, reduced on reading),
  * distributed over the ranks by whole contacts, with the Tao type "apgd" or any other that can
- * handle the problem (-tao_type; TAO's bound-constrained types for frictionless problems).
+ * handle the problem (-tao_type; TAO's bound-constrained types for frictionless problems), or as
+ * seed 002's faceted LCP (-ccp_problem lcp: cmd_ccp_lcp.c).
  */
 #include <talus.h>
 #include <talus/options.h>
@@ -92,9 +93,10 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscLogDouble    t0, t1;
 
   PetscFunctionBegin;
-  PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
-             "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb] [-ccp_solution OUT.h5] [-tao_type apgd|...] "
-             "[-tao_* options]");
+  PetscCheck(
+    argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+    "usage: talus ccp FILE.hdf5 [-ccp_problem relaxed|coulomb|lcp] [-ccp_solution OUT.h5] [-tao_type apgd|...] "
+    "[-tao_* options] [-lcp_* options]");
   PetscCall(TalusOptionsCheckNumbers(PETSC_COMM_WORLD));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "talus ccp: solve one FCLib contact problem (local or global form)",
                     "talus");
@@ -112,6 +114,16 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv)
   PetscOptionsEnd();
 
   PetscCall(TalusFCLibReadForm(PETSC_COMM_WORLD, argv[1], form, &prob));
+  { /* -ccp_problem lcp: seed 002's faceted LCP by complementary pivoting, not a CCP for a Tao type */
+    char      problem[16] = "";
+    PetscBool lcp         = PETSC_FALSE;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-ccp_problem", problem, sizeof(problem), &lcp));
+    if (lcp && !strcmp(problem, "lcp")) {
+      PetscCall(TalusCommandCCPAsLCP(argv[1], &prob, write_solution ? solution : ""));
+      PetscCall(TalusFCLibProblemDestroy(&prob));
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(TalusCCPCreate(PETSC_COMM_WORLD, &ccp));
   PetscCall(TalusCCPSetOperator(ccp, prob.W));
   PetscCall(TalusCCPSetLinearTerm(ccp, prob.q));

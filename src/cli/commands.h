@@ -5,6 +5,9 @@
 #include <talus/output.h>
 
 PetscErrorCode TalusCommandCCP(int argc, char **argv);
+/* talus ccp FILE -ccp_problem lcp (cmd_ccp_lcp.c): the problem read, solved as a faceted LCP;
+   solution: the file for -ccp_solution, or "" */
+PetscErrorCode TalusCommandCCPAsLCP(const char filename[], const TalusFCLibProblem *prob, const char solution[]);
 /* Runs a scene, or (restart not empty) goes on from a checkpoint; *exit_status is 0 or TALUS_EXIT_RESUBMIT. */
 PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], int *exit_status);
 PetscErrorCode TalusCommandInfo(int argc, char **argv);

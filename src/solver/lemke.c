@@ -9,7 +9,9 @@
  * The basis inverse is kept explicitly and updated by each pivot (O(n^2) a pivot); ties in the
  * ratio test are broken lexicographically on (q~, B^-1) rows, which keeps degenerate problems from
  * cycling. Once the basis is complementary, z is solved afresh from it by LAPACK's LU, so the answer
- * carries no rounding from the pivots.
+ * carries no rounding from the pivots (kept unless the pivots' own values do better: a nearly
+ * singular final basis). Each pivot streams B^-1 twice (a product, an update), O(n^2): the method
+ * costs O(n^3) for about n pivots, which is why callers cap n (-lcp_max_size).
  */
 #include <talus/lcp.h>
 #include <petscblaslapack.h>
@@ -33,41 +35,51 @@ const char *TalusLemkeReasonName(TalusLemkeReason reason)
 
 typedef struct {
   PetscInt   n;
+  PetscReal *Mt;    /* M transposed (row j: column j of M), so that an entering column is contiguous */
+  PetscReal *a;     /* an entering variable's column of [I, -M, -e] */
   PetscReal *Binv;  /* n x n row-major: the basis inverse */
   PetscReal *qbar;  /* B^-1 q: the basic variables' values */
   PetscReal *d;     /* the entering column in the basis, B^-1 a */
   PetscInt  *basis; /* the variable in each row: w_i = i, z_i = n + i, z0 = 2 n */
 } Tableau;
 
-/* d = B^-1 a for variable v's column a of [I, -M, -e] */
-static void EnteringColumn(const Tableau *t, const PetscReal M[], PetscInt v)
+/* d = B^-1 a for variable v's column a of [I, -M, -e]: a column of B^-1 for a w, else one product by
+   BLAS (B^-1 row-major is its transpose column-major: gemv with "T") */
+static PetscErrorCode EnteringColumn(const Tableau *t, PetscInt v)
 {
-  const PetscInt n = t->n;
-  for (PetscInt i = 0; i < n; i++) {
-    const PetscReal *row = &t->Binv[i * n];
-    PetscReal        s   = 0.0;
-    if (v < n) s = row[v];
-    else if (v < 2 * n)
-      for (PetscInt k = 0; k < n; k++) s -= row[k] * M[k * n + (v - n)];
-    else
-      for (PetscInt k = 0; k < n; k++) s -= row[k];
-    t->d[i] = s;
+  const PetscInt  n = t->n;
+  PetscBLASInt    bn, one = 1;
+  const PetscReal alpha = -1.0, beta = 0.0;
+
+  PetscFunctionBegin;
+  if (v < n) {
+    for (PetscInt i = 0; i < n; i++) t->d[i] = t->Binv[i * n + v];
+    PetscFunctionReturn(0);
   }
+  PetscCall(PetscBLASIntCast(n, &bn));
+  if (v < 2 * n) PetscCall(PetscArraycpy(t->a, &t->Mt[(v - n) * n], n));
+  else
+    for (PetscInt k = 0; k < n; k++) t->a[k] = 1.0;
+  PetscCallBLAS("BLASgemv", BLASgemv_("T", &bn, &bn, &alpha, t->Binv, &bn, t->a, &one, &beta, t->d, &one));
+  PetscFunctionReturn(0);
 }
 
 /* The leaving row by the lexicographic minimum ratio over rows with d_i > tol; z0's row wins a tie
-   (the method ends there). -1: no bounded row. */
-static PetscInt RatioTest(const Tableau *t, PetscReal tol, PetscInt *candidates)
+   (the method ends there). -1: no bounded row. Ratios tie within tie (absolute, of q's scale) and a
+   relative 1e-12, not within the pivot tolerance: a tie taken too widely drives a basic value
+   negative. A basic value that rounding left at -1e-17 counts as 0: its negative ratio would let the
+   entering variable in at a negative value. */
+static PetscInt RatioTest(const Tableau *t, PetscReal tol, PetscReal tie, PetscInt *candidates)
 {
   const PetscInt n    = t->n;
   PetscInt       m    = 0, kept;
   PetscReal      best = PETSC_INFINITY;
 
   for (PetscInt i = 0; i < n; i++)
-    if (t->d[i] > tol) best = PetscMin(best, t->qbar[i] / t->d[i]);
+    if (t->d[i] > tol) best = PetscMin(best, PetscMax(t->qbar[i], 0.0) / t->d[i]);
   if (best == PETSC_INFINITY) return -1;
   for (PetscInt i = 0; i < n; i++)
-    if (t->d[i] > tol && t->qbar[i] / t->d[i] <= best + tol * (1.0 + PetscAbsReal(best))) candidates[m++] = i;
+    if (t->d[i] > tol && PetscMax(t->qbar[i], 0.0) / t->d[i] <= best * (1.0 + 1e-12) + tie) candidates[m++] = i;
   for (PetscInt k = 0; k < m; k++)
     if (t->basis[candidates[k]] == 2 * n) return candidates[k];
   for (PetscInt col = 0; col < n && m > 1; col++) { /* lexicographic on the rows of B^-1 */
@@ -75,31 +87,33 @@ static PetscInt RatioTest(const Tableau *t, PetscReal tol, PetscInt *candidates)
     for (PetscInt k = 0; k < m; k++) least = PetscMin(least, t->Binv[candidates[k] * n + col] / t->d[candidates[k]]);
     kept = 0;
     for (PetscInt k = 0; k < m; k++)
-      if (t->Binv[candidates[k] * n + col] / t->d[candidates[k]] <= least + tol * (1.0 + PetscAbsReal(least)))
+      if (t->Binv[candidates[k] * n + col] / t->d[candidates[k]] <= least + 1e-12 * (1.0 + PetscAbsReal(least)))
         candidates[kept++] = candidates[k];
     m = kept;
   }
   return candidates[0];
 }
 
-/* Variable v enters at row r: Gauss-Jordan on (B^-1 | q~) with the column d */
-static void Pivot(Tableau *t, PetscInt r, PetscInt v)
+/* Variable v enters at row r: Gauss-Jordan on (B^-1 | q~) with the column d (a BLAS axpy a row) */
+static PetscErrorCode Pivot(Tableau *t, PetscInt r, PetscInt v)
 {
   const PetscInt  n   = t->n;
   const PetscReal inv = 1.0 / t->d[r];
   PetscReal      *pr  = &t->Binv[r * n];
+  PetscBLASInt    bn, one = 1;
 
+  PetscFunctionBegin;
+  PetscCall(PetscBLASIntCast(n, &bn));
   for (PetscInt k = 0; k < n; k++) pr[k] *= inv;
   t->qbar[r] *= inv;
   for (PetscInt i = 0; i < n; i++) {
-    const PetscReal f = t->d[i];
-    PetscReal      *pi;
+    const PetscReal f = -t->d[i];
     if (i == r || f == 0.0) continue;
-    pi = &t->Binv[i * n];
-    for (PetscInt k = 0; k < n; k++) pi[k] -= f * pr[k];
-    t->qbar[i] -= f * t->qbar[r];
+    PetscCallBLAS("BLASaxpy", BLASaxpy_(&bn, &f, pr, &one, &t->Binv[i * n], &one));
+    t->qbar[i] += f * t->qbar[r];
   }
   t->basis[r] = v;
+  PetscFunctionReturn(0);
 }
 
 /* z and w from the final complementary basis solved afresh, B x = q by LU (B's columns: e_i for a
@@ -148,8 +162,8 @@ PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal 
 {
   Tableau   t = {.n = n};
   PetscInt *candidates, row = 0, entering;
-  PetscReal scale = 1.0, tol, *wB;
-  PetscBool ok    = PETSC_FALSE;
+  PetscReal scale = 1.0, qscale = 0.0, tol, *wB, *zp;
+  PetscBool ok = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "an LCP of size %" PetscInt_FMT, n);
@@ -164,24 +178,28 @@ PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal 
   if (max_pivots <= 0) max_pivots = 50 * n;
   for (PetscInt i = 0; i < n * n; i++) scale = PetscMax(scale, PetscAbsReal(M[i]));
   tol = 1e-12 * scale;
+  for (PetscInt i = 0; i < n; i++) qscale = PetscMax(qscale, PetscAbsReal(q[i]));
   PetscCall(PetscCalloc6(n * n, &t.Binv, n, &t.qbar, n, &t.d, n, &t.basis, n, &candidates, n, &wB));
+  PetscCall(PetscMalloc2(n * n, &t.Mt, n, &t.a));
   for (PetscInt i = 0; i < n; i++) t.Binv[i * n + i] = 1.0, t.qbar[i] = q[i], t.basis[i] = i;
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = 0; j < n; j++) t.Mt[j * n + i] = M[i * n + j];
 
-  EnteringColumn(&t, M, 2 * n); /* z0 enters where q is most negative: every q~ becomes >= 0 */
-  entering = n + row;           /* the complement of w_row, which leaves */
-  Pivot(&t, row, 2 * n);
+  PetscCall(EnteringColumn(&t, 2 * n)); /* z0 enters where q is most negative: every q~ becomes >= 0 */
+  entering = n + row;                   /* the complement of w_row, which leaves */
+  PetscCall(Pivot(&t, row, 2 * n));
   info->pivots = 1;
   info->reason = TALUS_LEMKE_PIVOT_CAP;
   while (info->pivots < max_pivots) {
     PetscInt leaving;
-    EnteringColumn(&t, M, entering);
-    row = RatioTest(&t, tol, candidates);
+    PetscCall(EnteringColumn(&t, entering));
+    row = RatioTest(&t, tol, 1e-15 * qscale, candidates);
     if (row < 0) {
       info->reason = TALUS_LEMKE_RAY;
       break;
     }
     leaving = t.basis[row];
-    Pivot(&t, row, entering);
+    PetscCall(Pivot(&t, row, entering));
     info->pivots++;
     if (leaving == 2 * n) {
       info->reason = TALUS_LEMKE_SOLVED;
@@ -189,12 +207,28 @@ PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal 
     }
     entering = leaving < n ? leaving + n : leaving - n; /* the complement of what left */
   }
-  if (info->reason == TALUS_LEMKE_SOLVED) {
+  if (info->reason == TALUS_LEMKE_SOLVED) { /* the basis re-solved by LU, or the pivots' own values where
+                                              that is worse (a nearly singular basis: redundant contacts) */
+    TalusLemkeInfo pivoted = *info;
+    for (PetscInt i = 0; i < n; i++) z[i] = wB[i] = 0.0;
+    for (PetscInt r = 0; r < n; r++) {
+      if (t.basis[r] >= n) z[t.basis[r] - n] = PetscMax(t.qbar[r], 0.0);
+      else wB[t.basis[r]] = t.qbar[r];
+    }
+    Measure(n, M, q, z, wB, &pivoted);
+    PetscCall(PetscMalloc1(n, &zp));
+    PetscCall(PetscArraycpy(zp, z, n));
     PetscCall(SolveBasis(&t, M, q, z, wB, &ok));
     Measure(n, M, q, z, wB, info);
-    if (!ok || !(info->complementarity <= 1e-9 * (scale + 1.0) && info->residual <= 1e-9 * (scale + 1.0)))
+    if (!ok || PetscMax(info->complementarity, info->residual) > PetscMax(pivoted.complementarity, pivoted.residual)) {
+      *info = pivoted;
+      PetscCall(PetscArraycpy(z, zp, n));
+    }
+    PetscCall(PetscFree(zp));
+    if (!(info->complementarity <= 1e-9 * (scale + 1.0) && info->residual <= 1e-9 * (scale + 1.0)))
       info->reason = TALUS_LEMKE_ILL_CONDITIONED;
   }
   PetscCall(PetscFree6(t.Binv, t.qbar, t.d, t.basis, candidates, wB));
+  PetscCall(PetscFree2(t.Mt, t.a));
   PetscFunctionReturn(0);
 }

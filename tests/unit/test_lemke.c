@@ -4,8 +4,9 @@
  *     (ties in every ratio test) is solved without cycling;
  *   - random LCPs with M = A A^T + S (S skew: copositive-plus) and random faceted LCPs of eq. 34's
  *     structure (W SPD, nd = 4 and 8): min(w, z) = 0 and w = M z + q hold to 1e-12 (S2-2);
- *   - the same positive definite LCP solved by PETSc's semismooth complementarity solver (ssfls) agrees
- *     to 1e-8;
+ *   - a faceted contact problem solved by Lemke and by PETSc's semismooth complementarity solvers
+ *     (ssfls, asfls) through TalusFacetedLCPSolveContacts: the same impulses to 1e-8; one over
+ *     -lcp_max_size refused;
  *   - a 2D problem with two facets (+-t1, nothing coupling t2) equals the Coulomb CCP solved by apgd
  *     (anti-relaxed, seed 001) to 1e-8 (S2-3);
  *   - no solution (M = -1, q = -1) ends on a secondary ray; a pivot cap of 1 ends on the cap.
@@ -161,94 +162,85 @@ static PetscErrorCode RandomFaceted(void)
   PetscFunctionReturn(0);
 }
 
-/* F(z) = M z + q and its Jacobian M for TAO's complementarity solvers */
-typedef struct {
-  Mat M;
-  Vec q;
-} Affine;
-
-static PetscErrorCode AffineF(Tao tao, Vec z, Vec F, void *ctx)
+/* The arrays of a contact problem as PETSc objects on this rank: W dense, q, mu */
+static PetscErrorCode ContactObjects(PetscInt nc, const PetscReal W[], const PetscReal q[], const PetscReal mu[],
+                                     Mat *Wm, Vec *qv, Vec *muv)
 {
-  Affine *a = (Affine *)ctx;
+  const PetscInt m = 3 * nc;
+
   PetscFunctionBegin;
-  PetscCall(MatMultAdd(a->M, z, a->q, F));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, m, m, NULL, Wm));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt j = 0; j < m; j++) PetscCall(MatSetValue(*Wm, i, j, W[i * m + j], INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*Wm, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*Wm, MAT_FINAL_ASSEMBLY));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, qv));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nc, muv));
+  for (PetscInt i = 0; i < m; i++) PetscCall(VecSetValue(*qv, i, q[i], INSERT_VALUES));
+  for (PetscInt c = 0; c < nc; c++) PetscCall(VecSetValue(*muv, c, mu[c], INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(*qv));
+  PetscCall(VecAssemblyEnd(*qv));
+  PetscCall(VecAssemblyBegin(*muv));
+  PetscCall(VecAssemblyEnd(*muv));
   PetscFunctionReturn(0);
 }
 
-/* J = M afresh each time: ssfls turns the Jacobian it is given into the Fischer-Burmeister one in place */
-static PetscErrorCode AffineJ(Tao tao, Vec z, Mat J, Mat Jpre, void *ctx)
+static PetscReal MaxDifference(Vec a, Vec b)
 {
-  PetscFunctionBegin;
-  PetscCall(MatCopy(((Affine *)ctx)->M, J, SAME_NONZERO_PATTERN));
-  PetscFunctionReturn(0);
+  PetscReal          gap = 0.0;
+  const PetscScalar *x, *y;
+  PetscInt           n;
+
+  if (VecGetLocalSize(a, &n) || VecGetArrayRead(a, &x) || VecGetArrayRead(b, &y)) return PETSC_INFINITY;
+  for (PetscInt i = 0; i < n; i++) gap = PetscMax(gap, PetscAbsReal(PetscRealPart(x[i] - y[i])));
+  if (VecRestoreArrayRead(a, &x) || VecRestoreArrayRead(b, &y)) return PETSC_INFINITY;
+  return gap;
 }
 
-/* PETSc's ssfls on the same positive definite LCP as Lemke: the unique solution twice */
-static PetscErrorCode AgainstSSFLS(void)
+/* TalusFacetedLCPSolveContacts with Lemke and with PETSc's ssfls and asfls on one contact problem: the same
+   impulses (1e-8); a problem over -lcp_max_size is refused with a message */
+static PetscErrorCode AgainstTao(void)
 {
-  const PetscInt     n = 30;
-  PetscReal         *M, *q, z[30], gap = 0.0;
-  TalusLemkeInfo     info;
-  Affine             a;
-  Tao                tao;
-  Vec                x, F, lo, hi;
-  Mat                J;
-  KSP                ksp;
-  PC                 pc;
-  const PetscScalar *xs;
-  TaoConvergedReason reason;
+  const PetscInt          nc       = 10;
+  TalusFacetedLCPSettings settings = {.facets = 6, .solver = TALUS_LCP_LEMKE, .max_pivots = 0, .max_size = 4000};
+  TalusFacetedLCPResult   res;
+  PetscReal              *W, *q, *mu;
+  Mat                     Wm;
+  Vec                     qv, muv, lemke, other;
+  PetscErrorCode          ierr;
 
   PetscFunctionBegin;
-  PetscCall(RandomLCP(n, 0.5, 77, &M, &q));
-  PetscCall(TalusLemkeSolve(n, M, q, 0, z, &info));
-  CHECK(info.reason == TALUS_LEMKE_SOLVED, "Lemke on the ssfls problem: %s", TalusLemkeReasonName(info.reason));
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &a.M));
-  for (PetscInt i = 0; i < n; i++)
-    for (PetscInt j = 0; j < n; j++) PetscCall(MatSetValue(a.M, i, j, M[i * n + j], INSERT_VALUES));
-  PetscCall(MatAssemblyBegin(a.M, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(a.M, MAT_FINAL_ASSEMBLY));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, &a.q));
-  for (PetscInt i = 0; i < n; i++) PetscCall(VecSetValue(a.q, i, q[i], INSERT_VALUES));
-  PetscCall(VecAssemblyBegin(a.q));
-  PetscCall(VecAssemblyEnd(a.q));
-  PetscCall(VecDuplicate(a.q, &x));
-  PetscCall(VecDuplicate(a.q, &F));
-  PetscCall(VecDuplicate(a.q, &lo));
-  PetscCall(VecDuplicate(a.q, &hi));
-  PetscCall(VecSet(x, 0.0));
-  PetscCall(VecSet(lo, 0.0));
-  PetscCall(VecSet(hi, PETSC_INFINITY));
-  PetscCall(TaoCreate(PETSC_COMM_SELF, &tao));
-  PetscCall(TaoSetType(tao, TAOSSFLS));
-  PetscCall(TaoSetSolution(tao, x));
-  PetscCall(TaoSetConstraintsRoutine(tao, F, AffineF, &a));
-  PetscCall(MatDuplicate(a.M, MAT_COPY_VALUES, &J));
-  PetscCall(TaoSetJacobianRoutine(tao, J, J, AffineJ, &a));
-  PetscCall(TaoGetKSP(tao, &ksp)); /* a dense 30 x 30 Newton system: LU */
-  PetscCall(KSPSetType(ksp, KSPPREONLY));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCLU));
-  PetscCall(TaoSetVariableBounds(tao, lo, hi));
-  PetscCall(TaoSetTolerances(tao, 1e-12, 0.0, 0.0));
-  PetscCall(TaoSetMaximumIterations(tao, 1000));
-  PetscCall(TaoSolve(tao));
-  PetscCall(TaoGetConvergedReason(tao, &reason));
-  PetscCall(VecGetArrayRead(x, &xs));
-  for (PetscInt i = 0; i < n; i++) gap = PetscMax(gap, PetscAbsReal(PetscRealPart(xs[i]) - z[i]));
-  PetscCall(VecRestoreArrayRead(x, &xs));
-  CHECK(reason > 0 && gap <= 1e-8, "ssfls (%s) and Lemke differ by %g", TaoConvergedReasons[reason], (double)gap);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "ssfls and Lemke on a 30 x 30 positive definite LCP: %.1e apart (%" PetscInt_FMT " pivots)\n",
-                        (double)gap, info.pivots));
-  PetscCall(TaoDestroy(&tao));
-  PetscCall(MatDestroy(&J));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&F));
-  PetscCall(VecDestroy(&lo));
-  PetscCall(VecDestroy(&hi));
-  PetscCall(VecDestroy(&a.q));
-  PetscCall(MatDestroy(&a.M));
-  PetscCall(PetscFree2(M, q));
+  PetscCall(RandomContacts(nc, 31, &W, &q, &mu));
+  PetscCall(ContactObjects(nc, W, q, mu, &Wm, &qv, &muv));
+  PetscCall(VecDuplicate(qv, &lemke));
+  PetscCall(VecDuplicate(qv, &other));
+  PetscCall(TalusFacetedLCPSolveContacts(Wm, qv, muv, &settings, lemke, &res));
+  CHECK(res.solved && res.n == 80 && res.lemke.complementarity <= 1e-12,
+        "Lemke through the driver: %s, n %" PetscInt_FMT ", min(w, z) %g", res.reason, res.n,
+        (double)res.lemke.complementarity);
+  for (TalusLCPSolver t = TALUS_LCP_SSFLS; t <= TALUS_LCP_ASFLS; t++) {
+    PetscReal gap;
+    settings.solver = t;
+    PetscCall(TalusFacetedLCPSolveContacts(Wm, qv, muv, &settings, other, &res));
+    gap = MaxDifference(lemke, other);
+    CHECK(res.solved && gap <= 1e-8, "%s and Lemke: %s, impulses %g apart", TalusLCPSolvers[t], res.reason,
+          (double)gap);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "faceted LCP (10 contacts, 6 facets): %s (%" PetscInt_FMT " its) and Lemke %.1e apart\n",
+                          res.reason, res.lemke.pivots, (double)gap));
+  }
+  settings.solver   = TALUS_LCP_LEMKE;
+  settings.max_size = 79;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = TalusFacetedLCPSolveContacts(Wm, qv, muv, &settings, other, &res);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_SUP, "80 unknowns with -lcp_max_size 79: error %d, PETSC_ERR_SUP expected", (int)ierr);
+  PetscCall(VecDestroy(&lemke));
+  PetscCall(VecDestroy(&other));
+  PetscCall(VecDestroy(&qv));
+  PetscCall(VecDestroy(&muv));
+  PetscCall(MatDestroy(&Wm));
+  PetscCall(PetscFree3(W, q, mu));
   PetscFunctionReturn(0);
 }
 
@@ -278,19 +270,7 @@ static PetscErrorCode Planar(void)
   PetscCall(TalusLemkeSolve(n, M, b, 0, z, &info));
   CHECK(info.reason == TALUS_LEMKE_SOLVED, "planar faceted LCP: %s", TalusLemkeReasonName(info.reason));
   TalusFacetedLCPImpulses(nc, 2, z, r);
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, m, m, NULL, &N));
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt j = 0; j < m; j++) PetscCall(MatSetValue(N, i, j, W[i * m + j], INSERT_VALUES));
-  PetscCall(MatAssemblyBegin(N, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(N, MAT_FINAL_ASSEMBLY));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &qv));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nc, &muv));
-  for (PetscInt i = 0; i < m; i++) PetscCall(VecSetValue(qv, i, q[i], INSERT_VALUES));
-  for (PetscInt c = 0; c < nc; c++) PetscCall(VecSetValue(muv, c, mu[c], INSERT_VALUES));
-  PetscCall(VecAssemblyBegin(qv));
-  PetscCall(VecAssemblyEnd(qv));
-  PetscCall(VecAssemblyBegin(muv));
-  PetscCall(VecAssemblyEnd(muv));
+  PetscCall(ContactObjects(nc, W, q, mu, &N, &qv, &muv));
   PetscCall(TestCCPCreate(PETSC_COMM_SELF, N, qv, muv, TALUSCCPCOULOMB, 1e-13, 200000, &ccp));
   PetscCall(VecDuplicate(qv, &rv));
   PetscCall(TestCCPSolveCold(ccp, rv, &its));
@@ -318,7 +298,7 @@ int main(int argc, char **argv)
   PetscCall(Small());
   PetscCall(RandomCopositive());
   PetscCall(RandomFaceted());
-  PetscCall(AgainstSSFLS());
+  PetscCall(AgainstTao());
   PetscCall(Planar());
   {
     int status = TestSummary("test_lemke");

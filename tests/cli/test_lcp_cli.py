@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""talus ccp -ccp_problem lcp: seed 002's faceted LCP by Lemke's method end to end (docs/lcp.md).
+
+Usage: test_lcp_cli.py TALUS SOURCE_ROOT WORK_DIR
+
+- the real Box_Stacks problem (82 contacts) solves with 4 and 8 facets: the LCP's min(w, z) below
+  1e-12, its impulses inside Coulomb's cone (the pyramid is inscribed), u = W r + q written with
+  -ccp_solution; the same r, bit for bit, on 1 and 2 ranks (the problem is gathered to rank 0);
+- PETSc's ssfls solves the same LCP (-lcp_solver ssfls) to its own tolerance (min(w, z) below 1e-8) with
+  the same velocities u within 1e-8 (the impulses are not unique: a box face's four corner contacts are
+  redundant, and the two differ by 7.5e-6 of 1.4e-3);
+- a problem Lemke cannot solve ends with its reason and a non-zero exit (LMGC's periodic box: a
+  secondary ray), and bad settings are refused with a message: -lcp_facets 1, -lcp_max_size below the
+  problem's size (the message gives both numbers), an unknown -lcp_ option;
+- -help lists the -lcp_ options.
+"""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+from clitest import Checks
+from clitest import run as run_talus
+
+TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+check = Checks("talus_lcp_cli")
+BOXES = os.path.join(ROOT, "inputs", "fclib", "Box_Stacks-i0122-82-5.hdf5")
+PERIODIC = os.path.join(ROOT, "inputs", "fclib", "LMGC_100_PR_PerioBox-i00361-60-03000.hdf5")
+
+
+def run(args, ranks=None):
+    p = run_talus(TALUS, ["ccp"] + args, ranks, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def solution(name):
+    with h5py.File(name, "r") as f:
+        return f["solution/r"][()], f["solution/u"][()]
+
+
+mu = h5py.File(BOXES, "r")["fclib_global/vectors/mu"][()]
+answers, velocities = {}, {}
+for facets in (4, 8):
+    for ranks in (1, 2):
+        out = os.path.join(WORK, "lcp-boxes-%d-np%d.h5" % (facets, ranks))
+        rc, so, se = run([BOXES, "-ccp_problem", "lcp", "-lcp_facets", str(facets), "-ccp_solution", out], ranks)
+        check(rc == 0 and "solved (complementary basis)" in so, "Box_Stacks, %d facets, %d ranks: %s%s" % (facets, ranks, so, se[-500:]))
+        if rc:
+            continue
+        comp = float(so.split("max |min(w, z)|")[1].split()[0])
+        check(comp < 1e-12, "Box_Stacks %d facets: min(w, z) %g" % (facets, comp))
+        r, u = solution(out)
+        rn, rt = r[0::3], np.hypot(r[1::3], r[2::3])
+        check(np.all(rn >= 0) and np.all(rt <= mu * rn + 1e-14), "Box_Stacks %d facets: r outside Coulomb's cone" % facets)
+        answers[(facets, ranks)], velocities[(facets, ranks)] = r, u
+    if (facets, 1) in answers and (facets, 2) in answers:
+        check(np.array_equal(answers[(facets, 1)], answers[(facets, 2)]), "Box_Stacks %d facets: 1 and 2 ranks differ" % facets)
+
+out = os.path.join(WORK, "lcp-boxes-ssfls.h5")
+rc, so, se = run([BOXES, "-ccp_problem", "lcp", "-lcp_facets", "4", "-lcp_solver", "ssfls", "-ccp_solution", out])
+check(rc == 0 and "ssfls CONVERGED" in so, "ssfls on Box_Stacks: %s%s" % (so, se[-400:]))
+if rc == 0 and (4, 1) in answers:
+    comp = float(so.split("max |min(w, z)|")[1].split()[0])
+    gap = np.max(np.abs(solution(out)[1] - velocities[(4, 1)]))
+    check(comp < 1e-8 and gap <= 1e-8, "ssfls and Lemke on Box_Stacks: ssfls min(w, z) %g, velocities %g apart" % (comp, gap))
+
+rc, so, se = run([PERIODIC, "-ccp_problem", "lcp", "-lcp_facets", "4"])
+check(rc != 0 and "secondary ray" in se and "lemke did not solve the faceted LCP" in se,
+      "LMGC periodic box: expected a secondary ray and an error, got %d: %s" % (rc, se[-400:]))
+for args, expected in ((["-lcp_facets", "1"], "at least 2 friction directions"),
+                       (["-lcp_max_size", "100"], "has 820 unknowns, more than -lcp_max_size 100"),
+                       (["-lcp_max_pivots", "-3"], "-lcp_max_pivots must be >= 0"),
+                       (["-lcp_facet", "4"], "lcp_facet")):
+    rc, so, se = run([BOXES, "-ccp_problem", "lcp"] + args)
+    check(rc != 0 and expected in se and "Traceback" not in se, "%s: expected '%s', got %d: %s" % (args, expected, rc, se[-400:]))
+
+rc, so, se = run([BOXES, "-ccp_problem", "lcp", "-help"])
+for option in ("-lcp_facets", "-lcp_solver", "-lcp_max_pivots", "-lcp_max_size"):
+    check(rc == 0 and option in so, "-help does not list %s (exit %d)" % (option, rc))
+sys.exit(check.finish())

@@ -26,6 +26,7 @@ typedef struct {
   PetscInt         pivots;
   PetscReal        complementarity; /* max |min(w_i, z_i)| */
   PetscReal        residual;        /* max |w - (M z + q)| with w as the basis gives it */
+  PetscReal        perturbation;    /* 0, or the size of the perturbation of q a degenerate problem needed */
 } TalusLemkeInfo;
 
 /*
@@ -77,7 +78,7 @@ typedef struct {
   PetscInt       n; /* LCP unknowns */
   PetscBool      solved;
   TalusLemkeInfo lemke;      /* reason, pivots (Tao types: iterations), complementarity, residual */
-  char           reason[96]; /* the reason in words */
+  char           reason[160]; /* the reason in words */
 } TalusFacetedLCPResult;
 
 /*

@@ -155,12 +155,19 @@ PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
     !sim
        ->ccp) { /* -ccp_problem relaxed|coulomb chooses; the default is the simulation's (coulomb, or a checkpoint's) */
     TalusCCPType type;
+    char         problem[16] = "";
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-ccp_problem", problem, sizeof(problem), &sim->lcp));
+    sim->lcp = (PetscBool)(sim->lcp && !strcmp(problem, "lcp"));
     PetscCall(TalusCCPCreate(sim->comm, &sim->ccp));
+    if (sim->lcp) { /* seed 002's faceted LCP (step.c): the CCP, Coulomb's, is kept for the step's measures */
+      PetscCall(TalusFacetedLCPSettingsFromOptions(sim->comm, &sim->lcp_settings));
+      sim->anti_relax = PETSC_TRUE;
+    }
     PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUSCCPCOULOMB : TALUSCCPRELAXED));
-    PetscCall(TalusCCPSetFromOptions(sim->ccp));
+    if (!sim->lcp) PetscCall(TalusCCPSetFromOptions(sim->ccp));
     PetscCall(TalusCCPGetType(sim->ccp, &type));
     PetscCheck(!strcmp(type, TALUSCCPCOULOMB) || !strcmp(type, TALUSCCPRELAXED), sim->comm, PETSC_ERR_USER_INPUT,
-               "-ccp_problem %s: a scene is stepped with the problem coulomb or relaxed", type);
+               "-ccp_problem %s: a scene is stepped with the problem coulomb, relaxed or lcp", type);
     sim->anti_relax = (PetscBool)!strcmp(type, TALUSCCPCOULOMB);
     PetscCall(SetForceTolerance(sim));
   }

@@ -46,6 +46,48 @@ static PetscErrorCode RecordHistory(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
+/* W = B M^-1 B^T formed, from the assembled B (the same rows in the same order): for solvers that
+   factorise or gather it (ipm, the faceted LCP) */
+static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
+{
+  PetscFunctionBegin;
+  PetscCheck(!ccp->compliance, sim->comm, PETSC_ERR_SUP,
+             "compliant contacts (seed 004) need a solver that applies N + E (apgd); this one forms N");
+  if (ccp->inverse_mass) PetscCall(TalusDelassusAssemble(ccp->B, ccp->inverse_mass, N)); /* B is assembled already */
+  else {
+    TalusStepCCP formed = {0};
+    PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));
+    PetscCall(TalusDelassusAssemble(formed.B, formed.inverse_mass, N));
+    PetscCall(TalusStepCCPDestroy(&formed));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -ccp_problem lcp: the step's contacts as seed 002's faceted LCP, solved on rank 0 (docs/lcp.md); a
+   step it cannot solve stops the run with the reason */
+static PetscErrorCode SolveFacetedLCP(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
+{
+  Mat                   N;
+  TalusFacetedLCPResult res;
+
+  PetscFunctionBegin;
+  PetscCheck(!sim->njoints, sim->comm, PETSC_ERR_SUP,
+             "-ccp_problem lcp: the faceted LCP is built from contacts only; this scene has %" PetscInt_FMT
+             " joints (their free rows would need eliminating first): use coulomb or relaxed",
+             sim->njoints);
+  PetscCall(AssembledDelassus(sim, ccp, &N));
+  PetscCall(TalusFacetedLCPSolveContacts(N, ccp->q, ccp->mu, &sim->lcp_settings, ccp->gamma, &res));
+  PetscCall(MatDestroy(&N));
+  PetscCheck(res.solved, sim->comm, PETSC_ERR_NOT_CONVERGED,
+             "step %" PetscInt_FMT ": %s did not solve the faceted LCP (%" PetscInt_FMT " unknowns): %s", sim->step + 1,
+             TalusLCPSolvers[sim->lcp_settings.solver], res.n, res.reason);
+  stats->iterations        = res.lemke.pivots;
+  stats->residual          = res.lemke.complementarity;
+  stats->reason            = TAO_CONVERGED_USER;
+  stats->bytes_per_product = ccp->bytes_per_product;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
 {
   Mat       N;
@@ -55,18 +97,14 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(TalusSimGetCCP(sim, NULL)); /* its type (-ccp_problem) agrees with sim->anti_relax */
+  if (sim->lcp) {
+    PetscCall(SolveFacetedLCP(sim, ccp, stats));
+    PetscCall(PetscLogEventEnd(TALUS_EventSolve, 0, 0, 0, 0));
+    PetscFunctionReturn(0);
+  }
   PetscCall(TalusCCPNeedsAssembledOperator(sim->ccp, &assembled));
-  PetscCheck(!ccp->compliance || !assembled, sim->comm, PETSC_ERR_SUP,
-             "compliant contacts (seed 004) need a solver that applies N + E (apgd); this one forms N");
-  if (assembled) { /* ipm factorises N: W = B M^-1 B^T formed, from the assembled B (the same rows in the same order) */
-    if (ccp->inverse_mass) PetscCall(TalusDelassusAssemble(ccp->B, ccp->inverse_mass, &N)); /* B is assembled already */
-    else {
-      TalusStepCCP formed = {0};
-      PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));
-      PetscCall(TalusDelassusAssemble(formed.B, formed.inverse_mass, &N));
-      PetscCall(TalusStepCCPDestroy(&formed));
-    }
-  } else
+  if (assembled) PetscCall(AssembledDelassus(sim, ccp, &N)); /* ipm factorises N */
+  else
     PetscCall(
       TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
   if (ccp->compliance) PetscCall(TalusDelassusSetCompliance(N, ccp->compliance)); /* N + E, seed 004 eq. 60 */

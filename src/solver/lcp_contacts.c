@@ -217,6 +217,12 @@ PetscErrorCode TalusFacetedLCPSolveContacts(Mat W, Vec q, Vec mu, const TalusFac
       PetscCall(TalusLemkeSolve(n, M, b, s->max_pivots, z, &res->lemke));
       res->solved = (PetscBool)(res->lemke.reason > 0);
       PetscCall(PetscStrncpy(res->reason, TalusLemkeReasonName(res->lemke.reason), sizeof(res->reason)));
+      if (res->lemke.perturbation > 0.0) { /* degenerate: said, so that a user knows the second try happened */
+        char more[64];
+        PetscCall(
+          PetscSNPrintf(more, sizeof(more), ", degenerate: q perturbed by %.1e", (double)res->lemke.perturbation));
+        PetscCall(PetscStrlcat(res->reason, more, sizeof(res->reason)));
+      }
     } else PetscCall(SolveByTao(n, M, b, s, z, res));
     res->lemke.complementarity = Complementarity(n, M, b, z);
     PetscCall(VecGetArray(r0, &ra));

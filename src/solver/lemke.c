@@ -157,17 +157,54 @@ static void Measure(PetscInt n, const PetscReal M[], const PetscReal q[], const 
   }
 }
 
+/* Lemke's pivots on the LCP with linear term q from the basis of the w's: info's reason and pivots */
+static PetscErrorCode Run(Tableau *t, const PetscReal q[], PetscInt max_pivots, PetscReal tol, PetscReal tie,
+                          PetscInt *candidates, TalusLemkeInfo *info)
+{
+  const PetscInt n   = t->n;
+  PetscInt       row = 0, entering;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++)
+    if (q[i] < q[row]) row = i;
+  PetscCall(PetscArrayzero(t->Binv, n * n));
+  for (PetscInt i = 0; i < n; i++) t->Binv[i * n + i] = 1.0, t->qbar[i] = q[i], t->basis[i] = i;
+  PetscCall(EnteringColumn(t, 2 * n)); /* z0 enters where q is most negative: every q~ becomes >= 0 */
+  entering = n + row;                  /* the complement of w_row, which leaves */
+  PetscCall(Pivot(t, row, 2 * n));
+  info->pivots = 1;
+  info->reason = TALUS_LEMKE_PIVOT_CAP;
+  while (info->pivots < max_pivots) {
+    PetscInt leaving;
+    PetscCall(EnteringColumn(t, entering));
+    row = RatioTest(t, tol, tie, candidates);
+    if (row < 0) {
+      info->reason = TALUS_LEMKE_RAY;
+      break;
+    }
+    leaving = t->basis[row];
+    PetscCall(Pivot(t, row, entering));
+    info->pivots++;
+    if (leaving == 2 * n) {
+      info->reason = TALUS_LEMKE_SOLVED;
+      break;
+    }
+    entering = leaving < n ? leaving + n : leaving - n; /* the complement of what left */
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal q[], PetscInt max_pivots, PetscReal z[],
                                TalusLemkeInfo *info)
 {
   Tableau   t = {.n = n};
-  PetscInt *candidates, row = 0, entering;
-  PetscReal scale = 1.0, qscale = 0.0, tol, *wB, *zp;
+  PetscInt *candidates, row = 0, first;
+  PetscReal scale = 1.0, qscale = 0.0, tol, *wB, *zp, *qp;
   PetscBool ok = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "an LCP of size %" PetscInt_FMT, n);
-  info->pivots = 0, info->complementarity = 0.0, info->residual = 0.0;
+  info->pivots = 0, info->complementarity = 0.0, info->residual = 0.0, info->perturbation = 0.0;
   for (PetscInt i = 0; i < n; i++) z[i] = 0.0;
   for (PetscInt i = 0; i < n; i++)
     if (q[i] < q[row]) row = i;
@@ -180,32 +217,25 @@ PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal 
   tol = 1e-12 * scale;
   for (PetscInt i = 0; i < n; i++) qscale = PetscMax(qscale, PetscAbsReal(q[i]));
   PetscCall(PetscCalloc6(n * n, &t.Binv, n, &t.qbar, n, &t.d, n, &t.basis, n, &candidates, n, &wB));
-  PetscCall(PetscMalloc2(n * n, &t.Mt, n, &t.a));
-  for (PetscInt i = 0; i < n; i++) t.Binv[i * n + i] = 1.0, t.qbar[i] = q[i], t.basis[i] = i;
+  PetscCall(PetscMalloc3(n * n, &t.Mt, n, &t.a, n, &qp));
   for (PetscInt i = 0; i < n; i++)
     for (PetscInt j = 0; j < n; j++) t.Mt[j * n + i] = M[i * n + j];
 
-  PetscCall(EnteringColumn(&t, 2 * n)); /* z0 enters where q is most negative: every q~ becomes >= 0 */
-  entering = n + row;                   /* the complement of w_row, which leaves */
-  PetscCall(Pivot(&t, row, 2 * n));
-  info->pivots = 1;
-  info->reason = TALUS_LEMKE_PIVOT_CAP;
-  while (info->pivots < max_pivots) {
-    PetscInt leaving;
-    PetscCall(EnteringColumn(&t, entering));
-    row = RatioTest(&t, tol, 1e-15 * qscale, candidates);
-    if (row < 0) {
-      info->reason = TALUS_LEMKE_RAY;
-      break;
+  PetscCall(Run(&t, q, max_pivots, tol, 1e-15 * qscale, candidates, info));
+  if (info->reason == TALUS_LEMKE_RAY || info->reason == TALUS_LEMKE_PIVOT_CAP) {
+    /* Degenerate problems (resting contacts: many zero rows of q) can defeat the lexicographic rule in
+       floating point, and end on a ray although the LCP is solvable (found on a frictionless pile whose
+       LCP ssfls solves). Again with q perturbed by a deterministic 1e-10 of its scale, the classic
+       cure for degeneracy; the final basis is then solved with the true q. */
+    unsigned state     = 12345u;
+    first              = info->pivots;
+    info->perturbation = 1e-10 * PetscMax(qscale, 1e-300);
+    for (PetscInt i = 0; i < n; i++) {
+      state = state * 1664525u + 1013904223u;
+      qp[i] = q[i] + info->perturbation * (0.5 + 0.5 * (PetscReal)(state >> 8) / (PetscReal)(1u << 24));
     }
-    leaving = t.basis[row];
-    PetscCall(Pivot(&t, row, entering));
-    info->pivots++;
-    if (leaving == 2 * n) {
-      info->reason = TALUS_LEMKE_SOLVED;
-      break;
-    }
-    entering = leaving < n ? leaving + n : leaving - n; /* the complement of what left */
+    PetscCall(Run(&t, qp, max_pivots, tol, 1e-15 * qscale, candidates, info));
+    info->pivots += first;
   }
   if (info->reason == TALUS_LEMKE_SOLVED) { /* the basis re-solved by LU, or the pivots' own values where
                                               that is worse (a nearly singular basis: redundant contacts) */
@@ -229,6 +259,6 @@ PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal 
       info->reason = TALUS_LEMKE_ILL_CONDITIONED;
   }
   PetscCall(PetscFree6(t.Binv, t.qbar, t.d, t.basis, candidates, wB));
-  PetscCall(PetscFree2(t.Mt, t.a));
+  PetscCall(PetscFree3(t.Mt, t.a, qp));
   PetscFunctionReturn(0);
 }

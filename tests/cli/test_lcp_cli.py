@@ -12,7 +12,10 @@ Usage: test_lcp_cli.py TALUS SOURCE_ROOT WORK_DIR
 - a problem Lemke cannot solve ends with its reason and a non-zero exit (LMGC's periodic box: a
   secondary ray), and bad settings are refused with a message: -lcp_facets 1, -lcp_max_size below the
   problem's size (the message gives both numbers), an unknown -lcp_ option;
-- -help lists the -lcp_ options.
+- -help lists the -lcp_ options;
+- a scene stepped with -ccp_problem lcp: 18 frictionless spheres dropped into a corner follow apgd's
+  Coulomb run to 1e-10 m (without friction the facets change nothing), on 1 and 2 ranks (1e-12 m
+  apart: the gathered problem's order follows the ranks); a scene with a joint is refused.
 """
 import os
 import sys
@@ -74,6 +77,43 @@ for args, expected in ((["-lcp_facets", "1"], "at least 2 friction directions"),
                        (["-lcp_facet", "4"], "lcp_facet")):
     rc, so, se = run([BOXES, "-ccp_problem", "lcp"] + args)
     check(rc != 0 and expected in se and "Traceback" not in se, "%s: expected '%s', got %d: %s" % (args, expected, rc, se[-400:]))
+
+DROP = """gravity: [0, 0, -9.81]
+time_step: 0.01
+end_time: 0.5
+envelope: 0.1
+materials:
+  - {name: m, mu: 0.0}
+bodies:
+  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0]}
+  - {shape: plane, normal: [1, 0, 0], position: [-1, 0, 0]}
+  - {shape: plane, normal: [0, 1, 0], position: [0, -1, 0]}
+generators:
+  - lattice: {radius: 0.2, mass: 1, origin: [-0.75, -0.75, 0.3], spacing: 0.5, count: [3, 3, 2], jitter: 0.04, seed: 3}
+options:
+  tao_gatol: 1.0e-12
+  tao_max_it: 100000
+"""
+scene = os.path.join(WORK, "lcp-drop.yaml")
+with open(scene, "w") as f:
+    f.write(DROP)
+positions = {}
+for name, extra, ranks in (("apgd", [], 1), ("lcp", ["-ccp_problem", "lcp"], 1), ("lcp-np2", ["-ccp_problem", "lcp"], 2)):
+    out = os.path.join(WORK, "lcp-drop-" + name)
+    p = run_talus(TALUS, [scene, "-o", out, "-checkpoint_every", "50"] + extra, ranks, timeout=300)
+    check(p.returncode == 0, "drop %s: %s" % (name, p.stderr[-400:]))
+    if p.returncode == 0:
+        with h5py.File(os.path.join(out, "checkpoints", "ckpt-00000050.h5"), "r") as f:
+            positions[name] = f["bodies/position"][()]
+if len(positions) == 3:
+    gap, ranks_gap = np.max(np.abs(positions["apgd"] - positions["lcp"])), np.max(np.abs(positions["lcp"] - positions["lcp-np2"]))
+    check(gap < 1e-10 and ranks_gap < 1e-12, "frictionless drop: lcp %g m from apgd, 1 and 2 ranks %g m apart" % (gap, ranks_gap))
+jointed = os.path.join(WORK, "lcp-joint.yaml")
+with open(jointed, "w") as f:
+    f.write("materials:\n  - {name: m, mu: 0.3}\nbodies:\n  - {name: a, shape: sphere, radius: 0.1, mass: 1, position: [1, 0, 0]}\n"
+            "joints:\n  - {type: spherical, bodies: [world, a], point: [0, 0, 0]}\n")
+p = run_talus(TALUS, [jointed, "-o", os.path.join(WORK, "lcp-joint"), "-ccp_problem", "lcp", "-t_final", "0.05"], timeout=120)
+check(p.returncode != 0 and "the faceted LCP is built from contacts only" in p.stderr, "a joint with -ccp_problem lcp: %s" % p.stderr[-300:])
 
 rc, so, se = run([BOXES, "-ccp_problem", "lcp", "-help"])
 for option in ("-lcp_facets", "-lcp_solver", "-lcp_max_pivots", "-lcp_max_size"):

@@ -77,7 +77,7 @@ PETSC_EXTERN PetscErrorCode TalusFacetedLCPSettingsFromOptions(MPI_Comm, TalusFa
 typedef struct {
   PetscInt       n; /* LCP unknowns */
   PetscBool      solved;
-  TalusLemkeInfo lemke;      /* reason, pivots (Tao types: iterations), complementarity, residual */
+  TalusLemkeInfo lemke;       /* reason, pivots (Tao types: iterations), complementarity, residual */
   char           reason[160]; /* the reason in words */
 } TalusFacetedLCPResult;
 

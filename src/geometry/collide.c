@@ -54,66 +54,79 @@ static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, PetscReal 
   *nhits       = 1;
 }
 
+/* A hit where box x's point `local` (its frame; A its rotation) is within the envelope of plane p: the
+   gap is the point's height above the plane */
+static void PlaneBoxPoint(const TalusBodies *b, PetscInt p, PetscInt x, const PetscReal A[9], const PetscReal local[3],
+                          PetscReal envelope, PetscInt feature, Hit *hits, PetscInt *nhits)
+{
+  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p];
+  PetscReal        c[3], height;
+  Hit             *hit;
+
+  TalusRotate(A, local, c);
+  for (int k = 0; k < 3; k++) c[k] += b->position[3 * x + k];
+  height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
+  if (height > envelope) return;
+  hit      = &hits[(*nhits)++];
+  hit->phi = height;
+  for (int k = 0; k < 3; k++) {
+    hit->n[k]        = m[k];
+    hit->p_first[k]  = c[k] - height * m[k];
+    hit->p_second[k] = c[k];
+  }
+  hit->feature = feature;
+}
+
 /* first = plane, second = box: one contact per corner (feature = corner index) */
 static void PlaneBox(const TalusBodies *b, PetscInt p, PetscInt x, PetscReal envelope, Hit *hits, PetscInt *nhits)
 {
-  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], *h = &b->size[3 * x];
+  const PetscReal *h = &b->size[3 * x];
   PetscReal        A[9];
 
   TalusQuatToMatrix(&b->quaternion[4 * x], A);
   *nhits = 0;
   for (PetscInt corner = 0; corner < 8; corner++) {
     const PetscReal local[3] = {(corner & 1) ? h[0] : -h[0], (corner & 2) ? h[1] : -h[1], (corner & 4) ? h[2] : -h[2]};
-    PetscReal c[3], height;
-    TalusRotate(A, local, c);
-    for (int k = 0; k < 3; k++) c[k] += b->position[3 * x + k];
-    height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
-    if (height > envelope) continue;
-    Hit *hit = &hits[(*nhits)++];
-    hit->phi = height;
-    for (int k = 0; k < 3; k++) {
-      hit->n[k]        = m[k];
-      hit->p_first[k]  = c[k] - height * m[k];
-      hit->p_second[k] = c[k];
-    }
-    hit->feature = corner;
+    PlaneBoxPoint(b, p, x, A, local, envelope, corner, hits, nhits);
+  }
+}
+
+/* The face of box x nearest plane p, for a foundation's grid: its rotation, the axis of its normal
+   and the normal's sign along it (the face whose outward normal is most against the plane's) */
+typedef struct {
+  PetscReal A[9], side;
+  PetscInt  axis;
+} BoxFace;
+
+static void FaceNearestPlane(const TalusBodies *b, PetscInt p, PetscInt x, BoxFace *f)
+{
+  const PetscReal *m    = &b->size[3 * p];
+  PetscReal        best = -1.0;
+
+  TalusQuatToMatrix(&b->quaternion[4 * x], f->A);
+  f->axis = 0, f->side = 1.0;
+  for (PetscInt k = 0; k < 3; k++) {
+    const PetscReal along = f->A[k] * m[0] + f->A[3 + k] * m[1] + f->A[6 + k] * m[2];
+    if (PetscAbsReal(along) > best) best = PetscAbsReal(along), f->axis = k, f->side = along > 0.0 ? -1.0 : 1.0;
   }
 }
 
 /* first = plane, second = box of a foundation (seed 004 sec. 5.5): grid x grid points at the centres
-   of the cells of its face nearest the plane (feature TALUS_FOUNDATION_FEATURE + cell), one row of
-   the grid, row, at a time; the gap of each is its height above the plane */
-static void PlaneBoxFoundationRow(const TalusBodies *b, PetscInt p, PetscInt x, PetscInt grid, PetscInt row,
-                                  PetscReal envelope, Hit *hits, PetscInt *nhits)
+   of the cells of the face f (feature TALUS_FOUNDATION_FEATURE + cell), one row of the grid, row, at
+   a time */
+static void PlaneBoxFoundationRow(const TalusBodies *b, PetscInt p, PetscInt x, const BoxFace *f, PetscInt grid,
+                                  PetscInt row, PetscReal envelope, Hit *hits, PetscInt *nhits)
 {
-  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], *h = &b->size[3 * x];
-  PetscReal        A[9], best = -1.0, side = 1.0;
-  PetscInt         axis = 0;
+  const PetscReal *h = &b->size[3 * x];
+  const PetscInt   u = (f->axis + 1) % 3, v = (f->axis + 2) % 3;
 
-  TalusQuatToMatrix(&b->quaternion[4 * x], A);
-  for (PetscInt k = 0; k < 3; k++) { /* the face whose outward normal is most against the plane's */
-    const PetscReal along = A[k] * m[0] + A[3 + k] * m[1] + A[6 + k] * m[2];
-    if (PetscAbsReal(along) > best) best = PetscAbsReal(along), axis = k, side = along > 0.0 ? -1.0 : 1.0;
-  }
   *nhits = 0;
   for (PetscInt col = 0; col < grid; col++) {
-    const PetscInt u = (axis + 1) % 3, v = (axis + 2) % 3;
-    PetscReal      local[3], c[3], height;
-    local[axis] = side * h[axis];
-    local[u]    = h[u] * (2.0 * row + 1.0 - grid) / grid;
-    local[v]    = h[v] * (2.0 * col + 1.0 - grid) / grid;
-    TalusRotate(A, local, c);
-    for (int k = 0; k < 3; k++) c[k] += b->position[3 * x + k];
-    height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
-    if (height > envelope) continue;
-    Hit *hit = &hits[(*nhits)++];
-    hit->phi = height;
-    for (int k = 0; k < 3; k++) {
-      hit->n[k]        = m[k];
-      hit->p_first[k]  = c[k] - height * m[k];
-      hit->p_second[k] = c[k];
-    }
-    hit->feature = TALUS_FOUNDATION_FEATURE + row * grid + col;
+    PetscReal local[3];
+    local[f->axis] = f->side * h[f->axis];
+    local[u]       = h[u] * (2.0 * row + 1.0 - grid) / grid;
+    local[v]       = h[v] * (2.0 * col + 1.0 - grid) / grid;
+    PlaneBoxPoint(b, p, x, f->A, local, envelope, TALUS_FOUNDATION_FEATURE + row * grid + col, hits, nhits);
   }
 }
 
@@ -236,12 +249,14 @@ PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, Pe
              TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
   if (pair->swap) first = j, second = i;
   grid = pair->collide == PlaneBox ? TalusContactFoundationGrid(b, i, j) : 0;
-  if (grid) /* an elastic foundation: its points by rows of the grid, in feature order */
+  if (grid) { /* an elastic foundation: its points by rows of the grid, in feature order */
+    BoxFace face;
+    FaceNearestPlane(b, first, second, &face);
     for (PetscInt row = 0; row < grid; row++) {
-      PlaneBoxFoundationRow(b, first, second, grid, row, envelope, hits, &nhits);
+      PlaneBoxFoundationRow(b, first, second, &face, grid, row, envelope, hits, &nhits);
       PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
     }
-  else {
+  } else {
     pair->collide(b, first, second, envelope, hits, &nhits);
     PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
   }

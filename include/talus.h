@@ -197,7 +197,8 @@ PETSC_EXTERN PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, Ta
 PETSC_EXTERN PetscErrorCode TalusDelassusAssemble(Mat B, Vec inverse_mass, Mat *N);
 /* diag(N), computed by the shell's creator, for MatGetDiagonal (and so for -ccp_scale). */
 PETSC_EXTERN PetscErrorCode TalusDelassusSetDiagonal(Mat N, Vec diagonal);
-/* The shell applies N + diag(E) from now on (seed 004's compliant rows, eq. 60; E >= 0, one entry per row). */
+/* The shell applies N + diag(E) from now on (seed 004's compliant rows, eq. 60; E >= 0, one entry per row),
+   and its diagonal (MatGetDiagonal) is diag(N) + E. */
 PETSC_EXTERN PetscErrorCode TalusDelassusSetCompliance(Mat N, Vec E);
 /*
  * Row blocks of B (3 rows: a contact) and their products with M^-1, one block at a time, for solvers

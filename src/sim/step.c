@@ -112,7 +112,6 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   if (scale && !assembled) { /* the shell cannot find its own diagonal: the blocks give it */
     Vec diagonal;
     PetscCall(TalusSimGetDelassusDiagonal(sim, &diagonal));
-    if (ccp->compliance) PetscCall(VecAXPY(diagonal, 1.0, ccp->compliance));
     PetscCall(TalusDelassusSetDiagonal(N, diagonal));
     PetscCall(VecDestroy(&diagonal));
   }

@@ -201,6 +201,7 @@ static PetscErrorCode DelassusGetDiagonal(Mat N, Vec d)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
   PetscCall(VecCopy(shell->diagonal, d));
+  if (shell->compliance) PetscCall(VecAXPY(d, 1.0, shell->compliance)); /* the shell is N + E */
   PetscFunctionReturn(0);
 }
 

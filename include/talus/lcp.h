@@ -24,7 +24,7 @@ PETSC_EXTERN const char *TalusLemkeReasonName(TalusLemkeReason);
 typedef struct {
   TalusLemkeReason reason;
   PetscInt         pivots;
-  PetscReal        complementarity; /* max |min(w_i, z_i)| */
+  PetscReal        complementarity; /* max |min(w_i, z_i)| for the z returned (0 on failure) */
   PetscReal        residual;        /* max |w - (M z + q)| with w as the basis gives it */
   PetscReal        perturbation;    /* 0, or the size of the perturbation of q a degenerate problem needed */
 } TalusLemkeInfo;

@@ -223,8 +223,10 @@ PetscErrorCode TalusFacetedLCPSolveContacts(Mat W, Vec q, Vec mu, const TalusFac
           PetscSNPrintf(more, sizeof(more), ", degenerate: q perturbed by %.1e", (double)res->lemke.perturbation));
         PetscCall(PetscStrlcat(res->reason, more, sizeof(res->reason)));
       }
-    } else PetscCall(SolveByTao(n, M, b, s, z, res));
-    res->lemke.complementarity = Complementarity(n, M, b, z);
+    } else {
+      PetscCall(SolveByTao(n, M, b, s, z, res));
+      res->lemke.complementarity = Complementarity(n, M, b, z); /* Lemke measures its own answer */
+    }
     PetscCall(VecGetArray(r0, &ra));
     TalusFacetedLCPImpulses(nc, s->facets, z, ra);
     PetscCall(VecRestoreArray(r0, &ra));

@@ -257,7 +257,7 @@ PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], const PetscReal 
     PetscCall(PetscFree(zp));
     if (!(info->complementarity <= 1e-9 * (scale + 1.0) && info->residual <= 1e-9 * (scale + 1.0)))
       info->reason = TALUS_LEMKE_ILL_CONDITIONED;
-  }
+  } else Measure(n, M, q, z, wB, info); /* z = 0: how far from solved the failure leaves it */
   PetscCall(PetscFree6(t.Binv, t.qbar, t.d, t.basis, candidates, wB));
   PetscCall(PetscFree3(t.Mt, t.a, qp));
   PetscFunctionReturn(0);

@@ -18,6 +18,7 @@ Usage: test_lcp_cli.py TALUS SOURCE_ROOT WORK_DIR
   apart: the gathered problem's order follows the ranks); a scene with a joint is refused.
 """
 import os
+import shutil
 import sys
 
 import h5py
@@ -27,6 +28,9 @@ from clitest import Checks
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+WORK = os.path.join(WORK, "lcp-cli")  # its own scratch directory, emptied: a rerun starts afresh
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
 check = Checks("talus_lcp_cli")
 BOXES = os.path.join(ROOT, "inputs", "fclib", "Box_Stacks-i0122-82-5.hdf5")
 PERIODIC = os.path.join(ROOT, "inputs", "fclib", "LMGC_100_PR_PerioBox-i00361-60-03000.hdf5")

@@ -95,57 +95,52 @@ if r.returncode == 0 and r2.returncode == 0:
         check(not differ and not a["materials/compliance"][()].any(),
               "the format-3 fixture restarted: step 200 differs in %s" % differ)
 
-# seed 004's compliant contacts through a scene: a compliant ball resting on a rigid floor sinks m g / K; nbgs and
-# ipm refuse compliant rows; a restart keeps the compliance
-path = os.path.join(WORK, "compliant.yaml")
-with open(path, "w") as f:
-    f.write("gravity: [0, 0, -9.81]\ntime_step: 0.001\nend_time: 1\nenvelope: 0.01\n"
-            "materials:\n  - {name: rubber, mu: 0.5, compliance: {stiffness: 1.0e+5, damping: 2000}}\n"
-            "  - {name: steel, mu: 0.5}\nbodies:\n"
-            "  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0], material: steel}\n"
-            "  - {shape: sphere, radius: 0.1, mass: 2, position: [0, 0, 0.1], material: rubber}\n")
-out = os.path.join(WORK, "compliant")
-r = run_talus(TALUS, [path, "-o", out, "-probe", "1", "-checkpoint_every", "500", "-checkpoint_keep", "10"])
-check(r.returncode == 0, "compliant floor: %s" % r.stderr[-400:])
-if r.returncode == 0:
-    with open(os.path.join(out, "probe-1.csv")) as f:
+def settles_and_restarts(name, text, probe, rest_z, K, moved, keys, stored, stored_value):
+    """Scene `text`, 1 s: its 2 kg body (id `probe`) ends rest_z - z = m g / K below rest_z (1e-6); a restart
+    from step 500 reaches step 1000 bit for bit in `keys`, and checkpoints keep `stored` as stored_value."""
+    path = os.path.join(WORK, name + ".yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    out = os.path.join(WORK, name)
+    r = run_talus(TALUS, [path, "-o", out, "-probe", str(probe), "-checkpoint_every", "500", "-checkpoint_keep", "10"])
+    check(r.returncode == 0, "%s: %s" % (name, r.stderr[-400:]))
+    if r.returncode:
+        return path
+    with open(os.path.join(out, "probe-%d.csv" % probe)) as f:
         z = float(list(csv.DictReader(f))[-1]["z"])
-    check(abs((0.1 - z) / (2 * 9.81 / 1e5) - 1) < 1e-6, "compliant floor: sinkage %g m, m g / K = %g m" % (0.1 - z, 2 * 9.81 / 1e5))
-    again = os.path.join(WORK, "compliant-restart")
+    check(abs((rest_z - z) / (2 * 9.81 / K) - 1) < 1e-6, "%s: %s %g m, m g / K = %g m" % (name, moved, rest_z - z, 2 * 9.81 / K))
+    again = os.path.join(WORK, name + "-restart")
     r = run_talus(TALUS, ["-restart", os.path.join(out, "checkpoints", "ckpt-00000500.h5"), "-o", again])
-    check(r.returncode == 0, "compliant restart: %s" % r.stderr[-400:])
+    check(r.returncode == 0, "%s restart: %s" % (name, r.stderr[-400:]))
     if r.returncode == 0:
         with h5py.File(os.path.join(out, "checkpoints", "ckpt-00001000.h5"), "r") as a, \
                 h5py.File(os.path.join(again, "checkpoints", "ckpt-00001000.h5"), "r") as b:
-            same = all(np.array_equal(a[k][()], b[k][()]) for k in ("bodies/position", "bodies/velocity", "materials/compliance"))
-            check(same and list(a["materials/compliance"][0]) == [1e5, 2000.0, 0.0], "compliant restart: step 1000 differs")
+            same = all(np.array_equal(a[k][()], b[k][()]) for k in keys + (stored,))
+            check(same and list(a[stored][0]) == stored_value, "%s restart: step 1000 differs" % name)
+    return path
+
+
+# seed 004's compliant contacts through a scene: a compliant ball resting on a rigid floor sinks m g / K; nbgs and
+# ipm refuse compliant rows; a restart keeps the compliance
+path = settles_and_restarts(
+    "compliant", "gravity: [0, 0, -9.81]\ntime_step: 0.001\nend_time: 1\nenvelope: 0.01\n"
+    "materials:\n  - {name: rubber, mu: 0.5, compliance: {stiffness: 1.0e+5, damping: 2000}}\n"
+    "  - {name: steel, mu: 0.5}\nbodies:\n"
+    "  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0], material: steel}\n"
+    "  - {shape: sphere, radius: 0.1, mass: 2, position: [0, 0, 0.1], material: rubber}\n",
+    1, 0.1, 1e5, "sinkage", ("bodies/position", "bodies/velocity"), "materials/compliance", [1e5, 2000.0, 0.0])
 for extra, expected in ((["-tao_type", "nbgs"], "nbgs does not take compliant rows"), (["-tao_type", "ipm"], "compliant contacts")):
     r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "compliant-refused"), "-t_final", "0.01"] + extra)
     check(r.returncode != 0 and expected in r.stderr, "compliant with %s: %s" % (extra, r.stderr.strip()[-300:]))
 
 # a compliant joint: a bob hanging on a soft distance row (K = 1e4, B = 200) stretches it m g / K; the
 # joints' compliance is kept by a restart
-path = os.path.join(WORK, "compliant-string.yaml")
-with open(path, "w") as f:
-    f.write("gravity: [0, 0, -9.81]\ntime_step: 0.001\nend_time: 1\nmaterials:\n  - {name: m, mu: 0}\nbodies:\n"
-            "  - {name: bob, shape: sphere, radius: 0.05, mass: 2, position: [0, 0, -1]}\n"
-            "joints:\n  - {type: distance, bodies: [world, bob], points: [[0, 0, 0], [0, 0, -1]],"
-            " compliance: {stiffness: 1.0e+4, damping: 200}}\n")
-out = os.path.join(WORK, "compliant-string")
-r = run_talus(TALUS, [path, "-o", out, "-probe", "0", "-checkpoint_every", "500", "-checkpoint_keep", "10"])
-check(r.returncode == 0, "compliant string: %s" % r.stderr[-400:])
-if r.returncode == 0:
-    with open(os.path.join(out, "probe-0.csv")) as f:
-        z = float(list(csv.DictReader(f))[-1]["z"])
-    check(abs((-1 - z) / (2 * 9.81 / 1e4) - 1) < 1e-6, "compliant string: stretch %g m, m g / K = %g m" % (-1 - z, 2 * 9.81 / 1e4))
-    again = os.path.join(WORK, "compliant-string-restart")
-    r = run_talus(TALUS, ["-restart", os.path.join(out, "checkpoints", "ckpt-00000500.h5"), "-o", again])
-    check(r.returncode == 0, "compliant string restart: %s" % r.stderr[-400:])
-    if r.returncode == 0:
-        with h5py.File(os.path.join(out, "checkpoints", "ckpt-00001000.h5"), "r") as a, \
-                h5py.File(os.path.join(again, "checkpoints", "ckpt-00001000.h5"), "r") as b:
-            same = all(np.array_equal(a[k][()], b[k][()]) for k in ("bodies/position", "joint_impulses", "joints/compliance"))
-            check(same and list(a["joints/compliance"][0]) == [1e4, 200.0], "compliant string restart: step 1000 differs")
+settles_and_restarts(
+    "compliant-string", "gravity: [0, 0, -9.81]\ntime_step: 0.001\nend_time: 1\nmaterials:\n  - {name: m, mu: 0}\nbodies:\n"
+    "  - {name: bob, shape: sphere, radius: 0.05, mass: 2, position: [0, 0, -1]}\n"
+    "joints:\n  - {type: distance, bodies: [world, bob], points: [[0, 0, 0], [0, 0, -1]],"
+    " compliance: {stiffness: 1.0e+4, damping: 200}}\n",
+    0, -1.0, 1e4, "stretch", ("bodies/position", "joint_impulses"), "joints/compliance", [1e4, 200.0])
 JOINT = ("time_step: 0.01\nmaterials:\n  - {name: m, mu: 0}\nbodies:\n  - {shape: sphere, radius: 0.1, mass: 1, position: [1, 0, 0]}\n"
          "joints:\n  - {type: distance, bodies: [world, 0], points: [[0, 0, 0], [1, 0, 0]], %s}\n")
 for k, (value, expected) in enumerate([

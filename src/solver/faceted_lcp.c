@@ -14,49 +14,51 @@
  */
 #include <talus/lcp.h>
 
-/* The 3 nc x ((nd + 1) nc) map T from (p_n, p_f) to the CCP's impulses (n, t1, t2): column c of p_n is
-   e_n of contact c; column (c, j) of p_f is its direction d_j. Entry (row, col) without storing T. */
-static PetscReal Map(PetscInt nc, PetscInt nd, PetscInt row, PetscInt col)
+/* Column j of the 3 nc x ((nd + 1) nc) map T from (p_n, p_f) to the CCP's impulses (n, t1, t2): its
+   contact, and its three entries there (e_n for a normal impulse, (0, cos, sin) of the direction d_j
+   for a friction one); T is never stored. */
+static PetscInt Column(PetscInt nc, PetscInt nd, PetscInt j, PetscReal t[3])
 {
-  const PetscInt c = row / 3, k = row % 3;
-  if (col < nc) return col == c && k == 0 ? 1.0 : 0.0;
-  col -= nc;
-  if (col / nd != c || k == 0) return 0.0;
-  {
-    const PetscReal angle = 2.0 * PETSC_PI * (PetscReal)(col % nd) / (PetscReal)nd;
-    return k == 1 ? PetscCosReal(angle) : PetscSinReal(angle);
+  PetscReal angle;
+
+  if (j < nc) {
+    t[0] = 1.0, t[1] = t[2] = 0.0;
+    return j;
   }
+  j -= nc;
+  angle = 2.0 * PETSC_PI * (PetscReal)(j % nd) / (PetscReal)nd;
+  t[0] = 0.0, t[1] = PetscCosReal(angle), t[2] = PetscSinReal(angle);
+  return j / nd;
 }
 
 PetscErrorCode TalusFacetedLCPBuild(PetscInt nc, PetscInt nd, const PetscReal W[], const PetscReal q[],
                                     const PetscReal mu[], PetscInt *n_out, PetscReal **M_out, PetscReal **b_out)
 {
   const PetscInt m = 3 * nc, nt = (nd + 1) * nc, n = (nd + 2) * nc;
-  PetscReal     *T, *WT, *M, *b;
+  PetscReal     *T, *WTj, *M, *b;
+  PetscInt      *contact;
 
   PetscFunctionBegin;
   PetscCheck(nd >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "a faceted cone needs at least 2 friction directions per contact, got %" PetscInt_FMT, nd);
-  PetscCall(PetscMalloc2(m * nt, &T, m * nt, &WT));
+  PetscCall(PetscMalloc3(3 * nt, &T, m, &WTj, nt, &contact)); /* T's columns, 3 entries each */
   PetscCall(PetscCalloc2(n * n, &M, n, &b));
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt j = 0; j < nt; j++) T[i * nt + j] = Map(nc, nd, i, j);
-  for (PetscInt i = 0; i < m; i++) /* W T, then T^T (W T): only T's nonzeros (3 per row) matter */
-    for (PetscInt j = 0; j < nt; j++) {
+  for (PetscInt j = 0; j < nt; j++) contact[j] = Column(nc, nd, j, &T[3 * j]);
+  for (PetscInt j = 0; j < nt; j++) { /* column j of W T, then of T^T (W T) */
+    const PetscInt k = 3 * contact[j];
+    for (PetscInt i = 0; i < m; i++) {
       PetscReal s = 0.0;
-      for (PetscInt k = 3 * (j < nc ? j : (j - nc) / nd), e = 0; e < 3; e++)
-        s += W[i * m + k + e] * T[(k + e) * nt + j];
-      WT[i * nt + j] = s;
+      for (PetscInt e = 0; e < 3; e++) s += W[i * m + k + e] * T[3 * j + e];
+      WTj[i] = s;
     }
-  for (PetscInt i = 0; i < nt; i++) {
-    const PetscInt c = i < nc ? i : (i - nc) / nd;
-    for (PetscInt j = 0; j < nt; j++) {
+    for (PetscInt i = 0; i < nt; i++) {
       PetscReal s = 0.0;
-      for (PetscInt e = 0; e < 3; e++) s += T[(3 * c + e) * nt + i] * WT[(3 * c + e) * nt + j];
+      for (PetscInt e = 0; e < 3; e++) s += T[3 * i + e] * WTj[3 * contact[i] + e];
       M[i * n + j] = s;
     }
-    for (PetscInt e = 0; e < 3; e++) b[i] += T[(3 * c + e) * nt + i] * q[3 * c + e];
   }
+  for (PetscInt i = 0; i < nt; i++)
+    for (PetscInt e = 0; e < 3; e++) b[i] += T[3 * i + e] * q[3 * contact[i] + e];
   for (PetscInt c = 0; c < nc; c++) {
     const PetscInt sigma = nt + c;
     for (PetscInt j = 0; j < nd; j++) {
@@ -66,16 +68,21 @@ PetscErrorCode TalusFacetedLCPBuild(PetscInt nc, PetscInt nd, const PetscReal W[
     }
     M[sigma * n + c] = mu[c]; /* U p_n */
   }
-  PetscCall(PetscFree2(T, WT));
+  PetscCall(PetscFree3(T, WTj, contact));
   *n_out = n, *M_out = M, *b_out = b;
   PetscFunctionReturn(0);
 }
 
 void TalusFacetedLCPImpulses(PetscInt nc, PetscInt nd, const PetscReal z[], PetscReal r[])
 {
-  for (PetscInt i = 0; i < 3 * nc; i++) {
-    const PetscInt c = i / 3;
-    r[i]             = Map(nc, nd, i, c) * z[c];
-    for (PetscInt j = 0; j < nd; j++) r[i] += Map(nc, nd, i, nc + c * nd + j) * z[nc + c * nd + j];
+  PetscReal t[3];
+
+  for (PetscInt c = 0; c < nc; c++) {
+    Column(nc, nd, c, t); /* the normal impulse, then the directions' in order */
+    for (PetscInt e = 0; e < 3; e++) r[3 * c + e] = t[e] * z[c];
+    for (PetscInt j = 0; j < nd; j++) {
+      Column(nc, nd, nc + c * nd + j, t);
+      for (PetscInt e = 0; e < 3; e++) r[3 * c + e] += t[e] * z[nc + c * nd + j];
+    }
   }
 }

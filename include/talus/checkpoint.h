@@ -13,7 +13,7 @@
 #define TALUS_CHECKPOINT_FORMAT "talus-checkpoint"
 /* 2 (talus 0.2): joints and their impulses, prescribed motions, loads, springs; 3: planar bodies and
    the tables of prescribed functions of time. Versions 1 and 2 are still read (without what they lack). */
-#define TALUS_CHECKPOINT_VERSION 4
+#define TALUS_CHECKPOINT_VERSION 5
 /* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
    wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
 #define TALUS_EXIT_RESUBMIT 75

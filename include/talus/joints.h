@@ -3,6 +3,8 @@
  * eq. 6). Each step every joint gives its rows of B (the Jacobian G^T, eq. 4) and its linear term
  * g / h + g_t (eq. 9c: the violation over h, the time derivative at t^l); their impulses are free
  * rows of the step's CCP (eq. 12: the cone is R), solved with the contacts. docs/mechanisms.md.
+ * Limits are the one-sided kind (seed 004 sec. 5.4, a range of motion): g >= 0 with a
+ * non-negative impulse, rows whose cone is R+.
  *
  * A joint is described in the world at the time it is added (a point, an axis) and kept in each
  * body's frame, so it moves with the bodies. The world's "frame" is the world itself.
@@ -24,6 +26,8 @@ typedef enum {
   TALUS_JOINT_PLANAR_PIN,    /* 2: the anchors coincide in the plane normal to the axis (planar mechanisms) */
   TALUS_JOINT_ANGLE_DRIVER,  /* 1: B's angle about A's axis, relative to A, follows f(t) (a motor) */
   TALUS_JOINT_LINEAR_DRIVER, /* 1: B's anchor's displacement along A's axis follows f(t) (an actuator) */
+  TALUS_JOINT_ANGLE_LIMIT,   /* 2 one-sided: the drivers' angle stays in [lower, upper] (a range of motion) */
+  TALUS_JOINT_LINEAR_LIMIT,  /* 2 one-sided: the drivers' displacement stays in [lower, upper] */
   TALUS_NJOINT_TYPES
 } TalusJointType;
 
@@ -51,6 +55,7 @@ typedef struct {
   TalusMotion motion;             /* drivers: the relative angle (rad) or displacement (m) prescribed */
   PetscReal   zeta, delta;        /* seed 003's relaxation of its rows (docs/relaxation.md); delta 0: seed 000's */
   PetscReal   stiffness, damping; /* seed 004's compliance of its rows (docs/compliance.md); stiffness 0: rigid */
+  PetscReal   lower, upper;       /* limits: the range of the angle (rad) or displacement (m) */
 } TalusJoint;
 
 /* What a joint is, in the world at the time it is added. */
@@ -63,6 +68,7 @@ typedef struct {
   TalusMotion    motion;
   PetscReal      zeta, delta;        /* relaxed rows (seed 003 eq. 64): damping ratio, time constant (s); 0, 0: rigid */
   PetscReal      stiffness, damping; /* compliant rows (seed 004 eq. 60-62): K (N/m or N m/rad), B; 0, 0: rigid */
+  PetscReal      lower, upper;       /* limits: lower <= upper; an angle's within [-pi, pi] */
 } TalusJointSpec;
 
 PETSC_EXTERN const char *const TalusJointTypeNames[TALUS_NJOINT_TYPES];
@@ -74,6 +80,8 @@ PETSC_EXTERN PetscErrorCode TalusJointTypeList(char names[], size_t size);
 /* Whether a joint of this type reads spec->axis. */
 PETSC_EXTERN PetscBool TalusJointTypeHasAxis(TalusJointType);
 PETSC_EXTERN PetscBool TalusJointTypeIsDriver(TalusJointType);
+/* Whether its rows are one-sided (g >= 0, impulse >= 0: cone R+) rather than free. */
+PETSC_EXTERN PetscBool TalusJointTypeIsLimit(TalusJointType);
 
 /* A body's pose: centre and rotation matrix (the world: origin and identity). */
 typedef struct {

@@ -18,16 +18,18 @@
  * pin: 2 point rows along the world directions in the plane normal to A's axis. Drivers: the angle
  * of B's reference about A's axis from A's reference minus f(t), wrapped into (-pi, pi], with the
  * angular row of the axis; or the displacement along A's axis minus f(t), with its point row; both
- * with g_t = -f'(t).
+ * with g_t = -f'(t). Limits: the drivers' angle or displacement s, as two one-sided rows
+ * g = s - lower and g = upper - s (the second with the row negated), each >= 0 (seed 004 sec. 5.4).
  */
 #include <talus/joints.h>
 #include <talus/math3.h>
 #include <math.h>
 
-const char *const     TalusJointTypeNames[TALUS_NJOINT_TYPES] = {"spherical",    "revolute",     "prismatic",
-                                                                 "weld",         "distance",     "planar_pin",
-                                                                 "angle_driver", "linear_driver"};
-static const PetscInt joint_rows[TALUS_NJOINT_TYPES]          = {3, 5, 5, 6, 1, 2, 1, 1};
+const char *const     TalusJointTypeNames[TALUS_NJOINT_TYPES] = {"spherical",    "revolute",      "prismatic",
+                                                                 "weld",         "distance",      "planar_pin",
+                                                                 "angle_driver", "linear_driver", "angle_limit",
+                                                                 "linear_limit"};
+static const PetscInt joint_rows[TALUS_NJOINT_TYPES]          = {3, 5, 5, 6, 1, 2, 1, 1, 2, 2};
 
 PetscInt TalusJointTypeRows(TalusJointType type)
 {
@@ -63,6 +65,11 @@ PetscBool TalusJointTypeHasAxis(TalusJointType type)
 PetscBool TalusJointTypeIsDriver(TalusJointType type)
 {
   return (PetscBool)(type == TALUS_JOINT_ANGLE_DRIVER || type == TALUS_JOINT_LINEAR_DRIVER);
+}
+
+PetscBool TalusJointTypeIsLimit(TalusJointType type)
+{
+  return (PetscBool)(type == TALUS_JOINT_ANGLE_LIMIT || type == TALUS_JOINT_LINEAR_LIMIT);
 }
 
 PetscReal TalusMotionValue(const TalusMotion *m, const TalusTable tables[], PetscReal t)
@@ -117,6 +124,18 @@ static void SideFrame(const TalusJoint *j, int side, const TalusPose *P, PetscRe
   ToWorld(P, j->axis[side], f[0]);
   ToWorld(P, j->reference[side], f[1]);
   TalusCross3(f[0], f[1], f[2]);
+}
+
+/* The angle of B's reference about A's axis from A's reference, in (-pi, pi], and its row */
+static void AngleRow(const PetscReal e[3][3], const PetscReal f[3][3], TalusJointRowTerms *row)
+{
+  PetscReal c[3];
+
+  TalusCross3(e[1], f[1], c);
+  for (int k = 0; k < 3; k++)
+    row->G[0][k] = row->G[1][k] = 0.0, row->G[1][3 + k] = e[0][k], row->G[0][3 + k] = -e[0][k];
+  row->g       = PetscAtan2Real(TalusDot3(c, e[0]), TalusDot3(e[1], f[1]));
+  row->angular = PETSC_TRUE;
 }
 
 /* The weld's and the prismatic joint's three angular rows */
@@ -175,21 +194,27 @@ void TalusJointEvaluate(const TalusJoint *j, const TalusPose *A, const TalusPose
     PointRow(w, SA, SB, NULL, &rows[1]);
     rows[0].g = TalusDot3(u, d), rows[1].g = TalusDot3(w, d);
   } break;
-  case TALUS_JOINT_ANGLE_DRIVER: {
-    PetscReal c[3], angle, g;
-    TalusCross3(e[1], f[1], c);
-    angle = PetscAtan2Real(TalusDot3(c, e[0]), TalusDot3(e[1], f[1]));
-    g     = remainder(angle - TalusMotionValue(&j->motion, tables, t), 2.0 * PETSC_PI);
-    for (int k = 0; k < 3; k++)
-      rows[0].G[0][k] = rows[0].G[1][k] = 0.0, rows[0].G[1][3 + k] = e[0][k], rows[0].G[0][3 + k] = -e[0][k];
-    rows[0].g       = g;
-    rows[0].angular = PETSC_TRUE;
-    rows[0].gt      = -TalusMotionRate(&j->motion, tables, t);
-  } break;
+  case TALUS_JOINT_ANGLE_DRIVER:
+    AngleRow(e, f, &rows[0]);
+    rows[0].g  = remainder(rows[0].g - TalusMotionValue(&j->motion, tables, t), 2.0 * PETSC_PI);
+    rows[0].gt = -TalusMotionRate(&j->motion, tables, t);
+    break;
   case TALUS_JOINT_LINEAR_DRIVER:
     PointRow(e[0], SA, SB, d, &rows[0]);
     rows[0].g  = TalusDot3(e[0], d) - TalusMotionValue(&j->motion, tables, t);
     rows[0].gt = -TalusMotionRate(&j->motion, tables, t);
+    break;
+  case TALUS_JOINT_ANGLE_LIMIT:
+  case TALUS_JOINT_LINEAR_LIMIT:
+    if (j->type == TALUS_JOINT_ANGLE_LIMIT) AngleRow(e, f, &rows[0]);
+    else {
+      PointRow(e[0], SA, SB, d, &rows[0]);
+      rows[0].g = TalusDot3(e[0], d);
+    }
+    rows[1] = rows[0];
+    for (int k = 0; k < 12; k++) (&rows[1].G[0][0])[k] = -(&rows[0].G[0][0])[k];
+    rows[1].g = j->upper - rows[0].g;
+    rows[0].g = rows[0].g - j->lower;
     break;
   case TALUS_NJOINT_TYPES:
     break;
@@ -245,5 +270,13 @@ const char *TalusJointFromSpec(const TalusJointSpec *s, const TalusPose *A, cons
   if (s->stiffness == 0.0 && s->damping > 0.0) return "its compliance needs a positive stiffness with its damping";
   if (s->stiffness > 0.0 && s->delta > 0.0) return "its rows are relaxed (seed 003) or compliant (seed 004), not both";
   j->stiffness = s->stiffness, j->damping = s->damping;
+  if (TalusJointTypeIsLimit(s->type)) {
+    const PetscReal range = s->type == TALUS_JOINT_ANGLE_LIMIT ? PETSC_PI : PETSC_INFINITY;
+    if (!(s->lower <= s->upper && s->lower >= -range && s->upper <= range && s->lower > -PETSC_INFINITY &&
+          s->upper < PETSC_INFINITY))
+      return s->type == TALUS_JOINT_ANGLE_LIMIT ? "an angle limit needs -pi <= lower <= upper <= pi (rad)"
+                                                : "a linear limit needs finite lower <= upper (m)";
+    j->lower = s->lower, j->upper = s->upper;
+  }
   return NULL;
 }

@@ -24,6 +24,7 @@ static const TalusH5Field joint_fields[] = {
   JOINT_FIELD("motion_table", PETSC_TRUE, motion.table, 1), /* format 3: the fields after version 2's come last */
   JOINT_FIELD("relaxation", PETSC_FALSE, zeta, 2),          /* zeta, delta */
   JOINT_FIELD("compliance", PETSC_FALSE, stiffness, 2),     /* format 4: K, B */
+  JOINT_FIELD("limits", PETSC_FALSE, lower, 2),             /* format 5: a limit's lower, upper */
 };
 #define DRIVE_FIELD(type, name, integer, member, width) \
   { \
@@ -64,9 +65,10 @@ static const TalusH5Field planar_fields[] = {
 };
 #define NFIELDS(f) ((int)(sizeof(f) / sizeof((f)[0])))
 /* the fields a file of this version has, those added later last: format 2 lacks the table handles and
-   the relaxation (read as 0, none), format 3 the joints' compliance (0: rigid) */
-#define NFIELDS_OF(f, version, added3, added4) \
-  (NFIELDS(f) - ((version) < 4 ? (added4) : 0) - ((version) < 3 ? (added3) : 0))
+   the relaxation (read as 0, none), format 3 the joints' compliance (0: rigid), format 4 the limits
+   (no joint of format 4 is a limit) */
+#define NFIELDS_OF(f, version, added3, added4, added5) \
+  (NFIELDS(f) - ((version) < 5 ? (added5) : 0) - ((version) < 4 ? (added4) : 0) - ((version) < 3 ? (added3) : 0))
 
 /* The tables of time (format 3): per table its value columns and points ("tables", t x 2), and all
    their rows one after the other ("table_values"). */
@@ -138,9 +140,10 @@ PetscErrorCode TalusCheckpointWriteLinks(TalusH5Writer *w, TalusSim sim)
 }
 
 /* A stored joint as strictly as a scene's: NULL, or the fault. */
-static const char *JointFault(const TalusJoint *j, PetscInt max_id)
+static const char *JointFault(const TalusJoint *j, PetscInt max_id, PetscInt version)
 {
   if (j->type < 0 || j->type >= TALUS_NJOINT_TYPES) return "an unknown type";
+  if (version < 5 && TalusJointTypeIsLimit((TalusJointType)j->type)) return "a limit's type, which format 5 added";
   if (j->owner_side < 0 || j->owner_side > 1 || j->body[j->owner_side] == TALUS_WORLD) return "no body keeping it";
   for (int side = 0; side < 2; side++) {
     if (j->body[side] < TALUS_WORLD || j->body[side] >= max_id) return "a body id outside the scene's";
@@ -158,6 +161,10 @@ static const char *JointFault(const TalusJoint *j, PetscInt max_id)
   if (!(j->stiffness >= 0.0 && j->stiffness < PETSC_INFINITY && j->damping >= 0.0 && j->damping < PETSC_INFINITY) ||
       (j->stiffness > 0.0 && j->delta > 0.0))
     return "a compliance that is not valid";
+  if (TalusJointTypeIsLimit((TalusJointType)j->type) &&
+      !(j->lower <= j->upper && j->lower > -PETSC_INFINITY && j->upper < PETSC_INFINITY &&
+        (j->type != TALUS_JOINT_ANGLE_LIMIT || (j->lower >= -PETSC_PI && j->upper <= PETSC_PI))))
+    return "a limit's range that is not valid";
   return NULL;
 }
 
@@ -219,10 +226,10 @@ static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *in
   if (!info->njoints) PetscFunctionReturn(0);
   TalusCheckpointCheckExtent(r, "joints/type", info->njoints);
   PetscCall(PetscCalloc1(info->njoints, joints));
-  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS_OF(joint_fields, info->version, 2, 1),
+  PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS_OF(joint_fields, info->version, 2, 1, 1),
                              sizeof(TalusJoint), info->njoints, 0, info->njoints, *joints, PETSC_FALSE));
   for (PetscInt j = 0; j < info->njoints && !r->bad; j++) {
-    if ((fault = JointFault(&(*joints)[j], max_id))) TalusH5Fault(r, "a joint has %s", fault);
+    if ((fault = JointFault(&(*joints)[j], max_id, info->version))) TalusH5Fault(r, "a joint has %s", fault);
     else *nrows += TalusJointTypeRows((TalusJointType)(*joints)[j].type);
   }
   TalusCheckpointCheckExtent(r, "joint_impulses", *nrows);
@@ -291,9 +298,9 @@ PetscErrorCode TalusCheckpointReadLinks(TalusH5Reader *r, const TalusCheckpointI
   PetscCall(PetscMemzero(links, sizeof(*links)));
   PetscCall(ReadTables(r, info, links));
   PetscCall(ReadJoints(r, info, &links->joints, &links->joint_impulse, &nrows));
-  PetscCall(ReadReplicated(r, "prescribed", prescribed_fields, NFIELDS_OF(prescribed_fields, info->version, 1, 0),
+  PetscCall(ReadReplicated(r, "prescribed", prescribed_fields, NFIELDS_OF(prescribed_fields, info->version, 1, 0, 0),
                            sizeof(TalusPrescribedMotion), info->nprescribed, (void **)&links->prescribed));
-  PetscCall(ReadReplicated(r, "loads", load_fields, NFIELDS_OF(load_fields, info->version, 2, 0), sizeof(TalusLoad),
+  PetscCall(ReadReplicated(r, "loads", load_fields, NFIELDS_OF(load_fields, info->version, 2, 0, 0), sizeof(TalusLoad),
                            info->nloads, (void **)&links->loads));
   PetscCall(ReadReplicated(r, "springs", spring_fields, NFIELDS(spring_fields), sizeof(TalusSpring), info->nsprings,
                            (void **)&links->springs));

@@ -2,14 +2,15 @@
  * Bodies' names, and a scene's joints: list (docs/scene-format.md, docs/mechanisms.md). A body's
  * name is registered as it is read and looked up by joints, forces and springs. Each joint names
  * its two bodies (a body's name, its id, or world), the point it holds in the world at the start (or two points for
- * a distance joint), its axis where its type has one, and for drivers the motion they prescribe.
+ * a distance joint), its axis where its type has one, for drivers the motion they prescribe, and for
+ * limits their range (lower, upper).
  * Every mistake is FILE:LINE, including the ones only the bodies' poses reveal (a joint between two
  * fixed bodies), which TalusSimCheckJoint finds.
  */
 #include "scene_reader.h"
 
-static const char *const joint_keys[]  = {"type",   "bodies", "point",      "points",     "axis",
-                                          "length", "motion", "relaxation", "compliance", NULL};
+static const char *const joint_keys[]  = {"type",   "bodies",     "point",      "points", "axis",  "length",
+                                          "motion", "relaxation", "compliance", "lower",  "upper", NULL};
 static const char *const motion_keys[] = {"offset", "rate", "amplitude", "frequency", "phase", "table", NULL};
 
 /* A body's name (joints refer to it): unique, not "world", not a number (an id is one) */
@@ -145,6 +146,17 @@ static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, void *ctx)
     PetscCall(ReadMotion(r, node, sim, &spec.motion));
   } else if (TalusJointTypeIsDriver(spec.type))
     SceneError(r, map, "a %s needs a motion: {rate: ..., amplitude: ..., frequency: ...}", name);
+  for (int end = 0; end < 2; end++) {
+    const char *key = end ? "upper" : "lower";
+    PetscReal  *x   = end ? &spec.upper : &spec.lower;
+    if ((node = SceneLookup(r, map, key))) {
+      if (!TalusJointTypeIsLimit(spec.type))
+        SceneError(r, node, "%s is for limits (angle_limit, linear_limit), not a %s joint", key, name);
+      PetscCall(SceneGetNumber(r, node, key, x));
+    } else if (TalusJointTypeIsLimit(spec.type))
+      SceneError(r, map, "a %s needs lower and upper: the range of its %s", name,
+                 spec.type == TALUS_JOINT_ANGLE_LIMIT ? "angle (rad, within [-pi, pi])" : "displacement (m)");
+  }
   if ((node = SceneLookup(r, map, "relaxation"))) PetscCall(SceneReadRelaxation(r, node, sim, &spec.zeta, &spec.delta));
   if ((node = SceneLookup(r, map, "compliance"))) {
     if (spec.delta > 0.0)

@@ -171,56 +171,69 @@ static PetscReal KnownVelocity(const TalusBodies *b, PetscInt k, const PetscReal
   return TalusDot3(G, &b->velocity[3 * k]) + TalusDot3(&G[3], w);
 }
 
-PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
+/* Joint j's rows when this rank keeps it, after those already built */
+static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
 {
-  TalusBodies *b = sim->bodies;
+  TalusBodies       *b     = sim->bodies;
+  const TalusJoint  *joint = &sim->joints[j];
+  const PetscInt     owner = TalusSimLinkedIndex(sim, joint->body[joint->owner_side]);
+  const PetscInt     n     = TalusJointTypeRows((TalusJointType)joint->type);
+  const PetscBool    limit = TalusJointTypeIsLimit((TalusJointType)joint->type);
+  PetscInt           k[2];
+  TalusPose          pose[2];
+  TalusJointRowTerms terms[6];
 
   PetscFunctionBegin;
-  sim->njoint_rows_local = 0;
-  sim->joint_drift[0] = sim->joint_drift[1] = 0.0;
-  if (!sim->njoints) PetscFunctionReturn(0);
-  for (PetscInt j = 0; j < sim->njoints; j++) {
-    const TalusJoint  *joint = &sim->joints[j];
-    const PetscInt     owner = TalusSimLinkedIndex(sim, joint->body[joint->owner_side]);
-    PetscInt           k[2];
-    TalusPose          pose[2];
-    TalusJointRowTerms terms[6];
-    const PetscInt     n = TalusJointTypeRows((TalusJointType)joint->type);
+  if (owner < 0 || owner >= b->nowned) PetscFunctionReturn(0); /* another rank keeps it */
+  for (int side = 0; side < 2; side++) {
+    k[side] = TalusSimLinkedIndex(sim, joint->body[side]);
+    PetscCheck(k[side] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "joint %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d, which keeps the joint", j,
+               joint->body[side], sim->rank);
+    pose[side] = PoseOf(b, k[side]);
+  }
+  TalusJointEvaluate(joint, &pose[0], &pose[1], sim->tables, sim->t, terms);
+  PetscCall(
+    TalusGrowArray(sizeof(TalusJointRow), sim->njoint_rows_local + n, &sim->joint_rows_capacity, &sim->joint_rows));
+  for (PetscInt r = 0; r < n; r++) {
+    TalusJointRow *row = &sim->joint_rows[sim->njoint_rows_local++];
+    row->a = k[0], row->b = k[1];
+    row->joint      = j;
+    row->row        = sim->joint_row_start[j] + r;
+    row->compliance = 0.0;
+    PetscCall(PetscArraycpy(&row->G[0][0], &terms[r].G[0][0], 12));
+    if (joint->delta > 0.0) { /* seed 003 eq. 64 as for contacts: (h/delta^2) g + (2 zeta h/delta - 1) G v^l + g_t */
+      PetscReal Gv = 0.0;
+      for (int side = 0; side < 2; side++)
+        if (k[side] >= 0) Gv += KnownVelocity(b, k[side], terms[r].G[side]);
+      row->bias = sim->dt / (joint->delta * joint->delta) * terms[r].g +
+                  (2.0 * joint->zeta * sim->dt / joint->delta - 1.0) * Gv + terms[r].gt;
+    } else if (joint->stiffness > 0.0) { /* seed 004 eq. 61 in the CCP: K / (h K + B) g + g_t; N + E (eq. 60) */
+      const PetscReal h = sim->dt, K = joint->stiffness, B = joint->damping;
+      row->bias       = K / (h * K + B) * terms[r].g + terms[r].gt;
+      row->compliance = 1.0 / (h * h * K + h * B);
+    } else row->bias = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
+    for (int side = 0; side < 2; side++)                   /* a fixed side's known velocity (seed 002 eq. 70) */
+      if (k[side] >= 0 && b->dof[k[side]] < 0) row->bias += KnownVelocity(b, k[side], terms[r].G[side]);
+    row->impulse = sim->joint_impulse[row->row];
+    /* a limit's row is violated only below 0; any g of a two-sided row is */
+    sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular],
+                                                  limit ? -terms[r].g : PetscAbsReal(terms[r].g));
+  }
+  PetscFunctionReturn(0);
+}
 
-    if (owner < 0 || owner >= b->nowned) continue; /* another rank keeps it */
-    for (int side = 0; side < 2; side++) {
-      k[side] = TalusSimLinkedIndex(sim, joint->body[side]);
-      PetscCheck(k[side] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                 "joint %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d, which keeps the joint", j,
-                 joint->body[side], sim->rank);
-      pose[side] = PoseOf(b, k[side]);
-    }
-    TalusJointEvaluate(joint, &pose[0], &pose[1], sim->tables, sim->t, terms);
-    PetscCall(
-      TalusGrowArray(sizeof(TalusJointRow), sim->njoint_rows_local + n, &sim->joint_rows_capacity, &sim->joint_rows));
-    for (PetscInt r = 0; r < n; r++) {
-      TalusJointRow *row = &sim->joint_rows[sim->njoint_rows_local++];
-      row->a = k[0], row->b = k[1];
-      row->joint      = j;
-      row->row        = sim->joint_row_start[j] + r;
-      row->compliance = 0.0;
-      PetscCall(PetscArraycpy(&row->G[0][0], &terms[r].G[0][0], 12));
-      if (joint->delta > 0.0) { /* seed 003 eq. 64 as for contacts: (h/delta^2) g + (2 zeta h/delta - 1) G v^l + g_t */
-        PetscReal Gv = 0.0;
-        for (int side = 0; side < 2; side++)
-          if (k[side] >= 0) Gv += KnownVelocity(b, k[side], terms[r].G[side]);
-        row->bias = sim->dt / (joint->delta * joint->delta) * terms[r].g +
-                    (2.0 * joint->zeta * sim->dt / joint->delta - 1.0) * Gv + terms[r].gt;
-      } else if (joint->stiffness > 0.0) { /* seed 004 eq. 61 in the CCP: K / (h K + B) g + g_t; N + E (eq. 60) */
-        const PetscReal h = sim->dt, K = joint->stiffness, B = joint->damping;
-        row->bias       = K / (h * K + B) * terms[r].g + terms[r].gt;
-        row->compliance = 1.0 / (h * h * K + h * B);
-      } else row->bias = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
-      for (int side = 0; side < 2; side++)                   /* a fixed side's known velocity (seed 002 eq. 70) */
-        if (k[side] >= 0 && b->dof[k[side]] < 0) row->bias += KnownVelocity(b, k[side], terms[r].G[side]);
-      row->impulse                       = sim->joint_impulse[row->row];
-      sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular], PetscAbsReal(terms[r].g));
-    }
+/* The limits' one-sided rows first, the CCP's non-negative rows, then the two-sided ones, its free rows */
+PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
+{
+  PetscFunctionBegin;
+  sim->njoint_rows_local = sim->nlimit_rows_local = 0;
+  sim->joint_drift[0] = sim->joint_drift[1] = 0.0;
+  for (int limits = 1; limits >= 0; limits--) {
+    for (PetscInt j = 0; j < sim->njoints; j++)
+      if (TalusJointTypeIsLimit((TalusJointType)sim->joints[j].type) == (PetscBool)limits)
+        PetscCall(BuildRowsOf(sim, j));
+    if (limits) sim->nlimit_rows_local = sim->njoint_rows_local;
   }
   PetscFunctionReturn(0);
 }

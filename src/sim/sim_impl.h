@@ -53,7 +53,8 @@ struct _p_TalusSim {
   PetscReal     *joint_wrench;    /* per joint, the last step's force and torque on its body B, then A (12, world) */
   TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
   PetscInt       njoint_rows_local, joint_rows_capacity;
-  PetscReal      joint_drift[2]; /* this step's largest violation before it: lengths (m), angles (rad) */
+  PetscInt       nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */
+  PetscReal      joint_drift[2];    /* this step's largest violation before it: lengths (m), angles (rad) */
   PetscInt       njointed,
     *jointed;              /* the pairs of bodies a joint holds (id_a < id_b, 2 each, sorted): they do not collide */
   PetscReal *joint_record; /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */

@@ -117,7 +117,9 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   }
   PetscCall(TalusCCPSetOperator(sim->ccp, N));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
-  PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, 0, sim->njoint_rows_local)); /* joints: free rows */
+  /* the limits' rows are non-negative, the other joints' free (joints.c puts them in that order) */
+  PetscCall(
+    TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, sim->nlimit_rows_local, sim->njoint_rows_local - sim->nlimit_rows_local));
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma));
   stats->bytes_per_product = ccp->bytes_per_product;
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));

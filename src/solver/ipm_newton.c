@@ -19,9 +19,11 @@ PetscErrorCode IPMSetUpProblem(Tao tao)
   PetscFunctionBegin;
   PetscCheck(ipm->W && ipm->q && ipm->set, PetscObjectComm((PetscObject)tao), PETSC_ERR_ORDER,
              "ipm needs its problem (TaoIPMSetProblem) before it solves");
-  PetscCall(MPIU_Allreduce(&ipm->set->nfree_local, &units, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)tao)));
+  units = ipm->set->nfree_local + ipm->set->nnonneg_local;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &units, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)tao)));
   PetscCheck(units == 0, PetscObjectComm((PetscObject)tao), PETSC_ERR_SUP,
-             "ipm does not take free (bilateral) rows yet (this problem has %" PetscInt_FMT "): use -tao_type apgd",
+             "ipm does not take joint rows (free or non-negative) yet (this problem has %" PetscInt_FMT
+             "): use -tao_type apgd",
              units);
   PetscCall(IPMRelease(ipm));
   PetscCall(VecGetLocalSize(ipm->q, &ipm->n));

@@ -111,9 +111,9 @@ static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
   PetscCheck(found && d->rows.nblocks == nc, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "nbgs: N's row blocks (%" PetscInt_FMT ") do not match the %" PetscInt_FMT " cones of this rank",
              found ? d->rows.nblocks : -1, nc);
-  PetscCheck(nb->set->nnonneg_local == 0 && nb->set->nfree_local == d->rows.nrows, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "nbgs on body velocities solves friction cones and the free rows of B (this problem has %" PetscInt_FMT
-             " non-negative and %" PetscInt_FMT " free rows on this rank, B %" PetscInt_FMT " free rows)",
+  PetscCheck(nb->set->nnonneg_local + nb->set->nfree_local == d->rows.nrows, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "nbgs: this rank's %" PetscInt_FMT " non-negative and %" PetscInt_FMT
+             " free rows are not B's %" PetscInt_FMT " single rows",
              nb->set->nnonneg_local, nb->set->nfree_local, d->rows.nrows);
   PetscCall(TalusDelassusGetBodyVector(nb->W, &d->w));
   PetscCall(VecGetLocalSize(d->w, &d->nowned));
@@ -184,12 +184,13 @@ static PetscErrorCode BodiesSweep(Tao tao, Vec r)
     for (int i = 0; i < 3; i++) old[i] = xc[i] - old[i];
     d->rows.scatter(d->rows.ctx, c, old, w);
   }
-  for (PetscInt j = 0; j < d->rows.nrows; j++) { /* free rows: each solved exactly, unbounded */
+  for (PetscInt j = 0; j < d->rows.nrows; j++) { /* single rows, each solved exactly: non-negative, then free */
     const PetscInt  i = 3 * d->rows.nblocks + j;
     const PetscReal W = d->row_diagonal[j], omega = nb->interface[i] ? nb->interface_omega : nb->omega;
     const PetscReal rest  = PetscRealPart(d->rows.row_gather(d->rows.ctx, j, w) + q[i]) - W * PetscRealPart(x[i]);
-    const PetscReal exact = W > 0.0 ? -rest / W : 0.0, old = PetscRealPart(x[i]);
-    x[i] = (1.0 - omega) * old + omega * exact;
+    const PetscReal exact = W > 0.0 ? (j < nb->set->nnonneg_local ? PetscMax(-rest / W, 0.0) : -rest / W) : 0.0,
+                    old   = PetscRealPart(x[i]);
+    x[i]                  = (1.0 - omega) * old + omega * exact;
     d->rows.row_scatter(d->rows.ctx, j, x[i] - old, w);
   }
   PetscCall(VecRestoreArrayRead(nb->set->mu, &mu));

@@ -1,5 +1,5 @@
 """Shared helpers of the command-line tests: counted checks, running talus (optionally under mpirun),
-reading FCLib's sparse matrices."""
+reading FCLib's sparse matrices, editing a checkpoint's values with their checksums."""
 import os
 import subprocess
 
@@ -26,6 +26,29 @@ def run(talus, args, ranks=None, timeout=600):
     if ranks:
         cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
+
+
+def checksum(values):
+    """A checkpoint dataset's checksum (docs/checkpoint-format.md), for values edited by a test."""
+    import numpy as np
+    raw = np.ascontiguousarray(values)
+    x = (raw.view(np.uint64) if raw.dtype.itemsize == 8 else raw.astype(np.uint64)).ravel().copy()
+    with np.errstate(over="ignore"):
+        x ^= (np.arange(1, x.size + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        x ^= x >> np.uint64(32)
+        x *= np.uint64(0xD6E8FEB86659FD93)
+        x ^= x >> np.uint64(32)
+        return np.uint64(x.sum(dtype=np.uint64))
+
+
+def set_values(f, name, change):
+    """Dataset `name` of the open checkpoint f changed in place by change(values), its checksum kept valid:
+    a crafted checkpoint only the reader's checks of sense can refuse."""
+    d = f[name]
+    v = d[()].copy()
+    change(v)
+    d[...] = v
+    d.attrs.modify("checksum", checksum(v))
 
 
 def fclib_matrix(g):

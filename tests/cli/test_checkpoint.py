@@ -30,7 +30,7 @@ import time
 import h5py
 import numpy as np
 
-from clitest import ENV, Checks
+from clitest import ENV, Checks, checksum, set_values
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "checkpoint")
@@ -463,31 +463,12 @@ refuse(os.path.join(bad, "version.h5"), "format version 99")
 # that only the reader's checks of sense can refuse them (before: NaN quaternions and masses, negative
 # radii and steps, NaN time and duplicate ids ran, exit 0; a short materials/names read past the heap;
 # a header of 2e9 bodies allocated 384 GB)
-def checksum(values):
-    raw = np.ascontiguousarray(values)
-    x = (raw.view(np.uint64) if raw.dtype.itemsize == 8 else raw.astype(np.uint64)).ravel().copy()
-    with np.errstate(over="ignore"):
-        x ^= (np.arange(1, x.size + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-        x ^= x >> np.uint64(32)
-        x *= np.uint64(0xD6E8FEB86659FD93)
-        x ^= x >> np.uint64(32)
-        return np.uint64(x.sum(dtype=np.uint64))
-
-
 def crafted(name, edit):
     path = os.path.join(bad, name)
     shutil.copy(good, path)
     with h5py.File(path, "r+") as f:
         edit(f)
     return path
-
-
-def set_values(f, name, change):
-    d = f[name]
-    v = d[()].copy()
-    change(v)
-    d[...] = v
-    d.attrs.modify("checksum", checksum(v))
 
 
 def replace_dataset(f, name, v):
@@ -525,7 +506,7 @@ refuse(SCENE, "not a readable HDF5 file")
 
 # ------------------------------------------------------------------ talus info, options
 p = run(["info", good])
-check(p.returncode == 0 and "talus checkpoint, format version 4" in p.stdout and "joints: 0" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
+check(p.returncode == 0 and "talus checkpoint, format version 5" in p.stdout and "joints: 0" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
 p = run(["info", os.path.join(out("full-np1"), "frames.h5")])
 check(p.returncode == 0 and "frames: 9" in p.stdout and "bodies per frame: 125" in p.stdout, "talus info FRAMES:\n" + p.stdout + p.stderr)
 p = run(["info", SCENE])

@@ -11,6 +11,9 @@ Usage: test_joints_scene.py TALUS SOURCE_ROOT WORK_DIR
   2 ranks;
 - the same for inputs/seed002/conveyor-spring.yaml: prescribed body, surface velocity, springs (and
   joints.csv's rows continue across the restart);
+- tests/scenes/limits.yaml: a pendulum stops on a rigid angle limit at its upper end (0.6 rad, to 1e-9)
+  and a slider settles m g / K into a compliant linear limit (to 1e-9 m); checkpoints store the
+  limits (format 5) and restart bitwise;
 - every mistake in a joint, a force, a spring, a motion or a surface velocity is refused before the
   run with FILE:LINE and what is wrong.
 (The physics against closed forms: tests/mpi/test_joints.c, tests/mpi/test_drives.c.)
@@ -23,7 +26,7 @@ import sys
 import h5py
 import numpy as np
 
-from clitest import Checks
+from clitest import Checks, set_values
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -34,6 +37,7 @@ check = Checks("talus_joints_scene")
 PENDULUM = os.path.join(ROOT, "inputs", "seed002", "double-pendulum.yaml")
 CONVEYOR = os.path.join(ROOT, "inputs", "seed002", "conveyor-spring.yaml")
 TABLES = os.path.join(ROOT, "tests", "scenes", "tables.yaml")
+LIMITS = os.path.join(ROOT, "tests", "scenes", "limits.yaml")
 
 
 def last_frame(path):
@@ -53,7 +57,7 @@ def same_checkpoints(a, b):
                     differ.append(name)
         fa.visititems(visit)
         extra = {"conveyor": ("springs/stiffness", "prescribed/body"), "tables": ("tables", "table_values"),
-                 "pendulum": ("planar/normal",)}
+                 "pendulum": ("planar/normal",), "limits": ("joints/limits",)}
         for key in ("joints/type", "joint_impulses") + next((v for k, v in extra.items() if k in a), ()):
             if key not in fa:
                 differ.append(key + " (missing)")
@@ -77,14 +81,15 @@ if len(ends) == 2:
     check(worst < 1e-8, "2 ranks end %g m from 1 rank" % worst)
 
 # ---- checkpoints and restarts, bitwise
-for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 1), (TABLES, "tables", 2)):
+for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 1), (TABLES, "tables", 2),
+                           (LIMITS, "limits", 4)):
     for ranks in (1, 2):
         out = os.path.join(WORK, "%s-ckpt-np%d" % (tag, ranks))
         r = run_talus(TALUS, [scene, "-t_final", "0.4", "-checkpoint_every", "200", "-o", out], ranks=ranks)
         check(r.returncode == 0, "%s with checkpoints on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
         ckpt = os.path.join(out, "checkpoints")
         info = run_talus(TALUS, ["info", os.path.join(ckpt, "last.h5")])
-        check("joints: %d" % joints in info.stdout and "format version 4" in info.stdout, "talus info: %s" % info.stdout[:400])
+        check("joints: %d" % joints in info.stdout and "format version 5" in info.stdout, "talus info: %s" % info.stdout[:400])
         again = os.path.join(WORK, "%s-restart-np%d" % (tag, ranks))
         r = run_talus(TALUS, ["-restart", os.path.join(ckpt, "ckpt-00000200.h5"), "-o", again], ranks=ranks)
         check(r.returncode == 0, "%s restart on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
@@ -98,6 +103,28 @@ for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 1),
                 times = [float(line.split(",")[0]) for line in f.read().splitlines()[1:]]
             check(r.returncode == 0 and len(times) == 400 and all(b > a for a, b in zip(times, times[1:])),
                   "joints.csv after a restart in place: %d rows" % len(times))
+
+# ---- limits: the pendulum (id 0) stops on the upper end of its rigid angle limit, 0.6 rad below the
+# horizontal; the 2 kg slider (id 1) rests m g / K into its compliant lower end (K = 1e5 N/m)
+out = os.path.join(WORK, "limits-ckpt-np1")
+if os.path.exists(os.path.join(out, "frames.h5")):
+    with h5py.File(os.path.join(out, "frames.h5"), "r") as f:
+        frame = f[sorted(k for k in f if k.startswith("frame"))[-1]]
+        p = frame["position"][()][np.argsort(frame["id"][()])]
+    angle = np.arctan2(-(p[0][2] - 2), p[0][0])
+    check(abs(angle - 0.6) < 1e-9, "limits: the pendulum rests at %.12f rad (the upper end 0.6)" % angle)
+    check(abs(p[1][2] - (2 - 0.3 - 2 * 9.81 / 1e5)) < 1e-9, "limits: the slider at z = %.10f m" % p[1][2])
+# a checkpoint whose limit is upside down (its checksum kept valid), or a limit in a format-4 file, is refused
+for name, edit, fault in (
+        ("upside-down", lambda f: set_values(f, "joints/limits", lambda v: v.__setitem__((1, 0), 2.0)),
+         "a limit's range that is not valid"),
+        ("format4", lambda f: f.attrs.modify("version", np.int64(4)), "a limit's type, which format 5 added")):
+    path = os.path.join(WORK, "limits-%s.h5" % name)
+    shutil.copy(os.path.join(out, "checkpoints", "ckpt-00000200.h5"), path)
+    with h5py.File(path, "r+") as f:
+        edit(f)
+    r = run_talus(TALUS, ["-restart", path, "-o", os.path.join(WORK, "limits-bad-out")])
+    check(r.returncode == 1 and fault in r.stderr and path in r.stderr, "limits checkpoint %s: %s" % (name, r.stderr[-300:]))
 
 # ---- a checkpoint of format 2 (tests/fixtures/ckpt-format2-links-step100.h5, written by commit 9c35400 from
 # tests/scenes/links.yaml with -checkpoint_every 100: joints, a driver, a prescribed body, a load and a spring)
@@ -153,6 +180,14 @@ BAD = [
      "at least two points"),
     ("- {type: spherical, bodies: [world, A], point: [0, 0, 0], relaxation: {delta: 1.0e-5, zeta: 0.5}}", "is unstable"),
     ("- {type: spherical, bodies: [world, A], point: [0, 0, 0], relaxation: {zeta: 0.5}}", "delta"),
+    ("- {type: angle_limit, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], lower: -1}", "needs lower and upper"),
+    ("- {type: revolute, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], upper: 1}", "upper is for limits"),
+    ("- {type: angle_limit, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], lower: 0, upper: 4}",
+     "-pi <= lower <= upper <= pi"),
+    ("- {type: linear_limit, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], lower: 1, upper: 0}",
+     "finite lower <= upper"),
+    ("- {type: linear_limit, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], lower: -.inf, upper: 0}",
+     "lower must be a finite number"),
 ]
 for k, (entry, expected) in enumerate(BAD):
     path = os.path.join(WORK, "bad-%02d.yaml" % k)

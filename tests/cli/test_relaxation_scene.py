@@ -5,7 +5,9 @@
 - a pendulum on a relaxed string started 1 cm long recovers over delta, and restarts bitwise;
 - mistakes at their FILE:LINE: an unstable (zeta, delta) at the scene's time step, zeta with
   restitution, a restitution outside (0, 1], no delta, an unknown key; -dt making it unstable is
-  refused at the first step.
+  refused at the first step;
+- the format-3 and format-4 fixtures (tests/fixtures) restart and reach step 200 bitwise as the run that never
+  stopped; seed 004's compliant floor and string settle m g / K and restart bitwise.
 """
 import csv
 import os
@@ -94,6 +96,26 @@ if r.returncode == 0 and r2.returncode == 0:
         differ = [k for k in keys if not np.array_equal(a[k][()], b[k][()])]
         check(not differ and not a["materials/compliance"][()].any(),
               "the format-3 fixture restarted: step 200 differs in %s" % differ)
+
+# ---- a checkpoint of format 4 (tests/fixtures/ckpt-format4-compliant-step100.h5, written by commit e02432a
+# from tests/scenes/compliant.yaml with -checkpoint_every 100: a compliant ball on a compliant foundation, a
+# box on it, a compliant pin) still restarts, and reaches step 200 bit for bit as the run that never stopped
+COMPLIANT = os.path.join(ROOT, "tests", "scenes", "compliant.yaml")
+FORMAT4 = os.path.join(ROOT, "tests", "fixtures", "ckpt-format4-compliant-step100.h5")
+whole, again = os.path.join(WORK, "compliant-whole"), os.path.join(WORK, "compliant-format4")
+r = run_talus(TALUS, [COMPLIANT, "-checkpoint_every", "100", "-o", whole])
+check(r.returncode == 0, "compliant.yaml: %s" % r.stderr[-400:])
+r2 = run_talus(TALUS, ["-restart", FORMAT4, "-o", again])
+check(r2.returncode == 0, "restart from the format-4 fixture: %s" % r2.stderr[-400:])
+if r.returncode == 0 and r2.returncode == 0:
+    with h5py.File(os.path.join(whole, "checkpoints", "ckpt-00000200.h5"), "r") as a, \
+            h5py.File(os.path.join(again, "checkpoints", "ckpt-00000200.h5"), "r") as b:
+        keys = ("bodies/position", "bodies/velocity", "bodies/quaternion", "joint_impulses", "materials/compliance",
+                "joints/compliance", "joints/limits")
+        differ = [k for k in keys if not np.array_equal(a[k][()], b[k][()])]
+        check(not differ and a["materials/compliance"][1][2] == 4 and not a["joints/limits"][()].any(),
+              "the format-4 fixture restarted: step 200 differs in %s" % differ)
+
 
 def settles_and_restarts(name, text, probe, rest_z, K, moved, keys, stored, stored_value):
     """Scene `text`, 1 s: its 2 kg body (id `probe`) ends rest_z - z = m g / K below rest_z (1e-6); a restart

@@ -46,6 +46,7 @@ typedef struct {
   PetscReal zeta, delta;        /* seed 003's relaxation of its contacts (include/talus/relaxation.h); delta 0: rigid */
   PetscReal stiffness, damping; /* seed 004's compliant contacts: K (N/m), B (N s/m); K 0: rigid */
   PetscInt  grid; /* seed 004 sec. 5.5's elastic foundation: a box face on a plane as grid x grid points sharing K, B */
+  PetscReal modulus; /* seed 004 sec. 6.4's Hertz contacts: E* (Pa) in f = E* sqrt(r d^3), damping B; 0: none */
 } TalusMaterial;
 
 typedef struct {
@@ -110,6 +111,12 @@ PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialCompliance(TalusBodies *, Pets
    each with K / grid^2 and B / grid^2 (K, B: the whole face's); 0: its corners, as rigid boxes. */
 #define TALUS_MAX_FOUNDATION_GRID 100
 PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialFoundation(TalusBodies *, PetscInt m, PetscInt grid);
+/* Material m's contacts Hertzian (seed 004 eq. 121-123, docs/compliance.md): f = E* sqrt(r d^3) at depth
+   d, r the contact's radius, linearised each step (the secant stiffness E* sqrt(r d)); modulus E* > 0
+   (Pa: the classical (4/3) E / (1 - nu^2)), damping B >= 0 (N s/m); modulus 0 makes them rigid again.
+   Not with a stiffness, a foundation or a relaxation; only spheres and planes may carry it. */
+PETSC_EXTERN PetscErrorCode TalusBodiesSetMaterialHertz(TalusBodies *, PetscInt m, PetscReal modulus,
+                                                        PetscReal damping);
 /*
  * Appends a body with zero velocity and identity orientation. size: radius (sphere), half-extents
  * (box) or outward normal (plane, normalised here). mass <= 0 means "from the material's density".

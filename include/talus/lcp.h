@@ -37,21 +37,24 @@ PETSC_EXTERN PetscErrorCode TalusLemkeSolve(PetscInt n, const PetscReal M[], con
                                             PetscReal z[], TalusLemkeInfo *info);
 
 /*
- * Seed 002's faceted LCP (eq. 34-35, the velocities eliminated) of nc contacts with W (3 nc x 3 nc,
- * row-major, rows n, t1, t2 of each contact as talus's CCP orders them), q (3 nc) and mu (nc), with
- * nd >= 2 friction directions d_j = cos(2 pi j / nd) t1 + sin(2 pi j / nd) t2 per contact. Unknowns
- * z = (p_n (nc), p_f (nd nc), sigma (nc)), size n = (nd + 2) nc:
+ * Seed 002's faceted LCP (eq. 34-35, the velocities eliminated) of nc contacts and nl one-sided rows
+ * with W ((3 nc + nl)^2, row-major, rows n, t1, t2 of each contact as talus's CCP orders them, then
+ * the one-sided rows), q (3 nc + nl) and mu (nc), with nd >= 2 friction directions
+ * d_j = cos(2 pi j / nd) t1 + sin(2 pi j / nd) t2 per contact. Unknowns z = (p_n (nc), p_f (nd nc),
+ * sigma (nc), z_l (nl)), size n = (nd + 2) nc + nl:
  *
- *     [ T_n^T W T_n   T_n^T W D    0 ]        [ q_n     ]
- *     [ D^T W T_n     D^T W D      E ] z   +  [ D^T q_t ]
- *     [ U            -E^T          0 ]        [ 0       ]
+ *     [ T_n^T W T_n   T_n^T W D    0   T_n^T W_l ]        [ q_n     ]
+ *     [ D^T W T_n     D^T W D      E   D^T W_l   ] z   +  [ D^T q_t ]
+ *     [ U            -E^T          0   0         ]        [ 0       ]
+ *     [ W_l^T T_n     W_l^T D      0   W_ll      ]        [ q_l     ]
  *
  * (U = diag(mu), E the block-diagonal ones). M (n x n row-major) and b (n) are allocated here (PetscFree).
  */
-PETSC_EXTERN PetscErrorCode TalusFacetedLCPBuild(PetscInt nc, PetscInt nd, const PetscReal W[], const PetscReal q[],
-                                                 const PetscReal mu[], PetscInt *n, PetscReal **M, PetscReal **b);
-/* The contacts' impulses (n, t1, t2 each, 3 nc) of a faceted LCP's solution z. */
-PETSC_EXTERN void TalusFacetedLCPImpulses(PetscInt nc, PetscInt nd, const PetscReal z[], PetscReal r[]);
+PETSC_EXTERN PetscErrorCode TalusFacetedLCPBuild(PetscInt nc, PetscInt nd, PetscInt nl, const PetscReal W[],
+                                                 const PetscReal q[], const PetscReal mu[], PetscInt *n, PetscReal **M,
+                                                 PetscReal **b);
+/* The impulses (n, t1, t2 of each contact, 3 nc, then the one-sided rows', nl) of a faceted LCP's solution z. */
+PETSC_EXTERN void TalusFacetedLCPImpulses(PetscInt nc, PetscInt nd, PetscInt nl, const PetscReal z[], PetscReal r[]);
 
 /* How a contact problem is solved as a faceted LCP (TalusFacetedLCPSettingsFromOptions: -lcp_facets,
    -lcp_solver, -lcp_max_pivots, -lcp_max_size). */
@@ -82,11 +85,13 @@ typedef struct {
 } TalusFacetedLCPResult;
 
 /*
- * The contact problem (W, q, mu; distributed by whole contacts, W assembled) as seed 002's faceted LCP:
- * gathered to rank 0, solved there, the impulses r (layout of q) scattered back. Refused above
- * settings->max_size unknowns with a message. Collective; result on every rank.
+ * The contact problem (W, q, mu; distributed by whole contacts, W assembled; on each rank its contacts'
+ * rows, then nl_local one-sided rows, then nf_local free rows: talus's CCP layout with joints) as seed
+ * 002's faceted LCP: gathered to rank 0, the free rows eliminated (their block of W must be positive
+ * definite: joints that are not redundant), solved there, the impulses r (layout of q) scattered back.
+ * Refused above settings->max_size unknowns with a message. Collective; result on every rank.
  */
-PETSC_EXTERN PetscErrorCode TalusFacetedLCPSolveContacts(Mat W, Vec q, Vec mu, const TalusFacetedLCPSettings *, Vec r,
-                                                         TalusFacetedLCPResult *);
+PETSC_EXTERN PetscErrorCode TalusFacetedLCPSolve(Mat W, Vec q, Vec mu, PetscInt nl_local, PetscInt nf_local,
+                                                 const TalusFacetedLCPSettings *, Vec r, TalusFacetedLCPResult *);
 
 #endif

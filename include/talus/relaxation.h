@@ -27,9 +27,15 @@ PETSC_EXTERN PetscReal TalusRelaxationMinDelta(PetscReal zeta, PetscReal h);
 PETSC_EXTERN void TalusContactRelaxation(const TalusBodies *, PetscInt ka, PetscInt kb, PetscReal *zeta,
                                          PetscReal *delta);
 
-/* Seed 004's compliance of a contact between bodies ka and kb (eq. 53-62; docs/relaxation.md): its
-   materials' stiffnesses and dampings in series (one compliant material: its own; none: K = 0). */
+/* Seed 004's compliance of a contact between bodies ka and kb (eq. 53-62; docs/compliance.md): its
+   materials' linear stiffnesses and dampings in series (one compliant material: its own; none: K = 0;
+   a Hertzian material's damping counts, its stiffness is the contact's: contact_law.c). */
 PETSC_EXTERN void TalusContactCompliance(const TalusBodies *, PetscInt ka, PetscInt kb, PetscReal *K, PetscReal *B);
+/* Seed 004's Hertz contact (eq. 121-123, TalusBodiesSetMaterialHertz): the pair's modulus E*, its
+   materials' in series (one Hertzian material: its own; none: 0), and its radius r = 1 / (1/r_a + 1/r_b)
+   (a plane's is infinite; 0 when a side is a box, which has no curvature there). */
+PETSC_EXTERN PetscReal TalusContactHertzModulus(const TalusBodies *, PetscInt ka, PetscInt kb);
+PETSC_EXTERN PetscReal TalusContactHertzRadius(const TalusBodies *, PetscInt ka, PetscInt kb);
 /* The foundation grid of a box-plane pair (TalusBodiesSetMaterialFoundation): the larger of its materials'; 0: none. */
 PETSC_EXTERN PetscInt TalusContactFoundationGrid(const TalusBodies *, PetscInt ka, PetscInt kb);
 /* Whether any material's contacts are compliant (then the step's problem has N + E). */

@@ -32,7 +32,7 @@ PetscErrorCode TalusCommandCCPAsLCP(const char filename[], const TalusFCLibProbl
   PetscCall(VecDuplicate(prob->q, &r));
   PetscCall(PetscBarrier(NULL));
   PetscCall(PetscTime(&t0));
-  PetscCall(TalusFacetedLCPSolveContacts(prob->W, prob->q, prob->mu, &settings, r, &res));
+  PetscCall(TalusFacetedLCPSolve(prob->W, prob->q, prob->mu, 0, 0, &settings, r, &res));
   PetscCall(PetscTime(&t1));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
 

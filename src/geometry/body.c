@@ -79,6 +79,7 @@ PetscErrorCode TalusBodiesAddMaterial(TalusBodies *b, const char name[], PetscRe
   grown[b->nmaterials].stiffness = 0.0;
   grown[b->nmaterials].damping   = 0.0;
   grown[b->nmaterials].grid      = 0;
+  grown[b->nmaterials].modulus   = 0.0;
   if (index) *index = b->nmaterials;
   b->nmaterials++;
   PetscFunctionReturn(0);
@@ -91,8 +92,9 @@ PetscErrorCode TalusBodiesSetMaterialRelaxation(TalusBodies *b, PetscInt m, Pets
   PetscCheck(zeta >= 0.0 && zeta < PETSC_INFINITY && delta >= 0.0 && delta < PETSC_INFINITY, PETSC_COMM_SELF,
              PETSC_ERR_USER_INPUT, "material %s: relaxation zeta = %g and delta = %g must be finite and >= 0",
              b->materials[m].name, (double)zeta, (double)delta);
-  PetscCheck(delta == 0.0 || b->materials[m].stiffness == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
-             "material %s: a contact is relaxed (seed 003) or compliant (seed 004), not both", b->materials[m].name);
+  PetscCheck(delta == 0.0 || (b->materials[m].stiffness == 0.0 && b->materials[m].modulus == 0.0), PETSC_COMM_SELF,
+             PETSC_ERR_USER_INPUT, "material %s: a contact is relaxed (seed 003) or compliant (seed 004), not both",
+             b->materials[m].name);
   b->materials[m].zeta  = zeta;
   b->materials[m].delta = delta;
   PetscFunctionReturn(0);
@@ -108,6 +110,8 @@ PetscErrorCode TalusBodiesSetMaterialCompliance(TalusBodies *b, PetscInt m, Pets
              (double)stiffness, (double)damping);
   PetscCheck(stiffness == 0.0 || b->materials[m].delta == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
              "material %s: a contact is relaxed (seed 003) or compliant (seed 004), not both", b->materials[m].name);
+  PetscCheck(stiffness == 0.0 || b->materials[m].modulus == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+             "material %s: a contact is linear (a stiffness) or Hertzian (a modulus), not both", b->materials[m].name);
   b->materials[m].stiffness = stiffness;
   b->materials[m].damping   = damping;
   PetscFunctionReturn(0);
@@ -124,6 +128,25 @@ PetscErrorCode TalusBodiesSetMaterialFoundation(TalusBodies *b, PetscInt m, Pets
              "material %s: a foundation grid needs a compliance (a stiffness > 0): rigid points would be redundant",
              b->materials[m].name);
   b->materials[m].grid = grid;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusBodiesSetMaterialHertz(TalusBodies *b, PetscInt m, PetscReal modulus, PetscReal damping)
+{
+  TalusMaterial *mat;
+
+  PetscFunctionBegin;
+  PetscCheck(m >= 0 && m < b->nmaterials, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "no material %" PetscInt_FMT, m);
+  mat = &b->materials[m];
+  PetscCheck(modulus >= 0.0 && modulus < PETSC_INFINITY && damping >= 0.0 && damping < PETSC_INFINITY, PETSC_COMM_SELF,
+             PETSC_ERR_USER_INPUT, "material %s: Hertz modulus = %g and damping = %g must be finite and >= 0",
+             mat->name, (double)modulus, (double)damping);
+  PetscCheck(modulus == 0.0 || (mat->delta == 0.0 && mat->stiffness == 0.0 && mat->grid == 0), PETSC_COMM_SELF,
+             PETSC_ERR_USER_INPUT,
+             "material %s: Hertz contact is neither relaxed (seed 003) nor linear (a stiffness, a foundation)",
+             mat->name);
+  mat->modulus = modulus;
+  mat->damping = damping;
   PetscFunctionReturn(0);
 }
 

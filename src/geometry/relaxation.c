@@ -47,14 +47,37 @@ static PetscReal Series(PetscReal x, PetscReal y)
   return x == 0.0 ? y : y == 0.0 ? x : x * y / (x + y);
 }
 
+static PetscBool Compliant(const TalusMaterial *m)
+{
+  return (PetscBool)(m->stiffness > 0.0 || m->modulus > 0.0);
+}
+
 void TalusContactCompliance(const TalusBodies *b, PetscInt ka, PetscInt kb, PetscReal *K, PetscReal *B)
 {
   const TalusMaterial *ma = &b->materials[b->material[ka]], *mb = &b->materials[b->material[kb]];
 
   *K = Series(ma->stiffness, mb->stiffness);
-  if (ma->stiffness > 0.0 && mb->stiffness > 0.0) /* dampers in series: one without damping carries none */
+  if (Compliant(ma) && Compliant(mb)) /* dampers in series: one without damping carries none */
     *B = ma->damping > 0.0 && mb->damping > 0.0 ? ma->damping * mb->damping / (ma->damping + mb->damping) : 0.0;
-  else *B = ma->stiffness > 0.0 ? ma->damping : mb->damping;
+  else *B = Compliant(ma) ? ma->damping : mb->damping;
+}
+
+PetscReal TalusContactHertzModulus(const TalusBodies *b, PetscInt ka, PetscInt kb)
+{
+  return Series(b->materials[b->material[ka]].modulus, b->materials[b->material[kb]].modulus);
+}
+
+/* 1 / (1/r_a + 1/r_b): a sphere's radius, a plane's infinite; a box's 0 (its corners have no curvature) */
+PetscReal TalusContactHertzRadius(const TalusBodies *b, PetscInt ka, PetscInt kb)
+{
+  PetscReal curvature = 0.0;
+
+  for (int side = 0; side < 2; side++) {
+    const PetscInt k = side ? kb : ka;
+    if (b->shape[k] == TALUS_SPHERE) curvature += 1.0 / b->size[3 * k];
+    else if (b->shape[k] != TALUS_PLANE) return 0.0;
+  }
+  return 1.0 / curvature;
 }
 
 PetscInt TalusContactFoundationGrid(const TalusBodies *b, PetscInt ka, PetscInt kb)
@@ -65,7 +88,7 @@ PetscInt TalusContactFoundationGrid(const TalusBodies *b, PetscInt ka, PetscInt 
 PetscBool TalusBodiesAnyCompliant(const TalusBodies *b)
 {
   for (PetscInt m = 0; m < b->nmaterials; m++)
-    if (b->materials[m].stiffness > 0.0) return PETSC_TRUE;
+    if (Compliant(&b->materials[m])) return PETSC_TRUE;
   return PETSC_FALSE;
 }
 

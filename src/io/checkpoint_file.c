@@ -526,7 +526,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   TalusCheckpointInfo  info;
   TalusSimSnapshot     snap;
   PetscInt             lo, hi, clo, chi, nkeep = 0, nm;
-  PetscReal           *props = NULL, *mu_pair = NULL;
+  PetscReal           *mu_pair = NULL;
   BodyRow             *rows = NULL, *planes = NULL;
   ContactRow          *crows         = NULL;
   TalusBodyRecord     *plane_records = NULL, *records = NULL;
@@ -534,7 +534,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   TalusMaterial       *materials = NULL;
   TalusCheckpointLinks links     = {0};
   PetscMPIInt         *dest = NULL, *hdest = NULL;
-  char                *names = NULL, *options = NULL;
+  char                *options = NULL;
   PetscBool            same_layout;
 
   PetscFunctionBegin;
@@ -553,18 +553,8 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   lo = SliceStart(info.nfinite, r.size, r.rank), hi = SliceStart(info.nfinite, r.size, r.rank + 1);
   clo = SliceStart(info.ncontacts, r.size, r.rank), chi = SliceStart(info.ncontacts, r.size, r.rank + 1);
   PetscCall(PetscMalloc3(hi - lo + 1, &rows, info.nplanes + 1, &planes, chi - clo + 1,
-                         &crows));             /* every stored field is read into them */
-  PetscCall(PetscCalloc1(7 * nm + 1, &props)); /* mu, density; zeta, delta (format 3); K, B, grid (format 4) */
-  PetscCall(PetscCalloc1(nm * nm + 1, &mu_pair));
-  PetscCall(TalusH5ReadDataset(&r, "materials/mu_density", TALUS_H5_REAL, nm, 2, 0, nm, props, PETSC_FALSE));
-  if (info.version >= 3)
-    PetscCall(TalusH5ReadDataset(&r, "materials/relaxation", TALUS_H5_REAL, nm, 2, 0, nm, &props[2 * nm], PETSC_FALSE));
-  if (info.version >= 4)
-    PetscCall(TalusH5ReadDataset(&r, "materials/compliance", TALUS_H5_REAL, nm, 3, 0, nm, &props[4 * nm], PETSC_FALSE));
-  if (!r.bad && H5Lexists(r.file, "materials/mu_pair", H5P_DEFAULT) > 0)
-    PetscCall(TalusH5ReadDataset(&r, "materials/mu_pair", TALUS_H5_REAL, nm, (int)nm, 0, nm, mu_pair, PETSC_FALSE));
-  else PetscCall(PetscFree(mu_pair));
-  PetscCall(TalusH5ReadText(&r, "materials/names", &names));
+                         &crows)); /* every stored field is read into them */
+  PetscCall(TalusCheckpointReadMaterials(&r, &info, &materials, &mu_pair));
   PetscCall(TalusH5ReadTable(&r, "planes", body_fields, NFIELDS(body_fields), sizeof(BodyRow), info.nplanes, 0,
                              info.nplanes, planes, PETSC_FALSE));
   PetscCall(TalusH5ReadTable(&r, "bodies", body_fields, NFIELDS(body_fields), sizeof(BodyRow), info.nfinite, lo,
@@ -586,16 +576,6 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
       live++;
       if ((fault = RowFault(&rows[k], nm, max_id, PETSC_FALSE))) TalusH5Fault(&r, "a body has %s", fault);
     }
-    for (PetscInt m = 0; m < 7 * nm; m++) /* mu, density, relaxation, compliance */
-      if (!(props[m] >= 0.0 && props[m] < PETSC_INFINITY))
-        TalusH5Fault(&r, "%s",
-                     "a material's mu or density, or its relaxation or compliance, is not a finite number >= 0");
-    for (PetscInt m = 0; m < nm; m++) {
-      const PetscReal K = props[4 * nm + 3 * m], grid = props[4 * nm + 3 * m + 2];
-      if (grid != PetscFloorReal(grid) || grid > TALUS_MAX_FOUNDATION_GRID || (grid > 0 && K == 0.0) ||
-          (K > 0.0 && props[2 * (nm + m) + 1] > 0.0))
-        TalusH5Fault(&r, "%s", "a material's compliance is not valid (its foundation grid, or with a relaxation)");
-    }
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &live, 1, MPIU_INT, MPI_SUM, comm));
     if (live != info.nbodies) TalusH5Fault(&r, "%s", "the number of bodies does not match the header");
     { /* collective: only where no rank has met a fault in its rows */
@@ -607,9 +587,8 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(PetscFree(options));
   if (r.bad) {
     PetscCall(PetscFree3(rows, planes, crows));
-    PetscCall(PetscFree(props));
+    PetscCall(PetscFree(materials));
     PetscCall(PetscFree(mu_pair));
-    PetscCall(PetscFree(names));
     PetscCall(PetscFree(*scene_text));
     PetscCall(TalusCheckpointLinksDestroy(&links));
   }
@@ -619,14 +598,6 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   if (io_seconds) *io_seconds = t1 - t0; /* the file's part: the rest is redistribution */
 
   /* everything read and checked: the simulator takes it as a snapshot */
-  PetscCall(PetscCalloc1(nm + 1, &materials));
-  for (PetscInt m = 0; m < nm; m++) {
-    PetscCall(PetscStrncpy(materials[m].name, &names[64 * m], sizeof(materials[m].name)));
-    materials[m].mu = props[2 * m], materials[m].density = props[2 * m + 1];
-    materials[m].zeta = props[2 * (nm + m)], materials[m].delta = props[2 * (nm + m) + 1];
-    materials[m].stiffness = props[4 * nm + 3 * m], materials[m].damping = props[4 * nm + 3 * m + 1];
-    materials[m].grid = (PetscInt)props[4 * nm + 3 * m + 2];
-  }
   /* on as many ranks as wrote it, every body returns to the rank that owned it, so the run's
      repartition at this step sees the same input as the run that wrote the file did; on other rank
      counts, bodies stay with the rank that read their slice, and warm starts go to it */
@@ -684,9 +655,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(PetscFree5(plane_records, records, dest, history, hdest));
   PetscCall(PetscFree3(rows, planes, crows));
   PetscCall(PetscFree(materials));
-  PetscCall(PetscFree(props));
   PetscCall(PetscFree(mu_pair));
-  PetscCall(PetscFree(names));
   PetscCall(TalusCheckpointLinksDestroy(&links));
   PetscCall(PetscLogEventEnd(TALUS_EventCheckpointRead, 0, 0, 0, 0));
   PetscFunctionReturn(0);

@@ -31,6 +31,10 @@ typedef struct {
 PETSC_INTERN PetscErrorCode TalusCheckpointWriteLinks(TalusH5Writer *, TalusSim);
 /* checkpoint_materials.c: the materials group and names (rank 0 writes) */
 PETSC_INTERN PetscErrorCode TalusCheckpointWriteMaterials(TalusH5Writer *, const TalusBodies *);
+/* The materials (every rank reads them whole) and the pair friction table (NULL when the file has
+   none), checked as strictly as a scene's: faults go to the reader, and then both are NULL. */
+PETSC_INTERN PetscErrorCode TalusCheckpointReadMaterials(TalusH5Reader *, const TalusCheckpointInfo *,
+                                                         TalusMaterial **materials, PetscReal **mu_pair);
 PETSC_INTERN PetscErrorCode TalusCheckpointReadLinks(TalusH5Reader *, const TalusCheckpointInfo *,
                                                      TalusCheckpointLinks *);
 PETSC_INTERN PetscErrorCode TalusCheckpointLinksDestroy(TalusCheckpointLinks *);

@@ -161,7 +161,7 @@ static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, void *ctx)
   if ((node = SceneLookup(r, map, "compliance"))) {
     if (spec.delta > 0.0)
       SceneError(r, node, "a joint's rows are relaxed (seed 003) or compliant (seed 004), not both");
-    PetscCall(SceneReadCompliance(r, node, &spec.stiffness, &spec.damping, NULL));
+    PetscCall(SceneReadCompliance(r, node, &spec.stiffness, &spec.damping, NULL, NULL));
   }
 
   PetscCall(TalusSimCheckJoint(sim, &spec, &why));

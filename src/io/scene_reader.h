@@ -71,8 +71,9 @@ PETSC_INTERN PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *ma
 PETSC_INTERN PetscErrorCode SceneReadRelaxation(SceneReader *r, yaml_node_t *node, TalusSim sim, PetscReal *zeta,
                                                 PetscReal *delta);
 /* A material's or joint's `compliance: {stiffness, damping}` (seed 004; docs/compliance.md): K > 0, B >= 0;
-   a material's grid (an elastic foundation's points per side, 0 when absent) where grid is not NULL */
+   for a material (grid and modulus not NULL) its grid (an elastic foundation's points per side, 0 when
+   absent) and, instead of K, the Hertz modulus E* > 0 (0 when absent) */
 PETSC_INTERN PetscErrorCode SceneReadCompliance(SceneReader *r, yaml_node_t *node, PetscReal *stiffness,
-                                                PetscReal *damping, PetscInt *grid);
+                                                PetscReal *damping, PetscInt *grid, PetscReal *modulus);
 
 #endif

@@ -2,7 +2,8 @@
  * A material's or a joint's `relaxation:` (docs/relaxation.md): seed 003's relaxed rows, {delta, zeta}
  * or {delta, restitution} (zeta from eq. 104), checked against the stability region at the scene's
  * time step; and its `compliance:` (docs/compliance.md): seed 004's {stiffness, damping}, and for a
- * material the grid of an elastic foundation. Each mistake
+ * material the grid of an elastic foundation or, instead of the stiffness, the modulus E* of Hertz
+ * contact (sec. 6.4). Each mistake
  * at its FILE:LINE.
  */
 #include "scene_reader.h"
@@ -10,19 +11,27 @@
 
 static const char *const relaxation_keys[] = {"delta", "zeta", "restitution", NULL};
 static const char *const compliance_keys[] = {"stiffness", "damping", NULL};
-static const char *const foundation_keys[] = {"stiffness", "damping", "grid", NULL};
+static const char *const material_keys[]   = {"stiffness", "modulus", "damping", "grid", NULL};
 
 PetscErrorCode SceneReadCompliance(SceneReader *r, yaml_node_t *node, PetscReal *stiffness, PetscReal *damping,
-                                   PetscInt *grid)
+                                   PetscInt *grid, PetscReal *modulus)
 {
   yaml_node_t *v;
-  PetscReal    K, B = 0.0;
+  PetscReal    K = 0.0, B = 0.0;
 
   PetscFunctionBegin;
   if (node->type != YAML_MAPPING_NODE)
-    SceneError(r, node, "compliance must be a mapping {stiffness, damping%s}, got %s", grid ? ", grid" : "",
-               SceneNodeKind(node));
-  PetscCall(SceneCheckKeys(r, node, "compliance", grid ? foundation_keys : compliance_keys));
+    SceneError(r, node, "compliance must be a mapping {stiffness, damping%s}, got %s",
+               grid ? ", grid} or {modulus, damping" : "", SceneNodeKind(node));
+  PetscCall(SceneCheckKeys(r, node, "compliance", grid ? material_keys : compliance_keys));
+  if (modulus) *modulus = 0.0;
+  if (modulus && (v = SceneLookup(r, node, "modulus"))) { /* Hertz (seed 004 eq. 121): instead of a stiffness */
+    PetscCall(SceneGetNumber(r, v, "modulus", modulus));
+    if (!(*modulus > 0.0 && *modulus < PETSC_INFINITY))
+      SceneError(r, v, "modulus must be positive (Pa), got %g", (double)*modulus);
+    if (SceneLookup(r, node, "stiffness") || SceneLookup(r, node, "grid"))
+      SceneError(r, v, "Hertz contact (modulus) has no stiffness and no foundation grid: give modulus or stiffness");
+  }
   if (grid && (v = SceneLookup(r, node, "grid"))) {
     PetscReal n;
     PetscCall(SceneGetNumber(r, v, "grid", &n));
@@ -31,9 +40,13 @@ PetscErrorCode SceneReadCompliance(SceneReader *r, yaml_node_t *node, PetscReal 
                  (double)n);
     *grid = (PetscInt)n;
   } else if (grid) *grid = 0;
-  PetscCall(SceneRequireKey(r, node, "stiffness", "compliance", &v));
-  PetscCall(SceneGetNumber(r, v, "stiffness", &K));
-  if (!(K > 0.0 && K < PETSC_INFINITY)) SceneError(r, v, "stiffness must be positive (N/m), got %g", (double)K);
+  if (!modulus || *modulus == 0.0) {
+    if (!SceneLookup(r, node, "stiffness") && modulus)
+      SceneError(r, node, "compliance needs a stiffness (N/m; linear) or a modulus (Pa; Hertz)");
+    PetscCall(SceneRequireKey(r, node, "stiffness", "compliance", &v));
+    PetscCall(SceneGetNumber(r, v, "stiffness", &K));
+    if (!(K > 0.0 && K < PETSC_INFINITY)) SceneError(r, v, "stiffness must be positive (N/m), got %g", (double)K);
+  }
   if ((v = SceneLookup(r, node, "damping"))) {
     PetscCall(SceneGetNumber(r, v, "damping", &B));
     if (!(B >= 0.0 && B < PETSC_INFINITY)) SceneError(r, v, "damping must be >= 0 (N s/m), got %g", (double)B);
@@ -94,13 +107,16 @@ PetscErrorCode SceneReadRelaxations(SceneReader *r, yaml_node_t *materials, Talu
       PetscCall(TalusBodiesSetMaterialRelaxation(b, m, zeta, delta));
     }
     if ((node = SceneLookup(r, map, "compliance"))) {
-      PetscReal K, B;
+      PetscReal K, B, modulus;
       PetscInt  grid;
-      PetscCall(SceneReadCompliance(r, node, &K, &B, &grid));
+      PetscCall(SceneReadCompliance(r, node, &K, &B, &grid, &modulus));
       if (b->materials[m].delta > 0.0)
         SceneError(r, node, "a material's contacts are relaxed (seed 003) or compliant (seed 004), not both");
-      PetscCall(TalusBodiesSetMaterialCompliance(b, m, K, B));
-      PetscCall(TalusBodiesSetMaterialFoundation(b, m, grid));
+      if (modulus > 0.0) PetscCall(TalusBodiesSetMaterialHertz(b, m, modulus, B));
+      else {
+        PetscCall(TalusBodiesSetMaterialCompliance(b, m, K, B));
+        PetscCall(TalusBodiesSetMaterialFoundation(b, m, grid));
+      }
     }
   }
   PetscFunctionReturn(0);

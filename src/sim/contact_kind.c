@@ -43,10 +43,9 @@ static void ContactStabilisation(const TalusBodies *bodies, const void *block, P
   TalusContactRelaxation(bodies, ct->a, ct->b, &zeta, &delta);
   if (delta > 0.0) RelaxedStabilisation(bodies, ct, h, zeta, delta, b);
   else {
-    PetscReal K, B;
-    TalusContactCompliance(bodies, ct->a, ct->b, &K, &B);
-    /* seed 004 eq. 61 in the CCP: the gap's stabilisation K / (h K + B) (1 / h in the rigid limit; the
-       same for a foundation's point, whose K and B are shares of one ratio) */
+    PetscReal K, B, share;
+    (void)TalusContactNormalLaw(bodies, ct, h, &K, &B, &share);
+    /* seed 004 eq. 61 in the CCP: the gap's stabilisation K / (h K + B) (1 / h in the rigid limit) */
     b[0] = K > 0.0 ? K / (h * K + B) * ct->phi : ct->phi / h;
     b[1] = b[2] = 0.0;
   }
@@ -61,19 +60,16 @@ static void ContactStabilisation(const TalusBodies *bodies, const void *block, P
   }
 }
 
-/* Seed 004 eq. 60: E_n = 1 / (h^2 K + h B) on the normal row of a compliant contact; the tangents
-   stay rigid (Coulomb friction: K_r = K_s = 0 with no tangential compliance, the paper's choice). A
-   foundation's point (sec. 5.5) has its share of the face's K and B: 1 / grid^2 of them. */
+/* Seed 004 eq. 60: E_n = 1 / (h^2 K + h B) on the normal row of a compliant contact (a foundation's
+   point: its share; a Hertzian contact: its secant; contact_law.c); the tangents stay rigid (Coulomb
+   friction: K_r = K_s = 0 with no tangential compliance, the paper's choice). */
 static void ContactCompliance(const TalusBodies *bodies, const void *block, PetscReal h, PetscScalar E[])
 {
   const TalusContact *ct = (const TalusContact *)block;
-  PetscReal           K, B;
+  PetscReal           K, B, share;
 
-  TalusContactCompliance(bodies, ct->a, ct->b, &K, &B);
-  if (ct->feature >= TALUS_FOUNDATION_FEATURE) {
-    const PetscReal share = 1.0 / PetscSqr((PetscReal)TalusContactFoundationGrid(bodies, ct->a, ct->b));
-    K *= share, B *= share;
-  }
+  (void)TalusContactNormalLaw(bodies, ct, h, &K, &B, &share);
+  K *= share, B *= share;
   E[0] = K > 0.0 ? 1.0 / (h * h * K + h * B) : 0.0;
   E[1] = E[2] = 0.0;
 }

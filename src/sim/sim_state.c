@@ -75,6 +75,8 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
     PetscCall(TalusBodiesSetMaterialRelaxation(b, m, snap->materials[m].zeta, snap->materials[m].delta));
     PetscCall(TalusBodiesSetMaterialCompliance(b, m, snap->materials[m].stiffness, snap->materials[m].damping));
     PetscCall(TalusBodiesSetMaterialFoundation(b, m, snap->materials[m].grid));
+    if (snap->materials[m].modulus > 0.0)
+      PetscCall(TalusBodiesSetMaterialHertz(b, m, snap->materials[m].modulus, snap->materials[m].damping));
   }
   if (snap->mu_pair) {
     PetscCall(PetscMalloc1(snap->nmaterials * snap->nmaterials, &b->mu_pair));

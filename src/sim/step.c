@@ -9,6 +9,34 @@
 #include "jacobian_builder.h"
 #include <talus/relaxation.h>
 
+/* Seed 004's Hertzian contacts that carry no force this step leave the list (contact_law.c); one with a
+   box, whose corners have no radius of curvature, stops the run on every rank. */
+static PetscErrorCode DropSlackHertzContacts(TalusSim sim)
+{
+  TalusBodies      *b    = sim->bodies;
+  TalusContactList *list = &sim->contacts;
+  PetscInt          kept = 0, box = PETSC_MAX_INT, hertz = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < b->nmaterials; m++) hertz += b->materials[m].modulus > 0.0;
+  if (!hertz) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < list->n; c++) {
+    const TalusContact *ct = &list->c[c];
+    PetscReal           K, B, share;
+    if (TalusContactHertzModulus(b, ct->a, ct->b) > 0.0 && TalusContactHertzRadius(b, ct->a, ct->b) == 0.0)
+      box = PetscMin(box, b->shape[ct->a] == TALUS_BOX ? ct->id_a : ct->id_b);
+    if (TalusContactNormalLaw(b, ct, sim->dt, &K, &B, &share)) list->c[kept++] = *ct;
+  }
+  list->n = kept;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &box, 1, MPIU_INT, MPI_MIN, sim->comm));
+  PetscCheck(box == PETSC_MAX_INT, sim->comm, PETSC_ERR_USER_INPUT,
+             "body %" PetscInt_FMT " is a box in a Hertzian contact (a material with a compliance modulus): Hertz's "
+             "law needs the radius of curvature a box's corners do not have: give the box a linear (stiffness) or "
+             "rigid material",
+             box);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 {
   TalusBodies      *b    = sim->bodies;
@@ -27,6 +55,7 @@ static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
   }
   list->n = kept;
   PetscCall(TalusContactsWarmStart(b, sim->history, sim->nhistory, list, &matched));
+  PetscCall(DropSlackHertzContacts(sim)); /* by their warm starts too */
   stats->contacts        = list->n;
   stats->warm_started    = matched;
   stats->max_penetration = 0.0;
@@ -71,12 +100,11 @@ static PetscErrorCode SolveFacetedLCP(TalusSim sim, TalusStepCCP *ccp, TalusStep
   TalusFacetedLCPResult res;
 
   PetscFunctionBegin;
-  PetscCheck(!sim->njoints, sim->comm, PETSC_ERR_SUP,
-             "-ccp_problem lcp: the faceted LCP is built from contacts only; this scene has %" PetscInt_FMT
-             " joints (their free rows would need eliminating first): use coulomb or relaxed",
-             sim->njoints);
   PetscCall(AssembledDelassus(sim, ccp, &N));
-  PetscCall(TalusFacetedLCPSolveContacts(N, ccp->q, ccp->mu, &sim->lcp_settings, ccp->gamma, &res));
+  /* the joints' rows after the contacts: the limits' one-sided, the others' free (eliminated) */
+  PetscCall(TalusFacetedLCPSolve(N, ccp->q, ccp->mu, sim->nlimit_rows_local,
+                                 sim->njoint_rows_local - sim->nlimit_rows_local, &sim->lcp_settings, ccp->gamma,
+                                 &res));
   PetscCall(MatDestroy(&N));
   PetscCheck(res.solved, sim->comm, PETSC_ERR_NOT_CONVERGED,
              "step %" PetscInt_FMT ": %s did not solve the faceted LCP (%" PetscInt_FMT " unknowns): %s", sim->step + 1,

@@ -5,8 +5,10 @@
  * semismooth complementarity solvers (ssfls, asfls) solve the same LCP as cross-checks: they are
  * Newton methods on the Fischer-Burmeister function that converge on monotone LCPs but are not
  * guaranteed to on the faceted one (it is only copositive-plus), which is why Lemke is the reference.
+ * Joints come in as rows after each rank's contacts (talus's CCP layout): their one-sided rows (limits)
+ * become LCP unknowns of their own, their free rows are eliminated first (lcp_free_rows.c).
  */
-#include <talus/lcp.h>
+#include "lcp_impl.h"
 
 const char *const TalusLCPSolvers[] = {"lemke", "ssfls", "asfls", "TalusLCPSolver", "TALUS_LCP_", NULL};
 
@@ -168,12 +170,38 @@ static PetscReal Complementarity(PetscInt n, const PetscReal M[], const PetscRea
   return worst;
 }
 
-PetscErrorCode TalusFacetedLCPSolveContacts(Mat W, Vec q, Vec mu, const TalusFacetedLCPSettings *s, Vec r,
-                                            TalusFacetedLCPResult *res)
+/* On rank 0, the gathered rows in the order [cones | one-sided | free] from every rank's counts; the
+   number of one-sided and of free rows in all (every rank) */
+static PetscErrorCode GatherOrder(MPI_Comm comm, PetscInt nc_local, PetscInt nl_local, PetscInt nf_local,
+                                  PetscInt **order, PetscInt *nl, PetscInt *nf)
+{
+  PetscMPIInt rank, size;
+  PetscInt    mine[3] = {nc_local, nl_local, nf_local}, *all = NULL, total[3] = {0, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MPIU_Allreduce(mine, total, 3, MPIU_INT, MPI_SUM, comm));
+  *nl = total[1], *nf = total[2], *order = NULL;
+  if (rank == 0) PetscCall(PetscMalloc1(3 * size, &all));
+  PetscCallMPI(MPI_Gather(mine, 3, MPIU_INT, all, 3, MPIU_INT, 0, comm));
+  if (rank == 0) {
+    PetscInt at[3] = {0, 3 * total[0], 3 * total[0] + total[1]}, row = 0;
+    PetscCall(PetscMalloc1(3 * total[0] + total[1] + total[2] + 1, order));
+    for (PetscMPIInt p = 0; p < size; p++)
+      for (int kind = 0; kind < 3; kind++)
+        for (PetscInt i = 0; i < (kind ? all[3 * p + kind] : 3 * all[3 * p]); i++) (*order)[at[kind]++] = row++;
+    PetscCall(PetscFree(all));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusFacetedLCPSolve(Mat W, Vec q, Vec mu, PetscInt nl_local, PetscInt nf_local,
+                                    const TalusFacetedLCPSettings *s, Vec r, TalusFacetedLCPResult *res)
 {
   MPI_Comm    comm;
   PetscMPIInt rank;
-  PetscInt    nc, m;
+  PetscInt    nc, m, nc_local, m_local, nl = 0, nf = 0, *order = NULL;
   VecScatter  to_q, to_mu;
   Vec         q0, mu0, r0;
   PetscReal  *Wd;
@@ -183,17 +211,23 @@ PetscErrorCode TalusFacetedLCPSolveContacts(Mat W, Vec q, Vec mu, const TalusFac
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(VecGetSize(mu, &nc));
   PetscCall(VecGetSize(q, &m));
-  PetscCheck(m == 3 * nc, comm, PETSC_ERR_ARG_SIZ,
-             "a faceted LCP is built from friction contacts only: q has %" PetscInt_FMT " rows for %" PetscInt_FMT
-             " contacts (3 each)",
-             m, nc);
+  PetscCall(VecGetLocalSize(mu, &nc_local));
+  PetscCall(VecGetLocalSize(q, &m_local));
+  PetscCheck(nl_local >= 0 && nf_local >= 0 && m_local == 3 * nc_local + nl_local + nf_local, PETSC_COMM_SELF,
+             PETSC_ERR_ARG_SIZ,
+             "a faceted LCP's rows: 3 per contact, then one-sided, then free rows; this rank has %" PetscInt_FMT
+             " rows for %" PetscInt_FMT " contacts, %" PetscInt_FMT " one-sided and %" PetscInt_FMT " free rows",
+             m_local, nc_local, nl_local, nf_local);
+  PetscCall(GatherOrder(comm, nc_local, nl_local, nf_local, &order, &nl, &nf));
   PetscCall(PetscMemzero(res, sizeof(*res)));
-  res->n = (s->facets + 2) * nc;
-  PetscCheck(res->n <= s->max_size, comm, PETSC_ERR_SUP,
-             "the faceted LCP of %" PetscInt_FMT " contacts with %" PetscInt_FMT " facets has %" PetscInt_FMT
-             " unknowns, more than -lcp_max_size %" PetscInt_FMT
+  res->n = (s->facets + 2) * nc + nl;
+  if (PetscMax(res->n, m) > s->max_size) PetscCall(PetscFree(order)); /* refused just below */
+  PetscCheck(PetscMax(res->n, m) <= s->max_size, comm, PETSC_ERR_SUP,
+             "the faceted LCP of %" PetscInt_FMT " contacts with %" PetscInt_FMT " facets and %" PetscInt_FMT
+             " joint rows has %" PetscInt_FMT " unknowns, more than -lcp_max_size %" PetscInt_FMT
              ": it is solved dense on one rank (%.3g GB for its matrix); raise the cap or use fewer facets",
-             nc, s->facets, res->n, s->max_size, (double)(res->n * res->n * 8.0 * 2 / 1e9));
+             nc, s->facets, nl + nf, PetscMax(res->n, m), s->max_size,
+             (double)(PetscMax(res->n, m) * PetscMax(res->n, m) * 8.0 * 2 / 1e9));
   PetscCall(GatherDense(W, rank, &Wd));
   PetscCall(VecScatterCreateToZero(q, &to_q, &q0));
   PetscCall(VecScatterCreateToZero(mu, &to_mu, &mu0));
@@ -202,18 +236,29 @@ PetscErrorCode TalusFacetedLCPSolveContacts(Mat W, Vec q, Vec mu, const TalusFac
   PetscCall(VecScatterBegin(to_mu, mu, mu0, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(to_mu, mu, mu0, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecDuplicate(q0, &r0));
+  PetscCall(VecSet(r0, 0.0));
   if (rank == 0) {
+    const PetscInt     u = 3 * nc + nl;
     const PetscScalar *qa, *mua;
     PetscScalar       *ra;
-    PetscReal         *M, *b, *z;
+    PetscReal         *M, *b, *z, *Wu, *qu, *X, *rr;
     PetscInt           n;
+    PetscBool          definite;
     PetscCall(VecGetArrayRead(q0, &qa));
     PetscCall(VecGetArrayRead(mu0, &mua));
-    PetscCall(TalusFacetedLCPBuild(nc, s->facets, Wd, qa, mua, &n, &M, &b));
+    PetscCall(TalusLCPEliminateFreeRows(m, Wd, qa, order, u, nf, &Wu, &qu, &X, &definite));
+    if (!definite) {
+      PetscCall(PetscStrncpy(res->reason,
+                             "the joints' free rows are redundant (their block of W = B M^-1 B^T is singular): the "
+                             "LCP needs them independent",
+                             sizeof(res->reason)));
+      n = 0, M = b = z = NULL;
+    } else PetscCall(TalusFacetedLCPBuild(nc, s->facets, nl, Wu, qu, mua, &n, &M, &b));
     PetscCall(VecRestoreArrayRead(q0, &qa));
     PetscCall(VecRestoreArrayRead(mu0, &mua));
     PetscCall(PetscMalloc1(n + 1, &z));
-    if (s->solver == TALUS_LCP_LEMKE) {
+    if (!definite) res->solved = PETSC_FALSE;
+    else if (s->solver == TALUS_LCP_LEMKE) {
       PetscCall(TalusLemkeSolve(n, M, b, s->max_pivots, z, &res->lemke));
       res->solved = (PetscBool)(res->lemke.reason > 0);
       PetscCall(PetscStrncpy(res->reason, TalusLemkeReasonName(res->lemke.reason), sizeof(res->reason)));
@@ -227,11 +272,21 @@ PetscErrorCode TalusFacetedLCPSolveContacts(Mat W, Vec q, Vec mu, const TalusFac
       PetscCall(SolveByTao(n, M, b, s, z, res));
       res->lemke.complementarity = Complementarity(n, M, b, z); /* Lemke measures its own answer */
     }
-    PetscCall(VecGetArray(r0, &ra));
-    TalusFacetedLCPImpulses(nc, s->facets, z, ra);
-    PetscCall(VecRestoreArray(r0, &ra));
+    if (definite) { /* the impulses of the rows that stayed, the free rows' from them, in the gathered order */
+      PetscCall(PetscMalloc1(m + 1, &rr));
+      TalusFacetedLCPImpulses(nc, s->facets, nl, z, rr);
+      TalusLCPRecoverFreeRows(u, nf, X, rr, &rr[u]);
+      PetscCall(VecGetArray(r0, &ra));
+      for (PetscInt i = 0; i < m; i++) ra[order[i]] = rr[i];
+      PetscCall(VecRestoreArray(r0, &ra));
+      PetscCall(PetscFree(rr));
+      PetscCall(PetscFree2(M, b));
+    }
     PetscCall(PetscFree(z));
-    PetscCall(PetscFree2(M, b));
+    PetscCall(PetscFree(Wu));
+    PetscCall(PetscFree(qu));
+    PetscCall(PetscFree(X));
+    PetscCall(PetscFree(order));
   }
   PetscCallMPI(MPI_Bcast(res, (PetscMPIInt)sizeof(*res), MPI_BYTE, 0, comm));
   PetscCall(VecScatterBegin(to_q, r0, r, INSERT_VALUES, SCATTER_REVERSE));

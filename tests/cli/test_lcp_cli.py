@@ -15,8 +15,11 @@ Usage: test_lcp_cli.py TALUS SOURCE_ROOT WORK_DIR
 - -help lists the -lcp_ options;
 - a scene stepped with -ccp_problem lcp: 18 frictionless spheres dropped into a corner follow apgd's
   Coulomb run to 1e-10 m (without friction the facets change nothing), on 1 and 2 ranks (1e-12 m
-  apart: the gathered problem's order follows the ranks); a scene with a joint is refused.
+  apart: the gathered problem's order follows the ranks);
+- joints in the LCP: a pendulum on a pin with an angle limit pushing a ball, frictionless, follows apgd's
+  run to 1e-8 m on 1 and 2 ranks; redundant joints are refused with the reason.
 """
+import csv
 import os
 import shutil
 import sys
@@ -112,12 +115,56 @@ for name, extra, ranks in (("apgd", [], 1), ("lcp", ["-ccp_problem", "lcp"], 1),
 if len(positions) == 3:
     gap, ranks_gap = np.max(np.abs(positions["apgd"] - positions["lcp"])), np.max(np.abs(positions["lcp"] - positions["lcp-np2"]))
     check(gap < 1e-10 and ranks_gap < 1e-12, "frictionless drop: lcp %g m from apgd, 1 and 2 ranks %g m apart" % (gap, ranks_gap))
+# joints in the LCP: a pendulum on a revolute pin with an angle limit swings into a ball on the floor,
+# frictionless (so the LCP and the Coulomb CCP are one QP): the free rows eliminated, the limit's rows LCP
+# unknowns; the same run as apgd's, on 1 and 2 ranks. Redundant joints (a second pin on the same point)
+# make the free rows' block singular: the LCP stops with the reason (apgd takes them).
+MECHANISM = """gravity: [0, 0, -9.81]
+time_step: 0.002
+end_time: 0.6
+envelope: 0.05
+materials:
+  - {name: m, mu: 0}
+bodies:
+  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0]}
+  - {name: bob, shape: sphere, radius: 0.1, mass: 1, position: [1, 0, 1.15]}
+  - {name: ball, shape: sphere, radius: 0.1, mass: 0.5, position: [0.5, 0, 0.1]}
+joints:
+  - {type: revolute, bodies: [world, bob], point: [0, 0, 1.15], axis: [0, 1, 0]}
+  - {type: angle_limit, bodies: [world, bob], point: [0, 0, 1.15], axis: [0, 1, 0], lower: -0.2, upper: 1.4}
+options:
+  tao_gatol: 1.0e-13
+  tao_max_it: 100000
+"""
 jointed = os.path.join(WORK, "lcp-joint.yaml")
 with open(jointed, "w") as f:
-    f.write("materials:\n  - {name: m, mu: 0.3}\nbodies:\n  - {name: a, shape: sphere, radius: 0.1, mass: 1, position: [1, 0, 0]}\n"
-            "joints:\n  - {type: spherical, bodies: [world, a], point: [0, 0, 0]}\n")
-p = run_talus(TALUS, [jointed, "-o", os.path.join(WORK, "lcp-joint"), "-ccp_problem", "lcp", "-t_final", "0.05"], timeout=120)
-check(p.returncode != 0 and "the faceted LCP is built from contacts only" in p.stderr, "a joint with -ccp_problem lcp: %s" % p.stderr[-300:])
+    f.write(MECHANISM)
+ends, pivots = {}, 0
+for name, extra, ranks in (("apgd", [], 1), ("lcp", ["-ccp_problem", "lcp"], 1), ("lcp-np2", ["-ccp_problem", "lcp"], 2)):
+    out = os.path.join(WORK, "lcp-joint-" + name)
+    p = run_talus(TALUS, [jointed, "-o", out, "-checkpoint_every", "300"] + extra, ranks, timeout=300)
+    check(p.returncode == 0, "mechanism %s: %s" % (name, p.stderr[-400:]))
+    if p.returncode == 0:
+        with h5py.File(os.path.join(out, "checkpoints", "ckpt-00000300.h5"), "r") as f:
+            order = np.argsort(f["bodies/id"][()])
+            ends[name] = f["bodies/position"][()][order]
+        with open(os.path.join(out, "stats.csv")) as f:
+            rows = list(csv.DictReader(f))
+        if name == "lcp":
+            pivots = max(int(r["iterations"]) for r in rows)
+            pushed = max(int(r["contacts"]) for r in rows)
+if len(ends) == 3:
+    gap, ranks_gap = np.max(np.abs(ends["apgd"] - ends["lcp"])), np.max(np.abs(ends["lcp"] - ends["lcp-np2"]))
+    moved = np.linalg.norm(ends["lcp"][1] - [0.5, 0, 0.1])
+    check(gap < 1e-8 and ranks_gap < 1e-10 and moved > 0.05 and pushed >= 2,
+          "mechanism: lcp %g m from apgd, 1 and 2 ranks %g m apart; the ball moved %g m, %d contacts" % (gap, ranks_gap, moved, pushed))
+    print("mechanism with a pin, a limit and contacts: lcp %.1e m from apgd (1 and 2 ranks %.1e m), up to %d pivots, "
+          "the ball pushed %.3f m" % (gap, ranks_gap, pivots, moved))
+redundant = os.path.join(WORK, "lcp-redundant.yaml")
+with open(redundant, "w") as f:
+    f.write(MECHANISM.replace("joints:\n", "joints:\n  - {type: spherical, bodies: [world, bob], point: [0, 0, 1.15]}\n"))
+p = run_talus(TALUS, [redundant, "-o", os.path.join(WORK, "lcp-redundant"), "-ccp_problem", "lcp", "-t_final", "0.01"], timeout=120)
+check(p.returncode != 0 and "the joints' free rows are redundant" in p.stderr, "redundant joints with -ccp_problem lcp: %s" % p.stderr[-300:])
 
 rc, so, se = run([BOXES, "-ccp_problem", "lcp", "-help"])
 for option in ("-lcp_facets", "-lcp_solver", "-lcp_max_pivots", "-lcp_max_size"):

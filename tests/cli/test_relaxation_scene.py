@@ -7,7 +7,9 @@
   restitution, a restitution outside (0, 1], no delta, an unknown key; -dt making it unstable is
   refused at the first step;
 - the format-3 and format-4 fixtures (tests/fixtures) restart and reach step 200 bitwise as the run that never
-  stopped; seed 004's compliant floor and string settle m g / K and restart bitwise.
+  stopped; seed 004's compliant floor and string settle m g / K, a Hertzian ball (m g / (E* sqrt r))^(2/3),
+  and each restarts bitwise; a box in a Hertzian contact stops the run with the reason; Hertz's
+  mistakes at their FILE:LINE.
 """
 import csv
 import os
@@ -117,8 +119,8 @@ if r.returncode == 0 and r2.returncode == 0:
               "the format-4 fixture restarted: step 200 differs in %s" % differ)
 
 
-def settles_and_restarts(name, text, probe, rest_z, K, moved, keys, stored, stored_value):
-    """Scene `text`, 1 s: its 2 kg body (id `probe`) ends rest_z - z = m g / K below rest_z (1e-6); a restart
+def settles_and_restarts(name, text, probe, rest_z, depth, moved, keys, stored, stored_value):
+    """Scene `text`, 1 s: its 2 kg body (id `probe`) ends rest_z - z = depth below rest_z (1e-6); a restart
     from step 500 reaches step 1000 bit for bit in `keys`, and checkpoints keep `stored` as stored_value."""
     path = os.path.join(WORK, name + ".yaml")
     with open(path, "w") as f:
@@ -130,7 +132,7 @@ def settles_and_restarts(name, text, probe, rest_z, K, moved, keys, stored, stor
         return path
     with open(os.path.join(out, "probe-%d.csv" % probe)) as f:
         z = float(list(csv.DictReader(f))[-1]["z"])
-    check(abs((rest_z - z) / (2 * 9.81 / K) - 1) < 1e-6, "%s: %s %g m, m g / K = %g m" % (name, moved, rest_z - z, 2 * 9.81 / K))
+    check(abs((rest_z - z) / depth - 1) < 1e-6, "%s: %s %g m, closed form %g m" % (name, moved, rest_z - z, depth))
     again = os.path.join(WORK, name + "-restart")
     r = run_talus(TALUS, ["-restart", os.path.join(out, "checkpoints", "ckpt-00000500.h5"), "-o", again])
     check(r.returncode == 0, "%s restart: %s" % (name, r.stderr[-400:]))
@@ -138,7 +140,7 @@ def settles_and_restarts(name, text, probe, rest_z, K, moved, keys, stored, stor
         with h5py.File(os.path.join(out, "checkpoints", "ckpt-00001000.h5"), "r") as a, \
                 h5py.File(os.path.join(again, "checkpoints", "ckpt-00001000.h5"), "r") as b:
             same = all(np.array_equal(a[k][()], b[k][()]) for k in keys + (stored,))
-            check(same and list(a[stored][0]) == stored_value, "%s restart: step 1000 differs" % name)
+            check(same and list(np.atleast_1d(a[stored][0])) == stored_value, "%s restart: step 1000 differs" % name)
     return path
 
 
@@ -150,7 +152,7 @@ path = settles_and_restarts(
     "  - {name: steel, mu: 0.5}\nbodies:\n"
     "  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0], material: steel}\n"
     "  - {shape: sphere, radius: 0.1, mass: 2, position: [0, 0, 0.1], material: rubber}\n",
-    1, 0.1, 1e5, "sinkage", ("bodies/position", "bodies/velocity"), "materials/compliance", [1e5, 2000.0, 0.0])
+    1, 0.1, 2 * 9.81 / 1e5, "sinkage", ("bodies/position", "bodies/velocity"), "materials/compliance", [1e5, 2000.0, 0.0])
 for extra, expected in ((["-tao_type", "nbgs"], "nbgs does not take compliant rows"), (["-tao_type", "ipm"], "compliant contacts")):
     r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "compliant-refused"), "-t_final", "0.01"] + extra)
     check(r.returncode != 0 and expected in r.stderr, "compliant with %s: %s" % (extra, r.stderr.strip()[-300:]))
@@ -162,7 +164,35 @@ settles_and_restarts(
     "  - {name: bob, shape: sphere, radius: 0.05, mass: 2, position: [0, 0, -1]}\n"
     "joints:\n  - {type: distance, bodies: [world, bob], points: [[0, 0, 0], [0, 0, -1]],"
     " compliance: {stiffness: 1.0e+4, damping: 200}}\n",
-    0, -1.0, 1e4, "stretch", ("bodies/position", "joint_impulses"), "joints/compliance", [1e4, 200.0])
+    0, -1.0, 2 * 9.81 / 1e4, "stretch", ("bodies/position", "joint_impulses"), "joints/compliance", [1e4, 200.0])
+
+# seed 004's Hertz contact (sec. 6.4): a 2 kg ball (r = 0.1) of modulus E* = 1e9 resting on a rigid floor sinks
+# (m g / (E* sqrt r))^(2/3); checkpoints keep the modulus (materials/hertz, format 5)
+HERTZ = ("gravity: [0, 0, -9.81]\ntime_step: 0.001\nend_time: 1\nenvelope: 0.01\n"
+         "materials:\n  - {name: rubber, mu: 0.5, compliance: {modulus: 1.0e+9, damping: 100}}\n"
+         "  - {name: steel, mu: 0.5}\nbodies:\n"
+         "  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0], material: steel}\n"
+         "  - {shape: sphere, radius: 0.1, mass: 2, position: [0, 0, 0.1], material: rubber}\n")
+settles_and_restarts("hertz", HERTZ, 1, 0.1, (2 * 9.81 / (1e9 * 0.1 ** 0.5)) ** (2 / 3), "sinks",
+                     ("bodies/position", "bodies/velocity"), "materials/hertz", [1e9])
+path = os.path.join(WORK, "hertz-box.yaml")
+with open(path, "w") as f:
+    f.write(HERTZ + "  - {shape: box, half_extents: [0.1, 0.1, 0.1], mass: 1, position: [3, 0, 0.1], material: rubber}\n")
+r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "hertz-box")])
+check(r.returncode != 0 and "body 2 is a box in a Hertzian contact" in r.stderr, "a box on Hertz: %s" % r.stderr.strip()[-300:])
+MATERIAL = ("time_step: 0.01\nmaterials:\n  - {name: m, mu: 0, compliance: %s}\nbodies:\n"
+            "  - {shape: sphere, radius: 0.1, mass: 1, position: [0, 0, 0]}\n")
+for k, (value, expected) in enumerate([
+        ("{modulus: 1.0e+9, stiffness: 1.0e+6}", "give modulus or stiffness"),
+        ("{modulus: 1.0e+9, grid: 4}", "give modulus or stiffness"),
+        ("{modulus: -1}", "modulus must be positive"),
+        ("{damping: 3}", "needs a stiffness (N/m; linear) or a modulus (Pa; Hertz)")]):
+    path = os.path.join(WORK, "bad-hertz-%02d.yaml" % k)
+    with open(path, "w") as f:
+        f.write(MATERIAL % value)
+    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+    check(r.returncode != 0 and ("%s:3:" % path) in r.stderr and expected in r.stderr,
+          "material compliance %s: expected %s:3: ... %s, got: %s" % (value, path, expected, r.stderr.strip()[-300:]))
 JOINT = ("time_step: 0.01\nmaterials:\n  - {name: m, mu: 0}\nbodies:\n  - {shape: sphere, radius: 0.1, mass: 1, position: [1, 0, 0]}\n"
          "joints:\n  - {type: distance, bodies: [world, 0], points: [[0, 0, 0], [1, 0, 0]], %s}\n")
 for k, (value, expected) in enumerate([

@@ -4,11 +4,14 @@
  * on 1-4 ranks. A convex QP has one optimal value and one u = W r + q (W may be singular), so those
  * are compared, together with the complementarity checks of each answer. Then the other row kinds:
  * the last contacts of each rank become 3 non-negative rows and 3 free rows, solved by apgd and
- * blmvm alike. And the unhappy paths: a type that cannot take friction cones with mu > 0, a type
+ * blmvm alike, and by seed 002's faceted LCP (Lemke, the free rows eliminated, the non-negative ones
+ * LCP unknowns; frictionless, so the same QP: the same u = N r + q to 1e-7, u = 0 on the free rows).
+ * And the unhappy paths: a type that cannot take friction cones with mu > 0, a type
  * with no attachment, an unknown problem variant, each refused with a message.
  */
 #include "../common/check.h"
 #include "../common/random_problem.h"
+#include <talus/lcp.h>
 
 /* Solves from r = 0 with the given Tao type; returns the objective, u = N r + q and the checks.
    apgd must converge. TAO's quasi-Newton and conjugate-gradient types often stop at their iteration
@@ -108,6 +111,40 @@ static PetscErrorCode MixedRows(RandomProblem *prob)
   PetscCall(VecCreateMPI(PETSC_COMM_WORLD, nc - 2, PETSC_DETERMINE, &mu));
   PetscCall(VecSet(mu, 0.0));
   PetscCall(CompareTypes(prob->N, prob->q, mu, 3, 3, "non-negative and free rows"));
+  { /* seed 002's faceted LCP of the same rows (W gathered, free rows eliminated on rank 0) */
+    TalusFacetedLCPSettings settings = {.facets = 4, .solver = TALUS_LCP_LEMKE, .max_pivots = 0, .max_size = 4000};
+    TalusFacetedLCPResult   res;
+    TalusCCPChecks          c;
+    Vec                     r, u, u_apgd;
+    Mat                     W;
+    PetscInt                its, n;
+    PetscReal               rel, free_rows = 0.0;
+    const PetscScalar      *ua;
+    PetscCall(VecDuplicate(prob->q, &r));
+    PetscCall(VecDuplicate(prob->q, &u));
+    PetscCall(VecDuplicate(prob->q, &u_apgd));
+    PetscCall(SolveWith(TAOAPGD, TALUSCCPRELAXED, prob->N, prob->q, mu, 3, 3, 1e-10, u_apgd, &c, &its));
+    PetscCall(TalusDelassusAssemble(prob->B, prob->inverse_mass, &W)); /* the LCP is dense: W formed */
+    PetscCall(TalusFacetedLCPSolve(W, prob->q, mu, 3, 3, &settings, r, &res));
+    PetscCall(MatDestroy(&W));
+    PetscCall(MatMultAdd(prob->N, r, prob->q, u));
+    PetscCall(VecRelativeDifference(u_apgd, u, &rel));
+    PetscCall(VecGetLocalSize(u, &n));
+    PetscCall(VecGetArrayRead(u, &ua));
+    for (PetscInt i = n - 3; i < n; i++) free_rows = PetscMax(free_rows, PetscAbsReal(PetscRealPart(ua[i])));
+    PetscCall(VecRestoreArrayRead(u, &ua));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &free_rows, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+    CHECK(res.solved && res.lemke.complementarity < 1e-12 && rel < 1e-7 && free_rows < 1e-12,
+          "faceted LCP with joint rows: %s, min(w, z) %g, u %g from apgd's (relative), free rows' u %g", res.reason,
+          (double)res.lemke.complementarity, (double)rel, (double)free_rows);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  faceted LCP, free rows eliminated: %" PetscInt_FMT " unknowns, %s in %" PetscInt_FMT
+                          " pivots; u %.1e from apgd's, free rows' u %.1e\n",
+                          res.n, res.reason, res.lemke.pivots, (double)rel, (double)free_rows));
+    PetscCall(VecDestroy(&r));
+    PetscCall(VecDestroy(&u));
+    PetscCall(VecDestroy(&u_apgd));
+  }
   PetscCall(VecDestroy(&mu));
   PetscFunctionReturn(0);
 }

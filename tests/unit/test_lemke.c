@@ -5,7 +5,7 @@
  *   - random LCPs with M = A A^T + S (S skew: copositive-plus) and random faceted LCPs of eq. 34's
  *     structure (W SPD, nd = 4 and 8): min(w, z) = 0 and w = M z + q hold to 1e-12 (S2-2);
  *   - a faceted contact problem solved by Lemke and by PETSc's semismooth complementarity solvers
- *     (ssfls, asfls) through TalusFacetedLCPSolveContacts: the same impulses to 1e-8; one over
+ *     (ssfls, asfls) through TalusFacetedLCPSolve: the same impulses to 1e-8; one over
  *     -lcp_max_size refused;
  *   - a 2D problem with two facets (+-t1, nothing coupling t2) equals the Coulomb CCP solved by apgd
  *     (anti-relaxed, seed 001) to 1e-8 (S2-3);
@@ -135,14 +135,14 @@ static PetscErrorCode RandomFaceted(void)
       TalusLemkeInfo info;
 
       PetscCall(RandomContacts(nc, 100 + seed, &W, &q, &mu));
-      PetscCall(TalusFacetedLCPBuild(nc, facets[f], W, q, mu, &n, &M, &b));
+      PetscCall(TalusFacetedLCPBuild(nc, facets[f], 0, W, q, mu, &n, &M, &b));
       CHECK(n == (facets[f] + 2) * nc,
             "faceted LCP of %" PetscInt_FMT " contacts, %" PetscInt_FMT " facets: size %" PetscInt_FMT, nc, facets[f],
             n);
       PetscCall(PetscMalloc2(n, &z, 3 * nc, &r));
       PetscCall(TalusLemkeSolve(n, M, b, 0, z, &info));
       c = Complementarity(n, M, b, z);
-      TalusFacetedLCPImpulses(nc, facets[f], z, r);
+      TalusFacetedLCPImpulses(nc, facets[f], 0, z, r);
       for (PetscInt k = 0; k < nc; k++) /* the pyramid lies inside Coulomb's cone: |r_t| <= mu r_n */
         worst_cone = PetscMax(worst_cone, PetscSqrtReal(r[3 * k + 1] * r[3 * k + 1] + r[3 * k + 2] * r[3 * k + 2]) -
                                             mu[k] * r[3 * k]);
@@ -197,7 +197,7 @@ static PetscReal MaxDifference(Vec a, Vec b)
   return gap;
 }
 
-/* TalusFacetedLCPSolveContacts with Lemke and with PETSc's ssfls and asfls on one contact problem: the same
+/* TalusFacetedLCPSolve with Lemke and with PETSc's ssfls and asfls on one contact problem: the same
    impulses (1e-8); a problem over -lcp_max_size is refused with a message */
 static PetscErrorCode AgainstTao(void)
 {
@@ -214,14 +214,14 @@ static PetscErrorCode AgainstTao(void)
   PetscCall(ContactObjects(nc, W, q, mu, &Wm, &qv, &muv));
   PetscCall(VecDuplicate(qv, &lemke));
   PetscCall(VecDuplicate(qv, &other));
-  PetscCall(TalusFacetedLCPSolveContacts(Wm, qv, muv, &settings, lemke, &res));
+  PetscCall(TalusFacetedLCPSolve(Wm, qv, muv, 0, 0, &settings, lemke, &res));
   CHECK(res.solved && res.n == 80 && res.lemke.complementarity <= 1e-12,
         "Lemke through the driver: %s, n %" PetscInt_FMT ", min(w, z) %g", res.reason, res.n,
         (double)res.lemke.complementarity);
   for (TalusLCPSolver t = TALUS_LCP_SSFLS; t <= TALUS_LCP_ASFLS; t++) {
     PetscReal gap;
     settings.solver = t;
-    PetscCall(TalusFacetedLCPSolveContacts(Wm, qv, muv, &settings, other, &res));
+    PetscCall(TalusFacetedLCPSolve(Wm, qv, muv, 0, 0, &settings, other, &res));
     gap = MaxDifference(lemke, other);
     CHECK(res.solved && gap <= 1e-8, "%s and Lemke: %s, impulses %g apart", TalusLCPSolvers[t], res.reason,
           (double)gap);
@@ -232,7 +232,7 @@ static PetscErrorCode AgainstTao(void)
   settings.solver   = TALUS_LCP_LEMKE;
   settings.max_size = 79;
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = TalusFacetedLCPSolveContacts(Wm, qv, muv, &settings, other, &res);
+  ierr = TalusFacetedLCPSolve(Wm, qv, muv, 0, 0, &settings, other, &res);
   PetscCall(PetscPopErrorHandler());
   CHECK(ierr == PETSC_ERR_SUP, "80 unknowns with -lcp_max_size 79: error %d, PETSC_ERR_SUP expected", (int)ierr);
   PetscCall(VecDestroy(&lemke));
@@ -266,10 +266,10 @@ static PetscErrorCode Planar(void)
       if (k != t2) W[t2 * m + k] = W[k * m + t2] = 0.0;
     q[t2] = 0.0;
   }
-  PetscCall(TalusFacetedLCPBuild(nc, 2, W, q, mu, &n, &M, &b));
+  PetscCall(TalusFacetedLCPBuild(nc, 2, 0, W, q, mu, &n, &M, &b));
   PetscCall(TalusLemkeSolve(n, M, b, 0, z, &info));
   CHECK(info.reason == TALUS_LEMKE_SOLVED, "planar faceted LCP: %s", TalusLemkeReasonName(info.reason));
-  TalusFacetedLCPImpulses(nc, 2, z, r);
+  TalusFacetedLCPImpulses(nc, 2, 0, z, r);
   PetscCall(ContactObjects(nc, W, q, mu, &N, &qv, &muv));
   PetscCall(TestCCPCreate(PETSC_COMM_SELF, N, qv, muv, TALUSCCPCOULOMB, 1e-13, 200000, &ccp));
   PetscCall(VecDuplicate(qv, &rv));

@@ -4,10 +4,11 @@
 Usage: test_reproduce_seed002.py TALUS SOURCE_ROOT WORK_DIR
 
 Runs the script with this build's talus and checks results.json against the closed forms of
-../shared/seed-formulations.md sec. 2.3 (S2-4, S2-5, S2-7, S2-9, S2-10) and sec. 1.3 (B0-2):
+../shared/seed-formulations.md sec. 2.3 (S2-4 to S2-7, S2-9, S2-10) and sec. 1.3 (B0-2):
 - double_pendulum_periods_s within 1 % of [2.34437, 0.87404] (h = 1e-3);
 - pin_drift_m within 25 % of l h^2 w^2 / 2 at h = 0.01 and 0.005, and about 4 times smaller at h / 2;
 - conveyor_speed_error, floor_momentum_drift and spring_static_deflection_error at solver tolerance;
+- static_floor_impulse_ratio (S2-6): 4.2 and 4.3 at rest put the whole weight on the floor (to the 8 digits of stats.csv);
 - energy_gain_max_J: the examples without input gain no energy beyond 0.5 % of their swing (m g L = 9.81 J
   for the double pendulum) at any time over their lowest energy so far, nor at the end;
 and that the figures are drawn.
@@ -38,6 +39,8 @@ if p.returncode == 0:
     check(r["conveyor_speed_error"] < 1e-8, "conveyor speed error %g m/s" % r["conveyor_speed_error"])
     check(r["floor_momentum_drift"] < 1e-12, "floor momentum drift %g" % r["floor_momentum_drift"])
     check(r["spring_static_deflection_error"] < 1e-6, "spring deflection error %g" % r["spring_static_deflection_error"])
+    for got in r["static_floor_impulse_ratio"]:  # S2-6
+        check(abs(got - 1) < 2e-8, "S2-6: the floor carries %.12f of the weight at rest" % got)
     check(r["energy_gain_max_J"] < 0.005 * 9.81, "energy gain %g J" % r["energy_gain_max_J"])
     for name in ("double-pendulum", "pendulum-on-block", "pendulum-on-block-friction"):
         stats = os.path.join(OUT, name, "stats.csv")

@@ -3,15 +3,20 @@
 #define TALUS_SCENE_H
 #include <talus/sim.h>
 
+#define TALUS_SCENE_OVERRIDES_LEN 4096
+
 typedef struct {
   char      name[256];                /* the scene's name: names the output directory */
   char      file[PETSC_MAX_PATH_LEN]; /* the YAML file it came from (kept whole in checkpoints) */
   PetscReal domain_min[3], domain_max[3];
-  PetscReal overlap_tolerance; /* largest overlap allowed between bodies at the start (m) */
+  PetscReal overlap_tolerance;                    /* largest overlap allowed between bodies at the start (m) */
+  char      overrides[TALUS_SCENE_OVERRIDES_LEN]; /* the -set PATH=VALUE it was read with, one a line */
 } TalusScene;
 
 /* Reads FILE into sim (bodies, materials, gravity, dt, end time, envelope) and inserts its
-   options: block into the options database (the command line wins). Errors name FILE:LINE. */
-PETSC_EXTERN PetscErrorCode TalusSceneLoad(MPI_Comm, const char file[], TalusSim, TalusScene *);
+   options: block into the options database (the command line wins). overrides (NULL: none) are
+   "PATH=VALUE" lines, each changing one value of the file before it is read (talus -set;
+   docs/scene-format.md). Errors name FILE:LINE, or the override. */
+PETSC_EXTERN PetscErrorCode TalusSceneLoad(MPI_Comm, const char file[], const char overrides[], TalusSim, TalusScene *);
 
 #endif

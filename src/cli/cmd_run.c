@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 
 /* The simulation and its scene, from a scene file or from a checkpoint. */
-static PetscErrorCode Load(const char scene_file[], const char restart[], TalusSim *sim, TalusScene *scene,
-                           char **scene_text)
+static PetscErrorCode Load(const char scene_file[], const char restart[], const char overrides[], TalusSim *sim,
+                           TalusScene *scene, char **scene_text)
 {
   PetscFunctionBegin;
   *scene_text = NULL;
@@ -29,7 +29,7 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], TalusS
                             st.st_size / 1e6, (double)io, st.st_size / 1e6 / PetscMax(io, 1e-9),
                             (double)(t1 - t0 - io)));
   } else {
-    PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, *sim, scene));
+    PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, overrides, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));
   }
   PetscCall(TalusOptionsCheckNumbers(
@@ -85,7 +85,7 @@ static PetscErrorCode RunSteps(TalusSim sim, TalusOutput out, TalusCheckpoint ck
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], int *exit_status)
+PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], const char overrides[], int *exit_status)
 {
   TalusSim        sim;
   TalusScene      scene;
@@ -102,7 +102,7 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
              "give either a scene file (%s) or -restart %s, not both", scene_file, restart);
   PetscCheck(!restart || restart[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "-restart needs a checkpoint file, e.g. -restart out/SCENE/checkpoints/last.h5");
-  PetscCall(Load(scene_file, restart, &sim, &scene, &scene_text));
+  PetscCall(Load(scene_file, restart, overrides, &sim, &scene, &scene_text));
   PetscCall(PetscSNPrintf(dir, sizeof(dir), "out/%s", scene.name));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Running a scene", "talus");
   PetscCall(PetscOptionsString("-o", "Output directory", "", dir, dir, sizeof(dir), &set));
@@ -163,6 +163,13 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], in
                           "talus: scene %s (%s): %" PetscInt_FMT " bodies, h = %g s to t = %g s, output in %s\n",
                           scene.name, scene_file, nfinite, (double)dt, (double)t_final, dir));
     PetscCall(TalusOutputBegin(out, sim));
+  }
+  if (scene.overrides[0]) { /* the values changed by -set, as the file does not show them */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: the scene with"));
+    for (const char *c = scene.overrides; c; c = strchr(c, '\n') ? strchr(c, '\n') + 1 : NULL)
+      PetscCall(
+        PetscPrintf(PETSC_COMM_WORLD, " -set %.*s", (int)(strchr(c, '\n') ? strchr(c, '\n') - c : (long)strlen(c)), c));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
   }
   PetscCall(PrintSolver(sim));
   { /* an error from here on is also recorded in summary.json (status failed) before it ends the run */

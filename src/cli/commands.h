@@ -8,8 +8,9 @@ PetscErrorCode TalusCommandCCP(int argc, char **argv);
 /* talus ccp FILE -ccp_problem lcp (cmd_ccp_lcp.c): the problem read, solved as a faceted LCP;
    solution: the file for -ccp_solution, or "" */
 PetscErrorCode TalusCommandCCPAsLCP(const char filename[], const TalusFCLibProblem *prob, const char solution[]);
-/* Runs a scene, or (restart not empty) goes on from a checkpoint; *exit_status is 0 or TALUS_EXIT_RESUBMIT. */
-PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], int *exit_status);
+/* Runs a scene with its overrides ("PATH=VALUE" lines of -set, or NULL), or (restart not empty) goes on
+   from a checkpoint; *exit_status is 0 or TALUS_EXIT_RESUBMIT. */
+PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], const char overrides[], int *exit_status);
 PetscErrorCode TalusCommandInfo(int argc, char **argv);
 
 #endif

@@ -7,6 +7,8 @@ static const char help[] =
   "\n"
   "Usage:\n"
   "  talus SCENE.yaml [options]      run a scene (docs/scene-format.md); outputs in -o DIR (default out/<scene>)\n"
+  "  talus SCENE.yaml -set PATH=VALUE ...  the same with values of the scene changed before it is read\n"
+  "                                  (repeatable): -set end_time=2 -set materials.rough.mu=0.3\n"
   "  talus -restart CKPT.h5 [opts]   go on from a checkpoint, on any number of ranks (docs/checkpoint-format.md)\n"
   "  talus info FILE.h5              describe a checkpoint or a frames file\n"
   "  talus ccp FILE.hdf5 [options]   solve one FCLib local contact problem (see docs/ccp.md)\n"
@@ -69,6 +71,55 @@ static PetscBool TakeArgument(int *argc, char **argv, const char *const names[])
   return found;
 }
 
+/*
+ * Takes every "-set PATH=VALUE" out of argv (PETSc's options database keeps one value a name, and -set
+ * is given many times) into "PATH=VALUE" lines (malloc'd; NULL when there is none). A -set with no
+ * value after it is left in *bad.
+ */
+static char *TakeOverrides(int *argc, char **argv, const char **bad)
+{
+  char  *all  = NULL;
+  size_t len  = 0;
+  int    kept = 1;
+
+  *bad = NULL;
+  for (int k = 1; k < *argc; k++) {
+    if (strcmp(argv[k], "-set")) {
+      argv[kept++] = argv[k];
+      continue;
+    }
+    if (k + 1 >= *argc || argv[k + 1][0] == 0 || (argv[k + 1][0] == '-' && !strchr(argv[k + 1], '='))) {
+      *bad = argv[k];
+      continue;
+    }
+    {
+      const size_t add   = strlen(argv[k + 1]) + 1;
+      char        *grown = realloc(all, len + add + 1);
+      if (!grown) break;
+      all = grown;
+      memcpy(all + len, argv[k + 1], add - 1);
+      all[len + add - 1] = '\n', all[len + add] = 0;
+      len += add;
+      k++;
+    }
+  }
+  *argc = kept;
+  if (all && len) all[len - 1] = 0; /* no newline after the last */
+  return all;
+}
+
+/* -set with no PATH=VALUE after it, or -set where no scene file is read */
+static PetscErrorCode CheckOverrides(const char bad_set[], const char overrides[], PetscBool reads_scene)
+{
+  PetscFunctionBegin;
+  PetscCheck(!bad_set, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+             "-set needs PATH=VALUE after it (e.g. -set materials.rough.mu=0.3)");
+  PetscCheck(!overrides || reads_scene, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+             "-set changes a scene file before it is read: give one (a restart goes on with the overrides its "
+             "checkpoint holds)");
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PrintVersion(void)
 {
   char petsc[256];
@@ -88,18 +139,24 @@ int main(int argc, char **argv)
   static const char *const help_names[]    = {"-help", "--help", "-h", NULL};
   const PetscBool          version         = TakeArgument(&argc, argv, version_names),
                   asked_help               = TakeArgument(&argc, argv, help_names);
+  const char *bad_set                      = NULL;
+  char       *overrides                    = TakeOverrides(&argc, argv, &bad_set);
 
   for (int k = 1; k < argc; k++) /* PETSc's own -help (a string literal: PETSc never writes to argv) */
     if (!strcmp(argv[k], "-help_petsc")) argv[k] = (char *)"-help";
 
   ierr = TalusInitialize(&argc, &argv, help);
-  if (ierr) return 1;
+  if (ierr) {
+    free(overrides);
+    return 1;
+  }
   if (asked_help) {
     ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);
     if (!ierr) ierr = PetscOptionsSetValue(NULL, "-help", NULL);
     if (ierr) return 1;
   }
   if (version) {
+    free(overrides);
     ierr = PrintVersion();
     return TalusFinalize() || ierr ? 1 : 0;
   }
@@ -112,10 +169,11 @@ int main(int argc, char **argv)
     ierr                = PetscOptionsGetString(NULL, NULL, "-restart", restart, sizeof(restart), &has_restart);
     if (!ierr && (has_scene || has_restart))
       ierr = CheckArguments(argc, argv, sub ? PetscMin(argc - 1, 2) : (has_scene ? 1 : 0));
+    if (!ierr) ierr = CheckOverrides(bad_set, overrides, (PetscBool)(has_scene && !sub));
     if (!ierr && sub && !strcmp(argv[1], "ccp")) ierr = TalusCommandCCP(argc - 1, argv + 1);
     else if (!ierr && sub) ierr = TalusCommandInfo(argc - 1, argv + 1);
     else if (!ierr && (has_restart || has_scene))
-      ierr = TalusCommandRun(has_scene ? argv[1] : NULL, has_restart ? restart : NULL, &status);
+      ierr = TalusCommandRun(has_scene ? argv[1] : NULL, has_restart ? restart : NULL, overrides, &status);
     else if (!ierr) { /* with -help, the usage has been printed already */ PetscBool asked = PETSC_FALSE;
       ierr = PetscOptionsHasHelp(NULL, &asked);
       if (!ierr && !asked) ierr = PetscPrintf(PETSC_COMM_WORLD, "%s", help);
@@ -126,10 +184,12 @@ int main(int argc, char **argv)
        collective call, so on several ranks abort the job rather than hang it. */
     MPI_Comm_size(PETSC_COMM_WORLD, &size);
     if (size > 1 && !TalusErrorWasCollective()) MPI_Abort(PETSC_COMM_WORLD, 1);
+    free(overrides);
     PetscPopErrorHandler();
     TalusFinalize();
     return 1;
   }
+  free(overrides);
   PetscCall(PetscPopErrorHandler());
   ierr = TalusFinalize();
   return ierr ? 1 : status;

@@ -291,6 +291,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusCheckpointWriteLinks(&w, sim));
   PetscCall(TalusCheckpointWriteMaterials(&w, b));
   PetscCall(TalusH5WriteText(&w, "scene", scene_text ? scene_text : "", scene_text ? strlen(scene_text) : 0));
+  PetscCall(TalusH5WriteText(&w, "overrides", scene->overrides, strlen(scene->overrides))); /* format 5: -set */
   PetscCall(TalusOptionsGetRunOptions(&options));
   PetscCall(TalusH5WriteText(&w, "options", options, strlen(options)));
   PetscCall(PetscFree(options));
@@ -534,7 +535,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   TalusMaterial       *materials = NULL;
   TalusCheckpointLinks links     = {0};
   PetscMPIInt         *dest = NULL, *hdest = NULL;
-  char                *options = NULL;
+  char                *options = NULL, *overrides = NULL;
   PetscBool            same_layout;
 
   PetscFunctionBegin;
@@ -565,6 +566,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(TalusH5ReadText(&r, "scene", scene_text));
   PetscCall(TalusH5ReadText(&r, "options",
                             &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
+  if (info.version >= 5) PetscCall(TalusH5ReadText(&r, "overrides", &overrides)); /* the -set the run had */
   if (!r.bad) {
     const PetscInt max_id = info.nfinite + info.nplanes + info.bodies_lost;
     PetscInt       live   = 0;
@@ -589,6 +591,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     PetscCall(PetscFree3(rows, planes, crows));
     PetscCall(PetscFree(materials));
     PetscCall(PetscFree(mu_pair));
+    PetscCall(PetscFree(overrides));
     PetscCall(PetscFree(*scene_text));
     PetscCall(TalusCheckpointLinksDestroy(&links));
   }
@@ -651,6 +654,8 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   for (int d = 0; d < 3; d++)
     scene->domain_min[d] = snap.state.domain_min[d], scene->domain_max[d] = snap.state.domain_max[d];
   scene->overlap_tolerance = 1e-6;
+  if (overrides) PetscCall(PetscStrncpy(scene->overrides, overrides, sizeof(scene->overrides)));
+  PetscCall(PetscFree(overrides));
 
   PetscCall(PetscFree5(plane_records, records, dest, history, hdest));
   PetscCall(PetscFree3(rows, planes, crows));

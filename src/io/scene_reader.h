@@ -6,6 +6,7 @@
 #define TALUS_SCENE_READER_H
 #include <petscsys.h>
 #include <yaml.h>
+#include <jansson.h>
 #include <talus/sim.h>
 
 /* The names bodies are given in a scene (joints name their bodies), with their global ids. */
@@ -21,16 +22,28 @@ typedef struct {
   const char     *file;
   yaml_document_t doc;
   MPI_Comm        comm;
-  SceneBodyNames *names; /* the reader's owner frees it */
+  SceneBodyNames *names;      /* the reader's owner frees it */
+  PetscInt        noverrides; /* -set PATH=VALUE, applied to doc before it is read (scene_overrides.c) */
+  char          **override;
 } SceneReader;
 
-#define SCENE_LINE(node) ((int)(node)->start_mark.line + 1)
+/* A node an override made has this line and up (its index added), so that its mistakes name the override */
+#define SCENE_OVERRIDE_LINE ((size_t)1 << 40)
+#define SCENE_LINE(node)    ((int)(node)->start_mark.line + 1)
 #define SceneError(r, node, ...) \
   do { \
     char msg_[512]; \
     PetscCall(PetscSNPrintf(msg_, sizeof(msg_), __VA_ARGS__)); \
+    if ((node)->start_mark.line >= SCENE_OVERRIDE_LINE) \
+      SETERRQ((r)->comm, PETSC_ERR_USER_INPUT, "-set %s: %s", SceneOverrideOf(r, node), msg_); \
     SETERRQ((r)->comm, PETSC_ERR_USER_INPUT, "%s:%d: %s", (r)->file, SCENE_LINE(node), msg_); \
   } while (0)
+
+/* scene_overrides.c: r's overrides applied to its document (each mistake "-set PATH=VALUE: ..."); the
+   override a node came from; a scene's overrides ("PATH=VALUE" lines) as a JSON object {PATH: value} */
+PETSC_INTERN PetscErrorCode SceneApplyOverrides(SceneReader *r);
+PETSC_INTERN const char    *SceneOverrideOf(SceneReader *r, yaml_node_t *node);
+PETSC_INTERN json_t        *SceneOverridesJSON(const char overrides[]);
 
 /* "a scalar", "a list", "a mapping": for messages */
 PETSC_INTERN const char    *SceneNodeKind(yaml_node_t *node);

@@ -8,6 +8,7 @@
  *   "failed"              stopped by an error, given in "error"
  */
 #include "output_impl.h"
+#include "scene_reader.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ static json_t *Common(TalusOutput out, TalusSim sim, TalusRunStatus status)
   (void)PetscTime(&now);
   (void)MPI_Comm_size(out->comm, &size);
   json_object_set_new(root, "scene", json_string(out->scene.name));
+  json_object_set_new(root, "overrides", SceneOverridesJSON(out->scene.overrides)); /* -set PATH=VALUE */
   json_object_set_new(root, "status", json_string(StatusName[status]));
   json_object_set_new(root, "talus_version", json_string(TalusVersion()));
   json_object_set_new(root, "talus_commit", json_string(TalusCommit()));

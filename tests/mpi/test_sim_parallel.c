@@ -122,7 +122,7 @@ static PetscErrorCode LoadScene(MPI_Comm comm, const char file[], TalusSim *sim)
 
   PetscFunctionBegin;
   PetscCall(TalusSimCreate(comm, sim));
-  PetscCall(TalusSceneLoad(comm, file, *sim, &scene));
+  PetscCall(TalusSceneLoad(comm, file, NULL, *sim, &scene));
   PetscCall(TalusSimSetDomain(*sim, scene.domain_min, scene.domain_max));
   PetscCall(TalusSimSetFromOptions(*sim));
   PetscFunctionReturn(0);

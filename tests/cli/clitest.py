@@ -28,6 +28,21 @@ def run(talus, args, ranks=None, timeout=600):
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
 
 
+def restart_differs(talus, out, again, from_step, to_step, keys, ranks=None):
+    """Restarts run `out` from its checkpoint at from_step into `again`; returns (the restart's process, the
+    datasets among keys whose values at to_step differ from the run's that never stopped, None when the
+    restart failed)."""
+    import h5py
+    import numpy as np
+    name = "ckpt-%08d.h5"
+    p = run(talus, ["-restart", os.path.join(out, "checkpoints", name % from_step), "-o", again], ranks)
+    if p.returncode:
+        return p, None
+    with h5py.File(os.path.join(out, "checkpoints", name % to_step), "r") as a, \
+            h5py.File(os.path.join(again, "checkpoints", name % to_step), "r") as b:
+        return p, [k for k in keys if not np.array_equal(a[k][()], b[k][()])]
+
+
 def checksum(values):
     """A checkpoint dataset's checksum (docs/checkpoint-format.md), for values edited by a test."""
     import numpy as np

@@ -12,5 +12,8 @@ PetscErrorCode TalusCommandCCPAsLCP(const char filename[], const TalusFCLibProbl
    from a checkpoint; *exit_status is 0 or TALUS_EXIT_RESUBMIT. */
 PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], const char overrides[], int *exit_status);
 PetscErrorCode TalusCommandInfo(int argc, char **argv);
+/* talus submit CAMPAIGN SCENE (argv[0] "submit"): the jobs of the sweeps ("PATH=V1,V2,..." lines, or
+   NULL) with the overrides ("PATH=VALUE" lines, or NULL) added to the campaign's queue (cmd_submit.c) */
+PetscErrorCode TalusCommandSubmit(int argc, char **argv, const char overrides[], const char sweeps[]);
 
 #endif

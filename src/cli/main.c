@@ -9,6 +9,8 @@ static const char help[] =
   "  talus SCENE.yaml [options]      run a scene (docs/scene-format.md); outputs in -o DIR (default out/<scene>)\n"
   "  talus SCENE.yaml -set PATH=VALUE ...  the same with values of the scene changed before it is read\n"
   "                                  (repeatable): -set end_time=2 -set materials.rough.mu=0.3\n"
+  "  talus submit CAMPAIGN SCENE.yaml [-set P=V]... [-sweep P=V1,V2,...]... [-name NAME]\n"
+  "                                  add a job per point of the sweeps to a campaign (docs/campaigns.md)\n"
   "  talus -restart CKPT.h5 [opts]   go on from a checkpoint, on any number of ranks (docs/checkpoint-format.md)\n"
   "  talus info FILE.h5              describe a checkpoint or a frames file\n"
   "  talus ccp FILE.hdf5 [options]   solve one FCLib local contact problem (see docs/ccp.md)\n"
@@ -72,11 +74,11 @@ static PetscBool TakeArgument(int *argc, char **argv, const char *const names[])
 }
 
 /*
- * Takes every "-set PATH=VALUE" out of argv (PETSc's options database keeps one value a name, and -set
- * is given many times) into "PATH=VALUE" lines (malloc'd; NULL when there is none). A -set with no
- * value after it is left in *bad.
+ * Takes every "OPTION PATH=VALUE" out of argv (PETSc's options database keeps one value a name, and
+ * -set and -sweep are given many times) into "PATH=VALUE" lines (malloc'd; NULL when there is none).
+ * An OPTION with no value after it is left in *bad.
  */
-static char *TakeOverrides(int *argc, char **argv, const char **bad)
+static char *TakeRepeated(int *argc, char **argv, const char option[], const char **bad)
 {
   char  *all  = NULL;
   size_t len  = 0;
@@ -84,7 +86,7 @@ static char *TakeOverrides(int *argc, char **argv, const char **bad)
 
   *bad = NULL;
   for (int k = 1; k < *argc; k++) {
-    if (strcmp(argv[k], "-set")) {
+    if (strcmp(argv[k], option)) {
       argv[kept++] = argv[k];
       continue;
     }
@@ -108,12 +110,16 @@ static char *TakeOverrides(int *argc, char **argv, const char **bad)
   return all;
 }
 
-/* -set with no PATH=VALUE after it, or -set where no scene file is read */
-static PetscErrorCode CheckOverrides(const char bad_set[], const char overrides[], PetscBool reads_scene)
+/* -set or -sweep with no PATH=VALUE after it, -set where no scene file is read, -sweep but in submit */
+static PetscErrorCode CheckOverrides(const char bad[], const char overrides[], PetscBool reads_scene,
+                                     const char sweeps[], PetscBool submit)
 {
   PetscFunctionBegin;
-  PetscCheck(!bad_set, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
-             "-set needs PATH=VALUE after it (e.g. -set materials.rough.mu=0.3)");
+  PetscCheck(!bad, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+             "%s needs PATH=VALUE after it (e.g. %s materials.rough.mu=%s)", bad, bad,
+             bad && strcmp(bad, "-set") ? "0.1,0.2,0.3" : "0.3");
+  PetscCheck(!sweeps || submit, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+             "-sweep makes the jobs of a campaign: talus submit CAMPAIGN SCENE.yaml -sweep PATH=V1,V2,...");
   PetscCheck(!overrides || reads_scene, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "-set changes a scene file before it is read: give one (a restart goes on with the overrides its "
              "checkpoint holds)");
@@ -139,15 +145,16 @@ int main(int argc, char **argv)
   static const char *const help_names[]    = {"-help", "--help", "-h", NULL};
   const PetscBool          version         = TakeArgument(&argc, argv, version_names),
                   asked_help               = TakeArgument(&argc, argv, help_names);
-  const char *bad_set                      = NULL;
-  char       *overrides                    = TakeOverrides(&argc, argv, &bad_set);
+  const char *bad_set = NULL, *bad_sweep = NULL;
+  char       *overrides = TakeRepeated(&argc, argv, "-set", &bad_set);
+  char       *sweeps    = TakeRepeated(&argc, argv, "-sweep", &bad_sweep);
 
   for (int k = 1; k < argc; k++) /* PETSc's own -help (a string literal: PETSc never writes to argv) */
     if (!strcmp(argv[k], "-help_petsc")) argv[k] = (char *)"-help";
 
   ierr = TalusInitialize(&argc, &argv, help);
   if (ierr) {
-    free(overrides);
+    free(overrides), free(sweeps);
     return 1;
   }
   if (asked_help) {
@@ -156,7 +163,7 @@ int main(int argc, char **argv)
     if (ierr) return 1;
   }
   if (version) {
-    free(overrides);
+    free(overrides), free(sweeps);
     ierr = PrintVersion();
     return TalusFinalize() || ierr ? 1 : 0;
   }
@@ -165,12 +172,16 @@ int main(int argc, char **argv)
     char            restart[PETSC_MAX_PATH_LEN] = "";
     PetscBool       has_restart                 = PETSC_FALSE;
     PetscBool       has_scene                   = (PetscBool)(argc >= 2 && argv[1][0] != '-');
-    const PetscBool sub = (PetscBool)(has_scene && (!strcmp(argv[1], "ccp") || !strcmp(argv[1], "info")));
+    const PetscBool submit                      = (PetscBool)(has_scene && !strcmp(argv[1], "submit"));
+    const PetscBool sub = (PetscBool)(has_scene && (!strcmp(argv[1], "ccp") || !strcmp(argv[1], "info") || submit));
     ierr                = PetscOptionsGetString(NULL, NULL, "-restart", restart, sizeof(restart), &has_restart);
     if (!ierr && (has_scene || has_restart))
-      ierr = CheckArguments(argc, argv, sub ? PetscMin(argc - 1, 2) : (has_scene ? 1 : 0));
-    if (!ierr) ierr = CheckOverrides(bad_set, overrides, (PetscBool)(has_scene && !sub));
-    if (!ierr && sub && !strcmp(argv[1], "ccp")) ierr = TalusCommandCCP(argc - 1, argv + 1);
+      ierr = CheckArguments(argc, argv, sub ? PetscMin(argc - 1, submit ? 3 : 2) : (has_scene ? 1 : 0));
+    if (!ierr)
+      ierr = CheckOverrides(bad_set ? bad_set : bad_sweep, overrides, (PetscBool)(has_scene && (!sub || submit)),
+                            sweeps, submit);
+    if (!ierr && submit) ierr = TalusCommandSubmit(argc - 1, argv + 1, overrides, sweeps);
+    else if (!ierr && sub && !strcmp(argv[1], "ccp")) ierr = TalusCommandCCP(argc - 1, argv + 1);
     else if (!ierr && sub) ierr = TalusCommandInfo(argc - 1, argv + 1);
     else if (!ierr && (has_restart || has_scene))
       ierr = TalusCommandRun(has_scene ? argv[1] : NULL, has_restart ? restart : NULL, overrides, &status);
@@ -184,12 +195,12 @@ int main(int argc, char **argv)
        collective call, so on several ranks abort the job rather than hang it. */
     MPI_Comm_size(PETSC_COMM_WORLD, &size);
     if (size > 1 && !TalusErrorWasCollective()) MPI_Abort(PETSC_COMM_WORLD, 1);
-    free(overrides);
+    free(overrides), free(sweeps);
     PetscPopErrorHandler();
     TalusFinalize();
     return 1;
   }
-  free(overrides);
+  free(overrides), free(sweeps);
   PetscCall(PetscPopErrorHandler());
   ierr = TalusFinalize();
   return ierr ? 1 : status;

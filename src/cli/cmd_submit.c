@@ -47,23 +47,33 @@ static PetscErrorCode SplitSweep(const char sweep[], PetscInt *n, const char **s
   PetscFunctionReturn(0);
 }
 
-/* CAMPAIGN/queue, made if absent; refused when CAMPAIGN is not a directory or cannot be written */
+/* CAMPAIGN/queue, made if absent (by rank 0, the verdict shared); refused when CAMPAIGN is not a
+   directory or cannot be written */
 static PetscErrorCode QueueDirectory(const char campaign[], char queue[], size_t size)
 {
   struct stat st;
+  PetscMPIInt rank;
+  char        fault[PETSC_MAX_PATH_LEN + 128] = "";
 
   PetscFunctionBegin;
-  if (stat(campaign, &st) == 0)
-    PetscCheck(S_ISDIR(st.st_mode), PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
-               "campaign %s is a file, not a directory: give a directory (made if absent)", campaign);
-  else
-    PetscCheck(mkdir(campaign, 0777) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "campaign %s: cannot make it: %s",
-               campaign, strerror(errno));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(PetscSNPrintf(queue, size, "%s/queue", campaign));
-  PetscCheck(mkdir(queue, 0777) == 0 || errno == EEXIST, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN,
-             "campaign %s: cannot make %s: %s", campaign, queue, strerror(errno));
-  PetscCheck(access(queue, W_OK) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "campaign %s: %s cannot be written",
-             campaign, queue);
+  if (rank == 0) {
+    if (stat(campaign, &st) == 0 && !S_ISDIR(st.st_mode))
+      PetscCall(PetscSNPrintf(fault, sizeof(fault),
+                              "campaign %s is a file, not a directory: give a directory (made "
+                              "if absent)",
+                              campaign));
+    else if (mkdir(campaign, 0777) != 0 && errno != EEXIST)
+      PetscCall(PetscSNPrintf(fault, sizeof(fault), "campaign %s: cannot make it: %s", campaign, strerror(errno)));
+    else if (mkdir(queue, 0777) != 0 && errno != EEXIST)
+      PetscCall(
+        PetscSNPrintf(fault, sizeof(fault), "campaign %s: cannot make %s: %s", campaign, queue, strerror(errno)));
+    else if (access(queue, W_OK) != 0)
+      PetscCall(PetscSNPrintf(fault, sizeof(fault), "campaign %s: %s cannot be written", campaign, queue));
+  }
+  PetscCallMPI(MPI_Bcast(fault, (PetscMPIInt)sizeof(fault), MPI_CHAR, 0, PETSC_COMM_WORLD));
+  PetscCheck(!fault[0], PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "%s", fault);
   PetscFunctionReturn(0);
 }
 

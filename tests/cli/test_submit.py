@@ -62,6 +62,9 @@ for ranks in (1, 2):
     p = run_talus(TALUS, ["submit", CAMPAIGN, SCENE, "-sweep", "materials.rough.mu=0.5"], ranks)
     check(p.returncode == 0 and jobs()[-1] == "ball-%04d.json" % (6 + ranks), "submit on %d ranks: %s, %s"
           % (ranks, jobs()[-1:], p.stderr[-300:]))
+p = run_talus(TALUS, ["submit", os.path.join(WORK, "fresh"), SCENE], 2)  # made by one rank, not raced
+check(p.returncode == 0 and os.listdir(os.path.join(WORK, "fresh", "queue")) == ["ball-0001.json"],
+      "a new campaign on 2 ranks: %s" % p.stderr[-300:])
 p = run_talus(TALUS, ["submit", CAMPAIGN, SCENE, "-name", "rough"])
 check(p.returncode == 0 and "rough-0001.json" in jobs(), "-name: %s" % jobs())
 check(not [f for f in os.listdir(QUEUE) if f.startswith(".")], "temporary files left: %s" % os.listdir(QUEUE))

@@ -92,7 +92,7 @@ static PetscErrorCode WriteJob(const char queue[], const char name[], PetscInt *
     json_array_append_new(list, json_stringn(line, end ? (size_t)(end - line) : strlen(line)));
     line = end ? end + 1 : NULL;
   }
-  if (!realpath(scene_file, abs_scene)) PetscCall(PetscStrncpy(abs_scene, scene_file, sizeof(abs_scene)));
+  PetscCall(PetscGetFullPath(scene_file, abs_scene, sizeof(abs_scene)));
   json_object_set_new(job, "scene_file", json_string(abs_scene));
   json_object_set_new(job, "overrides", list);
   json_object_set_new(job, "scene", json_string(text));

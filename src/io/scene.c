@@ -562,30 +562,6 @@ static PetscErrorCode CheckDuplicateKeys(SceneReader *r)
   PetscFunctionReturn(0);
 }
 
-/* The overrides' lines, each its own string (freed by the caller: PetscFree(r->override[0]), PetscFree(r->override)) */
-static PetscErrorCode SplitOverrides(SceneReader *r, const char overrides[], TalusScene *scene)
-{
-  char *all;
-
-  PetscFunctionBegin;
-  r->noverrides = 0, r->override = NULL;
-  if (!overrides || !overrides[0]) PetscFunctionReturn(0);
-  PetscCheck(strlen(overrides) < sizeof(scene->overrides), r->comm, PETSC_ERR_USER_INPUT,
-             "the -set overrides take %zu characters, more than the %zu a scene keeps", strlen(overrides),
-             sizeof(scene->overrides) - 1);
-  PetscCall(PetscStrncpy(scene->overrides, overrides, sizeof(scene->overrides)));
-  PetscCall(PetscStrallocpy(overrides, &all));
-  PetscCall(PetscMalloc1(strlen(all) + 1, &r->override));
-  for (char *line = all; line && *line; r->noverrides++) {
-    char *end                  = strchr(line, '\n');
-    r->override[r->noverrides] = line;
-    if (end) *end = 0;
-    line = end ? end + 1 : NULL;
-  }
-  if (!r->noverrides) PetscCall(PetscFree(all));
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], const char overrides[], TalusSim sim, TalusScene *scene)
 {
   SceneBodyNames names = {0};
@@ -629,13 +605,11 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], const char overr
     SETERRQ(comm, PETSC_ERR_USER_INPUT, "%s: the scene file is empty", file);
   }
   ierr = CheckDuplicateKeys(&r); /* the file's own, before the overrides change it */
-  if (!ierr) ierr = SplitOverrides(&r, overrides, scene);
-  if (!ierr) ierr = SceneApplyOverrides(&r);
+  if (!ierr) ierr = SceneApplyOverrides(&r, overrides, scene->overrides, sizeof(scene->overrides));
   if (!ierr) ierr = SceneRead(&r, yaml_document_get_root_node(&r.doc), sim, scene); /* nodes may have moved */
   yaml_document_delete(&r.doc);                                                     /* on errors too */
   PetscCall(PetscFree(names.entry));
-  if (r.noverrides) PetscCall(PetscFree(r.override[0]));
-  PetscCall(PetscFree(r.override));
+  PetscCall(SceneDestroyOverrides(&r));
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }

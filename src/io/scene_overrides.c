@@ -157,10 +157,35 @@ static PetscErrorCode ApplyOne(SceneReader *r, PetscInt k)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SceneApplyOverrides(SceneReader *r)
+PetscErrorCode SceneApplyOverrides(SceneReader *r, const char overrides[], char kept[], size_t size)
+{
+  char *all;
+
+  PetscFunctionBegin;
+  r->noverrides = 0, r->override = NULL;
+  if (!overrides || !overrides[0]) PetscFunctionReturn(0);
+  PetscCheck(strlen(overrides) < size, r->comm, PETSC_ERR_USER_INPUT,
+             "the -set overrides take %zu characters, more than the %zu a scene keeps", strlen(overrides), size - 1);
+  PetscCall(PetscStrncpy(kept, overrides, size));
+  PetscCall(PetscStrallocpy(overrides, &all)); /* its lines, each a string: r->override[0] owns them */
+  PetscCall(PetscMalloc1(strlen(all) + 1, &r->override));
+  for (char *line = all; line && *line; r->noverrides++) {
+    char *end                  = strchr(line, '\n');
+    r->override[r->noverrides] = line;
+    if (end) *end = 0;
+    line = end ? end + 1 : NULL;
+  }
+  if (!r->noverrides) PetscCall(PetscFree(all));
+  for (PetscInt k = 0; k < r->noverrides; k++) PetscCall(ApplyOne(r, k));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode SceneDestroyOverrides(SceneReader *r)
 {
   PetscFunctionBegin;
-  for (PetscInt k = 0; k < r->noverrides; k++) PetscCall(ApplyOne(r, k));
+  if (r->noverrides) PetscCall(PetscFree(r->override[0]));
+  PetscCall(PetscFree(r->override));
+  r->noverrides = 0;
   PetscFunctionReturn(0);
 }
 

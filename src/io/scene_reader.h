@@ -39,9 +39,11 @@ typedef struct {
     SETERRQ((r)->comm, PETSC_ERR_USER_INPUT, "%s:%d: %s", (r)->file, SCENE_LINE(node), msg_); \
   } while (0)
 
-/* scene_overrides.c: r's overrides applied to its document (each mistake "-set PATH=VALUE: ..."); the
-   override a node came from; a scene's overrides ("PATH=VALUE" lines) as a JSON object {PATH: value} */
-PETSC_INTERN PetscErrorCode SceneApplyOverrides(SceneReader *r);
+/* scene_overrides.c: the overrides ("PATH=VALUE" lines, or NULL) kept in kept (size bytes: refused when
+   longer) and applied to r's document, each mistake "-set PATH=VALUE: ..."; r's copies of them freed
+   (on errors too); the override a node came from; overrides as a JSON object {PATH: value} */
+PETSC_INTERN PetscErrorCode SceneApplyOverrides(SceneReader *r, const char overrides[], char kept[], size_t size);
+PETSC_INTERN PetscErrorCode SceneDestroyOverrides(SceneReader *r);
 PETSC_INTERN const char    *SceneOverrideOf(SceneReader *r, yaml_node_t *node);
 PETSC_INTERN json_t        *SceneOverridesJSON(const char overrides[]);
 

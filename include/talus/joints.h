@@ -82,6 +82,9 @@ PETSC_EXTERN PetscBool TalusJointTypeHasAxis(TalusJointType);
 PETSC_EXTERN PetscBool TalusJointTypeIsDriver(TalusJointType);
 /* Whether its rows are one-sided (g >= 0, impulse >= 0: cone R+) rather than free. */
 PETSC_EXTERN PetscBool TalusJointTypeIsLimit(TalusJointType);
+/* NULL when [lower, upper] is a range a limit of this type can have (finite, lower <= upper, an angle's
+   within [-pi, pi]), else why not: what scenes and checkpoints both check. */
+PETSC_EXTERN const char *TalusJointLimitFault(TalusJointType, PetscReal lower, PetscReal upper);
 
 /* A body's pose: centre and rotation matrix (the world: origin and identity). */
 typedef struct {

@@ -271,12 +271,19 @@ const char *TalusJointFromSpec(const TalusJointSpec *s, const TalusPose *A, cons
   if (s->stiffness > 0.0 && s->delta > 0.0) return "its rows are relaxed (seed 003) or compliant (seed 004), not both";
   j->stiffness = s->stiffness, j->damping = s->damping;
   if (TalusJointTypeIsLimit(s->type)) {
-    const PetscReal range = s->type == TALUS_JOINT_ANGLE_LIMIT ? PETSC_PI : PETSC_INFINITY;
-    if (!(s->lower <= s->upper && s->lower >= -range && s->upper <= range && s->lower > -PETSC_INFINITY &&
-          s->upper < PETSC_INFINITY))
-      return s->type == TALUS_JOINT_ANGLE_LIMIT ? "an angle limit needs -pi <= lower <= upper <= pi (rad)"
-                                                : "a linear limit needs finite lower <= upper (m)";
+    const char *fault = TalusJointLimitFault(s->type, s->lower, s->upper);
+    if (fault) return fault;
     j->lower = s->lower, j->upper = s->upper;
   }
   return NULL;
+}
+
+const char *TalusJointLimitFault(TalusJointType type, PetscReal lower, PetscReal upper)
+{
+  const PetscReal range = type == TALUS_JOINT_ANGLE_LIMIT ? PETSC_PI : PETSC_INFINITY;
+
+  if (lower <= upper && lower >= -range && upper <= range && lower > -PETSC_INFINITY && upper < PETSC_INFINITY)
+    return NULL;
+  return type == TALUS_JOINT_ANGLE_LIMIT ? "an angle limit needs -pi <= lower <= upper <= pi (rad)"
+                                         : "a linear limit needs finite lower <= upper (m)";
 }

@@ -162,8 +162,7 @@ static const char *JointFault(const TalusJoint *j, PetscInt max_id, PetscInt ver
       (j->stiffness > 0.0 && j->delta > 0.0))
     return "a compliance that is not valid";
   if (TalusJointTypeIsLimit((TalusJointType)j->type) &&
-      !(j->lower <= j->upper && j->lower > -PETSC_INFINITY && j->upper < PETSC_INFINITY &&
-        (j->type != TALUS_JOINT_ANGLE_LIMIT || (j->lower >= -PETSC_PI && j->upper <= PETSC_PI))))
+      TalusJointLimitFault((TalusJointType)j->type, j->lower, j->upper))
     return "a limit's range that is not valid";
   return NULL;
 }

@@ -170,19 +170,17 @@ static PetscReal Complementarity(PetscInt n, const PetscReal M[], const PetscRea
   return worst;
 }
 
-/* On rank 0, the gathered rows in the order [cones | one-sided | free] from every rank's counts; the
-   number of one-sided and of free rows in all (every rank) */
-static PetscErrorCode GatherOrder(MPI_Comm comm, PetscInt nc_local, PetscInt nl_local, PetscInt nf_local,
-                                  PetscInt **order, PetscInt *nl, PetscInt *nf)
+/* On rank 0, the gathered rows in the order [cones | one-sided | free] from every rank's counts
+   (mine: this rank's contacts, one-sided and free rows; total: all ranks'); NULL elsewhere */
+static PetscErrorCode GatherOrder(MPI_Comm comm, const PetscInt mine[3], const PetscInt total[3], PetscInt **order)
 {
   PetscMPIInt rank, size;
-  PetscInt    mine[3] = {nc_local, nl_local, nf_local}, *all = NULL, total[3] = {0, 0, 0};
+  PetscInt   *all = NULL;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(MPIU_Allreduce(mine, total, 3, MPIU_INT, MPI_SUM, comm));
-  *nl = total[1], *nf = total[2], *order = NULL;
+  *order = NULL;
   if (rank == 0) PetscCall(PetscMalloc1(3 * size, &all));
   PetscCallMPI(MPI_Gather(mine, 3, MPIU_INT, all, 3, MPIU_INT, 0, comm));
   if (rank == 0) {
@@ -218,16 +216,23 @@ PetscErrorCode TalusFacetedLCPSolve(Mat W, Vec q, Vec mu, PetscInt nl_local, Pet
              "a faceted LCP's rows: 3 per contact, then one-sided, then free rows; this rank has %" PetscInt_FMT
              " rows for %" PetscInt_FMT " contacts, %" PetscInt_FMT " one-sided and %" PetscInt_FMT " free rows",
              m_local, nc_local, nl_local, nf_local);
-  PetscCall(GatherOrder(comm, nc_local, nl_local, nf_local, &order, &nl, &nf));
+  {
+    PetscInt counts[2] = {nl_local, nf_local};
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, counts, 2, MPIU_INT, MPI_SUM, comm));
+    nl = counts[0], nf = counts[1];
+  }
   PetscCall(PetscMemzero(res, sizeof(*res)));
   res->n = (s->facets + 2) * nc + nl;
-  if (PetscMax(res->n, m) > s->max_size) PetscCall(PetscFree(order)); /* refused just below */
   PetscCheck(PetscMax(res->n, m) <= s->max_size, comm, PETSC_ERR_SUP,
              "the faceted LCP of %" PetscInt_FMT " contacts with %" PetscInt_FMT " facets and %" PetscInt_FMT
              " joint rows has %" PetscInt_FMT " unknowns, more than -lcp_max_size %" PetscInt_FMT
              ": it is solved dense on one rank (%.3g GB for its matrix); raise the cap or use fewer facets",
              nc, s->facets, nl + nf, PetscMax(res->n, m), s->max_size,
              (double)(PetscMax(res->n, m) * PetscMax(res->n, m) * 8.0 * 2 / 1e9));
+  {
+    const PetscInt mine[3] = {nc_local, nl_local, nf_local}, total[3] = {nc, nl, nf};
+    PetscCall(GatherOrder(comm, mine, total, &order));
+  }
   PetscCall(GatherDense(W, rank, &Wd));
   PetscCall(VecScatterCreateToZero(q, &to_q, &q0));
   PetscCall(VecScatterCreateToZero(mu, &to_mu, &mu0));

@@ -165,10 +165,10 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], co
     PetscCall(TalusOutputBegin(out, sim));
   }
   if (scene.overrides[0]) { /* the values changed by -set, as the file does not show them */
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: the scene with"));
-    for (const char *c = scene.overrides; c; c = strchr(c, '\n') ? strchr(c, '\n') + 1 : NULL)
-      PetscCall(
-        PetscPrintf(PETSC_COMM_WORLD, " -set %.*s", (int)(strchr(c, '\n') ? strchr(c, '\n') - c : (long)strlen(c)), c));
+    char shown[TALUS_SCENE_OVERRIDES_LEN];
+    PetscCall(PetscStrncpy(shown, scene.overrides, sizeof(shown)));
+    for (char *line = strtok(shown, "\n"); line; line = strtok(NULL, "\n"))
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s -set %s", line == shown ? "talus: the scene with" : "", line));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
   }
   PetscCall(PrintSolver(sim));

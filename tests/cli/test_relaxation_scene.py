@@ -80,43 +80,43 @@ if r.returncode == 0:
             same = all(np.array_equal(a[k][()], b[k][()]) for k in ("bodies/position", "joint_impulses", "joints/relaxation"))
             check(same and list(a["joints/relaxation"][0]) == [1.0, 0.02], "relaxed pin restart: step 300 differs")
 
-# ---- a checkpoint of format 3 (tests/fixtures/ckpt-format3-relaxed-step100.h5, written by commit 8356b05
-# from tests/scenes/relaxed.yaml with -checkpoint_every 100: relaxed contacts in an impact and a relaxed
-# string) still restarts, and reaches step 200 bit for bit as the run that never stopped
-RELAXED = os.path.join(ROOT, "tests", "scenes", "relaxed.yaml")
-FORMAT3 = os.path.join(ROOT, "tests", "fixtures", "ckpt-format3-relaxed-step100.h5")
-whole, again = os.path.join(WORK, "relaxed-whole"), os.path.join(WORK, "relaxed-format3")
-r = run_talus(TALUS, [RELAXED, "-checkpoint_every", "100", "-o", whole])
-check(r.returncode == 0, "relaxed.yaml: %s" % r.stderr[-400:])
-r2 = run_talus(TALUS, ["-restart", FORMAT3, "-o", again])
-check(r2.returncode == 0, "restart from the format-3 fixture: %s" % r2.stderr[-400:])
-if r.returncode == 0 and r2.returncode == 0:
-    with h5py.File(os.path.join(whole, "checkpoints", "ckpt-00000200.h5"), "r") as a, \
-            h5py.File(os.path.join(again, "checkpoints", "ckpt-00000200.h5"), "r") as b:
-        keys = ("bodies/position", "bodies/velocity", "bodies/quaternion", "joint_impulses", "materials/relaxation",
-                "joints/relaxation", "materials/compliance", "joints/compliance")
-        differ = [k for k in keys if not np.array_equal(a[k][()], b[k][()])]
-        check(not differ and not a["materials/compliance"][()].any(),
-              "the format-3 fixture restarted: step 200 differs in %s" % differ)
+def fixture_restarts(scene, fixture, name, keys):
+    """A fixture checkpoint of an older format, written at step 100 of `scene` with -checkpoint_every 100,
+    restarts and reaches step 200 bit for bit in `keys` as the run that never stopped: the whole run's
+    checkpoint (an h5py file), or None when a run failed."""
+    whole, again = os.path.join(WORK, name + "-whole"), os.path.join(WORK, name + "-fixture")
+    r = run_talus(TALUS, [scene, "-checkpoint_every", "100", "-o", whole])
+    check(r.returncode == 0, "%s: %s" % (scene, r.stderr[-400:]))
+    r2 = run_talus(TALUS, ["-restart", fixture, "-o", again])
+    check(r2.returncode == 0, "restart from %s: %s" % (fixture, r2.stderr[-400:]))
+    if r.returncode or r2.returncode:
+        return None, []
+    a = h5py.File(os.path.join(whole, "checkpoints", "ckpt-00000200.h5"), "r")
+    with h5py.File(os.path.join(again, "checkpoints", "ckpt-00000200.h5"), "r") as b:
+        return a, [k for k in keys if not np.array_equal(a[k][()], b[k][()])]
 
-# ---- a checkpoint of format 4 (tests/fixtures/ckpt-format4-compliant-step100.h5, written by commit e02432a
-# from tests/scenes/compliant.yaml with -checkpoint_every 100: a compliant ball on a compliant foundation, a
-# box on it, a compliant pin) still restarts, and reaches step 200 bit for bit as the run that never stopped
-COMPLIANT = os.path.join(ROOT, "tests", "scenes", "compliant.yaml")
-FORMAT4 = os.path.join(ROOT, "tests", "fixtures", "ckpt-format4-compliant-step100.h5")
-whole, again = os.path.join(WORK, "compliant-whole"), os.path.join(WORK, "compliant-format4")
-r = run_talus(TALUS, [COMPLIANT, "-checkpoint_every", "100", "-o", whole])
-check(r.returncode == 0, "compliant.yaml: %s" % r.stderr[-400:])
-r2 = run_talus(TALUS, ["-restart", FORMAT4, "-o", again])
-check(r2.returncode == 0, "restart from the format-4 fixture: %s" % r2.stderr[-400:])
-if r.returncode == 0 and r2.returncode == 0:
-    with h5py.File(os.path.join(whole, "checkpoints", "ckpt-00000200.h5"), "r") as a, \
-            h5py.File(os.path.join(again, "checkpoints", "ckpt-00000200.h5"), "r") as b:
-        keys = ("bodies/position", "bodies/velocity", "bodies/quaternion", "joint_impulses", "materials/compliance",
-                "joints/compliance", "joints/limits")
-        differ = [k for k in keys if not np.array_equal(a[k][()], b[k][()])]
-        check(not differ and a["materials/compliance"][1][2] == 4 and not a["joints/limits"][()].any(),
-              "the format-4 fixture restarted: step 200 differs in %s" % differ)
+
+# ---- a checkpoint of format 3 (tests/fixtures/ckpt-format3-relaxed-step100.h5, written by commit 8356b05
+# from tests/scenes/relaxed.yaml: relaxed contacts in an impact and a relaxed string) and one of format 4
+# (tests/fixtures/ckpt-format4-compliant-step100.h5, written by commit e02432a from tests/scenes/compliant.yaml:
+# a compliant ball on a compliant foundation, a box on it, a compliant pin) still restart, and reach step 200
+# bit for bit as the runs that never stopped
+a, differ = fixture_restarts(os.path.join(ROOT, "tests", "scenes", "relaxed.yaml"),
+                             os.path.join(ROOT, "tests", "fixtures", "ckpt-format3-relaxed-step100.h5"), "relaxed",
+                             ("bodies/position", "bodies/velocity", "bodies/quaternion", "joint_impulses",
+                              "materials/relaxation", "joints/relaxation", "materials/compliance", "joints/compliance"))
+if a:
+    check(not differ and not a["materials/compliance"][()].any(),
+          "the format-3 fixture restarted: step 200 differs in %s" % differ)
+    a.close()
+a, differ = fixture_restarts(os.path.join(ROOT, "tests", "scenes", "compliant.yaml"),
+                             os.path.join(ROOT, "tests", "fixtures", "ckpt-format4-compliant-step100.h5"), "compliant",
+                             ("bodies/position", "bodies/velocity", "bodies/quaternion", "joint_impulses",
+                              "materials/compliance", "joints/compliance", "joints/limits"))
+if a:
+    check(not differ and a["materials/compliance"][1][2] == 4 and not a["joints/limits"][()].any(),
+          "the format-4 fixture restarted: step 200 differs in %s" % differ)
+    a.close()
 
 
 def settles_and_restarts(name, text, probe, rest_z, depth, moved, keys, stored, stored_value):
@@ -180,33 +180,32 @@ with open(path, "w") as f:
     f.write(HERTZ + "  - {shape: box, half_extents: [0.1, 0.1, 0.1], mass: 1, position: [3, 0, 0.1], material: rubber}\n")
 r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "hertz-box")])
 check(r.returncode != 0 and "body 2 is a box in a Hertzian contact" in r.stderr, "a box on Hertz: %s" % r.stderr.strip()[-300:])
+def refused_at(tag, what, template, line, cases):
+    """Each (value, expected) of cases put into the scene template is refused at FILE:line, saying expected."""
+    for k, (value, expected) in enumerate(cases):
+        path = os.path.join(WORK, "%s-%02d.yaml" % (tag, k))
+        with open(path, "w") as f:
+            f.write(template % value)
+        r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+        check(r.returncode != 0 and ("%s:%d:" % (path, line)) in r.stderr and expected in r.stderr,
+              "%s %s: expected %s:%d: ... %s, got: %s" % (what, value, path, line, expected, r.stderr.strip()[-300:]))
+
+
 MATERIAL = ("time_step: 0.01\nmaterials:\n  - {name: m, mu: 0, compliance: %s}\nbodies:\n"
             "  - {shape: sphere, radius: 0.1, mass: 1, position: [0, 0, 0]}\n")
-for k, (value, expected) in enumerate([
-        ("{modulus: 1.0e+9, stiffness: 1.0e+6}", "give modulus or stiffness"),
-        ("{modulus: 1.0e+9, grid: 4}", "give modulus or stiffness"),
-        ("{modulus: -1}", "modulus must be positive"),
-        ("{damping: 3}", "needs a stiffness (N/m; linear) or a modulus (Pa; Hertz)")]):
-    path = os.path.join(WORK, "bad-hertz-%02d.yaml" % k)
-    with open(path, "w") as f:
-        f.write(MATERIAL % value)
-    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
-    check(r.returncode != 0 and ("%s:3:" % path) in r.stderr and expected in r.stderr,
-          "material compliance %s: expected %s:3: ... %s, got: %s" % (value, path, expected, r.stderr.strip()[-300:]))
+refused_at("bad-hertz", "material compliance", MATERIAL, 3, [
+    ("{modulus: 1.0e+9, stiffness: 1.0e+6}", "give modulus or stiffness"),
+    ("{modulus: 1.0e+9, grid: 4}", "give modulus or stiffness"),
+    ("{modulus: -1}", "modulus must be positive"),
+    ("{damping: 3}", "needs a stiffness (N/m; linear) or a modulus (Pa; Hertz)")])
 JOINT = ("time_step: 0.01\nmaterials:\n  - {name: m, mu: 0}\nbodies:\n  - {shape: sphere, radius: 0.1, mass: 1, position: [1, 0, 0]}\n"
          "joints:\n  - {type: distance, bodies: [world, 0], points: [[0, 0, 0], [1, 0, 0]], %s}\n")
-for k, (value, expected) in enumerate([
-        ("relaxation: {delta: 0.1}, compliance: {stiffness: 1.0e+6}", "relaxed (seed 003) or compliant (seed 004), not both"),
-        ("compliance: {stiffness: -3}", "stiffness must be positive"),
-        ("compliance: {stiffness: 10, damping: -1}", "damping must be >= 0"),
-        ("compliance: {damping: 1}", "stiffness"),
-        ("compliance: {stiffness: 10, zeta: 1}", "zeta")]):
-    path = os.path.join(WORK, "bad-joint-%02d.yaml" % k)
-    with open(path, "w") as f:
-        f.write(JOINT % value)
-    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
-    check(r.returncode != 0 and ("%s:7:" % path) in r.stderr and expected in r.stderr,
-          "joint %s: expected %s:7: ... %s, got: %s" % (value, path, expected, r.stderr.strip()[-300:]))
+refused_at("bad-joint", "joint", JOINT, 7, [
+    ("relaxation: {delta: 0.1}, compliance: {stiffness: 1.0e+6}", "relaxed (seed 003) or compliant (seed 004), not both"),
+    ("compliance: {stiffness: -3}", "stiffness must be positive"),
+    ("compliance: {stiffness: 10, damping: -1}", "damping must be >= 0"),
+    ("compliance: {damping: 1}", "stiffness"),
+    ("compliance: {stiffness: 10, zeta: 1}", "zeta")])
 
 HEAD = "time_step: 0.01\nmaterials:\n  - {name: m, mu: 0, relaxation: %s}\nbodies:\n" \
        "  - {shape: sphere, radius: 0.1, mass: 1, position: [0, 0, 0]}\n"
@@ -220,13 +219,7 @@ BAD = [
     ("[0.1, 0.5]", "relaxation must be a mapping"),
     ("{delta: 0.1, zeta: 0.5}, compliance: {stiffness: 1.0e+6}", "relaxed (seed 003) or compliant (seed 004), not both"),
 ]
-for k, (value, expected) in enumerate(BAD):
-    path = os.path.join(WORK, "bad-%02d.yaml" % k)
-    with open(path, "w") as f:
-        f.write(HEAD % value)
-    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
-    check(r.returncode != 0 and ("%s:3:" % path) in r.stderr and expected in r.stderr,
-          "relaxation %s: expected %s:3: ... %s, got: %s" % (value, path, expected, r.stderr.strip()[-300:]))
+refused_at("bad", "relaxation", HEAD, 3, BAD)
 r = run_talus(TALUS, [IMPACT, "-o", os.path.join(WORK, "bad-dt"), "-dt", "0.2"])
 check(r.returncode != 0 and "material soft: the contact relaxation" in r.stderr and "is unstable" in r.stderr,
       "-dt 0.2 with delta 0.1: %s" % r.stderr.strip()[-300:])

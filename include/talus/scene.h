@@ -18,5 +18,9 @@ typedef struct {
    "PATH=VALUE" lines, each changing one value of the file before it is read (talus -set;
    docs/scene-format.md). Errors name FILE:LINE, or the override. */
 PETSC_EXTERN PetscErrorCode TalusSceneLoad(MPI_Comm, const char file[], const char overrides[], TalusSim, TalusScene *);
+/* The same from the scene's text (a campaign job keeps it), file naming it in messages and naming the
+   scene (and so its output directory) unless the text has a name: */
+PETSC_EXTERN PetscErrorCode TalusSceneLoadText(MPI_Comm, const char file[], const char text[], const char overrides[],
+                                               TalusSim, TalusScene *);
 
 #endif

@@ -7,7 +7,7 @@
 #include <petscsys.h>
 #include <yaml.h>
 #include <jansson.h>
-#include <talus/sim.h>
+#include <talus/scene.h>
 
 /* The names bodies are given in a scene (joints name their bodies), with their global ids. */
 typedef struct {
@@ -42,6 +42,8 @@ typedef struct {
 /* scene_overrides.c: the overrides ("PATH=VALUE" lines, or NULL) kept in kept (size bytes: refused when
    longer) and applied to r's document, each mistake "-set PATH=VALUE: ..."; r's copies of them freed
    (on errors too); the override a node came from; overrides as a JSON object {PATH: value} */
+/* The scene from its document (scene.c) */
+PETSC_INTERN PetscErrorCode SceneRead(SceneReader *r, yaml_node_t *root, TalusSim sim, TalusScene *scene);
 PETSC_INTERN PetscErrorCode SceneApplyOverrides(SceneReader *r, const char overrides[], char kept[], size_t size);
 PETSC_INTERN PetscErrorCode SceneDestroyOverrides(SceneReader *r);
 PETSC_INTERN const char    *SceneOverrideOf(SceneReader *r, yaml_node_t *node);

@@ -22,5 +22,7 @@ PETSC_EXTERN PetscErrorCode TalusSceneLoad(MPI_Comm, const char file[], const ch
    scene (and so its output directory) unless the text has a name: */
 PETSC_EXTERN PetscErrorCode TalusSceneLoadText(MPI_Comm, const char file[], const char text[], const char overrides[],
                                                TalusSim, TalusScene *);
+/* A scene file's text, read by rank 0 and given to every rank (collective; free with PetscFree) */
+PETSC_EXTERN PetscErrorCode TalusSceneReadText(MPI_Comm, const char file[], char **text);
 
 #endif

@@ -79,26 +79,7 @@ PetscErrorCode TalusCheckpointSetScene(TalusCheckpoint ck, const TalusScene *sce
   ck->scene = *scene;
   PetscCall(PetscFree(ck->scene_text));
   if (text) PetscCall(PetscStrallocpy(text, &ck->scene_text));
-  else { /* rank 0 reads the scene file; every rank keeps the text */ long len = -1;
-    FILE                                                                  *fp  = NULL;
-    if (ck->rank == 0 && (fp = fopen(scene->file, "rb"))) {
-      fseek(fp, 0, SEEK_END);
-      len = ftell(fp);
-      rewind(fp);
-    }
-    PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, ck->comm));
-    PetscCheck(len >= 0, ck->comm, PETSC_ERR_FILE_OPEN, "cannot read the scene file %s to keep it in checkpoints",
-               scene->file);
-    PetscCall(PetscCalloc1(len + 1, &ck->scene_text));
-    if (fp) {
-      if (fread(ck->scene_text, 1, (size_t)len, fp) != (size_t)len) len = -1;
-      fclose(fp);
-    }
-    PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, ck->comm));
-    PetscCheck(len >= 0, ck->comm, PETSC_ERR_FILE_READ, "cannot read the scene file %s to keep it in checkpoints",
-               scene->file);
-    PetscCallMPI(MPI_Bcast(ck->scene_text, (PetscMPIInt)len, MPI_CHAR, 0, ck->comm));
-  }
+  else PetscCall(TalusSceneReadText(ck->comm, scene->file, &ck->scene_text));
   PetscFunctionReturn(0);
 }
 

@@ -138,3 +138,30 @@ PetscErrorCode TalusSceneLoadText(MPI_Comm comm, const char file[], const char t
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusSceneReadText(MPI_Comm comm, const char file[], char **text)
+{
+  long        len = -1;
+  FILE       *fp  = NULL;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && (fp = fopen(file, "rb"))) {
+    if (fseek(fp, 0, SEEK_END) == 0) len = ftell(fp);
+    rewind(fp);
+  }
+  PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, comm));
+  if (len < 0 && fp) fclose(fp);
+  PetscCheck(len >= 0, comm, PETSC_ERR_FILE_OPEN, "%s: cannot open the scene file", file);
+  PetscCall(PetscCalloc1(len + 1, text));
+  if (fp) {
+    if (len > 0 && fread(*text, 1, (size_t)len, fp) != (size_t)len) len = -1;
+    fclose(fp);
+  }
+  PetscCallMPI(MPI_Bcast(&len, 1, MPI_LONG, 0, comm));
+  if (len < 0) PetscCall(PetscFree(*text));
+  PetscCheck(len >= 0, comm, PETSC_ERR_FILE_READ, "%s: cannot read the scene file", file);
+  PetscCallMPI(MPI_Bcast(*text, (PetscMPIInt)len, MPI_CHAR, 0, comm));
+  PetscFunctionReturn(0);
+}

@@ -86,6 +86,8 @@ PETSC_EXTERN PetscErrorCode TalusCampaignJobLocked(const char campaign[], const 
 /* Every job with its state, as JSON text {"campaign": ..., "counts": {...}, "eta_s": ..., "jobs": [...]}
    (free with PetscFree): a job left "running" whose lock nobody holds shows as interrupted */
 PETSC_EXTERN PetscErrorCode TalusCampaignStatusJSON(const char campaign[], char **text);
+/* How many jobs are in each state (indexed by TalusJobState), as the status shows them */
+PETSC_EXTERN PetscErrorCode TalusCampaignCountStates(const char campaign[], PetscInt count[5]);
 /* CAMPAIGN/status.json rewritten from the jobs' states, atomically, one writer at a time */
 PETSC_EXTERN PetscErrorCode TalusCampaignWriteStatus(const char campaign[]);
 

@@ -71,6 +71,13 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointSetBeforePublish(TalusCheckpoint, Pet
 /* A fresh run's claim on its checkpoint directory (collective, before TalusCheckpointSetUp): an
    earlier run's checkpoints there are an error, or with -overwrite moved aside to DIR.earlier-K. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointClaimDirectory(TalusCheckpoint);
+/* The wall-clock limit in seconds from TalusCheckpointSetUp, as -walltime gives it (after
+   TalusCheckpointSetFromOptions; a campaign server gives each job what is left of its own) */
+PETSC_EXTERN PetscErrorCode TalusCheckpointSetWalltime(TalusCheckpoint, PetscReal seconds);
+/* The handlers of SIGTERM, SIGINT and SIGUSR1 that note the signal (TalusCheckpointSetUp installs
+   them; a campaign server, before its first job); the signal noted since, or 0 */
+PETSC_EXTERN void TalusCatchStopSignals(void);
+PETSC_EXTERN int  TalusStopSignal(void);
 /* Creates the directory (when checkpoints are planned), starts the clocks, installs the signal handlers. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint);
 PETSC_EXTERN PetscErrorCode TalusCheckpointView(TalusCheckpoint, PetscViewer);

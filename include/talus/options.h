@@ -29,5 +29,14 @@ PETSC_EXTERN PetscErrorCode TalusOptionsTranslateRenamed(const char origin[]);
    the same tolerance): a scene's or a checkpoint's option is put in only when this is false, so the
    command line's choice wins over either. */
 PETSC_EXTERN PetscErrorCode TalusOptionsGiven(const char name[], PetscBool *given);
+/* The options of the run as one string "-name [value] ..." (free with PetscFree): the database
+   without the options that describe one job or a server (-restart, -walltime, -help, -serve_*, ...);
+   what a checkpoint stores, and what a campaign server gives each of its jobs. */
+PETSC_EXTERN PetscErrorCode TalusOptionsGetRunOptions(char **text);
+/* Puts such a string's options into the database, except job options and those already set; origin
+   (or NULL: the command line) says where they came from, for messages (TalusOptionsNoteOrigin). */
+PETSC_EXTERN PetscErrorCode TalusOptionsInsertUnlessGiven(const char text[], const char origin[]);
+/* Forgets every origin noted (a campaign server, between jobs: the next job's options are its own) */
+PETSC_EXTERN PetscErrorCode TalusOptionsForgetOrigins(void);
 
 #endif

@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 
 /* The simulation and its scene, from a scene file or from a checkpoint. */
-static PetscErrorCode Load(const char scene_file[], const char restart[], const char overrides[], TalusSim *sim,
-                           TalusScene *scene, char **scene_text)
+static PetscErrorCode Load(const TalusRunSpec *spec, TalusSim *sim, TalusScene *scene, char **scene_text)
 {
+  const char *restart = spec->restart;
+
   PetscFunctionBegin;
   *scene_text = NULL;
   PetscCall(TalusSimCreate(PETSC_COMM_WORLD, sim));
@@ -29,7 +30,10 @@ static PetscErrorCode Load(const char scene_file[], const char restart[], const 
                             st.st_size / 1e6, (double)io, st.st_size / 1e6 / PetscMax(io, 1e-9),
                             (double)(t1 - t0 - io)));
   } else {
-    PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, scene_file, overrides, *sim, scene));
+    if (spec->scene_text) {
+      PetscCall(TalusSceneLoadText(PETSC_COMM_WORLD, spec->scene_file, spec->scene_text, spec->overrides, *sim, scene));
+      PetscCall(PetscStrallocpy(spec->scene_text, scene_text)); /* kept in checkpoints */
+    } else PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, spec->scene_file, spec->overrides, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));
   }
   PetscCall(TalusOptionsCheckNumbers(
@@ -67,7 +71,8 @@ static PetscErrorCode PrintSolver(TalusSim sim)
 }
 
 /* The steps to the end time, or until the checkpointer says stop (signal or -walltime). */
-static PetscErrorCode RunSteps(TalusSim sim, TalusOutput out, TalusCheckpoint ck, PetscBool *stop)
+static PetscErrorCode RunSteps(const TalusRunSpec *spec, TalusSim sim, TalusOutput out, TalusCheckpoint ck,
+                               PetscBool *stop)
 {
   TalusStepStats stats;
   PetscReal      t, t_final, dt;
@@ -80,32 +85,39 @@ static PetscErrorCode RunSteps(TalusSim sim, TalusOutput out, TalusCheckpoint ck
     PetscCall(TalusOutputStep(out, sim, &stats));
     PetscCall(TalusCheckpointAfterStep(ck, sim, stop));
     PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+    if (spec->progress) PetscCall(spec->progress(spec->progress_ctx, sim));
   }
   if (!*stop) PetscCall(TalusCheckpointEnd(ck, sim));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], const char overrides[], int *exit_status)
-{
+/* The objects of one run, destroyed whether it ended well or not (a server goes on to its next job) */
+typedef struct {
   TalusSim        sim;
-  TalusScene      scene;
   TalusOutput     out;
   TalusCheckpoint ck;
-  char            dir[PETSC_MAX_PATH_LEN], *scene_text;
-  PetscBool       set, stop = PETSC_FALSE;
-  PetscReal       t, t_final, dt;
-  PetscInt        step, nfinite;
+  char           *scene_text;
+} Run;
+
+static PetscErrorCode RunDestroy(Run *run)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusCheckpointDestroy(&run->ck));
+  PetscCall(TalusOutputDestroy(&run->out));
+  PetscCall(TalusSimDestroy(&run->sim));
+  PetscCall(PetscFree(run->scene_text));
+  PetscFunctionReturn(0);
+}
+
+/* The options only a command-line run has (a server's jobs have their directory and checkpoint
+   chosen for them); read here so that -help lists them and nothing calls them unused */
+static PetscErrorCode CommandLineOptions(char dir[], size_t size)
+{
+  PetscBool set;
 
   PetscFunctionBegin;
-  *exit_status = 0;
-  PetscCheck(!(scene_file && restart), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "give either a scene file (%s) or -restart %s, not both", scene_file, restart);
-  PetscCheck(!restart || restart[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "-restart needs a checkpoint file, e.g. -restart out/SCENE/checkpoints/last.h5");
-  PetscCall(Load(scene_file, restart, overrides, &sim, &scene, &scene_text));
-  PetscCall(PetscSNPrintf(dir, sizeof(dir), "out/%s", scene.name));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Running a scene", "talus");
-  PetscCall(PetscOptionsString("-o", "Output directory", "", dir, dir, sizeof(dir), &set));
+  PetscCall(PetscOptionsString("-o", "Output directory", "", dir, dir, size, &set));
   PetscCheck(dir[0], PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-o needs a directory, e.g. -o out/my-run");
   {
     char from[PETSC_MAX_PATH_LEN] = "";
@@ -122,47 +134,63 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], co
                                "", overwrite, &overwrite, NULL));
   }
   PetscOptionsEnd();
-  PetscCall(TalusOutputCreate(PETSC_COMM_WORLD, dir, &scene, &out));
-  PetscCall(TalusOutputSetFromOptions(out));
-  PetscCall(TalusCCPDumpSetFromOptions(sim, dir));
-  PetscCall(TalusCheckpointCreate(PETSC_COMM_WORLD, &ck));
-  PetscCall(TalusCheckpointSetScene(ck, &scene, scene_text));
-  PetscCall(TalusCheckpointSetOutputDirectory(ck, dir));
-  PetscCall(TalusCheckpointSetFromOptions(ck));
-  PetscCall(TalusCheckpointSetBeforePublish(ck, TalusOutputSync, out));
-  if (!restart) PetscCall(TalusCheckpointClaimDirectory(ck));
-  PetscCall(TalusCheckpointSetUp(ck));
-  PetscCall(TalusSimGetCCP(sim, NULL)); /* the solver reads its options now, not at the first step */
-  PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD));
-  { /* -help: every option of the run has now been read, and so listed; the run is not started */
-    PetscBool help = PETSC_FALSE;
-    PetscCall(PetscOptionsHasHelp(NULL, &help));
-    if (help) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                            "talus: -help: the options of this run are listed above (PETSc's general ones: "
-                            "-help_petsc); not running it\n"));
-      PetscCall(PetscOptionsClearValue(NULL, "-help")); /* PetscFinalize would list -log_view's forms */
-      PetscCall(TalusCheckpointDestroy(&ck));
-      PetscCall(TalusOutputDestroy(&out));
-      PetscCall(TalusSimDestroy(&sim));
-      PetscFunctionReturn(0);
-    }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RunExecute(const TalusRunSpec *spec, Run *run, int *exit_status)
+{
+  TalusScene scene;
+  char       dir[PETSC_MAX_PATH_LEN];
+  PetscBool  stop = PETSC_FALSE, help = PETSC_FALSE;
+  PetscReal  t, t_final, dt;
+  PetscInt   step, nfinite;
+
+  PetscFunctionBegin;
+  *exit_status = 0;
+  PetscCheck(!(spec->scene_file && spec->restart), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "give either a scene file (%s) or -restart %s, not both", spec->scene_file, spec->restart);
+  PetscCheck(!spec->restart || spec->restart[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "-restart needs a checkpoint file, e.g. -restart out/SCENE/checkpoints/last.h5");
+  PetscCall(Load(spec, &run->sim, &scene, &run->scene_text));
+  if (spec->output_dir) PetscCall(PetscStrncpy(dir, spec->output_dir, sizeof(dir)));
+  else {
+    PetscCall(PetscSNPrintf(dir, sizeof(dir), "out/%s", scene.name));
+    PetscCall(CommandLineOptions(dir, sizeof(dir)));
   }
-  PetscCall(PetscFree(scene_text));
-  PetscCall(TalusSimGetTime(sim, &t, &t_final, &dt));
-  PetscCall(TalusSimGetStep(sim, &step));
-  PetscCall(TalusSimGetFiniteBodyCount(sim, &nfinite));
-  if (restart) {
+  PetscCall(TalusOutputCreate(PETSC_COMM_WORLD, dir, &scene, &run->out));
+  PetscCall(TalusOutputSetFromOptions(run->out));
+  PetscCall(TalusCCPDumpSetFromOptions(run->sim, dir));
+  PetscCall(TalusCheckpointCreate(PETSC_COMM_WORLD, &run->ck));
+  PetscCall(TalusCheckpointSetScene(run->ck, &scene, run->scene_text));
+  PetscCall(TalusCheckpointSetOutputDirectory(run->ck, dir));
+  PetscCall(TalusCheckpointSetFromOptions(run->ck));
+  if (spec->walltime > 0.0) PetscCall(TalusCheckpointSetWalltime(run->ck, spec->walltime));
+  PetscCall(TalusCheckpointSetBeforePublish(run->ck, TalusOutputSync, run->out));
+  if (!spec->restart) PetscCall(TalusCheckpointClaimDirectory(run->ck));
+  PetscCall(TalusCheckpointSetUp(run->ck));
+  PetscCall(TalusSimGetCCP(run->sim, NULL)); /* the solver reads its options now, not at the first step */
+  PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) { /* every option of the run has now been read, and so listed; the run is not started */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: -help: the options of this run are listed above (PETSc's general "
+                                            "ones: -help_petsc); not running it\n"));
+    PetscCall(PetscOptionsClearValue(NULL, "-help")); /* PetscFinalize would list -log_view's forms */
+    PetscFunctionReturn(0);
+  }
+  PetscCall(TalusSimGetTime(run->sim, &t, &t_final, &dt));
+  PetscCall(TalusSimGetStep(run->sim, &step));
+  PetscCall(TalusSimGetFiniteBodyCount(run->sim, &nfinite));
+  if (spec->restart) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "talus: restart of scene %s from %s at step %" PetscInt_FMT " (t = %g s): %" PetscInt_FMT
                           " bodies, h = %g s to t = %g s, output in %s\n",
-                          scene.name, restart, step, (double)t, nfinite, (double)dt, (double)t_final, dir));
-    PetscCall(TalusOutputResume(out, sim));
+                          scene.name, spec->restart, step, (double)t, nfinite, (double)dt, (double)t_final, dir));
+    PetscCall(TalusOutputResume(run->out, run->sim));
   } else {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "talus: scene %s (%s): %" PetscInt_FMT " bodies, h = %g s to t = %g s, output in %s\n",
-                          scene.name, scene_file, nfinite, (double)dt, (double)t_final, dir));
-    PetscCall(TalusOutputBegin(out, sim));
+                          scene.name, spec->scene_file, nfinite, (double)dt, (double)t_final, dir));
+    PetscCall(TalusOutputBegin(run->out, run->sim));
   }
   if (scene.overrides[0]) { /* the values changed by -set, as the file does not show them */
     char shown[TALUS_SCENE_OVERRIDES_LEN];
@@ -171,19 +199,36 @@ PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], co
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s -set %s", line == shown ? "talus: the scene with" : "", line));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
   }
-  PetscCall(PrintSolver(sim));
+  PetscCall(PrintSolver(run->sim));
   { /* an error from here on is also recorded in summary.json (status failed) before it ends the run */
-    PetscErrorCode ierr = RunSteps(sim, out, ck, &stop);
+    PetscErrorCode ierr = RunSteps(spec, run->sim, run->out, run->ck, &stop);
     if (ierr) {
-      PetscCall(TalusOutputFailed(out, sim, TalusErrorLastMessage()));
+      PetscCall(TalusOutputFailed(run->out, run->sim, TalusErrorLastMessage()));
       PetscFunctionReturn(ierr);
     }
   }
-  PetscCall(TalusOutputEnd(out, sim, stop));
+  PetscCall(TalusOutputEnd(run->out, run->sim, stop));
   if (stop) *exit_status = TALUS_EXIT_RESUBMIT;
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: done, %s/summary.json\n", dir));
-  PetscCall(TalusCheckpointDestroy(&ck));
-  PetscCall(TalusOutputDestroy(&out));
-  PetscCall(TalusSimDestroy(&sim));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusRun(const TalusRunSpec *spec, int *exit_status)
+{
+  Run            run  = {0};
+  PetscErrorCode ierr = RunExecute(spec, &run, exit_status);
+
+  PetscFunctionBegin;
+  PetscCall(RunDestroy(&run));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCommandRun(const char scene_file[], const char restart[], const char overrides[], int *exit_status)
+{
+  const TalusRunSpec spec = {.scene_file = scene_file, .restart = restart, .overrides = overrides};
+
+  PetscFunctionBegin;
+  PetscCall(TalusRun(&spec, exit_status));
   PetscFunctionReturn(0);
 }

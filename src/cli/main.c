@@ -11,6 +11,10 @@ static const char help[] =
   "                                  (repeatable): -set end_time=2 -set materials.rough.mu=0.3\n"
   "  talus submit CAMPAIGN SCENE.yaml [-set P=V]... [-sweep P=V1,V2,...]... [-name NAME]\n"
   "                                  add a job per point of the sweeps to a campaign (docs/campaigns.md)\n"
+  "  mpirun -n P talus serve CAMPAIGN [-serve_group_size G] [-walltime HH:MM:SS] [-serve_idle_exit S]\n"
+  "                                  run a campaign's jobs, P/G at a time, each on G ranks\n"
+  "  talus status CAMPAIGN [-json]   each job's state, counts and ETA\n"
+  "  talus collect CAMPAIGN [-o results.csv]  one row per job: its overrides, then its summary's figures\n"
   "  talus -restart CKPT.h5 [opts]   go on from a checkpoint, on any number of ranks (docs/checkpoint-format.md)\n"
   "  talus info FILE.h5              describe a checkpoint or a frames file\n"
   "  talus ccp FILE.hdf5 [options]   solve one FCLib local contact problem (see docs/ccp.md)\n"
@@ -126,6 +130,41 @@ static PetscErrorCode CheckOverrides(const char bad[], const char overrides[], P
   PetscFunctionReturn(0);
 }
 
+/*
+ * talus serve: MPI starts before PETSc, so that each group of -serve_group_size ranks (default 1) can be
+ * PETSc's world (PETSC_COMM_WORLD is set before PetscInitialize). A group size that is not a number
+ * or does not divide the ranks leaves one group of all of them, and talus serve refuses it with the
+ * reason once PETSc is up. *group_size is what was asked for (0: not a number).
+ */
+static int SplitForServe(int *argc, char ***argv, PetscInt *group_size, MPI_Comm *group)
+{
+  int size, rank;
+
+  *group_size = 1, *group = MPI_COMM_NULL;
+  for (int k = 1; k + 1 < *argc; k++)
+    if (!strcmp((*argv)[k], "-serve_group_size")) {
+      char *end;
+      long  g     = strtol((*argv)[k + 1], &end, 10);
+      *group_size = *end || end == (*argv)[k + 1] || g < 1 || g > 1 << 30 ? 0 : (PetscInt)g;
+    }
+  if (MPI_Init(argc, argv) != MPI_SUCCESS) return 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (*group_size >= 1 && size % *group_size == 0) {
+    if (MPI_Comm_split(MPI_COMM_WORLD, rank / (int)*group_size, rank, group) != MPI_SUCCESS) return 1;
+    PETSC_COMM_WORLD = *group;
+  }
+  return 0;
+}
+
+/* talus serve started MPI (SplitForServe), so it ends it, after PETSc */
+static void EndServe(PetscBool serve, MPI_Comm *group)
+{
+  if (!serve) return;
+  if (*group != MPI_COMM_NULL) MPI_Comm_free(group);
+  MPI_Finalize();
+}
+
 static PetscErrorCode PrintVersion(void)
 {
   char petsc[256];
@@ -149,6 +188,11 @@ int main(int argc, char **argv)
   char       *overrides = TakeRepeated(&argc, argv, "-set", &bad_set);
   char       *sweeps    = TakeRepeated(&argc, argv, "-sweep", &bad_sweep);
 
+  const PetscBool serve      = (PetscBool)(argc >= 2 && !strcmp(argv[1], "serve"));
+  PetscInt        group_size = 1;
+  MPI_Comm        group      = MPI_COMM_NULL;
+
+  if (serve && SplitForServe(&argc, &argv, &group_size, &group)) return 1;
   for (int k = 1; k < argc; k++) /* PETSc's own -help (a string literal: PETSc never writes to argv) */
     if (!strcmp(argv[k], "-help_petsc")) argv[k] = (char *)"-help";
 
@@ -164,8 +208,10 @@ int main(int argc, char **argv)
   }
   if (version) {
     free(overrides), free(sweeps);
-    ierr = PrintVersion();
-    return TalusFinalize() || ierr ? 1 : 0;
+    ierr   = PrintVersion();
+    status = TalusFinalize() || ierr ? 1 : 0;
+    EndServe(serve, &group);
+    return status;
   }
   ierr = PetscPushErrorHandler(TalusErrorHandler, NULL);
   if (!ierr) {
@@ -173,14 +219,19 @@ int main(int argc, char **argv)
     PetscBool       has_restart                 = PETSC_FALSE;
     PetscBool       has_scene                   = (PetscBool)(argc >= 2 && argv[1][0] != '-');
     const PetscBool submit                      = (PetscBool)(has_scene && !strcmp(argv[1], "submit"));
-    const PetscBool sub = (PetscBool)(has_scene && (!strcmp(argv[1], "ccp") || !strcmp(argv[1], "info") || submit));
-    ierr                = PetscOptionsGetString(NULL, NULL, "-restart", restart, sizeof(restart), &has_restart);
+    const PetscBool sub                         = (PetscBool)(has_scene &&
+                                      (!strcmp(argv[1], "ccp") || !strcmp(argv[1], "info") || submit || serve ||
+                                       !strcmp(argv[1], "status") || !strcmp(argv[1], "collect")));
+    ierr = PetscOptionsGetString(NULL, NULL, "-restart", restart, sizeof(restart), &has_restart);
     if (!ierr && (has_scene || has_restart))
       ierr = CheckArguments(argc, argv, sub ? PetscMin(argc - 1, submit ? 3 : 2) : (has_scene ? 1 : 0));
     if (!ierr)
       ierr = CheckOverrides(bad_set ? bad_set : bad_sweep, overrides, (PetscBool)(has_scene && (!sub || submit)),
                             sweeps, submit);
     if (!ierr && submit) ierr = TalusCommandSubmit(argc - 1, argv + 1, overrides, sweeps);
+    else if (!ierr && serve) ierr = TalusCommandServe(argc - 1, argv + 1, MPI_COMM_WORLD, group_size, &status);
+    else if (!ierr && sub && !strcmp(argv[1], "status")) ierr = TalusCommandStatus(argc - 1, argv + 1);
+    else if (!ierr && sub && !strcmp(argv[1], "collect")) ierr = TalusCommandCollect(argc - 1, argv + 1);
     else if (!ierr && sub && !strcmp(argv[1], "ccp")) ierr = TalusCommandCCP(argc - 1, argv + 1);
     else if (!ierr && sub) ierr = TalusCommandInfo(argc - 1, argv + 1);
     else if (!ierr && (has_restart || has_scene))
@@ -198,10 +249,12 @@ int main(int argc, char **argv)
     free(overrides), free(sweeps);
     PetscPopErrorHandler();
     TalusFinalize();
+    EndServe(serve, &group);
     return 1;
   }
   free(overrides), free(sweeps);
   PetscCall(PetscPopErrorHandler());
   ierr = TalusFinalize();
+  EndServe(serve, &group);
   return ierr ? 1 : status;
 }

@@ -146,10 +146,12 @@ PetscErrorCode TalusCampaignReadJob(const char campaign[], const char id[], Talu
     PetscCall(PetscStrncpy(job->scene_file, json_string_value(file), sizeof(job->scene_file)));
     PetscCall(PetscStrallocpy(json_string_value(scene), &job->scene_text));
     PetscCall(PetscCalloc1(len + 1, &job->overrides));
+    size_t at = 0;
     json_array_foreach(overrides, k, line)
     {
-      if (k) PetscCall(PetscStrlcat(job->overrides, "\n", len + 1));
-      PetscCall(PetscStrlcat(job->overrides, json_string_value(line), len + 1));
+      const size_t n = strlen(json_string_value(line));
+      if (k) job->overrides[at++] = '\n';
+      memcpy(job->overrides + at, json_string_value(line), n), at += n;
     }
   }
   json_decref(root);

@@ -10,11 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* One job's entry; its state, with a "running" job nobody holds shown as interrupted */
-static PetscErrorCode JobEntry(const char campaign[], const char id[], json_t **entry, TalusJobStatus *s)
+/* A job's state, with a "running" job whose lock nobody holds (its server died) shown as interrupted */
+static PetscErrorCode EffectiveState(const char campaign[], const char id[], TalusJobStatus *s)
 {
-  TalusJob  job = {0};
-  char      fault[512];
   PetscBool held;
 
   PetscFunctionBegin;
@@ -26,6 +24,34 @@ static PetscErrorCode JobEntry(const char campaign[], const char id[], json_t **
       PetscCall(PetscStrncpy(s->reason, "server gone", sizeof(s->reason)));
     }
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCampaignCountStates(const char campaign[], PetscInt count[5])
+{
+  PetscInt n;
+  char   **ids;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCampaignListJobs(campaign, &n, &ids));
+  for (int k = 0; k < 5; k++) count[k] = 0;
+  for (PetscInt k = 0; k < n; k++) {
+    TalusJobStatus s;
+    PetscCall(EffectiveState(campaign, ids[k], &s));
+    count[s.state]++;
+  }
+  PetscCall(PetscFree(ids));
+  PetscFunctionReturn(0);
+}
+
+/* One job's entry */
+static PetscErrorCode JobEntry(const char campaign[], const char id[], json_t **entry, TalusJobStatus *s)
+{
+  TalusJob job = {0};
+  char     fault[512];
+
+  PetscFunctionBegin;
+  PetscCall(EffectiveState(campaign, id, s));
   PetscCall(TalusCampaignReadJob(campaign, id, &job, fault, sizeof(fault)));
   *entry = json_object();
   json_object_set_new(*entry, "id", json_string(id));

@@ -182,10 +182,37 @@ static PetscBool Planned(TalusCheckpoint ck)
   return (PetscBool)(ck->every > 0 || ck->interval > 0.0 || ck->walltime > 0.0);
 }
 
-PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint ck)
+/* A second signal of the same kind gets its default action (SA_RESETHAND): an impatient Ctrl-C still
+   ends the run at once. */
+void TalusCatchStopSignals(void)
 {
   struct sigaction action;
 
+  memset(&action, 0, sizeof(action));
+  action.sa_handler = NoteSignal;
+  action.sa_flags   = SA_RESTART | SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, NULL);
+  sigaction(SIGINT, &action, NULL);
+  sigaction(SIGUSR1, &action, NULL);
+}
+
+int TalusStopSignal(void)
+{
+  return (int)caught_signal;
+}
+
+PetscErrorCode TalusCheckpointSetWalltime(TalusCheckpoint ck, PetscReal seconds)
+{
+  PetscFunctionBegin;
+  PetscCheck(seconds > 0.0, ck->comm, PETSC_ERR_ARG_OUTOFRANGE, "a wall-clock limit must be > 0 s, got %g",
+             (double)seconds);
+  ck->walltime = seconds;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint ck)
+{
   PetscFunctionBegin;
   if (ck->setup) PetscFunctionReturn(0);
   PetscCheck(ck->dir[0], ck->comm, PETSC_ERR_USER_INPUT, "-checkpoint_dir needs a directory");
@@ -202,15 +229,7 @@ PetscErrorCode TalusCheckpointSetUp(TalusCheckpoint ck)
   if (Planned(ck)) PetscCall(MakeDirectory(ck));
   PetscCall(PetscTime(&ck->start));
   ck->last_write = ck->last_step_end = ck->start;
-  /* a second signal of the same kind gets its default action (SA_RESETHAND): an impatient
-     Ctrl-C still ends the run at once */
-  memset(&action, 0, sizeof(action));
-  action.sa_handler = NoteSignal;
-  action.sa_flags   = SA_RESTART | SA_RESETHAND;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGTERM, &action, NULL);
-  sigaction(SIGINT, &action, NULL);
-  sigaction(SIGUSR1, &action, NULL);
+  TalusCatchStopSignals();
   ck->setup = PETSC_TRUE;
   if (ck->view) PetscCall(TalusCheckpointView(ck, PETSC_VIEWER_STDOUT_(ck->comm)));
   PetscFunctionReturn(0);

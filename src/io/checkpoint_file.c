@@ -9,7 +9,6 @@
  */
 #define _DEFAULT_SOURCE /* realpath, scandir */
 #include "checkpoint_impl.h"
-#include "options_io.h"
 #include <talus/options.h>
 #include <stddef.h>
 #include <stdlib.h>

@@ -34,6 +34,13 @@ static PetscErrorCode OriginsFree(void)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusOptionsForgetOrigins(void)
+{
+  PetscFunctionBegin;
+  PetscCall(OriginsFree());
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode NoteOrigin(const char name[], const char origin[], PetscBool stored)
 {
   PetscFunctionBegin;

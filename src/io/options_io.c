@@ -3,15 +3,16 @@
  * that describe one job, such as -restart or -walltime) and what a restart puts back, under the
  * options given on its own command line.
  */
-#include "options_io.h"
 #include <talus/options.h>
 #include "../grow.h"
 #include <stdlib.h>
 
 /* Options that describe one job, not the run: never stored, never restored. */
-static const char *const job_options[] = {"-restart",   "-walltime", "-walltime_margin",
-                                          "-help",      "-h",        "-checkpoint_test_kill",
-                                          "-overwrite", NULL};
+static const char *const job_options[] = {"-restart", "-walltime", "-walltime_margin", "-help", "-h",
+                                          "-checkpoint_test_kill", "-overwrite",
+                                          /* talus serve's own: a server's, given to none of its jobs */
+                                          "-serve_group_size", "-serve_idle_exit", "-serve_status_interval",
+                                          "-serve_checkpoint_interval", NULL};
 
 static PetscBool IsNumber(const char s[])
 {

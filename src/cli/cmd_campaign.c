@@ -138,7 +138,10 @@ static void WriteField(FILE *fp, json_t *value, PetscBool first)
   if (!first) fputc(',', fp);
   if (!value || json_is_null(value)) return;
   if (json_is_string(value)) text = strdup(json_string_value(value));
-  else text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+  else if (json_is_real(value)) { /* 2, not jansson's 2.0; 0.1, not 0.10000000000000001 */ char number[32];
+    snprintf(number, sizeof(number), "%.15g", json_real_value(value));
+    text = strdup(number);
+  } else text = json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
   if (!text) return;
   if (strpbrk(text, ",\"\n")) {
     fputc('"', fp);

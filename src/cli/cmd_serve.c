@@ -295,16 +295,16 @@ static PetscReal ParseClock(const char text[])
   return -1.0;
 }
 
-static PetscErrorCode ServerSetFromOptions(Server *s, PetscInt group_size)
+static PetscErrorCode ServerSetFromOptions(Server *s, PetscInt *group_size)
 {
   char      walltime[64] = "";
-  PetscInt  g            = group_size;
   PetscBool set;
 
   PetscFunctionBegin;
   s->idle_exit = 0.0, s->status_interval = 2.0, s->checkpoint_interval = 600.0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Serving a campaign (talus serve; docs/campaigns.md)", "talus");
-  PetscCall(PetscOptionsInt("-serve_group_size", "Ranks per job: the P ranks run P/G jobs at a time", "", g, &g, NULL));
+  PetscCall(PetscOptionsInt("-serve_group_size", "Ranks per job: the P ranks run P/G jobs at a time", "", *group_size,
+                            group_size, NULL));
   PetscCall(PetscOptionsString("-walltime",
                                "The allocation's wall-clock limit, [D-]HH:MM:SS: running jobs checkpoint and the "
                                "server exits with status 75 before it",
@@ -340,39 +340,60 @@ static PetscErrorCode ServerSetFromOptions(Server *s, PetscInt group_size)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusCommandServe(int argc, char **argv, MPI_Comm world, PetscInt group_size, int *exit_status)
+/* Everything before the first job: the options, the group size, the campaign */
+static PetscErrorCode ServerSetUp(Server *s, int argc, char **argv, PetscInt group_size)
 {
-  Server      s = {.lock = -1, .world = world};
   PetscMPIInt world_size, world_rank;
-  PetscBool   stopped;
-  int         stopped_any = 0;
+  PetscInt    asked = group_size;
 
   PetscFunctionBegin;
-  *exit_status = 0;
   PetscCheck(argc >= 2 && argv[1][0] != '-', PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "mpirun -n P talus serve CAMPAIGN [-serve_group_size G] [-walltime HH:MM:SS] [-serve_idle_exit S]: give "
              "the campaign's directory");
-  PetscCall(PetscStrncpy(s.campaign, argv[1], sizeof(s.campaign)));
-  PetscCallMPI(MPI_Comm_size(world, &world_size));
-  PetscCallMPI(MPI_Comm_rank(world, &world_rank));
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &s.rank));
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &s.size));
-  PetscCheck(group_size >= 1 && world_size % group_size == 0, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+  PetscCall(PetscStrncpy(s->campaign, argv[1], sizeof(s->campaign)));
+  PetscCallMPI(MPI_Comm_size(s->world, &world_size));
+  PetscCallMPI(MPI_Comm_rank(s->world, &world_rank));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &s->rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &s->size));
+  PetscCall(TalusOptionsCheckNumbers(PETSC_COMM_WORLD)); /* -serve_group_size two, named */
+  PetscCall(ServerSetFromOptions(s, &asked));
+  PetscCheck(asked >= 1 && asked == group_size && world_size % asked == 0, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "-serve_group_size %" PetscInt_FMT " must divide the %d ranks (mpirun -n P) into groups of that size",
-             group_size, (int)world_size);
-  s.group = world_rank / s.size, s.ngroups = world_size / s.size;
-  PetscCall(PetscTime(&s.start));
-  TalusCatchStopSignals();
-  PetscCall(ServerSetFromOptions(&s, group_size));
-  PetscCall(TalusCampaignMakeQueue(PETSC_COMM_WORLD, s.campaign)); /* checks it can be written */
-  PetscCall(TalusOptionsGetRunOptions(&s.job_options));
+             asked, (int)world_size);
+  s->group = world_rank / s->size, s->ngroups = world_size / s->size;
+  PetscCall(TalusCampaignMakeQueue(PETSC_COMM_WORLD, s->campaign)); /* checks it can be written */
+  PetscCall(TalusOptionsGetRunOptions(&s->job_options));
   PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD)); /* the server's (the jobs' are checked per job) */
   if (world_rank == 0) {
-    printf("talus serve: campaign %s, %d ranks in %d group%s of %d\n", s.campaign, (int)world_size, (int)s.ngroups,
-           s.ngroups == 1 ? "" : "s", (int)s.size);
+    printf("talus serve: campaign %s, %d ranks in %d group%s of %d\n", s->campaign, (int)world_size, (int)s->ngroups,
+           s->ngroups == 1 ? "" : "s", (int)s->size);
     fflush(stdout);
   }
-  PetscCall(Serve(&s, &stopped));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCommandServe(int argc, char **argv, MPI_Comm world, PetscInt group_size, int *exit_status)
+{
+  Server         s = {.lock = -1, .world = world};
+  PetscMPIInt    world_rank;
+  PetscBool      stopped;
+  int            stopped_any = 0, failed, failed_any;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  *exit_status = 0;
+  PetscCall(PetscTime(&s.start));
+  TalusCatchStopSignals();
+  PetscCallMPI(MPI_Comm_rank(world, &world_rank));
+  ierr   = ServerSetUp(&s, argc, argv, group_size);
+  failed = ierr != 0; /* every group starts, or none: a group left serving would wait for the others at the end */
+  PetscCallMPI(MPI_Allreduce(&failed, &failed_any, 1, MPI_INT, MPI_MAX, world));
+  PetscCall(ierr);
+  PetscCheck(!failed_any, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+             "talus serve: another group of ranks could not start (its error is above)");
+  ierr = Serve(&s, &stopped);
+  if (ierr && s.ngroups > 1) MPI_Abort(world, 1); /* the other groups would wait for this one forever */
+  PetscCall(ierr);
   { /* the groups finish at different times: wait for the others without spinning a core */
     MPI_Request request;
     int         done = 0;

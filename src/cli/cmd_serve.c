@@ -341,7 +341,7 @@ static PetscErrorCode ServerSetFromOptions(Server *s, PetscInt *group_size)
 }
 
 /* Everything before the first job: the options, the group size, the campaign */
-static PetscErrorCode ServerSetUp(Server *s, int argc, char **argv, PetscInt group_size)
+static PetscErrorCode ServerSetUp(Server *s, int argc, char **argv, PetscInt group_size, PetscBool *help)
 {
   PetscMPIInt world_size, world_rank;
   PetscInt    asked = group_size;
@@ -361,6 +361,8 @@ static PetscErrorCode ServerSetUp(Server *s, int argc, char **argv, PetscInt gro
              "-serve_group_size %" PetscInt_FMT " must divide the %d ranks (mpirun -n P) into groups of that size",
              asked, (int)world_size);
   s->group = world_rank / s->size, s->ngroups = world_size / s->size;
+  PetscCall(PetscOptionsHasHelp(NULL, help));
+  if (*help) PetscFunctionReturn(0); /* the server's options are listed; the jobs' are each scene's */
   PetscCall(TalusCampaignMakeQueue(PETSC_COMM_WORLD, s->campaign)); /* checks it can be written */
   PetscCall(TalusOptionsGetRunOptions(&s->job_options));
   PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD)); /* the server's (the jobs' are checked per job) */
@@ -376,7 +378,7 @@ PetscErrorCode TalusCommandServe(int argc, char **argv, MPI_Comm world, PetscInt
 {
   Server         s = {.lock = -1, .world = world};
   PetscMPIInt    world_rank;
-  PetscBool      stopped;
+  PetscBool      stopped, help = PETSC_FALSE;
   int            stopped_any = 0, failed, failed_any;
   PetscErrorCode ierr;
 
@@ -385,12 +387,18 @@ PetscErrorCode TalusCommandServe(int argc, char **argv, MPI_Comm world, PetscInt
   PetscCall(PetscTime(&s.start));
   TalusCatchStopSignals();
   PetscCallMPI(MPI_Comm_rank(world, &world_rank));
-  ierr   = ServerSetUp(&s, argc, argv, group_size);
+  ierr   = ServerSetUp(&s, argc, argv, group_size, &help);
   failed = ierr != 0; /* every group starts, or none: a group left serving would wait for the others at the end */
   PetscCallMPI(MPI_Allreduce(&failed, &failed_any, 1, MPI_INT, MPI_MAX, world));
   PetscCall(ierr);
   PetscCheck(!failed_any, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "talus serve: another group of ranks could not start (its error is above)");
+  if (help) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus serve: -help: the server's options are listed above (each job's "
+                                            "are its scene's: talus SCENE.yaml -help); not serving\n"));
+    PetscCall(PetscOptionsClearValue(NULL, "-help"));
+    PetscFunctionReturn(0);
+  }
   ierr = Serve(&s, &stopped);
   if (ierr && s.ngroups > 1) MPI_Abort(world, 1); /* the other groups would wait for this one forever */
   PetscCall(ierr);

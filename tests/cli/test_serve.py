@@ -11,7 +11,8 @@ Usage: test_serve.py TALUS SOURCE_ROOT WORK_DIR
   their message; talus status exits 0 and shows them; status -json counts them;
 - every job's frames are bitwise those of the same scene run alone on 1 rank with the same -set;
 - every rolling ball turns from sliding to rolling at 2 v0 / (7 mu g) within one step (seed 001, 3.1);
-- talus collect writes one row per job: the overrides as columns, then the summary's figures;
+- talus collect writes one row per job: the overrides as columns, then the summary's figures, and
+  scripts/campaign-plot draws a column against another;
 - kill -9 of a server: its job shows as interrupted (server gone) and the next server resumes it from its
   last checkpoint, bitwise;
 - two servers started at once on one campaign never take the same job (each job runs once);
@@ -193,6 +194,15 @@ if ok(run_talus(TALUS, ["collect", CAMPAIGN, "-o", results]), "collect"):
           f4.get("support_force_over_weight", "") != "", "filling-0004's row: %s" % f4)
     check(by_id.get("broken-0001", {}).get("state") == "failed" and "not a job file" in by_id["broken-0001"]["message"],
           "broken-0001's row: %s" % by_id.get("broken-0001"))
+
+    plot = os.path.join(WORK, "mu.png")
+    p = subprocess.run([os.path.join(ROOT, "scripts", "campaign-plot"), results, "materials.grain.mu",
+                        "support_force_over_weight", "-o", plot], capture_output=True, text=True)
+    check(p.returncode == 0 and os.path.getsize(plot) > 1000 and "4 points" in p.stdout,
+          "campaign-plot: %s%s" % (p.stdout, p.stderr))
+    p = subprocess.run([os.path.join(ROOT, "scripts", "campaign-plot"), results, "mu", "steps"], capture_output=True,
+                       text=True)
+    check(p.returncode != 0 and 'has no column "mu"' in p.stderr, "campaign-plot of a missing column: %s" % p.stderr)
 
 # ------------------------------------------------------------------ kill -9 of a server, then resumed
 KILLED = os.path.join(WORK, "killed")

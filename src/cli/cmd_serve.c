@@ -93,7 +93,9 @@ static PetscErrorCode BcastString(Server *s, char **text)
 }
 
 /* Rank 0: the next job this server may run, locked (s->id, s->lock), or none (s->id empty). Jobs
-   interrupted (or left running by a server that died: their lock is free) come first. */
+   interrupted (or left running by a server that died: their lock is free) come first when they ran
+   on groups of this size (a restart on as many ranks is bitwise the run that never stopped), then
+   queued ones, then interrupted ones that ran on another number of ranks (rather than none). */
 static PetscErrorCode TakeJob(Server *s)
 {
   PetscInt n;
@@ -102,13 +104,16 @@ static PetscErrorCode TakeJob(Server *s)
   PetscFunctionBegin;
   s->id[0] = 0, s->lock = -1;
   PetscCall(TalusCampaignListJobs(s->campaign, &n, &ids));
-  for (int pass = 0; pass < 2 && !s->id[0]; pass++)
+  for (int pass = 0; pass < 3 && !s->id[0]; pass++)
     for (PetscInt k = 0; k < n && !s->id[0]; k++) {
-      TalusJobStatus st;
-      PetscBool      want;
+      TalusJobStatus  st;
+      PetscBool       want;
+      const PetscBool same = (PetscBool)(pass == 0);
       PetscCall(TalusCampaignReadState(s->campaign, ids[k], &st));
-      want = pass == 0 ? (PetscBool)(st.state == TALUS_JOB_RUNNING || st.state == TALUS_JOB_INTERRUPTED)
-                       : (PetscBool)(st.state == TALUS_JOB_QUEUED);
+      if (pass == 1) want = (PetscBool)(st.state == TALUS_JOB_QUEUED);
+      else
+        want = (PetscBool)((st.state == TALUS_JOB_RUNNING || st.state == TALUS_JOB_INTERRUPTED) &&
+                           (st.ranks == s->size) == same);
       if (!want) continue;
       PetscCall(TalusCampaignLockJob(s->campaign, ids[k], &s->lock));
       if (s->lock < 0) continue;                                   /* another group's, or another server's */
@@ -144,6 +149,9 @@ static PetscErrorCode RunInOwnOptions(Server *s, const TalusRunSpec *spec, int *
     snprintf(value, sizeof(value), "%g", (double)s->checkpoint_interval);
     ierr = PetscOptionsSetValue(NULL, "-checkpoint_interval", value);
   }
+  /* a fresh start of a job that ran before without leaving a checkpoint to resume (killed while
+     writing its first): what it wrote is moved aside, not refused */
+  if (!ierr && !spec->restart) ierr = PetscOptionsSetValue(NULL, "-overwrite", "true");
   if (!ierr) ierr = TalusRun(spec, exit_status);
   PetscCall(PetscOptionsPop());
   PetscCall(PetscOptionsDestroy(&options));
@@ -161,7 +169,8 @@ static PetscErrorCode RunJob(Server *s)
   int            exit_status = 0;
   PetscErrorCode ierr;
   FILE          *stdout_before = PETSC_STDOUT, *logfp = NULL;
-  TalusRunSpec   spec = {.progress = Progress, .progress_ctx = s};
+  TalusRunSpec   spec         = {.progress = Progress, .progress_ctx = s};
+  int            ranks_before = 0;
 
   PetscFunctionBegin;
   PetscCall(TalusCampaignJobDirectory(s->campaign, s->id, dir, sizeof(dir)));
@@ -176,6 +185,7 @@ static PetscErrorCode RunJob(Server *s)
     PetscCall(PetscSNPrintf(ckpt, sizeof(ckpt), "%s/checkpoints/last.h5", dir));
     if (!fault && s->status.state != TALUS_JOB_QUEUED && access(ckpt, R_OK) == 0)
       PetscCall(PetscStrallocpy(ckpt, &restart));
+    ranks_before    = (int)s->status.ranks;
     s->wall_before  = s->status.wall_s;
     s->status.state = TALUS_JOB_RUNNING, s->status.group = s->group, s->status.ranks = s->size;
     s->status.attempts++, s->status.eta_s = -1.0, s->status.reason[0] = s->status.message[0] = 0;
@@ -187,8 +197,14 @@ static PetscErrorCode RunJob(Server *s)
   PetscCall(BcastString(s, &scene_text));
   PetscCall(BcastString(s, &overrides));
   PetscCall(BcastString(s, &restart));
+  PetscCallMPI(MPI_Bcast(&ranks_before, 1, MPI_INT, 0, PETSC_COMM_WORLD));
   PetscCallMPI(MPI_Bcast(scene_file, sizeof(scene_file), MPI_CHAR, 0, PETSC_COMM_WORLD));
   PetscCall(Say(s, restart ? "%s: resumed from %s" : "%s: started%s", s->id, restart ? restart : ""));
+  if (restart && ranks_before != s->size) {
+    char ranks[64];
+    PetscCall(PetscSNPrintf(ranks, sizeof(ranks), "%d ranks, it ran on %d", (int)s->size, ranks_before));
+    PetscCall(Say(s, "%s: resumed on %s: the same up to rounding, not bitwise (docs/campaigns.md)", s->id, ranks));
+  }
   PetscCall(PetscTime(&s->job_start));
   s->last_status = s->job_start, s->t_begin = s->status.t;
   if (fault) ierr = PETSC_ERR_USER_INPUT;

@@ -18,6 +18,7 @@ Usage: test_serve.py TALUS SOURCE_ROOT WORK_DIR
 - two servers started at once on one campaign never take the same job (each job runs once);
 - -walltime: the running job checkpoints, is marked interrupted (walltime), the next one is left queued, 75;
 - scripts/slurm-campaign requeues its allocation on exit 75 and the next allocation finishes the campaign;
+- a full disk (a small tmpfs) fails the job that could not write, with the reason; the server goes on;
 - refused with the reason: a group size that does not divide the ranks, a campaign that is a file, -o,
   talus status on a directory that is not a campaign.
 """
@@ -277,6 +278,29 @@ for attempt, left in enumerate(("00:02:03", "1-00:00:00")):
           state(SLURM, "s-0001").get("state") == ("interrupted", "done")[attempt],
           "slurm-campaign attempt %d (%s left): exit %d, scontrol %s, %s\n%s%s" % (
               attempt, left, p.returncode, lines, state(SLURM, "s-0001"), p.stdout[-1500:], p.stderr[-800:]))
+
+# ------------------------------------------------------------------ a full disk fails the job, not the server
+# A campaign on a tmpfs of 1300 kB (root, as CI runs; skipped with a note where it cannot be mounted):
+# the first job's frames fill it and it fails with the reason; the server goes on to the next (which
+# finds no room either) and ends normally.
+FULL = os.path.join(WORK, "full")
+os.makedirs(FULL)
+if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1300k", "tmpfs", FULL], capture_output=True).returncode:
+    print("full disk: skipped (tmpfs cannot be mounted here: not root?)")
+else:
+    try:
+        c = os.path.join(FULL, "c")
+        ok(run_talus(TALUS, ["submit", c, os.path.join(ROOT, "inputs", "compaction.yaml"), "-name", "a", "-set",
+                             "time_step=0.005", "-set", "end_time=1", "-set", "options.output_every=2"]), "submit a")
+        ok(run_talus(TALUS, ["submit", c, BALL, "-name", "b", "-set", "end_time=0.2"]), "submit b")
+        p = subprocess.run(["mpirun", "--oversubscribe", "-n", "1", TALUS, "serve", c], capture_output=True, text=True,
+                           env=ENV, timeout=300)
+        sa, sb = state(c, "a-0001"), state(c, "b-0001")
+        check(p.returncode == 0 and sa.get("state") == "failed" and "not enough room" in sa.get("message", "") and
+              sa.get("step", 0) > 0 and sb.get("state") in ("failed", "done") and "b-0001: started" in p.stdout,
+              "full disk: exit %d, a %s, b %s\n%s" % (p.returncode, sa, sb, (p.stdout + p.stderr)[-1500:]))
+    finally:
+        subprocess.run(["umount", FULL], capture_output=True)
 
 # ------------------------------------------------------------------ refusals
 a_file = os.path.join(WORK, "a-file")

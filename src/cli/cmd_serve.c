@@ -221,7 +221,7 @@ static PetscErrorCode RunJob(Server *s)
     PETSC_STDOUT = stdout_before;
     if (logfp) fclose(logfp);
   }
-  if (ierr && s->size > 1 && !TalusErrorWasCollective()) {
+  if (ierr && !fault && s->size > 1 && !TalusErrorWasCollective()) {
     /* an error on some ranks of the group: the others may be waiting for them in a collective call
        that will never come; this rank records the failure and ends the server (its other groups'
        jobs resume from their checkpoints at the next start) */

@@ -4,7 +4,7 @@
 Usage: test_serve.py TALUS SOURCE_ROOT WORK_DIR
 
 - a campaign of 3 rolling balls (a sweep over mu) and 4 filling-1k variants (a sweep over mu, cut to
-  2 s), plus 2 job files edited by hand into nonsense, served on 2 ranks in groups of 1 and sent
+  1.2 s), plus 2 job files edited by hand into nonsense, served on 2 ranks in groups of 1 and sent
   SIGTERM (to every rank, as Slurm does at a time limit) once a filling job is under way: exit status 75,
   the running jobs interrupted after a checkpoint; status.json is valid JSON at every read meanwhile;
 - served again: exit 0, all 7 good jobs done, each run once to its end; the 2 broken ones failed with
@@ -15,6 +15,8 @@ Usage: test_serve.py TALUS SOURCE_ROOT WORK_DIR
   scripts/campaign-plot draws a column against another;
 - kill -9 of a server: its job shows as interrupted (server gone) and the next server resumes it from its
   last checkpoint, bitwise;
+- 4 ranks in groups of 2: jobs bitwise their runs alone on 2 ranks; a broken job fails in its group;
+- a job submitted while a server waits (-serve_idle_exit) is run; SIGUSR1 ends a waiting server;
 - two servers started at once on one campaign never take the same job (each job runs once);
 - -walltime: the running job checkpoints, is marked interrupted (walltime), the next one is left queued, 75;
 - scripts/slurm-campaign requeues its allocation on exit 75 and the next allocation finishes the campaign;
@@ -47,7 +49,7 @@ FILLING = os.path.join(ROOT, "inputs", "filling-1k.yaml")
 CAMPAIGN = os.path.join(WORK, "campaign")
 MUS = [0.1, 0.2, 0.3]
 BALL_SETS = ["options.output_every=1"]
-FILLING_SETS = ["end_time=2", "options.output_every=20"]
+FILLING_SETS = ["end_time=1.2", "options.output_every=20"]
 
 
 def ok(p, what):
@@ -118,7 +120,7 @@ while proc.poll() is None and time.time() < deadline:
             json.load(open(status_path))
         except ValueError:
             bad_reads += 1
-    if not sent and any(state(CAMPAIGN, j).get("step", 0) >= 60 for j in GOOD[3:]):
+    if not sent and any(state(CAMPAIGN, j).get("step", 0) >= 40 for j in GOOD[3:]):
         for pid in ranks_of(proc):
             os.kill(pid, signal.SIGTERM)
         sent = True
@@ -191,7 +193,7 @@ if ok(run_talus(TALUS, ["collect", CAMPAIGN, "-o", results]), "collect"):
           b3.get("steps") == "100" and b3.get("state") == "done" and float(b3.get("wall_s") or -1) > 0,
           "ball-0003's row: %s" % b3)
     f4 = by_id.get("filling-0004", {})
-    check(f4.get("materials.grain.mu") == "0.4" and f4.get("end_time") == "2" and f4.get("bodies") == "1000" and
+    check(f4.get("materials.grain.mu") == "0.4" and f4.get("end_time") == "1.2" and f4.get("bodies") == "1000" and
           f4.get("support_force_over_weight", "") != "", "filling-0004's row: %s" % f4)
     check(by_id.get("broken-0001", {}).get("state") == "failed" and "not a job file" in by_id["broken-0001"]["message"],
           "broken-0001's row: %s" % by_id.get("broken-0001"))
@@ -207,9 +209,9 @@ if ok(run_talus(TALUS, ["collect", CAMPAIGN, "-o", results]), "collect"):
 
 # ------------------------------------------------------------------ kill -9 of a server, then resumed
 KILLED = os.path.join(WORK, "killed")
-ok(run_talus(TALUS, ["submit", KILLED, FILLING, "-name", "k", "-set", "end_time=1.5", "-set", "options.output_every=10",
+ok(run_talus(TALUS, ["submit", KILLED, FILLING, "-name", "k", "-set", "end_time=1", "-set", "options.output_every=10",
                      "-set", "options.checkpoint_every=20"]), "submit the job to kill")
-proc = serve(KILLED, 1)
+proc = serve(KILLED, 1, ["-serve_status_interval", "0.05"])
 deadline = time.time() + 300
 while proc.poll() is None and time.time() < deadline and state(KILLED, "k-0001").get("step", 0) < 45:
     time.sleep(0.02)
@@ -225,7 +227,7 @@ p = subprocess.run(["mpirun", "--oversubscribe", "-n", "1", TALUS, "serve", KILL
                    env=ENV, timeout=600)
 check(p.returncode == 0 and "k-0001: resumed from" in p.stdout and state(KILLED, "k-0001").get("state") == "done",
       "after kill -9: %s\n%s" % (state(KILLED, "k-0001"), (p.stdout + p.stderr)[-1500:]))
-out = alone("killed", FILLING, ["end_time=1.5", "options.output_every=10", "options.checkpoint_every=20"])
+out = alone("killed", FILLING, ["end_time=1", "options.output_every=10", "options.checkpoint_every=20"])
 if out:
     check(same_frames(os.path.join(KILLED, "jobs", "k-0001", "frames.h5"), os.path.join(out, "frames.h5")),
           "the job resumed after kill -9: frames differ from the run alone")
@@ -243,6 +245,49 @@ check(p.returncode == 75 and time.time() - t0 < 10 and state(WALL, "w-0001").get
       "-walltime 3: exit %d after %.1f s, %s\n%s" % (p.returncode, time.time() - t0, state(WALL, "w-0001"),
                                                       (p.stdout + p.stderr)[-1500:]))
 
+# ------------------------------------------------------------------ a job submitted while the server waits
+# -serve_idle_exit 4: the server waits for work, takes the job submitted 1 s after its start, then waits
+# 4 s more and ends; SIGUSR1 (to mpirun, which passes it on) ends a waiting server at once.
+IDLE = os.path.join(WORK, "idle")
+ok(run_talus(TALUS, ["submit", IDLE, BALL, "-name", "first", "-set", "end_time=0.1"]), "submit to the idle campaign")
+t0 = time.time()
+proc = serve(IDLE, 1, ["-serve_idle_exit", "4"])
+time.sleep(1.5)
+ok(run_talus(TALUS, ["submit", IDLE, BALL, "-name", "late", "-set", "end_time=0.1"]), "submit while serving")
+text = proc.communicate(timeout=120)[0]
+check(proc.returncode == 0 and state(IDLE, "late-0001").get("state") == "done" and 5 < time.time() - t0 < 30,
+      "the job submitted while serving: exit %d after %.1f s, %s\n%s" % (
+          proc.returncode, time.time() - t0, state(IDLE, "late-0001"), text[-1500:]))
+t0 = time.time()
+proc = serve(IDLE, 1, ["-serve_idle_exit", "100"])
+time.sleep(2)
+proc.send_signal(signal.SIGUSR1)
+text = proc.communicate(timeout=120)[0]
+check(proc.returncode == 0 and time.time() - t0 < 20 and "stopped (signal" in text,
+      "SIGUSR1 to a waiting server: exit %d after %.1f s\n%s" % (proc.returncode, time.time() - t0, text[-1500:]))
+
+# ------------------------------------------------------------------ groups of 2 ranks
+# 4 ranks in 2 groups of 2: each job runs on 2 ranks, bitwise the same scene run alone on 2 ranks; a
+# broken job file fails in its group (on both ranks together) and the group goes on.
+PAIRS = os.path.join(WORK, "pairs")
+ok(run_talus(TALUS, ["submit", PAIRS, FILLING, "-name", "p", "-set", "end_time=0.6", "-set", "options.output_every=10",
+                     "-sweep", "materials.grain.mu=0.2,0.3"]), "submit for groups of 2")
+with open(os.path.join(PAIRS, "queue", "broken-0001.json"), "w") as f:
+    f.write("[]")
+p = subprocess.run(["mpirun", "--oversubscribe", "-n", "4", TALUS, "serve", PAIRS, "-serve_group_size", "2"],
+                   capture_output=True, text=True, env=ENV, timeout=600)
+check(p.returncode == 0 and "4 ranks in 2 groups of 2" in p.stdout and
+      [state(PAIRS, j).get("state") for j in ("broken-0001", "p-0001", "p-0002")] == ["failed", "done", "done"] and
+      state(PAIRS, "p-0001").get("ranks") == 2,
+      "groups of 2: exit %d, %s\n%s" % (p.returncode, [state(PAIRS, j) for j in ("broken-0001", "p-0001")],
+                                        (p.stdout + p.stderr)[-1500:]))
+r = run_talus(TALUS, [FILLING, "-o", os.path.join(WORK, "alone", "p-0002"), "-set", "end_time=0.6", "-set",
+                      "options.output_every=10", "-set", "materials.grain.mu=0.3"], 2)
+if ok(r, "p-0002 alone on 2 ranks"):
+    check(same_frames(os.path.join(PAIRS, "jobs", "p-0002", "frames.h5"),
+                      os.path.join(WORK, "alone", "p-0002", "frames.h5")),
+          "p-0002 on a group of 2: frames differ from the run alone on 2 ranks")
+
 # ------------------------------------------------------------------ two servers, one campaign
 TWO = os.path.join(WORK, "two")
 ok(run_talus(TALUS, ["submit", TWO, BALL, "-name", "b", "-set", "end_time=0.3", "-sweep",
@@ -256,10 +301,10 @@ check(all(state(TWO, j).get("attempts") == 1 for j in ids) and (ta + tb).count("
       "two servers: a job taken twice:\n%s\n%s" % (ta, tb))
 
 # ------------------------------------------------------------------ scripts/slurm-campaign, with squeue and scontrol stand-ins
-# The first allocation has 2 min 3 s left (3 s once talus serve keeps its 120 s margin): the filling job is
+# The first allocation has 2 min 1 s left (1 s once talus serve keeps its 120 s margin): the filling job is
 # cut, talus serve exits 75 and the script requeues its allocation; the second has a day and finishes it.
 SLURM = os.path.join(WORK, "slurm")
-ok(run_talus(TALUS, ["submit", SLURM, FILLING, "-name", "s", "-set", "end_time=2"]), "submit for slurm-campaign")
+ok(run_talus(TALUS, ["submit", SLURM, FILLING, "-name", "s", "-set", "end_time=1.2"]), "submit for slurm-campaign")
 fake_bin = os.path.join(WORK, "slurm-stand-ins")
 os.makedirs(fake_bin)
 requeued = os.path.join(WORK, "scontrol.log")
@@ -269,7 +314,7 @@ for f in ("squeue", "scontrol"):
     os.chmod(os.path.join(fake_bin, f), 0o755)
 env = dict(ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="42", SLURM_SUBMIT_DIR=WORK,
            TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 1")
-for attempt, left in enumerate(("00:02:03", "1-00:00:00")):
+for attempt, left in enumerate(("00:02:01", "1-00:00:00")):
     open(os.path.join(fake_bin, "left"), "w").write(left + "\n")
     p = subprocess.run([os.path.join(ROOT, "scripts", "slurm-campaign"), "slurm"], capture_output=True, text=True,
                        env=dict(env, SLURM_RESTART_COUNT=str(attempt)), timeout=600, cwd="/")

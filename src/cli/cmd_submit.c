@@ -14,6 +14,7 @@
 #include <talus/scene.h>
 #include <talus/campaign.h>
 #include "commands.h"
+#include <ctype.h>
 
 /* The values of "PATH=V1,V2,..." split at the commas outside brackets and quotes: the i-th value's
    start and length, n of them (a list value [1,2] is one) */
@@ -41,6 +42,21 @@ static PetscErrorCode SplitSweep(const char sweep[], PetscInt *n, const char **s
     start[*n] = from, len[(*n)++] = (size_t)(v - from);
     if (!*v) break;
   }
+  PetscFunctionReturn(0);
+}
+
+/* A job's id, NAME-0001, names its file and its output directory: a plain, short name */
+static PetscErrorCode CheckName(const char name[], PetscBool given)
+{
+  PetscBool plain = (PetscBool)(name[0] && name[0] != '.' && strlen(name) <= 100);
+
+  PetscFunctionBegin;
+  for (const char *c = name; *c && plain; c++)
+    plain = (PetscBool)(isalnum((unsigned char)*c) || *c == '.' || *c == '_' || *c == '-');
+  PetscCheck(plain, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+             "%s \"%.120s\" cannot name jobs: ids NAME-0001, ... name files and directories, so NAME must be 1 to 100 "
+             "letters, digits, '.', '_' or '-', not starting with '.'%s",
+             given ? "-name" : "the scene's name", name, given ? "" : " (give another with -name)");
   PetscFunctionReturn(0);
 }
 
@@ -101,7 +117,8 @@ PetscErrorCode TalusCommandSubmit(int argc, char **argv, const char overrides[],
         PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &sim));
         PetscCall(TalusSceneLoadText(PETSC_COMM_WORLD, scene_file, text, lines, sim, &scene)); /* what is kept */
         PetscCall(TalusSimDestroy(&sim));
-        if (j == 0 && !name[0]) PetscCall(PetscStrncpy(name, scene.name, sizeof(name)));
+        if (j == 0 && !set) PetscCall(PetscStrncpy(name, scene.name, sizeof(name)));
+        if (j == 0) PetscCall(CheckName(name, set));
         continue;
       }
       if (rank == 0) PetscCall(TalusCampaignAddJob(campaign, name, &next, scene_file, text, lines, id, sizeof(id)));

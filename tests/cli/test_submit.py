@@ -83,6 +83,8 @@ BAD = [
     (["submit", CAMPAIGN, os.path.join(WORK, "none.yaml")], "cannot open the scene file"),
     (["submit", CAMPAIGN], "give the campaign's directory and the scene"),
     (["submit", CAMPAIGN, SCENE, "-nmae", "x"], "did you mean -name?"),
+    (["submit", CAMPAIGN, SCENE, "-name", "a/b"], "-name \"a/b\" cannot name jobs"),
+    (["submit", CAMPAIGN, SCENE, "-name", "x" * 101], "must be 1 to 100 letters"),
     ([SCENE, "-sweep", "materials.rough.mu=0.1,0.2"], "-sweep makes the jobs of a campaign"),
 ]
 for args, expected in BAD:

@@ -169,6 +169,63 @@ static const char *const figures[] = {"steps",
                                       "t",
                                       NULL};
 
+/*
+ * The figures of the whole run from its stats.csv (one row a step, kept whole across restarts), where a
+ * resumed job's summary.json counts only the steps since its last restart: steps, steps_not_converged,
+ * iterations_mean, iterations_max, residual_max, contacts_mean. NULL without a stats.csv.
+ */
+static json_t *WholeRun(const char dir[])
+{
+  enum {
+    ITERATIONS,
+    RESIDUAL,
+    CONTACTS,
+    CONVERGED,
+    NCOLUMNS
+  };
+  static const char *const names[NCOLUMNS] = {"iterations", "residual", "contacts", "converged"};
+  char                     path[PETSC_MAX_PATH_LEN + 16], line[8192];
+  int                      column[NCOLUMNS] = {-1, -1, -1, -1};
+  long long                steps = 0, unconverged = 0, iterations_max = 0;
+  double                   iterations = 0.0, contacts = 0.0, residual_max = 0.0;
+  json_t                  *whole;
+  FILE                    *fp;
+
+  snprintf(path, sizeof(path), "%s/stats.csv", dir);
+  if (!(fp = fopen(path, "r"))) return NULL;
+  if (fgets(line, sizeof(line), fp)) {
+    int k = 0;
+    for (char *save = NULL, *f = strtok_r(line, ",\n", &save); f; f = strtok_r(NULL, ",\n", &save), k++)
+      for (int c = 0; c < NCOLUMNS; c++)
+        if (!strcmp(f, names[c])) column[c] = k;
+  }
+  for (int c = 0; c < NCOLUMNS; c++)
+    if (column[c] < 0) {
+      fclose(fp);
+      return NULL;
+    }
+  while (fgets(line, sizeof(line), fp)) {
+    double v[NCOLUMNS] = {0, 0, 0, 1};
+    int    k           = 0;
+    for (char *save = NULL, *f = strtok_r(line, ",\n", &save); f; f = strtok_r(NULL, ",\n", &save), k++)
+      for (int c = 0; c < NCOLUMNS; c++)
+        if (k == column[c]) v[c] = strtod(f, NULL);
+    steps++, unconverged += v[CONVERGED] == 0.0;
+    iterations += v[ITERATIONS], contacts += v[CONTACTS];
+    iterations_max = PetscMax(iterations_max, (long long)v[ITERATIONS]);
+    residual_max   = PetscMax(residual_max, v[RESIDUAL]);
+  }
+  fclose(fp);
+  whole = json_object();
+  json_object_set_new(whole, "steps", json_integer(steps));
+  json_object_set_new(whole, "steps_not_converged", json_integer(unconverged));
+  json_object_set_new(whole, "iterations_mean", json_real(steps ? iterations / (double)steps : 0.0));
+  json_object_set_new(whole, "iterations_max", json_integer(iterations_max));
+  json_object_set_new(whole, "residual_max", json_real(residual_max));
+  json_object_set_new(whole, "contacts_mean", json_real(steps ? contacts / (double)steps : 0.0));
+  return whole;
+}
+
 static PetscErrorCode WriteResults(const char campaign[], json_t *root, FILE *fp)
 {
   json_t     *jobs = json_object_get(root, "jobs"), *job, *paths = json_object(), *value;
@@ -194,6 +251,11 @@ static PetscErrorCode WriteResults(const char campaign[], json_t *root, FILE *fp
     PetscCall(TalusCampaignJobDirectory(campaign, json_string_value(json_object_get(job, "id")), dir, sizeof(dir)));
     PetscCall(PetscSNPrintf(summary_path, sizeof(summary_path), "%s/summary.json", dir));
     summary = json_load_file(summary_path, 0, NULL);
+    if (summary) { /* a resumed job's summary counts from its restart: the whole run's figures instead */
+      json_t *whole = WholeRun(dir);
+      if (whole) json_object_update(summary, whole);
+      json_decref(whole);
+    }
     WriteField(fp, json_object_get(job, "id"), PETSC_TRUE);
     WriteField(fp, json_object_get(job, "state"), PETSC_FALSE);
     json_object_foreach(paths, path, value) WriteField(fp, json_object_get(overrides, path), PETSC_FALSE);

@@ -344,6 +344,10 @@ static PetscErrorCode ServerSetFromOptions(Server *s, PetscInt *group_size)
     s->walltime = ParseClock(walltime);
     PetscCheck(s->walltime > 0.0, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
                "-walltime %s: expected [D-]HH:MM:SS, MM:SS or SS, more than 0", walltime);
+    /* a server that would stop before its first job would be requeued for nothing, again and again */
+    PetscCheck(s->walltime > s->margin, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+               "-walltime %s (%g s) leaves no time to run jobs after -walltime_margin %g s", walltime,
+               (double)s->walltime, (double)s->margin);
   }
   for (const char *const *name = (const char *const[]){"-o", "-restart", "-overwrite", NULL}; *name; name++) {
     PetscBool given;

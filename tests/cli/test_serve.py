@@ -359,6 +359,7 @@ for args, ranks, expect in (
         (["serve", a_file], 1, "is a file, not a directory"),
         (["serve", CAMPAIGN, "-o", "x"], 1, "does not take -o"),
         (["serve", CAMPAIGN, "-walltime", "soon"], 1, "-walltime soon"),
+        (["serve", CAMPAIGN, "-walltime", "1:00", "-walltime_margin", "60"], 1, "leaves no time to run jobs"),
         (["status", WORK], None, "is not a campaign"),
         (["collect", a_file], None, "is not a campaign")):
     p = run_talus(TALUS, args, ranks)

@@ -30,7 +30,7 @@ import time
 import h5py
 import numpy as np
 
-from clitest import ENV, Checks, checksum, set_values
+from clitest import ENV, Checks, checksum, set_values, slurm_stand_ins
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "checkpoint")
@@ -542,13 +542,7 @@ check(p.returncode == 0 and "-checkpoint_every" in p.stdout and "-walltime" in p
 # second (SLURM_RESTART_COUNT 1, as Slurm sets it) has a day left and finishes the run from last.h5;
 # a third, with no limit known, restarts from the final checkpoint and has nothing left to do. Each
 # runs from another directory than the repository's (the job starts in sbatch's directory).
-fake_bin = os.path.join(WORK, "slurm-stand-ins")
-os.makedirs(fake_bin)
-requeued = os.path.join(WORK, "scontrol.log")
-open(os.path.join(fake_bin, "squeue"), "w").write("#!/bin/sh\ncat %s/left\n" % fake_bin)
-open(os.path.join(fake_bin, "scontrol"), "w").write("#!/bin/sh\necho \"$@\" >> %s\n" % requeued)
-for f in ("squeue", "scontrol"):
-    os.chmod(os.path.join(fake_bin, f), 0o755)
+fake_bin, requeued = slurm_stand_ins(WORK)
 job = os.path.join(ROOT, "scripts", "slurm-job")
 env = dict(ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="41", SLURM_SUBMIT_DIR=WORK, TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 2")
 for attempt, left in enumerate(("00:00:04", "1-00:00:02", "UNLIMITED")):

@@ -36,7 +36,7 @@ import time
 import h5py
 import numpy as np
 
-from clitest import ENV, Checks
+from clitest import ENV, Checks, slurm_stand_ins
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -308,13 +308,7 @@ check(all(state(TWO, j).get("attempts") == 1 for j in ids) and (ta + tb).count("
 # cut, talus serve exits 75 and the script requeues its allocation; the second has a day and finishes it.
 SLURM = os.path.join(WORK, "slurm")
 ok(run_talus(TALUS, ["submit", SLURM, FILLING, "-name", "s", "-set", "end_time=1.2"]), "submit for slurm-campaign")
-fake_bin = os.path.join(WORK, "slurm-stand-ins")
-os.makedirs(fake_bin)
-requeued = os.path.join(WORK, "scontrol.log")
-open(os.path.join(fake_bin, "squeue"), "w").write("#!/bin/sh\ncat %s/left\n" % fake_bin)
-open(os.path.join(fake_bin, "scontrol"), "w").write("#!/bin/sh\necho \"$@\" >> %s\n" % requeued)
-for f in ("squeue", "scontrol"):
-    os.chmod(os.path.join(fake_bin, f), 0o755)
+fake_bin, requeued = slurm_stand_ins(WORK)
 env = dict(ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="42", SLURM_SUBMIT_DIR=WORK,
            TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 1")
 for attempt, left in enumerate(("00:02:01", "1-00:00:00")):

@@ -71,6 +71,9 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointSetBeforePublish(TalusCheckpoint, Pet
 /* A fresh run's claim on its checkpoint directory (collective, before TalusCheckpointSetUp): an
    earlier run's checkpoints there are an error, or with -overwrite moved aside to DIR.earlier-K. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointClaimDirectory(TalusCheckpoint);
+/* Seconds in a wall-clock limit as -walltime takes it (Slurm's forms: SS, MM:SS, HH:MM:SS, D-HH,
+   D-HH:MM, D-HH:MM:SS), or -1 when the text is none of them */
+PETSC_EXTERN PetscReal TalusParseWalltime(const char text[]);
 /* The wall-clock limit in seconds from TalusCheckpointSetUp, as -walltime gives it (after
    TalusCheckpointSetFromOptions; a campaign server gives each job what is left of its own) */
 PETSC_EXTERN PetscErrorCode TalusCheckpointSetWalltime(TalusCheckpoint, PetscReal seconds);

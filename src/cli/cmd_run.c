@@ -87,9 +87,6 @@ static PetscErrorCode RunSteps(const TalusRunSpec *spec, TalusSim sim, TalusOutp
     PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
     if (spec->progress) PetscCall(spec->progress(spec->progress_ctx, sim));
   }
-  /* a signal or the clock during the last step: the checkpoint is written and the run is finished,
-     so it ends as done (exit 0), not as a run to go on with (a restart would have no step to take) */
-  if (*stop && !(t < t_final - 0.5 * dt)) *stop = PETSC_FALSE;
   if (!*stop) PetscCall(TalusCheckpointEnd(ck, sim));
   PetscFunctionReturn(0);
 }

@@ -298,19 +298,6 @@ static PetscErrorCode Serve(Server *s, PetscBool *stopped)
   PetscFunctionReturn(0);
 }
 
-static PetscReal ParseClock(const char text[])
-{
-  int    d = 0, h = 0, m = 0;
-  double sec = -1.0;
-  char   tail;
-  if (sscanf(text, "%d-%d:%d:%lf%c", &d, &h, &m, &sec, &tail) == 4 ||
-      sscanf(text, "%d:%d:%lf%c", &h, &m, &sec, &tail) == 3)
-    return (PetscReal)(((d * 24.0 + h) * 60.0 + m) * 60.0 + sec);
-  if (sscanf(text, "%d:%lf%c", &m, &sec, &tail) == 2) return (PetscReal)(m * 60.0 + sec);
-  if (sscanf(text, "%lf%c", &sec, &tail) == 1) return (PetscReal)sec;
-  return -1.0;
-}
-
 static PetscErrorCode ServerSetFromOptions(Server *s, PetscInt *group_size)
 {
   char      walltime[64] = "";
@@ -341,9 +328,11 @@ static PetscErrorCode ServerSetFromOptions(Server *s, PetscInt *group_size)
              PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "-serve_idle_exit, -serve_status_interval, -serve_checkpoint_interval and -walltime_margin must be >= 0");
   if (set) {
-    s->walltime = ParseClock(walltime);
+    s->walltime = TalusParseWalltime(walltime);
     PetscCheck(s->walltime > 0.0, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
-               "-walltime %s: expected [D-]HH:MM:SS, MM:SS or SS, more than 0", walltime);
+               "-walltime %s: expected HH:MM:SS, MM:SS or SS, or with days D-HH, D-HH:MM or D-HH:MM:SS (Slurm's "
+               "forms), more than 0",
+               walltime);
     /* a server that would stop before its first job would be requeued for nothing, again and again */
     PetscCheck(s->walltime > s->margin, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
                "-walltime %s (%g s) leaves no time to run jobs after -walltime_margin %g s", walltime,

@@ -91,7 +91,7 @@ PetscErrorCode TalusCheckpointSetOutputDirectory(TalusCheckpoint ck, const char 
 }
 
 /* [D-]HH:MM:SS, MM:SS or SS (Slurm's forms) to seconds; -1 when it is none of them */
-static PetscReal ParseWalltime(const char s[])
+PetscReal TalusParseWalltime(const char s[])
 {
   long        part[4] = {0, 0, 0, 0}, days = 0;
   int         n = 0, used = 0;
@@ -159,7 +159,7 @@ PetscErrorCode TalusCheckpointSetFromOptions(TalusCheckpoint ck)
   PetscCheck(ck->margin >= 0.0, ck->comm, PETSC_ERR_USER_INPUT, "-walltime_margin must be >= 0 s, got %g",
              (double)ck->margin);
   if (set) {
-    ck->walltime = ParseWalltime(walltime);
+    ck->walltime = TalusParseWalltime(walltime);
     PetscCheck(
       ck->walltime > 0.0, ck->comm, PETSC_ERR_USER_INPUT,
       "-walltime %s: expected HH:MM:SS, MM:SS or SS, or with days D-HH, D-HH:MM or D-HH:MM:SS (Slurm's forms), "
@@ -403,13 +403,13 @@ PetscErrorCode TalusCheckpointAfterStep(TalusCheckpoint ck, TalusSim sim, PetscB
   int            due = 0, all;
   PetscLogDouble now;
   PetscInt       step;
-  PetscReal      t;
+  PetscReal      t, t_final, dt;
 
   PetscFunctionBegin;
   *stop = PETSC_FALSE;
   PetscCall(TalusCheckpointSetUp(ck));
   PetscCall(TalusSimGetStep(sim, &step));
-  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+  PetscCall(TalusSimGetTime(sim, &t, &t_final, &dt));
   PetscCall(PetscTime(&now));
   ck->longest_step  = PetscMax(ck->longest_step, now - ck->last_step_end);
   ck->last_step_end = now;
@@ -424,7 +424,9 @@ PetscErrorCode TalusCheckpointAfterStep(TalusCheckpoint ck, TalusSim sim, PetscB
   PetscCallMPI(MPI_Allreduce(&due, &all, 1, MPI_INT, MPI_BOR, ck->comm));
   if (!all) PetscFunctionReturn(0);
   if (ck->last_step_written != step) PetscCall(TalusCheckpointWrite(ck, sim));
-  if (all & (DUE_SIGNAL | DUE_WALLTIME)) {
+  /* a signal or the clock during the last step: the checkpoint is written and the run is finished, so
+     it ends as done, not as a run to go on with (a restart would have no step to take) */
+  if ((all & (DUE_SIGNAL | DUE_WALLTIME)) && t < t_final - 0.5 * dt) {
     *stop = PETSC_TRUE;
     PetscCall(PetscPrintf(
       ck->comm,

@@ -71,9 +71,15 @@ PETSC_EXTERN PetscErrorCode TalusSimSetFromOptions(TalusSim);
 /* Bodies leaving this box are removed with a warning (counted in bodies_lost). */
 PETSC_EXTERN PetscErrorCode TalusSimSetDomain(TalusSim, const PetscReal lo[3], const PetscReal hi[3]);
 /*
- * Once every rank holds every body (as after loading a scene): numbers the finite bodies for the
- * frames, partitions them, and keeps on each rank the ones it owns (planes stay everywhere).
- * Called by the first TalusSimStep() if not before.
+ * Before the first step, the first n bodies (ids 0 .. n-1 in that order) are held by every rank and
+ * each of the others by one rank (a scene's generated spheres, made in parallel: their ids follow
+ * on). Unset, every rank holds every body.
+ */
+PETSC_EXTERN PetscErrorCode TalusSimSetReplicatedBodies(TalusSim, PetscInt n);
+/*
+ * Numbers the finite bodies for the frames, partitions them (from what each rank holds: nothing is
+ * gathered), sends each to its owner and keeps on each rank the ones it owns (planes stay
+ * everywhere). Called by the first TalusSimStep() if not before.
  */
 PETSC_EXTERN PetscErrorCode TalusSimDistribute(TalusSim);
 PETSC_EXTERN PetscErrorCode TalusSimGetParallelStatistics(TalusSim, TalusParallelStats *);

@@ -9,8 +9,9 @@
 #include <talus/options.h>
 #include "scene_reader.h"
 #include <unistd.h>
+#include <limits.h>
 
-static PetscErrorCode MaterialOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material)
+PetscErrorCode SceneMaterialOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material)
 {
   yaml_node_t *node = SceneLookup(r, map, "material");
   const char  *name;
@@ -125,7 +126,7 @@ static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
   BodyKeys(keys);
   PetscCall(SceneCheckKeys(r, map, "a body", keys));
   PetscCall(ShapeOf(r, map, &shape, size));
-  PetscCall(MaterialOf(r, map, b, &material));
+  PetscCall(SceneMaterialOf(r, map, b, &material));
   if ((node = SceneLookup(r, map, "mass"))) {
     PetscCall(SceneGetNumber(r, node, "mass", &mass));
     if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
@@ -145,218 +146,6 @@ static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
       for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = J[d];
   }
   PetscCall(SetState(r, map, b, k));
-  PetscFunctionReturn(0);
-}
-
-/* Generated spheres: a lattice, or a seeded random fill of a region without overlaps. */
-static const char *const lattice_keys[]     = {"shape", "radius", "mass", "material", "origin", "spacing",
-                                               "count", "jitter", "seed", "velocity", NULL};
-static const char *const random_fill_keys[] = {"shape", "radius", "mass", "material", "min",
-                                               "max",   "count",  "seed", "velocity", NULL};
-
-/* splitmix64: the same sequence on every platform, so a seed reproduces a scene */
-static PetscReal Uniform(unsigned long long *state)
-{
-  unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
-  z                    = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z                    = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return (PetscReal)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/*
- * Every rank builds the whole scene (about TALUS_BYTES_PER_BODY a body while it does), so a generator's
- * count is checked against this node's memory shared by its ranks before anything is allocated: a
- * lattice of 10^10 bodies is refused with the arithmetic instead of allocating until the machine
- * runs out.
- */
-#define TALUS_BYTES_PER_BODY 512.0
-
-static PetscErrorCode CheckBodyCount(SceneReader *r, yaml_node_t *node, PetscInt have, double more)
-{
-  MPI_Comm     shared;
-  PetscMPIInt  local;
-  const long   pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : -1.0, total = (double)have + more;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
-  PetscCallMPI(MPI_Comm_size(shared, &local));
-  PetscCallMPI(MPI_Comm_free(&shared));
-  if (total > (double)PETSC_MAX_INT / 8)
-    SceneError(r, node, "%.3g bodies: more than talus's 32-bit indices can count (at most %.3g)", total,
-               (double)PETSC_MAX_INT / 8);
-  if (memory > 0.0 && total * TALUS_BYTES_PER_BODY * local > memory)
-    SceneError(r, node,
-               "%.3g bodies would need about %.3g GB on each of this node's %d ranks (every rank builds the whole "
-               "scene, about %.0f B a body), %.3g GB in all, and this node has %.3g GB",
-               total, total * TALUS_BYTES_PER_BODY / 1e9, (int)local, TALUS_BYTES_PER_BODY,
-               total * TALUS_BYTES_PER_BODY * local / 1e9, memory / 1e9);
-  PetscFunctionReturn(0);
-}
-
-/*
- * Random sequential addition with the spheres placed so far hashed by cells of one diameter: a
- * candidate is checked against the 27 cells around it, not against every sphere (which made large
- * counts run for minutes). Buckets chain the spheres through next[]; the table has twice count slots.
- */
-typedef struct {
-  PetscInt *head, *next, nslots;
-  PetscReal lo[3], cell;
-} FillGrid;
-
-static PetscInt FillSlot(const FillGrid *g, long long i, long long j, long long k)
-{
-  const unsigned long long h = (unsigned long long)i * 73856093ULL ^ (unsigned long long)j * 19349663ULL ^
-                               (unsigned long long)k * 83492791ULL;
-  return (PetscInt)(h % (unsigned long long)g->nslots);
-}
-
-static void FillCell(const FillGrid *g, const PetscReal x[3], long long c[3])
-{
-  for (int d = 0; d < 3; d++) c[d] = (long long)PetscFloorReal((x[d] - g->lo[d]) / g->cell);
-}
-
-static PetscBool FillIsFree(const FillGrid *g, const TalusBodies *b, PetscInt first, const PetscReal x[3],
-                            PetscReal radius)
-{
-  long long c[3];
-
-  FillCell(g, x, c);
-  for (int di = -1; di <= 1; di++)
-    for (int dj = -1; dj <= 1; dj++)
-      for (int dk = -1; dk <= 1; dk++)
-        for (PetscInt o = g->head[FillSlot(g, c[0] + di, c[1] + dj, c[2] + dk)]; o >= 0; o = g->next[o - first]) {
-          PetscReal d2 = 0.0;
-          for (int d = 0; d < 3; d++) d2 += PetscSqr(x[d] - b->position[3 * o + d]);
-          if (d2 < 4.0 * radius * radius) return PETSC_FALSE;
-        }
-  return PETSC_TRUE;
-}
-
-static PetscErrorCode ReadGenerator(SceneReader *r, yaml_node_t *entry, TalusBodies *b, TalusScene *scene)
-{
-  yaml_node_t *map, *node, *lattice = SceneLookup(r, entry, "lattice"), *fill = SceneLookup(r, entry, "random_fill");
-  PetscReal    size[3] = {0, 0, 0}, mass = 0.0, velocity[3] = {0, 0, 0};
-  PetscInt     material, seed = 1;
-  TalusShape   shape = TALUS_SPHERE;
-  unsigned long long state;
-
-  PetscFunctionBegin;
-  {
-    static const char *const kinds[] = {"lattice", "random_fill", NULL};
-    PetscCall(SceneCheckKeys(r, entry, "a generator", kinds));
-  }
-  if (!!lattice == !!fill) SceneError(r, entry, "a generator is either lattice: or random_fill:");
-  map = lattice ? lattice : fill;
-  PetscCall(SceneCheckKeys(r, map, lattice ? "lattice" : "random_fill", lattice ? lattice_keys : random_fill_keys));
-  if ((node = SceneLookup(r, map, "shape"))) {
-    const char *name;
-    PetscCall(SceneGetString(r, node, "shape", &name));
-    if (strcmp(name, "sphere")) SceneError(r, node, "generators make spheres only, got \"%s\"", name);
-  }
-  PetscCall(SceneRequireKey(r, map, "radius", "a generator", &node));
-  PetscCall(SceneGetNumber(r, node, "radius", &size[0]));
-  if (!(size[0] > 0.0)) SceneError(r, node, "radius must be positive, got %g", (double)size[0]);
-  PetscCall(MaterialOf(r, map, b, &material));
-  if ((node = SceneLookup(r, map, "mass"))) {
-    PetscCall(SceneGetNumber(r, node, "mass", &mass));
-    if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
-  } else if (!(b->materials[material].density > 0.0))
-    SceneError(r, map, "generated spheres need a mass, or a material with a positive density");
-  PetscCall(SceneOptionalVector(r, map, "velocity", velocity));
-  if ((node = SceneLookup(r, map, "seed"))) PetscCall(SceneGetInt(r, node, "seed", &seed));
-  state = (unsigned long long)seed;
-  if (lattice) {
-    PetscReal origin[3], spacing, jitter = 0.0, count_r[3];
-    PetscInt  count[3];
-    PetscCall(SceneRequireKey(r, map, "origin", "lattice", &node));
-    PetscCall(SceneGetVector(r, node, "origin", 3, origin));
-    PetscCall(SceneRequireKey(r, map, "spacing", "lattice", &node));
-    PetscCall(SceneGetNumber(r, node, "spacing", &spacing));
-    if (!(spacing > 0.0)) SceneError(r, node, "spacing must be positive, got %g", (double)spacing);
-    PetscCall(SceneRequireKey(r, map, "count", "lattice", &node));
-    PetscCall(SceneGetVector(r, node, "count (nx, ny, nz)", 3, count_r));
-    for (int d = 0; d < 3; d++) {
-      if (count_r[d] != PetscFloorReal(count_r[d]) || count_r[d] < 1 || count_r[d] > 1e4)
-        SceneError(r, node, "count must be three integers in 1..10000, got %g", (double)count_r[d]);
-      count[d] = (PetscInt)count_r[d];
-    }
-    PetscCall(CheckBodyCount(r, node, b->n, count_r[0] * count_r[1] * count_r[2]));
-    PetscCall(SceneOptionalNumber(r, map, "jitter", &jitter));
-    if ((node = SceneLookup(r, map, "jitter")) && jitter < 0.0)
-      SceneError(r, node, "jitter must be >= 0 (the largest shift of a centre along each axis), got %g",
-                 (double)jitter);
-    if ((node = SceneLookup(r, map, "jitter")) && 2.0 * (size[0] + jitter) > spacing + scene->overlap_tolerance)
-      SceneError(r, node,
-                 "jitter %g lets neighbours of radius %g overlap at spacing %g (need 2 (radius + jitter) <= spacing)",
-                 (double)jitter, (double)size[0], (double)spacing);
-    if (2.0 * size[0] > spacing + scene->overlap_tolerance)
-      SceneError(r, map, "spheres of radius %g overlap at spacing %g", (double)size[0], (double)spacing);
-    for (PetscInt k = 0; k < count[2]; k++)
-      for (PetscInt j = 0; j < count[1]; j++)
-        for (PetscInt i = 0; i < count[0]; i++) {
-          PetscReal x[3] = {origin[0] + i * spacing, origin[1] + j * spacing, origin[2] + k * spacing};
-          PetscInt  id;
-          for (int d = 0; d < 3; d++) x[d] += jitter * (2.0 * Uniform(&state) - 1.0);
-          PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, PETSC_FALSE, x, &id));
-          for (int d = 0; d < 3; d++) b->velocity[3 * id + d] = velocity[d];
-        }
-  } else {
-    PetscReal lo[3], hi[3];
-    PetscInt  count, placed = 0, first = b->n;
-    PetscCall(SceneRequireKey(r, map, "min", "random_fill", &node));
-    PetscCall(SceneGetVector(r, node, "min", 3, lo));
-    PetscCall(SceneRequireKey(r, map, "max", "random_fill", &node));
-    PetscCall(SceneGetVector(r, node, "max", 3, hi));
-    for (int d = 0; d < 3; d++)
-      if (!(hi[d] - lo[d] > 2.0 * size[0]))
-        SceneError(r, node, "the region from min to max must be wider than a sphere's diameter in every direction");
-    PetscCall(SceneRequireKey(r, map, "count", "random_fill", &node));
-    PetscCall(SceneGetInt(r, node, "count", &count));
-    if (count < 1)
-      SceneError(r, node, "count must be >= 1 (a generator that adds nothing is a mistake), got %" PetscInt_FMT, count);
-    PetscCall(CheckBodyCount(r, node, b->n, (double)count));
-    { /* random sequential addition jams near 38 % of the volume: beyond 35 % it would search for minutes */
-      const double volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-      const double filled = (double)count * 4.0 / 3.0 * PETSC_PI * size[0] * size[0] * size[0] / volume;
-      if (filled > 0.35)
-        SceneError(r, node,
-                   "%" PetscInt_FMT " spheres of radius %g would fill %.0f %% of the region's volume, and random "
-                   "placement cannot go beyond about 35 %%: enlarge the region or lower count (a lattice packs denser)",
-                   count, (double)size[0], 100.0 * filled);
-    }
-    {
-      /* random sequential addition: draw a centre, keep it if it overlaps nobody placed so far; give up
-         after 1000 draws a sphere (counted in 64 bits: 1000 count overflows a PetscInt) */
-      const long long max_tries = 1000LL * count + 1000;
-      long long       tries     = 0, c[3];
-      FillGrid        g         = {.nslots = 2 * count + 1, .cell = 2.0 * size[0]};
-      for (int d = 0; d < 3; d++) g.lo[d] = lo[d];
-      PetscCall(PetscMalloc2(g.nslots, &g.head, count + 1, &g.next));
-      for (PetscInt k = 0; k < g.nslots; k++) g.head[k] = -1;
-      while (placed < count) {
-        PetscReal x[3];
-        PetscInt  id, slot;
-        if (++tries > max_tries) {
-          PetscCall(PetscFree2(g.head, g.next));
-          SceneError(r, node,
-                     "could place only %" PetscInt_FMT " of %" PetscInt_FMT
-                     " spheres of radius %g without overlap in the region: enlarge it or lower count",
-                     placed, count, (double)size[0]);
-        }
-        for (int d = 0; d < 3; d++) x[d] = lo[d] + size[0] + (hi[d] - lo[d] - 2.0 * size[0]) * Uniform(&state);
-        if (!FillIsFree(&g, b, first, x, size[0])) continue;
-        PetscCall(TalusBodiesAdd(b, b->n, shape, size, mass, material, PETSC_FALSE, x, &id));
-        for (int d = 0; d < 3; d++) b->velocity[3 * id + d] = velocity[d];
-        FillCell(&g, x, c);
-        slot               = FillSlot(&g, c[0], c[1], c[2]);
-        g.next[id - first] = g.head[slot];
-        g.head[slot]       = id;
-        placed++;
-      }
-      PetscCall(PetscFree2(g.head, g.next));
-    }
-  }
   PetscFunctionReturn(0);
 }
 
@@ -453,52 +242,174 @@ static PetscErrorCode ReadOptions(SceneReader *r, yaml_node_t *map)
   PetscFunctionReturn(0);
 }
 
-/* Bodies must start inside the domain and, for generated ones, without overlapping each other. */
+/*
+ * A fault that only the ranks holding some bodies see (generated spheres are on one rank each):
+ * every rank raises the one with the lowest key, in the words of the rank that found it, so the
+ * message is the same whatever the number of ranks. key < 0: none here.
+ */
+static PetscErrorCode AgreeFault(SceneReader *r, yaml_node_t *where, long key, char msg[], size_t len)
+{
+  struct {
+    long key;
+    int  rank;
+  } mine = {key < 0 ? LONG_MAX : key, 0}, first;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(r->comm, &mine.rank));
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_LONG_INT, MPI_MINLOC, r->comm));
+  if (first.key == LONG_MAX) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)len, MPI_CHAR, first.rank, r->comm));
+  SceneError(r, where, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+/* Bodies must start inside the domain and without overlapping each other: checked on each rank over
+   the bodies it holds (the listed ones and its share of the generated ones; a generator's own spheres
+   cannot overlap, and generators whose boxes meet are refused by CheckGeneratorsApart). */
 static PetscErrorCode CheckPlacement(SceneReader *r, yaml_node_t *where, TalusSim sim, TalusScene *scene)
 {
   TalusBodies *b;
   PetscInt     npairs, *pairs;
+  long         fault = -1;
+  char         msg[400];
+  const long   pair_faults = 1L << 62, span = 1L << 31; /* outside the domain first, then by ids */
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
   for (PetscInt k = 0; k < b->n; k++) {
-    if (!TalusBodiesIsFinite(b, k)) continue;
+    PetscBool inside = PETSC_TRUE;
+    if (!TalusBodiesIsFinite(b, k) || (fault >= 0 && fault <= b->id[k])) continue;
     for (int d = 0; d < 3; d++)
-      if (b->position[3 * k + d] < scene->domain_min[d] || b->position[3 * k + d] > scene->domain_max[d])
-        SceneError(r, where,
-                   "body %" PetscInt_FMT " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]",
-                   b->id[k], TalusShapeTable[b->shape[k]].name, (double)b->position[3 * k],
-                   (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)scene->domain_min[0],
-                   (double)scene->domain_max[0], (double)scene->domain_min[1], (double)scene->domain_max[1],
-                   (double)scene->domain_min[2], (double)scene->domain_max[2]);
+      inside &= (PetscBool)(b->position[3 * k + d] >= scene->domain_min[d] && b->position[3 * k + d] <= scene->domain_max[d]);
+    if (inside) continue;
+    fault = b->id[k];
+    PetscCall(PetscSNPrintf(msg, sizeof(msg),
+                            "body %" PetscInt_FMT " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]",
+                            b->id[k], TalusShapeTable[b->shape[k]].name, (double)b->position[3 * k],
+                            (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)scene->domain_min[0],
+                            (double)scene->domain_max[0], (double)scene->domain_min[1], (double)scene->domain_max[1],
+                            (double)scene->domain_min[2], (double)scene->domain_max[2]));
   }
+  PetscCall(AgreeFault(r, where, fault, msg, sizeof(msg)));
   /* overlaps beyond the tolerance: the narrow phase over the broad phase's pairs */
   PetscCall(TalusBroadPhasePairs(b, 0.0, &npairs, &pairs));
   for (PetscInt p = 0; p < npairs; p++) {
-    TalusContactList list = {0};
-    const PetscInt   i = pairs[2 * p], j = pairs[2 * p + 1];
-    PetscErrorCode   ierr = 0;
-    if (b->fixed[i] && b->fixed[j]) continue;
+    TalusContactList list  = {0};
+    const PetscInt   i     = pairs[2 * p], j = pairs[2 * p + 1];
+    const long       key   = pair_faults + PetscMin(b->id[i], b->id[j]) * span + PetscMax(b->id[i], b->id[j]);
+    PetscBool        deep  = PETSC_FALSE;
+    const char      *si    = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
+    if ((b->fixed[i] && b->fixed[j]) || (fault >= 0 && fault <= key)) continue;
     if (!TalusShapePairSupported(b->shape[i], b->shape[j])) {
-      const char *si = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
-      PetscCall(PetscFree(pairs));
-      SceneError(r, where,
-                 "bodies %" PetscInt_FMT " and %" PetscInt_FMT
-                 " (a %s and a %s) start within reach of each other: %s-%s contact is not supported",
-                 b->id[i], b->id[j], si, sj, si, sj);
+      fault = key;
+      PetscCall(PetscSNPrintf(msg, sizeof(msg),
+                              "bodies %" PetscInt_FMT " and %" PetscInt_FMT
+                              " (a %s and a %s) start within reach of each other: %s-%s contact is not supported",
+                              b->id[i], b->id[j], si, sj, si, sj));
+      continue;
     }
     PetscCall(TalusCollidePair(b, i, j, 0.0, &list));
-    for (PetscInt c = 0; c < list.n && !ierr; c++)
-      if (list.c[c].phi < -scene->overlap_tolerance) ierr = 1;
+    for (PetscInt c = 0; c < list.n; c++) deep = (PetscBool)(deep || list.c[c].phi < -scene->overlap_tolerance);
     PetscCall(TalusContactListDestroy(&list));
-    if (ierr) {
-      PetscCall(PetscFree(pairs));
-      SceneError(r, where,
-                 "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by more than the tolerance %g at the start",
-                 b->id[i], b->id[j], (double)scene->overlap_tolerance);
-    }
+    if (!deep) continue;
+    fault = key;
+    PetscCall(PetscSNPrintf(msg, sizeof(msg),
+                            "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by more than the tolerance %g at the start",
+                            PetscMin(b->id[i], b->id[j]), PetscMax(b->id[i], b->id[j]), (double)scene->overlap_tolerance));
   }
   PetscCall(PetscFree(pairs));
+  PetscCall(AgreeFault(r, where, fault, msg, sizeof(msg)));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * What the scene will hold, before it is made: bodies beyond the 32-bit indices, or more than this
+ * node's memory holds while stepping (about TALUS_BYTES_PER_BODY a body; docs/performance.md measures
+ * 1.9 to 2.2 KB at 10^6), are refused with both numbers. Each rank makes and keeps its share only.
+ */
+#define TALUS_BYTES_PER_BODY 2200.0
+
+static PetscErrorCode CheckSceneSize(SceneReader *r, yaml_node_t *node, double total, PetscInt nlisted)
+{
+  MPI_Comm     shared;
+  PetscMPIInt  local, size;
+  const long   pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const double memory = pages > 0 && page > 0 ? (double)pages * (double)page : -1.0;
+  double       per_rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(r->comm, &size));
+  PetscCallMPI(MPI_Comm_split_type(r->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
+  PetscCallMPI(MPI_Comm_size(shared, &local));
+  PetscCallMPI(MPI_Comm_free(&shared));
+  if (total > (double)PETSC_MAX_INT / 8)
+    SceneError(r, node, "%.4g bodies: more than talus's 32-bit indices can count (at most %.4g)", total,
+               (double)PETSC_MAX_INT / 8);
+  per_rank = (total / size + nlisted) * TALUS_BYTES_PER_BODY;
+  if (memory > 0.0 && per_rank * local > memory)
+    SceneError(r, node,
+               "%.4g bodies on %d ranks would need about %.3g GB a rank (about %.0f B a body while stepping), %.3g GB "
+               "for this node's %d ranks, and this node has %.3g GB: use more nodes",
+               total, (int)size, per_rank / 1e9, TALUS_BYTES_PER_BODY, per_rank * local / 1e9, (int)local, memory / 1e9);
+  PetscFunctionReturn(0);
+}
+
+/* Two generators whose boxes meet could place spheres into each other on different ranks, where no
+   rank would see the overlap: refused (put them apart, or make one generator). */
+static PetscErrorCode CheckGeneratorsApart(SceneReader *r, PetscInt n, const SceneGenerator g[])
+{
+  PetscFunctionBegin;
+  for (PetscInt a = 0; a < n; a++)
+    for (PetscInt c = 0; c < a; c++) {
+      PetscBool meet = PETSC_TRUE;
+      for (int d = 0; d < 3; d++) meet &= (PetscBool)(g[a].box_lo[d] < g[c].box_hi[d] && g[c].box_lo[d] < g[a].box_hi[d]);
+      if (meet)
+        SceneError(r, g[a].node,
+                   "this generator's spheres could reach into those of the generator at line %d (their boxes, "
+                   "radius and jitter included, meet): move them apart",
+                   SCENE_LINE(g[c].node));
+    }
+  PetscFunctionReturn(0);
+}
+
+/* bodies: (read whole on every rank) and generators: (each rank makes its share), sized first */
+static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim, TalusScene *scene)
+{
+  yaml_node_t    *list = SceneLookup(r, root, "bodies"), *gens = SceneLookup(r, root, "generators");
+  TalusBodies    *b;
+  SceneGenerator *g     = NULL;
+  PetscInt        ngen  = 0;
+  double          total = 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetBodies(sim, &b));
+  if (list && list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "bodies must be a list, got %s", SceneNodeKind(list));
+  if (gens && gens->type != YAML_SEQUENCE_NODE)
+    SceneError(r, gens, "generators must be a list, got %s", SceneNodeKind(gens));
+  if (list) total = (double)(list->data.sequence.items.top - list->data.sequence.items.start);
+  if (gens) {
+    PetscCall(PetscCalloc1((size_t)(gens->data.sequence.items.top - gens->data.sequence.items.start) + 1, &g));
+    for (yaml_node_item_t *it = gens->data.sequence.items.start; it < gens->data.sequence.items.top; it++, ngen++) {
+      PetscErrorCode ierr = SceneReadGenerator(r, yaml_document_get_node(&r->doc, *it), scene, b, &g[ngen]);
+      if (!ierr) ierr = CheckSceneSize(r, g[ngen].node, total + g[ngen].count, (PetscInt)total);
+      if (!ierr) ierr = CheckGeneratorsApart(r, ngen + 1, g);
+      if (ierr) PetscCall(PetscFree(g));
+      PetscCall(ierr);
+      total += g[ngen].count;
+    }
+  }
+  if (list)
+    for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++)
+      PetscCall(ReadBody(r, yaml_document_get_node(&r->doc, *it), b));
+  r->nlisted = b->n;
+  PetscCall(TalusSimSetReplicatedBodies(sim, b->n));
+  for (PetscInt k = 0, first = r->nlisted; k < ngen; first += (PetscInt)g[k++].count) {
+    PetscErrorCode ierr = SceneGenerate(r, &g[k], first, b);
+    if (ierr) PetscCall(PetscFree(g));
+    PetscCall(ierr);
+  }
+  PetscCall(PetscFree(g));
+  if (total == 0.0) SceneError(r, root, "the scene has no bodies (give bodies: or generators:)");
   PetscFunctionReturn(0);
 }
 
@@ -563,18 +474,7 @@ PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim, Talus
   PetscCall(SceneRequireKey(&r, root, "materials", "the scene", &node));
   PetscCall(ReadMaterials(&r, node, b));
   if ((node = SceneLookup(&r, root, "friction_pairs"))) PetscCall(ReadFrictionPairs(&r, node, b));
-  if ((node = SceneLookup(&r, root, "bodies"))) {
-    if (node->type != YAML_SEQUENCE_NODE) SceneError(&r, node, "bodies must be a list, got %s", SceneNodeKind(node));
-    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++)
-      PetscCall(ReadBody(&r, yaml_document_get_node(&r.doc, *it), b));
-  }
-  if ((node = SceneLookup(&r, root, "generators"))) {
-    if (node->type != YAML_SEQUENCE_NODE)
-      SceneError(&r, node, "generators must be a list, got %s", SceneNodeKind(node));
-    for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++)
-      PetscCall(ReadGenerator(&r, yaml_document_get_node(&r.doc, *it), b, scene));
-  }
-  if (b->n == 0) SceneError(&r, root, "the scene has no bodies (give bodies: or generators:)");
+  PetscCall(ReadBodies(&r, root, sim, scene));
   PetscCall(CheckPlacement(&r, root, sim, scene));
   PetscCall(TalusSimSetGravity(sim, g));
   PetscCall(TalusSimSetTimeStep(sim, dt)); /* springs check their stability with it */

@@ -96,7 +96,7 @@ static PetscErrorCode ReadForce(SceneReader *r, yaml_node_t *map, void *ctx)
   PetscCall(SceneCheckKeys(r, map, "a force", force_keys));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(SceneRequireKey(r, map, "body", "a force", &node));
-  PetscCall(SceneBodyRef(r, node, b->n, &load.body));
+  PetscCall(SceneBodyRef(r, node, &load.body));
   if (load.body == TALUS_WORLD || b->fixed[load.body]) SceneError(r, node, "a force acts on a body that moves");
   PetscCall(SceneOptionalVector(r, map, "force", load.force));
   PetscCall(SceneOptionalVector(r, map, "torque", load.torque));
@@ -148,7 +148,7 @@ static PetscErrorCode ReadSpring(SceneReader *r, yaml_node_t *map, void *ctx)
   PetscCall(SceneRequireKey(r, map, "bodies", "a spring", &node));
   PetscCall(Pair(r, node, "bodies ([A, B], each a body's name, its id or world)", item));
   for (int end = 0; end < 2; end++) {
-    PetscCall(SceneBodyRef(r, item[end], b->n, &s.body[end]));
+    PetscCall(SceneBodyRef(r, item[end], &s.body[end]));
     if (s.body[end] != TALUS_WORLD) k[end] = s.body[end];
   }
   if (s.body[0] == s.body[1]) SceneError(r, node, "a spring's two ends must be on different bodies");

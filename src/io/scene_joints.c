@@ -35,7 +35,7 @@ PetscErrorCode SceneReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt nbodies, PetscInt *id)
+PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt *id)
 {
   const char *s;
   char       *end;
@@ -51,8 +51,11 @@ PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt nbodies,
   }
   x = strtod(s, &end);
   if (end != s && *end == 0) {
-    if (x != PetscFloorReal(x) || x < 0 || x >= nbodies)
-      SceneError(r, node, "body id %s: the scene's bodies have ids 0 to %" PetscInt_FMT, s, nbodies - 1);
+    if (x != PetscFloorReal(x) || x < 0 || x >= r->nlisted)
+      SceneError(r, node,
+                 "body id %s: the bodies listed under bodies: have ids 0 to %" PetscInt_FMT
+                 " (a generator's spheres cannot be named: list the body instead)",
+                 s, r->nlisted - 1);
     *id = (PetscInt)x;
     PetscFunctionReturn(0);
   }
@@ -105,7 +108,7 @@ static PetscErrorCode ReadJoint(SceneReader *r, yaml_node_t *map, void *ctx)
     SceneError(r, node, "bodies must be a list of two: [A, B], each a body's name, its id or world");
   for (int side = 0; side < 2; side++)
     PetscCall(
-      SceneBodyRef(r, yaml_document_get_node(&r->doc, node->data.sequence.items.start[side]), b->n, &spec.body[side]));
+      SceneBodyRef(r, yaml_document_get_node(&r->doc, node->data.sequence.items.start[side]), &spec.body[side]));
   if (spec.body[0] == spec.body[1])
     SceneError(r, node, "a joint's two bodies must differ (a body and the world, or two bodies)");
 

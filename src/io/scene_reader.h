@@ -25,7 +25,24 @@ typedef struct {
   SceneBodyNames *names;      /* the reader's owner frees it */
   PetscInt        noverrides; /* -set PATH=VALUE, applied to doc before it is read (scene_overrides.c) */
   char          **override;
+  PetscInt        nlisted; /* bodies listed under bodies: (every rank reads them): joints, loads and springs name them */
 } SceneReader;
+
+/* A generator, read and checked (scene_generators.c): its spheres and, for random_fill, its cells */
+typedef struct {
+  PetscBool          lattice; /* or random_fill */
+  yaml_node_t       *node;
+  PetscReal          radius, mass, velocity[3];
+  PetscInt           material;
+  unsigned long long seed;
+  double             count;                  /* its spheres (a double until checked against the indices) */
+  PetscReal          box_lo[3], box_hi[3];   /* a box that holds every sphere whole */
+  PetscReal          origin[3], spacing, jitter; /* lattice */
+  PetscInt           n[3];
+  PetscReal          cell[3]; /* random_fill: cells of the box, ncell[d] along each axis */
+  unsigned long long ncell[3], ncells, keys[4];
+  int                half_bits;
+} SceneGenerator;
 
 /* A node an override made has this line and up (its index added), so that its mistakes name the override */
 #define SCENE_OVERRIDE_LINE ((size_t)1 << 40)
@@ -72,12 +89,21 @@ PETSC_INTERN PetscErrorCode SceneOptionalTable(SceneReader *r, yaml_node_t *map,
 PETSC_INTERN PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, const char what[],
                                           PetscErrorCode (*read)(SceneReader *, yaml_node_t *, void *), void *ctx);
 
+/* scene_generators.c: a generator checked and counted; then the spheres of it this rank makes, with ids
+   from first_id (the same for every number of ranks) */
+PETSC_INTERN PetscErrorCode SceneReadGenerator(SceneReader *r, yaml_node_t *entry, const TalusScene *scene,
+                                               TalusBodies *b, SceneGenerator *g);
+PETSC_INTERN PetscErrorCode SceneGenerate(SceneReader *r, const SceneGenerator *g, PetscInt first_id, TalusBodies *b);
+/* scene.c: a body's material (the only one may be left out) */
+PETSC_INTERN PetscErrorCode SceneMaterialOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material);
+
 /* scene_joints.c: the joints: list, once every body has its id (names from r->names) */
 PETSC_INTERN PetscErrorCode SceneReadJoints(SceneReader *r, yaml_node_t *list, TalusSim sim);
 /* A body's name: key (unique; not world, not a number), registered with its id */
 PETSC_INTERN PetscErrorCode SceneReadBodyName(SceneReader *r, yaml_node_t *map, PetscInt id);
-/* A body named in a joint, a spring or a force: "world" (TALUS_WORLD), a body's name, or its id */
-PETSC_INTERN PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt nbodies, PetscInt *id);
+/* A body named in a joint, a spring or a force: "world" (TALUS_WORLD), a body's name, or its id (a listed
+   body's: generated spheres are on one rank each and cannot be linked) */
+PETSC_INTERN PetscErrorCode SceneBodyRef(SceneReader *r, yaml_node_t *node, PetscInt *id);
 /* scene_drives.c: the bodies' motion and surface_velocity keys (bodies:, whose ids are their
    places in it), the forces: and springs: lists */
 PETSC_INTERN PetscErrorCode SceneReadBodyDrives(SceneReader *r, yaml_node_t *bodies, TalusSim sim);

@@ -19,38 +19,65 @@ static PetscBool IsFinite(const TalusBodies *b, PetscInt k)
 
 PetscErrorCode TalusSimDistribute(TalusSim sim)
 {
-  TalusBodies *b    = sim->bodies;
-  PetscInt     slot = 0, nlocal = 0, *ids;
-  PetscReal   *centres, *weights;
-  PetscBool   *keep;
+  TalusBodies     *b    = sim->bodies;
+  const PetscInt   nrep = sim->nreplicated == PETSC_DETERMINE ? b->n : sim->nreplicated;
+  PetscInt         slot = 0, nlocal = 0, nout = 0, nin, others, *ids;
+  PetscReal       *centres, *weights;
+  PetscBool       *keep;
+  PetscMPIInt     *dest;
+  TalusBodyRecord *out, *in;
 
   PetscFunctionBegin;
   if (sim->distributed) PetscFunctionReturn(0);
-  /* every rank holds every body here, in id order: the slots and r_max are the same everywhere */
+  /* the replicated bodies, in id order on every rank: slots among the finite ones in that order */
   sim->rmax = 0.0;
-  for (PetscInt k = 0; k < b->n; k++) {
+  for (PetscInt k = 0; k < nrep; k++) {
     if (!IsFinite(b, k)) continue;
     b->slot[k] = slot++;
     sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
   }
-  sim->nfinite = slot;
-  /* a first partition from a share of the bodies on each rank (every rank has them all) */
-  PetscCall(PetscMalloc4(b->n, &ids, 3 * b->n, &centres, b->n, &weights, b->n, &keep));
+  /* the others, one rank each, finite, with ids from nrep on: a slot follows from the id alone */
+  for (PetscInt k = nrep; k < b->n; k++) {
+    PetscCheck(IsFinite(b, k) && b->id[k] >= nrep, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "body %" PetscInt_FMT ", held by one rank, is a plane or has the id of a replicated body", b->id[k]);
+    b->slot[k] = slot + b->id[k] - nrep;
+    sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
+  }
+  others = b->n - nrep;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &others, 1, MPIU_INT, MPI_SUM, sim->comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &sim->rmax, 1, MPIU_REAL, MPIU_MAX, sim->comm));
+  sim->nfinite = slot + others;
+  /* a first partition from a share of the replicated bodies and every other body where it is */
+  PetscCall(PetscMalloc3(b->n, &ids, 3 * b->n, &centres, b->n, &weights));
   for (PetscInt k = 0; k < b->n; k++) {
-    if (!IsFinite(b, k) || b->slot[k] % sim->size != sim->rank) continue;
+    if (!IsFinite(b, k) || (k < nrep && b->slot[k] % sim->size != sim->rank)) continue;
     ids[nlocal] = b->id[k];
     for (int d = 0; d < 3; d++) centres[3 * nlocal + d] = b->position[3 * k + d];
     weights[nlocal++] = 1.0;
   }
   PetscCall(TalusDecompPartition(sim->decomp, nlocal, ids, centres, weights));
+  PetscCall(PetscFree3(ids, centres, weights));
+  /* the replicated bodies are kept by their owner only; the others are sent to it */
+  PetscCall(PetscMalloc2(b->n, &keep, b->n, &dest));
   for (PetscInt k = 0; k < b->n; k++) {
     PetscMPIInt owner = sim->rank;
     if (IsFinite(b, k)) PetscCall(TalusDecompOwner(sim->decomp, &b->position[3 * k], &owner));
     keep[k] = (PetscBool)(owner == sim->rank);
+    if (!keep[k] && k >= nrep) dest[nout++] = owner;
   }
+  PetscCall(PetscMalloc1(nout + 1, &out));
+  for (PetscInt k = nrep, o = 0; k < b->n; k++)
+    if (!keep[k]) TalusBodiesPack(b, k, &out[o++]);
   b->nowned = b->n;
   PetscCall(TalusBodiesKeep(b, keep));
-  PetscCall(PetscFree4(ids, centres, weights, keep));
+  PetscCall(TalusDecompExchange(sim->decomp, nout, dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
+  PetscCall(PetscFree2(keep, dest));
+  PetscCall(PetscFree(out));
+  for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
+  PetscCall(PetscFree(in));
+  b->nowned = b->n;
+  if (nin) PetscCall(TalusBodiesSortById(b)); /* in id order, as every rank count has them */
+  sim->nreplicated = PETSC_DETERMINE;
   sim->distributed = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

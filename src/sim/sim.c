@@ -15,6 +15,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->anti_relax  = PETSC_TRUE;
   (*sim)->matrix_free = PETSC_TRUE;
   (*sim)->gravity[2]  = -9.81;
+  (*sim)->nreplicated = PETSC_DETERMINE; /* every body on every rank, unless the scene says */
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
   PetscFunctionReturn(0);
 }
@@ -243,6 +244,16 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(TalusSimSetEnvelope(sim, envelope));
   PetscCall(TalusSimSetContactForceTolerance(sim, force_rtol));
   PetscCall(TalusDecompSetFromOptions(sim->decomp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimSetReplicatedBodies(TalusSim sim, PetscInt n)
+{
+  PetscFunctionBegin;
+  PetscCheck(!sim->distributed, sim->comm, PETSC_ERR_ORDER, "the bodies are distributed already");
+  PetscCheck(n >= 0 && n <= sim->bodies->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "%" PetscInt_FMT " replicated bodies of %" PetscInt_FMT, n, sim->bodies->n);
+  sim->nreplicated = n;
   PetscFunctionReturn(0);
 }
 

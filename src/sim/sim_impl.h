@@ -92,6 +92,7 @@ struct _p_TalusSim {
   /* decomposition */
   TalusDecomp    decomp;
   PetscBool      distributed; /* TalusSimDistribute() done */
+  PetscInt       nreplicated; /* before it: the first bodies, held by every rank (TalusSimSetReplicatedBodies) */
   PetscReal      rmax;        /* largest bounding radius of a finite body */
   PetscBool      has_domain;
   PetscReal      domain_min[3], domain_max[3];

@@ -21,6 +21,9 @@ PETSC_EXTERN PetscErrorCode TalusOutputBegin(TalusOutput, TalusSim);
  */
 PETSC_EXTERN PetscErrorCode TalusOutputResume(TalusOutput, TalusSim);
 PETSC_EXTERN PetscErrorCode TalusOutputStep(TalusOutput, TalusSim, const TalusStepStats *);
+/* This rank's seconds from the start of loading the scene (or checkpoint) to the first step, for
+   summary.json's setup_s (the slowest rank's). */
+PETSC_EXTERN PetscErrorCode TalusOutputSetSetupTime(TalusOutput, PetscLogDouble seconds);
 /* Where a run stands, as summary.json's "status" says it (src/io/summary.c). */
 typedef enum {
   TALUS_RUN_RUNNING,

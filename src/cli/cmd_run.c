@@ -139,13 +139,15 @@ static PetscErrorCode CommandLineOptions(char dir[], size_t size)
 
 static PetscErrorCode RunExecute(const TalusRunSpec *spec, Run *run, int *exit_status)
 {
-  TalusScene scene;
-  char       dir[PETSC_MAX_PATH_LEN];
-  PetscBool  stop = PETSC_FALSE, help = PETSC_FALSE;
-  PetscReal  t, t_final, dt;
-  PetscInt   step, nfinite;
+  TalusScene     scene;
+  char           dir[PETSC_MAX_PATH_LEN];
+  PetscBool      stop = PETSC_FALSE, help = PETSC_FALSE;
+  PetscReal      t, t_final, dt;
+  PetscInt       step, nfinite;
+  PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
   *exit_status = 0;
   PetscCheck(!(spec->scene_file && spec->restart), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "give either a scene file (%s) or -restart %s, not both", spec->scene_file, spec->restart);
@@ -192,6 +194,8 @@ static PetscErrorCode RunExecute(const TalusRunSpec *spec, Run *run, int *exit_s
                           scene.name, spec->scene_file, nfinite, (double)dt, (double)t_final, dir));
     PetscCall(TalusOutputBegin(run->out, run->sim));
   }
+  PetscCall(PetscTime(&t1));
+  PetscCall(TalusOutputSetSetupTime(run->out, t1 - t0));
   if (scene.overrides[0]) { /* the values changed by -set, as the file does not show them */
     char shown[TALUS_SCENE_OVERRIDES_LEN];
     PetscCall(PetscStrncpy(shown, scene.overrides, sizeof(shown)));

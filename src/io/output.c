@@ -94,6 +94,7 @@ PetscErrorCode TalusOutputCreate(MPI_Comm comm, const char dir[], const TalusSce
   PetscCall(PetscNew(out));
   (*out)->comm = comm;
   PetscCallMPI(MPI_Comm_rank(comm, &(*out)->rank));
+  PetscCallMPI(MPI_Comm_size(comm, &(*out)->size));
   (*out)->scene          = *scene;
   (*out)->output_every   = 10;
   (*out)->progress_every = 0; /* 0: about 20 lines a run */

@@ -11,7 +11,7 @@
 
 struct _p_TalusOutput {
   MPI_Comm       comm;
-  PetscMPIInt    rank;
+  PetscMPIInt    rank, size;
   char           dir[PETSC_MAX_PATH_LEN];
   TalusScene     scene;
   PetscInt       output_every, progress_every, probe;
@@ -36,6 +36,7 @@ struct _p_TalusOutput {
   PetscReal      imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
   PetscReal      contacts_sum, iterations_sum, residual_max, complementarity_max, force_residual_max;
   PetscReal      seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
+  PetscReal      seconds_setup; /* this rank's, loading to the first step */
   PetscReal     *wall;
   PetscInt       wall_capacity;
   TalusStepStats last;

@@ -280,25 +280,27 @@ static PetscErrorCode CheckPlacement(SceneReader *r, yaml_node_t *where, TalusSi
     PetscBool inside = PETSC_TRUE;
     if (!TalusBodiesIsFinite(b, k) || (fault >= 0 && fault <= b->id[k])) continue;
     for (int d = 0; d < 3; d++)
-      inside &= (PetscBool)(b->position[3 * k + d] >= scene->domain_min[d] && b->position[3 * k + d] <= scene->domain_max[d]);
+      inside &= (PetscBool)(b->position[3 * k + d] >= scene->domain_min[d] &&
+                            b->position[3 * k + d] <= scene->domain_max[d]);
     if (inside) continue;
     fault = b->id[k];
     PetscCall(PetscSNPrintf(msg, sizeof(msg),
-                            "body %" PetscInt_FMT " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]",
+                            "body %" PetscInt_FMT
+                            " (a %s at %g, %g, %g) is outside the domain [%g, %g] x [%g, %g] x [%g, %g]",
                             b->id[k], TalusShapeTable[b->shape[k]].name, (double)b->position[3 * k],
-                            (double)b->position[3 * k + 1], (double)b->position[3 * k + 2], (double)scene->domain_min[0],
-                            (double)scene->domain_max[0], (double)scene->domain_min[1], (double)scene->domain_max[1],
-                            (double)scene->domain_min[2], (double)scene->domain_max[2]));
+                            (double)b->position[3 * k + 1], (double)b->position[3 * k + 2],
+                            (double)scene->domain_min[0], (double)scene->domain_max[0], (double)scene->domain_min[1],
+                            (double)scene->domain_max[1], (double)scene->domain_min[2], (double)scene->domain_max[2]));
   }
   PetscCall(AgreeFault(r, where, fault, msg, sizeof(msg)));
   /* overlaps beyond the tolerance: the narrow phase over the broad phase's pairs */
   PetscCall(TalusBroadPhasePairs(b, 0.0, &npairs, &pairs));
   for (PetscInt p = 0; p < npairs; p++) {
-    TalusContactList list  = {0};
-    const PetscInt   i     = pairs[2 * p], j = pairs[2 * p + 1];
-    const long       key   = pair_faults + PetscMin(b->id[i], b->id[j]) * span + PetscMax(b->id[i], b->id[j]);
-    PetscBool        deep  = PETSC_FALSE;
-    const char      *si    = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
+    TalusContactList list = {0};
+    const PetscInt   i = pairs[2 * p], j = pairs[2 * p + 1];
+    const long       key  = pair_faults + PetscMin(b->id[i], b->id[j]) * span + PetscMax(b->id[i], b->id[j]);
+    PetscBool        deep = PETSC_FALSE;
+    const char      *si = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
     if ((b->fixed[i] && b->fixed[j]) || (fault >= 0 && fault <= key)) continue;
     if (!TalusShapePairSupported(b->shape[i], b->shape[j])) {
       fault = key;
@@ -313,9 +315,10 @@ static PetscErrorCode CheckPlacement(SceneReader *r, yaml_node_t *where, TalusSi
     PetscCall(TalusContactListDestroy(&list));
     if (!deep) continue;
     fault = key;
-    PetscCall(PetscSNPrintf(msg, sizeof(msg),
-                            "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by more than the tolerance %g at the start",
-                            PetscMin(b->id[i], b->id[j]), PetscMax(b->id[i], b->id[j]), (double)scene->overlap_tolerance));
+    PetscCall(
+      PetscSNPrintf(msg, sizeof(msg),
+                    "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by more than the tolerance %g at the start",
+                    PetscMin(b->id[i], b->id[j]), PetscMax(b->id[i], b->id[j]), (double)scene->overlap_tolerance));
   }
   PetscCall(PetscFree(pairs));
   PetscCall(AgreeFault(r, where, fault, msg, sizeof(msg)));
@@ -350,7 +353,8 @@ static PetscErrorCode CheckSceneSize(SceneReader *r, yaml_node_t *node, double t
     SceneError(r, node,
                "%.4g bodies on %d ranks would need about %.3g GB a rank (about %.0f B a body while stepping), %.3g GB "
                "for this node's %d ranks, and this node has %.3g GB: use more nodes",
-               total, (int)size, per_rank / 1e9, TALUS_BYTES_PER_BODY, per_rank * local / 1e9, (int)local, memory / 1e9);
+               total, (int)size, per_rank / 1e9, TALUS_BYTES_PER_BODY, per_rank * local / 1e9, (int)local,
+               memory / 1e9);
   PetscFunctionReturn(0);
 }
 
@@ -362,7 +366,8 @@ static PetscErrorCode CheckGeneratorsApart(SceneReader *r, PetscInt n, const Sce
   for (PetscInt a = 0; a < n; a++)
     for (PetscInt c = 0; c < a; c++) {
       PetscBool meet = PETSC_TRUE;
-      for (int d = 0; d < 3; d++) meet &= (PetscBool)(g[a].box_lo[d] < g[c].box_hi[d] && g[c].box_lo[d] < g[a].box_hi[d]);
+      for (int d = 0; d < 3; d++)
+        meet &= (PetscBool)(g[a].box_lo[d] < g[c].box_hi[d] && g[c].box_lo[d] < g[a].box_hi[d]);
       if (meet)
         SceneError(r, g[a].node,
                    "this generator's spheres could reach into those of the generator at line %d (their boxes, "
@@ -383,7 +388,8 @@ static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
-  if (list && list->type != YAML_SEQUENCE_NODE) SceneError(r, list, "bodies must be a list, got %s", SceneNodeKind(list));
+  if (list && list->type != YAML_SEQUENCE_NODE)
+    SceneError(r, list, "bodies must be a list, got %s", SceneNodeKind(list));
   if (gens && gens->type != YAML_SEQUENCE_NODE)
     SceneError(r, gens, "generators must be a list, got %s", SceneNodeKind(gens));
   if (list) total = (double)(list->data.sequence.items.top - list->data.sequence.items.start);

@@ -79,7 +79,8 @@ static PetscErrorCode ReadLattice(SceneReader *r, yaml_node_t *map, const TalusS
   }
   PetscCall(SceneOptionalNumber(r, map, "jitter", &g->jitter));
   if ((node = SceneLookup(r, map, "jitter")) && g->jitter < 0.0)
-    SceneError(r, node, "jitter must be >= 0 (the largest shift of a centre along each axis), got %g", (double)g->jitter);
+    SceneError(r, node, "jitter must be >= 0 (the largest shift of a centre along each axis), got %g",
+               (double)g->jitter);
   if ((node = SceneLookup(r, map, "jitter")) && 2.0 * (g->radius + g->jitter) > g->spacing + scene->overlap_tolerance)
     SceneError(r, node,
                "jitter %g lets neighbours of radius %g overlap at spacing %g (need 2 (radius + jitter) <= spacing)",
@@ -163,7 +164,7 @@ PetscErrorCode SceneReadGenerator(SceneReader *r, yaml_node_t *entry, const Talu
   }
   if (!!lattice == !!fill) SceneError(r, entry, "a generator is either lattice: or random_fill:");
   map        = lattice ? lattice : fill;
-  g->lattice = (PetscBool)!!lattice;
+  g->lattice = (PetscBool) !!lattice;
   g->node    = map;
   PetscCall(SceneCheckKeys(r, map, lattice ? "lattice" : "random_fill", lattice ? lattice_keys : random_fill_keys));
   if ((node = SceneLookup(r, map, "shape"))) {
@@ -195,15 +196,15 @@ static void Centre(const SceneGenerator *g, PetscInt p, PetscReal x[3])
 
   if (g->lattice) {
     const PetscInt i = p % g->n[0], j = (p / g->n[0]) % g->n[1], k = p / (g->n[0] * g->n[1]);
-    x[0]             = g->origin[0] + i * g->spacing;
-    x[1]             = g->origin[1] + j * g->spacing;
-    x[2]             = g->origin[2] + k * g->spacing;
+    x[0] = g->origin[0] + i * g->spacing;
+    x[1] = g->origin[1] + j * g->spacing;
+    x[2] = g->origin[2] + k * g->spacing;
     for (int d = 0; d < 3; d++) x[d] += g->jitter * (2.0 * UniformAt(g->seed, n + 1 + d) - 1.0);
   } else {
     unsigned long long cell = Permute(g, (unsigned long long)p), c[3];
-    c[0] = cell % g->ncell[0];
-    c[1] = (cell / g->ncell[0]) % g->ncell[1];
-    c[2] = cell / (g->ncell[0] * g->ncell[1]);
+    c[0]                    = cell % g->ncell[0];
+    c[1]                    = (cell / g->ncell[0]) % g->ncell[1];
+    c[2]                    = cell / (g->ncell[0] * g->ncell[1]);
     for (int d = 0; d < 3; d++)
       x[d] = g->box_lo[d] + (PetscReal)c[d] * g->cell[d] + g->radius +
              (g->cell[d] - 2.0 * g->radius) * UniformAt(g->seed, n + 1 + d);

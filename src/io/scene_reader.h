@@ -25,7 +25,7 @@ typedef struct {
   SceneBodyNames *names;      /* the reader's owner frees it */
   PetscInt        noverrides; /* -set PATH=VALUE, applied to doc before it is read (scene_overrides.c) */
   char          **override;
-  PetscInt        nlisted; /* bodies listed under bodies: (every rank reads them): joints, loads and springs name them */
+  PetscInt nlisted; /* bodies listed under bodies: (every rank reads them): joints, loads and springs name them */
 } SceneReader;
 
 /* A generator, read and checked (scene_generators.c): its spheres and, for random_fill, its cells */
@@ -35,8 +35,8 @@ typedef struct {
   PetscReal          radius, mass, velocity[3];
   PetscInt           material;
   unsigned long long seed;
-  double             count;                  /* its spheres (a double until checked against the indices) */
-  PetscReal          box_lo[3], box_hi[3];   /* a box that holds every sphere whole */
+  double             count;                      /* its spheres (a double until checked against the indices) */
+  PetscReal          box_lo[3], box_hi[3];       /* a box that holds every sphere whole */
   PetscReal          origin[3], spacing, jitter; /* lattice */
   PetscInt           n[3];
   PetscReal          cell[3]; /* random_fill: cells of the box, ncell[d] along each axis */

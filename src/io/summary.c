@@ -107,10 +107,17 @@ static int CompareReal(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+PetscErrorCode TalusOutputSetSetupTime(TalusOutput out, PetscLogDouble seconds)
+{
+  PetscFunctionBegin;
+  out->seconds_setup = (PetscReal)seconds;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim, PetscBool stopped)
 {
   PetscLogDouble     now;
-  PetscReal          median = 0.0, t_end, peak_rss[2], seconds[2];
+  PetscReal          median = 0.0, t_end, peak_rss[3], seconds[3];
   PetscInt           steps  = out->steps;
   TalusParallelStats ps;
   int                err = 0;
@@ -124,13 +131,15 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim, PetscBool stopped)
   }
   PetscCall(TalusSimGetParallelStatistics(sim, &ps));
   seconds[0] = (PetscReal)out->seconds_migrate, seconds[1] = (PetscReal)out->seconds_ghost;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, seconds, 2, MPIU_REAL, MPIU_MAX, out->comm));
-  { /* peak resident memory: the largest rank's, and the sum over ranks per body */
+  seconds[2] = out->seconds_setup;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, seconds, 3, MPIU_REAL, MPIU_MAX, out->comm));
+  { /* peak resident memory: the largest rank's, the sum over ranks (per body, and the mean), the smallest */
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
-    peak_rss[0] = peak_rss[1] = 1024.0 * (PetscReal)usage.ru_maxrss; /* kilobytes on Linux */
+    peak_rss[0] = peak_rss[1] = peak_rss[2] = 1024.0 * (PetscReal)usage.ru_maxrss; /* kilobytes on Linux */
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &peak_rss[0], 1, MPIU_REAL, MPIU_MAX, out->comm));
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &peak_rss[1], 1, MPIU_REAL, MPIU_SUM, out->comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &peak_rss[2], 1, MPIU_REAL, MPIU_MIN, out->comm));
   }
   if (out->rank == 0) {
     json_t *root = Common(out, sim, stopped ? TALUS_RUN_STOPPED : TALUS_RUN_FINISHED), *rank = json_object(),
@@ -167,7 +176,10 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim, PetscBool stopped)
     json_object_set_new(sec, "output", Real(out->seconds_output));
     json_object_set_new(root, "seconds", sec);
     json_object_set_new(root, "frames", Int(out->nframes));
+    json_object_set_new(root, "setup_s", Real(seconds[2]));
     json_object_set_new(root, "peak_rss_bytes_max_rank", Real(peak_rss[0]));
+    json_object_set_new(root, "peak_rss_bytes_mean_rank", Real(peak_rss[1] / out->size));
+    json_object_set_new(root, "peak_rss_bytes_min_rank", Real(peak_rss[2]));
     json_object_set_new(root, "peak_rss_bytes_per_body",
                         Real(out->last.bodies > 0 ? peak_rss[1] / out->last.bodies : 0));
     err = Dump(out, root);

@@ -208,7 +208,7 @@ cases = [
     ("unknown shape", GOOD.replace("shape: sphere", "shape: cone"), 10, "unknown shape \"cone\""),
     ("missing position", GOOD.replace(", position: [0, 0, 1]", ""), 10, "needs \"position\""),
     ("lattice overlap", generator("lattice: {radius: 1, mass: 1, origin: [0, 0, 3], spacing: 1.5, count: [2, 2, 2]}"), 12, "overlap at spacing"),
-    ("random fill too dense", generator("random_fill: {radius: 1, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 500, seed: 1}"), 12, "would fill 3272 % of the region's volume"),
+    ("random fill too dense", generator("random_fill: {radius: 1, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 500, seed: 1}"), 12, "do not fit in the region: it holds at most 8, one in each cube of one diameter"),
     ("lattice beyond 32-bit indices", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, 100]}"), 12, "more than talus's 32-bit indices can count"),
     ("key twice", GOOD.replace("end_time: 0.1", "end_time: 0.1\nend_time: 0.5"), 5, "key \"end_time\" given twice in one mapping (first at line 4)"),
     ("key twice in a body", GOOD.replace("radius: 0.5, mass: 1", "radius: 0.5, mass: 1, radius: 0.7"), 10, "key \"radius\" given twice"),
@@ -269,11 +269,11 @@ cases = [
     ("random fill inverted box", generator("random_fill: {radius: 0.2, mass: 1, min: [2, 2, 3], max: [-2, -2, 7], count: 5, seed: 1}"), 12, "must be wider than a sphere's diameter in every direction"),
     ("random fill of nothing", generator("random_fill: {radius: 0.2, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 0, seed: 1}"), 12, "count must be >= 1"),
 ]
-# a lattice of twice this machine's memory at 512 B a body (where that stays within the indices' 2.7e8)
+# a lattice of twice this machine's memory at 2200 B a body (where that stays within the indices' 2.7e8)
 memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-layers = int(2 * memory / 512 / 1e8) + 1
+layers = int(2 * memory / 2200 / 1e8) + 1
 if layers * 1e8 <= 2.6e8:
-    cases.append(("lattice beyond memory", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, %d]}" % layers), 12, "this node has"))
+    cases.append(("lattice beyond memory", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, %d]}" % layers), 12, "GB a rank (about 2200 B a body while stepping)"))
 else:
     print("lattice beyond memory: skipped (this machine's %.0f GB hold what the indices can count)" % (memory / 1e9))
 for label, text, line, expected in cases:

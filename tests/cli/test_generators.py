@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""Generators made in parallel (docs/scene-format.md, "Generators"; issue 20):
+- every generator gives the same bodies, bitwise (ids, positions, orientations, velocities), on 1, 2,
+  3 and 4 ranks, and so do listed bodies mixed with two generators;
+- a lattice's centres are origin + (i, j, k) spacing shifted by jitter (2u - 1), u drawn by an
+  independent sequential splitmix64 stream here, bitwise (the numbers talus drew before it made
+  lattices in parallel);
+- random_fill: count spheres, all inside the box, none overlapping, spread over the whole box;
+- refusals with FILE:LINE: a fill that cannot fit, two generators whose boxes meet, a joint naming a
+  generated sphere; and a 20-step run stays bitwise the same on 1 and 3 ranks.
+Usage: test_generators.py TALUS ROOT WORKDIR"""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+from clitest import Checks, run
+
+TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "generators")
+os.makedirs(WORK, exist_ok=True)
+check = Checks("test_generators")
+
+HEAD = """name: gen
+gravity: [0, 0, -9.81]
+time_step: 0.005
+end_time: 0
+domain: {min: [-20, -20, -5], max: [20, 20, 40]}
+materials:
+  - {name: grain, mu: 0.4, density: 1000}
+"""
+LATTICE = "  - lattice: {radius: 0.4, origin: [-3, -2, 1], spacing: 0.9, count: [7, 5, 4], jitter: 0.04, seed: 2016, velocity: [0.5, 0, -1]}\n"
+FILL = "  - random_fill: {radius: 0.3, mass: 2, min: [-6, -6, 6], max: [6, 6, 12], count: 300, seed: 11}\n"
+SCENES = {
+    "lattice": HEAD + "generators:\n" + LATTICE,
+    "fill": HEAD + "generators:\n" + FILL,
+    "mixed": HEAD + "bodies:\n  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0]}\n"
+    "  - {shape: box, half_extents: [1, 1, 0.5], mass: 3, position: [10, 10, 2], rotation: [0, 0, 1, 30]}\n"
+    "  - {shape: sphere, radius: 0.5, mass: 1, position: [-10, 10, 3], velocity: [1, 2, 3]}\n"
+    "generators:\n" + LATTICE + FILL,
+}
+FIELDS = ("id", "position", "quaternion", "velocity", "angular_velocity", "size")
+
+
+def first_frame(out):
+    with h5py.File(os.path.join(out, "frames.h5"), "r") as f:
+        g = f["frame000000"]
+        order = np.argsort(g["id"][()])
+        return {k: g[k][()][order] for k in FIELDS}
+
+
+frames = {}
+for name, text in SCENES.items():
+    fn = os.path.join(WORK, name + ".yaml")
+    with open(fn, "w") as f:
+        f.write(text)
+    for ranks in (1, 2, 3, 4):
+        out = os.path.join(WORK, "%s-np%d" % (name, ranks))
+        p = run(TALUS, [fn, "-o", out], ranks)
+        check(p.returncode == 0, "%s on %d ranks: exit %d\n%s" % (name, ranks, p.returncode, p.stderr[-2000:]))
+        if p.returncode == 0:
+            frames[name, ranks] = first_frame(out)
+    for ranks in (2, 3, 4):
+        if (name, 1) in frames and (name, ranks) in frames:
+            a, b = frames[name, 1], frames[name, ranks]
+            differ = [k for k in FIELDS if a[k].shape != b[k].shape or not np.array_equal(a[k], b[k])]
+            check(not differ, "%s: %d ranks made other bodies than 1 rank (%s differ)" % (name, ranks, ", ".join(differ)))
+
+# ------------------------------------------------------------------ the lattice against a sequential stream
+MASK = (1 << 64) - 1
+
+
+def splitmix_stream(seed):
+    state = seed
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & MASK
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        yield float((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0)
+
+
+if ("lattice", 1) in frames:
+    got, draws, expected = frames["lattice", 1], splitmix_stream(2016), []
+    for k in range(4):
+        for j in range(5):
+            for i in range(7):
+                x = [-3 + i * 0.9, -2 + j * 0.9, 1 + k * 0.9]
+                for d in range(3):
+                    x[d] += 0.04 * (2.0 * next(draws) - 1.0)
+                expected.append(x)
+    expected = np.array(expected)
+    check(np.array_equal(got["id"], np.arange(140)), "lattice: ids are not 0..139")
+    check(np.array_equal(got["position"], expected),
+          "lattice: centres differ from origin + ijk spacing + the sequential stream's jitter by up to %g m"
+          % np.abs(got["position"] - expected).max())
+    check(np.all(got["velocity"] == [0.5, 0, -1]), "lattice: velocity not [0.5, 0, -1]")
+
+if ("fill", 1) in frames:
+    x, r = frames["fill", 1]["position"], 0.3
+    lo, hi = np.array([-6, -6, 6]), np.array([6, 6, 12])
+    check(len(x) == 300, "random_fill: %d spheres, not 300" % len(x))
+    check(np.all(x >= lo + r) and np.all(x <= hi - r), "random_fill: a sphere is not inside the box")
+    dist = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(-1)) + np.eye(len(x)) * 1e9
+    check(dist.min() >= 2 * r, "random_fill: two spheres overlap (closest centres %g m apart)" % dist.min())
+    # spread: each octant of the box holds 300 / 8 = 37.5 spheres, give or take 3 standard deviations
+    octant = ((x > (lo + hi) / 2) * [1, 2, 4]).sum(1)
+    counts = np.bincount(octant, minlength=8)
+    check(counts.min() >= 37.5 - 3 * np.sqrt(37.5) and counts.max() <= 37.5 + 3 * np.sqrt(37.5),
+          "random_fill: octants hold %s spheres" % counts.tolist())
+    print("random_fill: 300 spheres, closest centres %.3f m apart (diameter 0.6), octants %s" % (dist.min(), counts.tolist()))
+
+if ("mixed", 1) in frames:
+    m = frames["mixed", 1]
+    check(np.array_equal(m["id"], np.concatenate([[1, 2], np.arange(3, 443)])),
+          "mixed: finite bodies' ids are not 1, 2 (listed), then 3..442 (two generators)")
+    if ("lattice", 1) in frames:
+        check(np.array_equal(m["position"][2:142], frames["lattice", 1]["position"]),
+              "mixed: the lattice's spheres moved when listed bodies came before it")
+
+# ------------------------------------------------------------------ refusals
+REFUSED = [
+    ("fill that cannot fit", HEAD + "generators:\n  - random_fill: {radius: 1, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 9, seed: 1}\n",
+     9, "do not fit in the region: it holds at most 8"),
+    ("generators that meet", HEAD + "generators:\n" + LATTICE + "  - random_fill: {radius: 0.3, mass: 2, min: [0, 0, 3], max: [6, 6, 12], count: 30}\n",
+     10, "could reach into those of the generator at line 9"),
+    ("joint to a generated sphere", HEAD + "bodies:\n  - {shape: sphere, radius: 0.5, mass: 1, position: [-10, 10, 3]}\ngenerators:\n" + LATTICE
+     + "joints:\n  - {type: spherical, bodies: [0, 5], point: [-3, -2, 1]}\n",
+     13, "body id 5: the bodies listed under bodies: have ids 0 to 0"),
+]
+for label, text, line, expected in REFUSED:
+    fn = os.path.join(WORK, label.replace(" ", "-") + ".yaml")
+    with open(fn, "w") as f:
+        f.write(text)
+    for ranks in (1, 3):
+        p = run(TALUS, [fn, "-o", os.path.join(WORK, "refused")], ranks)
+        where = "%s:%d:" % (fn, line)
+        check(p.returncode != 0 and where in p.stderr and expected in p.stderr,
+              "%s on %d ranks: expected '%s ... %s', got exit %d:\n%s" % (label, ranks, where, expected, p.returncode, p.stderr[-1500:]))
+
+# ------------------------------------------------------------------ an overlap only one rank holds
+# a listed sphere inside the fill's box lands on some generated sphere: found whichever rank made it
+fn = os.path.join(WORK, "overlap.yaml")
+with open(fn, "w") as f:
+    f.write(HEAD + "overlap_tolerance: 0\nbodies:\n  - {shape: box, half_extents: [6, 6, 3], mass: 1, position: [0, 0, 9]}\ngenerators:\n" + FILL)
+for ranks in (1, 4):
+    p = run(TALUS, [fn, "-o", os.path.join(WORK, "refused")], ranks)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("talus: error:")]
+    check(p.returncode != 0 and "bodies 0 and 1 overlap by more than the tolerance" in p.stderr and len(lines) == 1,
+          "an overlap with a generated sphere on %d ranks: exit %d\n%s" % (ranks, p.returncode, p.stderr[-1500:]))
+
+# ------------------------------------------------------------------ runs stay bitwise across rank counts
+ends = {}
+for ranks in (1, 3):
+    out = os.path.join(WORK, "filling-np%d" % ranks)
+    p = run(TALUS, [os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", out, "-t_final", "0.2", "-output_every", "20"], ranks)
+    check(p.returncode == 0, "filling-125 on %d ranks: exit %d\n%s" % (ranks, p.returncode, p.stderr[-2000:]))
+    if p.returncode == 0:
+        with h5py.File(os.path.join(out, "frames.h5"), "r") as f:
+            g = f[sorted(k for k in f if k.startswith("frame"))[-1]]
+            order = np.argsort(g["id"][()])
+            ends[ranks] = {k: g[k][()][order] for k in FIELDS}
+if len(ends) == 2:
+    check(all(np.array_equal(ends[1][k], ends[3][k]) for k in FIELDS), "filling-125, 20 steps: 3 ranks end other than 1 rank")
+sys.exit(check.finish())

@@ -3,7 +3,8 @@
 #include <talus/sim.h>
 
 PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput,
-  TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
+  TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead, TALUS_EventSceneGenerate, TALUS_EventScenePlacement,
+  TALUS_EventDistribute;
 
 static PetscBool talus_registered = PETSC_FALSE;
 
@@ -32,6 +33,9 @@ PetscErrorCode TalusRegisterAll(void)
   PetscCall(PetscLogEventRegister("Output", classid, &TALUS_EventOutput));
   PetscCall(PetscLogEventRegister("CheckpointWrite", classid, &TALUS_EventCheckpointWrite));
   PetscCall(PetscLogEventRegister("CheckpointRead", classid, &TALUS_EventCheckpointRead));
+  PetscCall(PetscLogEventRegister("SceneGenerate", classid, &TALUS_EventSceneGenerate));
+  PetscCall(PetscLogEventRegister("ScenePlacement", classid, &TALUS_EventScenePlacement));
+  PetscCall(PetscLogEventRegister("Distribute", classid, &TALUS_EventDistribute));
   PetscFunctionReturn(0);
 }
 

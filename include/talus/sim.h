@@ -281,6 +281,7 @@ PETSC_EXTERN PetscErrorCode TalusSimGetStepProblem(TalusSim, TalusFCLibProblem *
                                                    Vec *warm_start);
 
 PETSC_EXTERN PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate,
-  TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead;
+  TALUS_EventOutput, TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead, TALUS_EventSceneGenerate,
+  TALUS_EventScenePlacement, TALUS_EventDistribute;
 
 #endif

@@ -263,16 +263,54 @@ static PetscErrorCode AgreeFault(SceneReader *r, yaml_node_t *where, long key, c
   PetscFunctionReturn(0);
 }
 
-/* Bodies must start inside the domain and without overlapping each other: checked on each rank over
-   the bodies it holds (the listed ones and its share of the generated ones; a generator's own spheres
-   cannot overlap, and generators whose boxes meet are refused by CheckGeneratorsApart). */
+/* Bodies i and j of b (not both fixed) as a fault with key, unless they may start where they are */
+static PetscErrorCode PairFault(TalusBodies *b, PetscInt i, PetscInt j, PetscReal tolerance, long key, long *fault,
+                                char msg[], size_t len)
+{
+  const char      *si = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
+  const PetscInt   lo = PetscMin(b->id[i], b->id[j]), hi = PetscMax(b->id[i], b->id[j]);
+  TalusContactList list = {0};
+  PetscBool        deep = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (*fault >= 0 && *fault <= key) PetscFunctionReturn(0);
+  if (!TalusShapePairSupported(b->shape[i], b->shape[j])) {
+    *fault = key;
+    PetscCall(PetscSNPrintf(msg, len,
+                            "bodies %" PetscInt_FMT " and %" PetscInt_FMT
+                            " (a %s and a %s) start within reach of each other: %s-%s contact is not supported",
+                            b->id[i], b->id[j], si, sj, si, sj));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(TalusCollidePair(b, i, j, 0.0, &list));
+  for (PetscInt c = 0; c < list.n; c++) deep = (PetscBool)(deep || list.c[c].phi < -tolerance);
+  PetscCall(TalusContactListDestroy(&list));
+  if (!deep) PetscFunctionReturn(0);
+  *fault = key;
+  PetscCall(PetscSNPrintf(msg, len,
+                          "bodies %" PetscInt_FMT " and %" PetscInt_FMT
+                          " overlap by more than the tolerance %g at the start",
+                          lo, hi, (double)tolerance));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * Bodies must start inside the domain and without overlapping each other, checked on each rank over
+ * the bodies it holds: the listed ones (every rank has them: ids 0 .. nlisted-1, first in b) with each
+ * other and with the generated spheres that come near the listed finite ones (a broad phase over
+ * those only), and every plane with every generated sphere directly. Two generated spheres cannot
+ * overlap: a generator places its own apart, and generators whose boxes meet are refused.
+ */
 static PetscErrorCode CheckPlacement(SceneReader *r, yaml_node_t *where, TalusSim sim, TalusScene *scene)
 {
-  TalusBodies *b;
-  PetscInt     npairs, *pairs;
-  long         fault = -1;
-  char         msg[400];
-  const long   pair_faults = 1L << 62, span = 1L << 31; /* outside the domain first, then by ids */
+  TalusBodies    *b, *near;
+  PetscInt        npairs, *pairs, *place;
+  long            fault = -1;
+  char            msg[400];
+  const long      pair_faults = 1L << 62, span = 1L << 31; /* outside the domain first, then by ids */
+  const PetscReal tol   = scene->overlap_tolerance;
+  PetscReal       lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL},
+            hi[3]       = {-PETSC_MAX_REAL, -PETSC_MAX_REAL, -PETSC_MAX_REAL};
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
@@ -293,34 +331,48 @@ static PetscErrorCode CheckPlacement(SceneReader *r, yaml_node_t *where, TalusSi
                             (double)scene->domain_max[1], (double)scene->domain_min[2], (double)scene->domain_max[2]));
   }
   PetscCall(AgreeFault(r, where, fault, msg, sizeof(msg)));
-  /* overlaps beyond the tolerance: the narrow phase over the broad phase's pairs */
-  PetscCall(TalusBroadPhasePairs(b, 0.0, &npairs, &pairs));
+  /* the listed bodies and the generated spheres within the box of the listed finite ones */
+  for (PetscInt k = 0; k < r->nlisted; k++)
+    if (TalusBodiesIsFinite(b, k))
+      for (int d = 0; d < 3; d++) {
+        lo[d] = PetscMin(lo[d], b->position[3 * k + d] - TalusBodiesBoundingRadius(b, k) - tol);
+        hi[d] = PetscMax(hi[d], b->position[3 * k + d] + TalusBodiesBoundingRadius(b, k) + tol);
+      }
+  PetscCall(TalusBodiesCreate(&near)); /* its geometry only: the narrow phase runs on b, at place[] */
+  PetscCall(PetscMalloc1(b->n + 1, &place));
+  for (PetscInt k = 0; k < b->n; k++) {
+    PetscBool       meets = PETSC_TRUE;
+    TalusBodyRecord record;
+    for (int d = 0; d < 3 && k >= r->nlisted; d++)
+      meets &= (PetscBool)(b->position[3 * k + d] + TalusBodiesBoundingRadius(b, k) >= lo[d] &&
+                           b->position[3 * k + d] - TalusBodiesBoundingRadius(b, k) <= hi[d]);
+    if (!meets) continue;
+    TalusBodiesPack(b, k, &record);
+    place[near->n] = k;
+    PetscCall(TalusBodiesAppendRecord(near, &record));
+  }
+  PetscCall(TalusBroadPhasePairs(near, 0.0, &npairs, &pairs));
   for (PetscInt p = 0; p < npairs; p++) {
-    TalusContactList list = {0};
-    const PetscInt   i = pairs[2 * p], j = pairs[2 * p + 1];
-    const long       key  = pair_faults + PetscMin(b->id[i], b->id[j]) * span + PetscMax(b->id[i], b->id[j]);
-    PetscBool        deep = PETSC_FALSE;
-    const char      *si = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
-    if ((b->fixed[i] && b->fixed[j]) || (fault >= 0 && fault <= key)) continue;
-    if (!TalusShapePairSupported(b->shape[i], b->shape[j])) {
-      fault = key;
-      PetscCall(PetscSNPrintf(msg, sizeof(msg),
-                              "bodies %" PetscInt_FMT " and %" PetscInt_FMT
-                              " (a %s and a %s) start within reach of each other: %s-%s contact is not supported",
-                              b->id[i], b->id[j], si, sj, si, sj));
+    const PetscInt i = pairs[2 * p], j = pairs[2 * p + 1];
+    const PetscInt a = PetscMin(near->id[i], near->id[j]), c = PetscMax(near->id[i], near->id[j]);
+    /* a plane's pairs with generated spheres are checked below, with all of them */
+    if ((near->fixed[i] && near->fixed[j]) || (c >= r->nlisted && (a >= r->nlisted || !TalusBodiesIsFinite(b, a))))
       continue;
-    }
-    PetscCall(TalusCollidePair(b, i, j, 0.0, &list));
-    for (PetscInt c = 0; c < list.n; c++) deep = (PetscBool)(deep || list.c[c].phi < -scene->overlap_tolerance);
-    PetscCall(TalusContactListDestroy(&list));
-    if (!deep) continue;
-    fault = key;
-    PetscCall(
-      PetscSNPrintf(msg, sizeof(msg),
-                    "bodies %" PetscInt_FMT " and %" PetscInt_FMT " overlap by more than the tolerance %g at the start",
-                    PetscMin(b->id[i], b->id[j]), PetscMax(b->id[i], b->id[j]), (double)scene->overlap_tolerance));
+    PetscCall(PairFault(b, place[i], place[j], tol, pair_faults + a * span + c, &fault, msg, sizeof(msg)));
   }
   PetscCall(PetscFree(pairs));
+  PetscCall(PetscFree(place));
+  PetscCall(TalusBodiesDestroy(&near));
+  /* every plane with every generated sphere: a sphere whose centre is nearer the plane than its radius */
+  for (PetscInt q = 0; q < r->nlisted; q++) {
+    const PetscReal *n = &b->size[3 * q], *x = &b->position[3 * q];
+    if (TalusBodiesIsFinite(b, q) || b->shape[q] != TALUS_PLANE) continue;
+    for (PetscInt k = r->nlisted; k < b->n; k++) {
+      const PetscReal *y = &b->position[3 * k];
+      if ((n[0] * (y[0] - x[0]) + n[1] * (y[1] - x[1]) + n[2] * (y[2] - x[2])) - TalusBodiesBoundingRadius(b, k) < -tol)
+        PetscCall(PairFault(b, q, k, tol, pair_faults + q * span + b->id[k], &fault, msg, sizeof(msg)));
+    }
+  }
   PetscCall(AgreeFault(r, where, fault, msg, sizeof(msg)));
   PetscFunctionReturn(0);
 }
@@ -351,10 +403,10 @@ static PetscErrorCode CheckSceneSize(SceneReader *r, yaml_node_t *node, double t
   per_rank = (total / size + nlisted) * TALUS_BYTES_PER_BODY;
   if (memory > 0.0 && per_rank * local > memory)
     SceneError(r, node,
-               "%.4g bodies on %d ranks would need about %.3g GB a rank (about %.0f B a body while stepping), %.3g GB "
-               "for this node's %d ranks, and this node has %.3g GB: use more nodes",
-               total, (int)size, per_rank / 1e9, TALUS_BYTES_PER_BODY, per_rank * local / 1e9, (int)local,
-               memory / 1e9);
+               "%.4g bodies on %d rank%s would need about %.3g GB a rank (about %.0f B a body while stepping), %.3g "
+               "GB for this node's %d rank%s, and this node has %.3g GB: use more ranks on more nodes",
+               total, (int)size, size > 1 ? "s" : "", per_rank / 1e9, TALUS_BYTES_PER_BODY, per_rank * local / 1e9,
+               (int)local, local > 1 ? "s" : "", memory / 1e9);
   PetscFunctionReturn(0);
 }
 
@@ -409,11 +461,13 @@ static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim
       PetscCall(ReadBody(r, yaml_document_get_node(&r->doc, *it), b));
   r->nlisted = b->n;
   PetscCall(TalusSimSetReplicatedBodies(sim, b->n));
+  PetscCall(PetscLogEventBegin(TALUS_EventSceneGenerate, 0, 0, 0, 0));
   for (PetscInt k = 0, first = r->nlisted; k < ngen; first += (PetscInt)g[k++].count) {
     PetscErrorCode ierr = SceneGenerate(r, &g[k], first, b);
     if (ierr) PetscCall(PetscFree(g));
     PetscCall(ierr);
   }
+  PetscCall(PetscLogEventEnd(TALUS_EventSceneGenerate, 0, 0, 0, 0));
   PetscCall(PetscFree(g));
   if (total == 0.0) SceneError(r, root, "the scene has no bodies (give bodies: or generators:)");
   PetscFunctionReturn(0);
@@ -481,7 +535,9 @@ PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim, Talus
   PetscCall(ReadMaterials(&r, node, b));
   if ((node = SceneLookup(&r, root, "friction_pairs"))) PetscCall(ReadFrictionPairs(&r, node, b));
   PetscCall(ReadBodies(&r, root, sim, scene));
+  PetscCall(PetscLogEventBegin(TALUS_EventScenePlacement, 0, 0, 0, 0));
   PetscCall(CheckPlacement(&r, root, sim, scene));
+  PetscCall(PetscLogEventEnd(TALUS_EventScenePlacement, 0, 0, 0, 0));
   PetscCall(TalusSimSetGravity(sim, g));
   PetscCall(TalusSimSetTimeStep(sim, dt)); /* springs check their stability with it */
   PetscCall(TalusSimSetFinalTime(sim, t_final));

@@ -29,6 +29,7 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
 
   PetscFunctionBegin;
   if (sim->distributed) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(TALUS_EventDistribute, 0, 0, 0, 0));
   /* the replicated bodies, in id order on every rank: slots among the finite ones in that order */
   sim->rmax = 0.0;
   for (PetscInt k = 0; k < nrep; k++) {
@@ -79,6 +80,7 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   if (nin) PetscCall(TalusBodiesSortById(b)); /* in id order, as every rank count has them */
   sim->nreplicated = PETSC_DETERMINE;
   sim->distributed = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(TALUS_EventDistribute, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 

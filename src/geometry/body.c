@@ -325,7 +325,9 @@ PetscErrorCode TalusBodiesSortById(TalusBodies *b)
     TalusBodiesPack(b, k, &all[k]);
     ids[k] = b->id[k], perm[k] = k;
   }
-  PetscCall(PetscSortIntWithPermutation(n, ids, perm));
+  /* timsort: the ids come in a few sorted runs (the kept bodies, then what each rank sent), on which
+     PETSc's quicksort took 15 s for 10^6 bodies; ids are unique, so any sort gives this order */
+  PetscCall(PetscIntSortSemiOrderedWithArray(n, ids, perm));
   b->n = 0;
   for (k = 0; k < n; k++) PetscCall(TalusBodiesAppendRecord(b, &all[perm[k]]));
   b->nowned = b->n;

@@ -1,10 +1,12 @@
 /*
  * Generators (docs/scene-format.md, "Generators"): a lattice of spheres, or spheres placed at random
  * in a box, made in parallel. A generator's spheres are numbered 0 .. count-1 (their ids follow the
- * scene's earlier bodies); rank r of P makes the ones numbered count r / P .. count (r+1) / P - 1, and
- * the first partition sends them to their owners (TalusSimDistribute). Every random number is a
- * function of the seed and the sphere's number (a counter-based generator), so a sphere is the same,
- * bitwise, however many ranks make the scene, and no rank passes over the spheres of the others.
+ * scene's earlier bodies). Each rank makes the spheres of one block of the lattice's points or of
+ * the fill's cells, cut as the first partition's recursive coordinate bisection will cut the bed,
+ * so that few spheres move when it sends them to their owners (TalusSimDistribute). Every random
+ * number is a function of the seed and the sphere's number (a counter-based generator), so a
+ * sphere is the same, bitwise, however many ranks make the scene, and no rank passes over the
+ * spheres of the others.
  *
  * Reading is in two passes: SceneReadGenerator checks a generator and counts its spheres, so that the
  * scene's size is known (and refused when it cannot fit) before anything is allocated;
@@ -55,6 +57,45 @@ static unsigned long long Permute(const SceneGenerator *g, unsigned long long x)
     x = (left << g->half_bits) | right;
   } while (x >= g->ncells);
   return x;
+}
+
+/* Its inverse: the rounds undone in reverse order, walking back along the same cycle */
+static unsigned long long Unpermute(const SceneGenerator *g, unsigned long long x)
+{
+  const unsigned long long mask = (1ULL << g->half_bits) - 1;
+
+  do {
+    unsigned long long left = x >> g->half_bits, right = x & mask;
+    for (int round = 3; round >= 0; round--) {
+      const unsigned long long previous = right ^ (Mix64(left ^ g->keys[round]) & mask);
+      right                             = left;
+      left                              = previous;
+    }
+    x = (left << g->half_bits) | right;
+  } while (x >= g->ncells);
+  return x;
+}
+
+/*
+ * The block [lo, hi) of an n[0] x n[1] x n[2] grid (of lattice points or of cells) that this rank
+ * makes: the grid cut across its longest side in proportion to the ranks on each side, and again in
+ * each part, as the first partition's recursive coordinate bisection cuts the spheres' centres.
+ */
+static void RankBlock(const long long n[3], PetscMPIInt rank, PetscMPIInt size, long long lo[3], long long hi[3])
+{
+  PetscMPIInt first = 0, last = size; /* the ranks sharing [lo, hi) */
+
+  for (int d = 0; d < 3; d++) lo[d] = 0, hi[d] = n[d];
+  while (last - first > 1) {
+    const PetscMPIInt below = (last - first) / 2;
+    int               d     = 0;
+    long long         cut;
+    for (int e = 1; e < 3; e++)
+      if (hi[e] - lo[e] > hi[d] - lo[d]) d = e; /* the first of equal sides, as Zoltan's RCB picks */
+    cut = lo[d] + ((hi[d] - lo[d]) * below + (last - first) / 2) / (last - first); /* rounded, as RCB's median */
+    if (rank < first + below) hi[d] = cut, last = first + below;
+    else lo[d] = cut, first += below;
+  }
 }
 
 static PetscErrorCode ReadLattice(SceneReader *r, yaml_node_t *map, const TalusScene *scene, SceneGenerator *g)
@@ -214,22 +255,37 @@ static void Centre(const SceneGenerator *g, PetscInt p, PetscReal x[3])
 PetscErrorCode SceneGenerate(SceneReader *r, const SceneGenerator *g, PetscInt first_id, TalusBodies *b)
 {
   const PetscReal size[3] = {g->radius, 0.0, 0.0};
-  const PetscInt  count   = (PetscInt)g->count;
   PetscMPIInt     rank, nranks;
-  PetscInt        begin, end;
+  long long       n[3], lo[3], hi[3], points = 1;
+  PetscInt       *made, nmade = 0;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(r->comm, &rank));
   PetscCallMPI(MPI_Comm_size(r->comm, &nranks));
-  begin = (PetscInt)((long long)count * rank / nranks);
-  end   = (PetscInt)((long long)count * (rank + 1) / nranks);
-  PetscCall(TalusBodiesReserve(b, b->n + end - begin));
-  for (PetscInt p = begin; p < end; p++) {
+  for (int d = 0; d < 3; d++) n[d] = g->lattice ? (long long)g->n[d] : (long long)g->ncell[d];
+  RankBlock(n, rank, nranks, lo, hi);
+  for (int d = 0; d < 3; d++) points *= hi[d] - lo[d];
+  /* the spheres of this block, by number: a lattice point is its sphere; a cell holds the sphere the
+     permutation sends to it, when that number is below count */
+  PetscCall(PetscMalloc1(points + 1, &made));
+  for (long long k = lo[2]; k < hi[2]; k++)
+    for (long long j = lo[1]; j < hi[1]; j++)
+      for (long long i = lo[0]; i < hi[0]; i++) {
+        const unsigned long long at = (unsigned long long)(i + n[0] * (j + n[1] * k));
+        const unsigned long long p  = g->lattice ? at : Unpermute(g, at);
+        if ((double)p < g->count) made[nmade++] = (PetscInt)p;
+      }
+  if (!g->lattice) PetscCall(PetscSortInt(nmade, made)); /* in id order, as a lattice's are already */
+  /* and room for the spheres the first distribution brings from other ranks: growing the arrays then
+     would copy them all (pages never written take no memory) */
+  PetscCall(TalusBodiesReserve(b, b->n + nmade + nmade / 4));
+  for (PetscInt m = 0; m < nmade; m++) {
     PetscReal x[3];
     PetscInt  k;
-    Centre(g, p, x);
-    PetscCall(TalusBodiesAdd(b, first_id + p, TALUS_SPHERE, size, g->mass, g->material, PETSC_FALSE, x, &k));
+    Centre(g, made[m], x);
+    PetscCall(TalusBodiesAdd(b, first_id + made[m], TALUS_SPHERE, size, g->mass, g->material, PETSC_FALSE, x, &k));
     for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = g->velocity[d];
   }
+  PetscCall(PetscFree(made));
   PetscFunctionReturn(0);
 }

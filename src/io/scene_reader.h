@@ -94,6 +94,9 @@ PETSC_INTERN PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, con
 PETSC_INTERN PetscErrorCode SceneReadGenerator(SceneReader *r, yaml_node_t *entry, const TalusScene *scene,
                                                TalusBodies *b, SceneGenerator *g);
 PETSC_INTERN PetscErrorCode SceneGenerate(SceneReader *r, const SceneGenerator *g, PetscInt first_id, TalusBodies *b);
+/* scene_placement.c: every body inside the domain and none overlapping another (collective) */
+PETSC_INTERN PetscErrorCode SceneCheckPlacement(SceneReader *r, yaml_node_t *where, TalusSim sim,
+                                                const TalusScene *scene);
 /* scene.c: a body's material (the only one may be left out) */
 PETSC_INTERN PetscErrorCode SceneMaterialOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material);
 

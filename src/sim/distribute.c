@@ -48,10 +48,15 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &others, 1, MPIU_INT, MPI_SUM, sim->comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &sim->rmax, 1, MPIU_REAL, MPIU_MAX, sim->comm));
   sim->nfinite = slot + others;
-  /* a first partition from a share of the replicated bodies and every other body where it is */
+  /* a first partition from a share of the replicated bodies and a sample of the others where they are:
+     one in `stride` by id, about 2^17 a rank (the cuts of 4e6 bodies on 2 ranks took 0.25 s from all of
+     them; a sample of 2^17 places a median within about 0.3 % of the bodies; the first rebalance then
+     weighs every body by its contacts) */
+  const PetscInt stride = PetscMax(1, sim->nfinite / (sim->size * 131072));
   PetscCall(PetscMalloc3(b->n, &ids, 3 * b->n, &centres, b->n, &weights));
   for (PetscInt k = 0; k < b->n; k++) {
-    if (!IsFinite(b, k) || (k < nrep && b->slot[k] % sim->size != sim->rank)) continue;
+    if (!IsFinite(b, k) || (k < nrep && b->slot[k] % sim->size != sim->rank) || (k >= nrep && b->id[k] % stride))
+      continue;
     ids[nlocal] = b->id[k];
     for (int d = 0; d < 3; d++) centres[3 * nlocal + d] = b->position[3 * k + d];
     weights[nlocal++] = 1.0;
@@ -74,6 +79,7 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   PetscCall(TalusDecompExchange(sim->decomp, nout, dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
   PetscCall(PetscFree2(keep, dest));
   PetscCall(PetscFree(out));
+  PetscCall(PetscInfo(NULL, "first distribution: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
   for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
   PetscCall(PetscFree(in));
   b->nowned = b->n;
@@ -275,6 +281,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   sim->nhistory = khist;
   PetscCall(TalusBodiesKeep(b, keep));
   PetscCall(TalusDecompExchange(sim->decomp, nout, out_dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
+  PetscCall(PetscInfo(NULL, "first distribution: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
   for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
   b->nowned = b->n;
   PetscCall(TalusDecompExchange(sim->decomp, hnout, hdest, sizeof(TalusContactHistory), hout, &hnin, (void **)&hin));

@@ -274,33 +274,61 @@ static PetscErrorCode CheckSceneSize(SceneReader *r, yaml_node_t *node, double t
   PetscFunctionReturn(0);
 }
 
-/* Two generators whose boxes meet could place spheres into each other on different ranks, where no
-   rank would see the overlap: refused (put them apart, or make one generator). */
+/* Two generators (or a generator and bodies_file) whose boxes meet could place bodies into each other
+   on different ranks, where no rank would see the overlap: refused (put them apart, or make one). The
+   last of g[0 .. n-1] against the others. */
 static PetscErrorCode CheckGeneratorsApart(SceneReader *r, PetscInt n, const SceneGenerator g[])
 {
+  const SceneGenerator *a = &g[n - 1];
+
   PetscFunctionBegin;
-  for (PetscInt a = 0; a < n; a++)
-    for (PetscInt c = 0; c < a; c++) {
-      PetscBool meet = PETSC_TRUE;
-      for (int d = 0; d < 3; d++)
-        meet &= (PetscBool)(g[a].box_lo[d] < g[c].box_hi[d] && g[c].box_lo[d] < g[a].box_hi[d]);
-      if (meet)
-        SceneError(r, g[a].node,
-                   "this generator's spheres could reach into those of the generator at line %d (their boxes, "
-                   "radius and jitter included, meet): move them apart",
-                   SCENE_LINE(g[c].node));
-    }
+  for (PetscInt c = 0; c < n - 1; c++) {
+    PetscBool meet = PETSC_TRUE;
+    for (int d = 0; d < 3; d++) meet &= (PetscBool)(a->box_lo[d] < g[c].box_hi[d] && g[c].box_lo[d] < a->box_hi[d]);
+    if (meet)
+      SceneError(r, a->node,
+                 "the bodies made here could reach into those made at line %d (their boxes, radius and jitter "
+                 "included, meet): move them apart",
+                 SCENE_LINE(g[c].node));
+  }
   PetscFunctionReturn(0);
 }
 
-/* bodies: (read whole on every rank) and generators: (each rank makes its share), sized first */
+/* The generators, each checked and counted, and bodies_file's rows counted: total (with the listed
+   bodies) checked against the indices and the memory before anything is made */
+static PetscErrorCode CountBodies(SceneReader *r, yaml_node_t *root, const TalusScene *scene, TalusBodies *b,
+                                  SceneGenerator g[], PetscInt *ngen, SceneBodiesFile *file, PetscBool *has_file)
+{
+  yaml_node_t *list = SceneLookup(r, root, "bodies"), *gens = SceneLookup(r, root, "generators"), *node;
+  double       total = 0.0;
+
+  PetscFunctionBegin;
+  if (list) total = (double)(list->data.sequence.items.top - list->data.sequence.items.start);
+  for (yaml_node_item_t *it = gens ? gens->data.sequence.items.start : NULL; gens && it < gens->data.sequence.items.top;
+       it++) {
+    PetscCall(SceneReadGenerator(r, yaml_document_get_node(&r->doc, *it), scene, b, &g[*ngen]));
+    PetscCall(CheckSceneSize(r, g[*ngen].node, total + g[*ngen].count, r->nlisted));
+    PetscCall(CheckGeneratorsApart(r, ++*ngen, g));
+    total += g[*ngen - 1].count;
+  }
+  if ((*has_file = (PetscBool) !!(node = SceneLookup(r, root, "bodies_file")))) {
+    PetscCall(SceneReadBodiesFile(r, node, b, file));
+    PetscCall(CheckSceneSize(r, node, total + file->rows, r->nlisted));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* bodies: (read whole on every rank), generators: (each rank makes its share) and bodies_file: (each rank
+   reads its slice), sized first */
 static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim, TalusScene *scene)
 {
   yaml_node_t    *list = SceneLookup(r, root, "bodies"), *gens = SceneLookup(r, root, "generators");
   TalusBodies    *b;
-  SceneGenerator *g     = NULL;
-  PetscInt        ngen  = 0;
-  double          total = 0.0;
+  SceneGenerator *g    = NULL;
+  PetscInt        ngen = 0, first, made;
+  SceneBodiesFile file;
+  PetscBool       has_file;
+  PetscErrorCode  ierr;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
@@ -308,39 +336,36 @@ static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim
     SceneError(r, list, "bodies must be a list, got %s", SceneNodeKind(list));
   if (gens && gens->type != YAML_SEQUENCE_NODE)
     SceneError(r, gens, "generators must be a list, got %s", SceneNodeKind(gens));
-  if (list) total = (double)(list->data.sequence.items.top - list->data.sequence.items.start);
-  if (gens) {
-    PetscCall(PetscCalloc1((size_t)(gens->data.sequence.items.top - gens->data.sequence.items.start) + 1, &g));
-    for (yaml_node_item_t *it = gens->data.sequence.items.start; it < gens->data.sequence.items.top; it++, ngen++) {
-      PetscErrorCode ierr = SceneReadGenerator(r, yaml_document_get_node(&r->doc, *it), scene, b, &g[ngen]);
-      if (!ierr) ierr = CheckSceneSize(r, g[ngen].node, total + g[ngen].count, (PetscInt)total);
-      if (!ierr) ierr = CheckGeneratorsApart(r, ngen + 1, g);
-      if (ierr) PetscCall(PetscFree(g));
-      PetscCall(ierr);
-      total += g[ngen].count;
-    }
+  r->nlisted = list ? (PetscInt)(list->data.sequence.items.top - list->data.sequence.items.start) : 0;
+  /* one more place: bodies_file's box, checked against the generators' once read */
+  PetscCall(PetscCalloc1((size_t)(gens ? gens->data.sequence.items.top - gens->data.sequence.items.start : 0) + 1, &g));
+  ierr = CountBodies(r, root, scene, b, g, &ngen, &file, &has_file);
+  for (yaml_node_item_t *it = list ? list->data.sequence.items.start : NULL;
+       !ierr && list && it < list->data.sequence.items.top; it++)
+    ierr = ReadBody(r, yaml_document_get_node(&r->doc, *it), b);
+  if (!ierr) ierr = TalusSimSetReplicatedBodies(sim, b->n);
+  if (!ierr) ierr = PetscLogEventBegin(TALUS_EventSceneGenerate, 0, 0, 0, 0);
+  first = r->nlisted;
+  for (PetscInt k = 0; !ierr && k < ngen; first += (PetscInt)g[k++].count) ierr = SceneGenerate(r, &g[k], first, b);
+  if (!ierr && has_file) {
+    ierr         = SceneReadBodiesFileRows(r, &file, first, b);
+    g[ngen].node = file.node;
+    for (int d = 0; d < 3; d++) g[ngen].box_lo[d] = file.box_lo[d], g[ngen].box_hi[d] = file.box_hi[d];
+    if (!ierr) ierr = CheckGeneratorsApart(r, ngen + 1, g);
   }
-  if (list)
-    for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++)
-      PetscCall(ReadBody(r, yaml_document_get_node(&r->doc, *it), b));
-  r->nlisted = b->n;
-  PetscCall(TalusSimSetReplicatedBodies(sim, b->n));
-  PetscCall(PetscLogEventBegin(TALUS_EventSceneGenerate, 0, 0, 0, 0));
-  for (PetscInt k = 0, first = r->nlisted; k < ngen; first += (PetscInt)g[k++].count) {
-    PetscErrorCode ierr = SceneGenerate(r, &g[k], first, b);
-    if (ierr) PetscCall(PetscFree(g));
-    PetscCall(ierr);
-  }
-  PetscCall(PetscLogEventEnd(TALUS_EventSceneGenerate, 0, 0, 0, 0));
+  if (!ierr) ierr = PetscLogEventEnd(TALUS_EventSceneGenerate, 0, 0, 0, 0);
   PetscCall(PetscFree(g));
-  if (total == 0.0) SceneError(r, root, "the scene has no bodies (give bodies: or generators:)");
+  PetscCall(ierr);
+  made = b->n;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &made, 1, MPIU_INT, MPI_SUM, r->comm));
+  if (made == 0) SceneError(r, root, "the scene has no bodies (give bodies:, generators: or bodies_file:)");
   PetscFunctionReturn(0);
 }
 
-static const char *const top_keys[] = {"name",           "gravity", "time_step",         "end_time",
-                                       "envelope",       "domain",  "overlap_tolerance", "materials",
-                                       "friction_pairs", "bodies",  "generators",        "joints",
-                                       "forces",         "springs", "options",           NULL};
+static const char *const top_keys[] = {
+  "name",      "gravity",        "time_step", "end_time",   "envelope", "domain", "overlap_tolerance",
+  "materials", "friction_pairs", "bodies",    "generators", "joints",   "forces", "springs",
+  "options",   "bodies_file",    NULL};
 
 /* The scene from its YAML document (scene_load.c reads it, with its overrides applied) */
 PetscErrorCode SceneRead(SceneReader *rp, yaml_node_t *root, TalusSim sim, TalusScene *scene)

@@ -89,6 +89,23 @@ PETSC_INTERN PetscErrorCode SceneOptionalTable(SceneReader *r, yaml_node_t *map,
 PETSC_INTERN PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, const char what[],
                                           PetscErrorCode (*read)(SceneReader *, yaml_node_t *, void *), void *ctx);
 
+/* bodies_file: (scene_bodies_file.c) */
+typedef struct {
+  yaml_node_t *node;
+  char         path[PETSC_MAX_PATH_LEN], group[64];
+  PetscInt     frame; /* of a frames file; -1: the last */
+  PetscInt     material;
+  PetscReal    mass;                 /* 0: the material's density */
+  double       rows;                 /* the table's rows (some may be empty) */
+  PetscInt     made;                 /* bodies this rank read */
+  PetscReal    box_lo[3], box_hi[3]; /* of all the bodies read, over the ranks */
+} SceneBodiesFile;
+/* The file checked and its rows counted (collective); then this rank's slice of the rows read into b,
+   ids from first_id in row order over the ranks */
+PETSC_INTERN PetscErrorCode SceneReadBodiesFile(SceneReader *r, yaml_node_t *map, TalusBodies *b, SceneBodiesFile *f);
+PETSC_INTERN PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, PetscInt first_id,
+                                                    TalusBodies *b);
+
 /* scene_generators.c: a generator checked and counted; then the spheres of it this rank makes, with ids
    from first_id (the same for every number of ranks) */
 PETSC_INTERN PetscErrorCode SceneReadGenerator(SceneReader *r, yaml_node_t *entry, const TalusScene *scene,

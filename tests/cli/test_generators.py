@@ -123,7 +123,7 @@ REFUSED = [
     ("fill that cannot fit", HEAD + "generators:\n  - random_fill: {radius: 1, mass: 1, min: [-2, -2, 3], max: [2, 2, 7], count: 9, seed: 1}\n",
      9, "do not fit in the region: it holds at most 8"),
     ("generators that meet", HEAD + "generators:\n" + LATTICE + "  - random_fill: {radius: 0.3, mass: 2, min: [0, 0, 3], max: [6, 6, 12], count: 30}\n",
-     10, "could reach into those of the generator at line 9"),
+     10, "the bodies made here could reach into those made at line 9"),
     ("joint to a generated sphere", HEAD + "bodies:\n  - {shape: sphere, radius: 0.5, mass: 1, position: [-10, 10, 3]}\ngenerators:\n" + LATTICE
      + "joints:\n  - {type: spherical, bodies: [0, 5], point: [-3, -2, 1]}\n",
      13, "body id 5: the bodies listed under bodies: have ids 0 to 0"),
@@ -148,6 +148,69 @@ for ranks in (1, 4):
     lines = [l for l in p.stderr.splitlines() if l.startswith("talus: error:")]
     check(p.returncode != 0 and "bodies 0 and 1 overlap by more than the tolerance" in p.stderr and len(lines) == 1,
           "an overlap with a generated sphere on %d ranks: exit %d\n%s" % (ranks, p.returncode, p.stderr[-1500:]))
+
+# ------------------------------------------------------------------ bodies from a file
+# a settled filling's last frame and its checkpoint seed new runs: the same bodies, bitwise, on 1 and 3 ranks
+settle = os.path.join(WORK, "settle")
+p = run(TALUS, [os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", settle, "-t_final", "0.3", "-output_every", "10",
+                "-checkpoint_every", "30"])
+check(p.returncode == 0, "the filling to seed from: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+with open(os.path.join(ROOT, "tests", "scenes", "filling-125.yaml")) as f:
+    walls = "".join(l for l in f if not l.startswith("generators:") and "lattice:" not in l)
+sources = {"frames": os.path.join(settle, "frames.h5"), "frame-1": os.path.join(settle, "frames.h5"),
+           "checkpoint": os.path.join(settle, "checkpoints", "ckpt-00000030.h5")}
+if p.returncode == 0:
+    with h5py.File(sources["frames"], "r") as f:
+        want = {}
+        for name in ("frame000003", "frame000001"):
+            order = np.argsort(f[name]["id"][()])
+            want[name] = {k: f[name][k][()][order] for k in ("position", "quaternion", "velocity", "angular_velocity")}
+    for label, path in sources.items():
+        frame = ", frame: 1" if label == "frame-1" else ""
+        fn = os.path.join(WORK, "from-%s.yaml" % label)
+        with open(fn, "w") as f:
+            f.write(walls.replace("options:", "bodies_file: {file: %s, mass: 1%s}\noptions:" % (path, frame)))
+        for ranks in (1, 3):
+            out = os.path.join(WORK, "from-%s-np%d" % (label, ranks))
+            q = run(TALUS, [fn, "-o", out, "-t_final", "0.02"], ranks)
+            check(q.returncode == 0, "bodies_file from %s on %d ranks: exit %d\n%s" % (label, ranks, q.returncode, q.stderr[-2000:]))
+            if q.returncode:
+                continue
+            got, ref = first_frame(out), want["frame000001" if label == "frame-1" else "frame000003"]
+            check(np.array_equal(got["id"], np.arange(5, 130)), "bodies_file from %s: ids are not 5..129 (after the 5 planes)" % label)
+            for k in ("position", "quaternion", "velocity"):
+                check(np.array_equal(got[k], ref[k]), "bodies_file from %s on %d ranks: %s differs from the source's by %g"
+                      % (label, ranks, k, np.abs(got[k] - ref[k]).max()))
+            # a frame's angular velocity is in the world frame: through the body frame and back, to rounding
+            check(np.abs(got["angular_velocity"] - ref["angular_velocity"]).max() < 1e-12,
+                  "bodies_file from %s: angular velocity off by %g" % (label, np.abs(got["angular_velocity"] - ref["angular_velocity"]).max()))
+
+    BAD_FILES = [
+        ("no such file", "bodies_file: {file: %s, mass: 1}" % os.path.join(WORK, "nothing.h5"), "No such file or directory"),
+        ("not HDF5", "bodies_file: {file: %s, mass: 1}" % os.path.join(ROOT, "README.md"), "not a readable HDF5 file"),
+        ("frame beyond", "bodies_file: {file: %s, mass: 1, frame: 9}" % sources["frames"], "frame 9 asked for, and the file's frames are 0 to 3"),
+        ("group without positions", "bodies_file: {file: %s, mass: 1, group: every_frame}" % sources["frames"], "no dataset position in group every_frame"),
+        ("no mass", "bodies_file: {file: %s}" % sources["frames"], "need a mass, or a material with a positive density"),
+        ("frame and group", "bodies_file: {file: %s, mass: 1, frame: 1, group: bodies}" % sources["frames"], "give frame (of a frames file) or group, not both"),
+    ]
+    for label, text, expected in BAD_FILES:
+        fn = os.path.join(WORK, "bad-file-%s.yaml" % label.replace(" ", "-"))
+        with open(fn, "w") as f:
+            f.write(walls.replace("options:", text + "\noptions:"))
+        line = walls.split("options:")[0].count("\n") + 1
+        for ranks in (1, 2):
+            q = run(TALUS, [fn, "-o", os.path.join(WORK, "refused")], ranks)
+            lines = [l for l in q.stderr.splitlines() if l.startswith("talus: error:")]
+            check(q.returncode != 0 and ("%s:%d:" % (fn, line)) in q.stderr and expected in q.stderr and len(lines) == 1,
+                  "bodies_file, %s, %d ranks: expected '%s:%d: ... %s', got exit %d:\n%s" % (label, ranks, fn, line, expected, q.returncode, q.stderr[-1500:]))
+    # a generator whose box meets the file's bodies
+    fn = os.path.join(WORK, "file-and-generator.yaml")
+    with open(fn, "w") as f:
+        f.write(walls.replace("options:", "generators:\n  - lattice: {radius: 0.5, mass: 1, origin: [-2, -2, 1], spacing: 1.1, count: [3, 3, 3]}\n"
+                              "bodies_file: {file: %s, mass: 1}\noptions:" % sources["frames"]))
+    q = run(TALUS, [fn, "-o", os.path.join(WORK, "refused")], 2)
+    check(q.returncode != 0 and "the bodies made here could reach into those made at line" in q.stderr,
+          "bodies_file meeting a generator: exit %d\n%s" % (q.returncode, q.stderr[-1500:]))
 
 # ------------------------------------------------------------------ runs stay bitwise across rank counts
 ends = {}

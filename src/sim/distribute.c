@@ -79,7 +79,8 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   PetscCall(TalusDecompExchange(sim->decomp, nout, dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
   PetscCall(PetscFree2(keep, dest));
   PetscCall(PetscFree(out));
-  PetscCall(PetscInfo(NULL, "first distribution: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
+  PetscCall(
+    PetscInfo(NULL, "first distribution: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
   for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
   PetscCall(PetscFree(in));
   b->nowned = b->n;
@@ -281,7 +282,8 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   sim->nhistory = khist;
   PetscCall(TalusBodiesKeep(b, keep));
   PetscCall(TalusDecompExchange(sim->decomp, nout, out_dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
-  PetscCall(PetscInfo(NULL, "first distribution: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
+  PetscCall(
+    PetscInfo(NULL, "first distribution: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
   for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
   b->nowned = b->n;
   PetscCall(TalusDecompExchange(sim->decomp, hnout, hdest, sizeof(TalusContactHistory), hout, &hnin, (void **)&hin));

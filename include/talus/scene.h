@@ -22,6 +22,12 @@ PETSC_EXTERN PetscErrorCode TalusSceneLoad(MPI_Comm, const char file[], const ch
    scene (and so its output directory) unless the text has a name: */
 PETSC_EXTERN PetscErrorCode TalusSceneLoadText(MPI_Comm, const char file[], const char text[], const char overrides[],
                                                TalusSim, TalusScene *);
+/* Every check of TalusSceneLoadText without making the bodies: generators are counted, not made, and
+   bodies_file's rows counted, not read; the memory the scene needs is not checked, as the ranks that
+   will run it are not known (talus submit keeps what passes). Listed bodies are checked against
+   each other only. */
+PETSC_EXTERN PetscErrorCode TalusSceneCheckText(MPI_Comm, const char file[], const char text[], const char overrides[],
+                                                TalusScene *);
 /* A scene file's text, read by rank 0 and given to every rank (collective; free with PetscFree) */
 PETSC_EXTERN PetscErrorCode TalusSceneReadText(MPI_Comm, const char file[], char **text);
 

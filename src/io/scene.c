@@ -265,7 +265,7 @@ static PetscErrorCode CheckSceneSize(SceneReader *r, yaml_node_t *node, double t
     SceneError(r, node, "%.4g bodies: more than talus's 32-bit indices can count (at most %.4g)", total,
                (double)PETSC_MAX_INT / 8);
   per_rank = (total / size + nlisted) * TALUS_BYTES_PER_BODY;
-  if (memory > 0.0 && per_rank * local > memory)
+  if (memory > 0.0 && per_rank * local > memory && !r->check_only) /* check_only: the ranks to run it are not known */
     SceneError(r, node,
                "%.4g bodies on %d rank%s would need about %.3g GB a rank (about %.0f B a body while stepping), %.3g "
                "GB for this node's %d rank%s, and this node has %.3g GB: use more ranks on more nodes",
@@ -346,8 +346,9 @@ static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim
   if (!ierr) ierr = TalusSimSetReplicatedBodies(sim, b->n);
   if (!ierr) ierr = PetscLogEventBegin(TALUS_EventSceneGenerate, 0, 0, 0, 0);
   first = r->nlisted;
-  for (PetscInt k = 0; !ierr && k < ngen; first += (PetscInt)g[k++].count) ierr = SceneGenerate(r, &g[k], first, b);
-  if (!ierr && has_file) {
+  for (PetscInt k = 0; !ierr && k < ngen; first += (PetscInt)g[k++].count)
+    if (!r->check_only) ierr = SceneGenerate(r, &g[k], first, b);
+  if (!ierr && has_file && !r->check_only) {
     ierr         = SceneReadBodiesFileRows(r, &file, first, b);
     g[ngen].node = file.node;
     for (int d = 0; d < 3; d++) g[ngen].box_lo[d] = file.box_lo[d], g[ngen].box_hi[d] = file.box_hi[d];
@@ -358,6 +359,7 @@ static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim
   PetscCall(ierr);
   made = b->n;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &made, 1, MPIU_INT, MPI_SUM, r->comm));
+  if (r->check_only) made += first - r->nlisted + (has_file ? 1 : 0); /* counted, not made */
   if (made == 0) SceneError(r, root, "the scene has no bodies (give bodies:, generators: or bodies_file:)");
   PetscFunctionReturn(0);
 }

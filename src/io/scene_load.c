@@ -63,10 +63,10 @@ static PetscErrorCode CheckDuplicateKeys(SceneReader *r)
 
 /* The scene in fp (a file, or a job's text in memory), named file in messages */
 static PetscErrorCode SceneLoadStream(MPI_Comm comm, const char file[], FILE *fp, const char overrides[], TalusSim sim,
-                                      TalusScene *scene)
+                                      TalusScene *scene, PetscBool check_only)
 {
   SceneBodyNames names = {0};
-  SceneReader    r     = {.file = file, .comm = comm, .names = &names};
+  SceneReader    r     = {.file = file, .comm = comm, .names = &names, .check_only = check_only};
   yaml_parser_t  parser;
   yaml_node_t   *root;
   int            loaded;
@@ -118,7 +118,22 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], const char overr
 
   PetscFunctionBegin;
   PetscCheck(fp, comm, PETSC_ERR_FILE_OPEN, "%s: cannot open the scene file", file);
-  ierr = SceneLoadStream(comm, file, fp, overrides, sim, scene);
+  ierr = SceneLoadStream(comm, file, fp, overrides, sim, scene, PETSC_FALSE);
+  fclose(fp);
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SceneLoadText(MPI_Comm comm, const char file[], const char text[], const char overrides[],
+                                    TalusSim sim, TalusScene *scene, PetscBool check_only)
+{
+  FILE          *fp = text[0] ? fmemopen((void *)text, strlen(text), "r") : NULL;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCheck(text[0], comm, PETSC_ERR_USER_INPUT, "%s: the scene file is empty", file);
+  PetscCheck(fp, comm, PETSC_ERR_MEM, "%s: cannot read the scene's text", file);
+  ierr = SceneLoadStream(comm, file, fp, overrides, sim, scene, check_only);
   fclose(fp);
   PetscCall(ierr);
   PetscFunctionReturn(0);
@@ -127,14 +142,21 @@ PetscErrorCode TalusSceneLoad(MPI_Comm comm, const char file[], const char overr
 PetscErrorCode TalusSceneLoadText(MPI_Comm comm, const char file[], const char text[], const char overrides[],
                                   TalusSim sim, TalusScene *scene)
 {
-  FILE          *fp = text[0] ? fmemopen((void *)text, strlen(text), "r") : NULL;
+  PetscFunctionBegin;
+  PetscCall(SceneLoadText(comm, file, text, overrides, sim, scene, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSceneCheckText(MPI_Comm comm, const char file[], const char text[], const char overrides[],
+                                   TalusScene *scene)
+{
+  TalusSim       sim;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCheck(text[0], comm, PETSC_ERR_USER_INPUT, "%s: the scene file is empty", file);
-  PetscCheck(fp, comm, PETSC_ERR_MEM, "%s: cannot read the scene's text", file);
-  ierr = SceneLoadStream(comm, file, fp, overrides, sim, scene);
-  fclose(fp);
+  PetscCall(TalusSimCreate(comm, &sim));
+  ierr = SceneLoadText(comm, file, text, overrides, sim, scene, PETSC_TRUE);
+  PetscCall(TalusSimDestroy(&sim));
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }

@@ -25,7 +25,8 @@ typedef struct {
   SceneBodyNames *names;      /* the reader's owner frees it */
   PetscInt        noverrides; /* -set PATH=VALUE, applied to doc before it is read (scene_overrides.c) */
   char          **override;
-  PetscInt nlisted; /* bodies listed under bodies: (every rank reads them): joints, loads and springs name them */
+  PetscInt        nlisted;    /* bodies listed under bodies: (every rank reads them), which links may name */
+  PetscBool       check_only; /* bodies counted, not made, and no memory check (TalusSceneCheckText) */
 } SceneReader;
 
 /* A generator, read and checked (scene_generators.c): its spheres and, for random_fill, its cells */

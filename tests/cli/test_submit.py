@@ -11,7 +11,9 @@ Usage: test_submit.py TALUS SOURCE_ROOT WORK_DIR
   lists the overrides);
 - refused, with the reason and no job written: a sweep with no value or an empty one, a path not in
   the scene, a value the scene's checks refuse (in any point of the product), a campaign that is a
-  file, a missing scene, -sweep on a plain run, an unknown option; no temporary file is left behind.
+  file, a missing scene, -sweep on a plain run, an unknown option; no temporary file is left behind;
+- a scene larger than this node's memory is accepted by submit (checked without making its bodies,
+  within seconds) and refused, with both numbers, by a run on 1 rank.
 """
 import json
 import os
@@ -69,6 +71,16 @@ p = run_talus(TALUS, ["submit", CAMPAIGN, SCENE, "-name", "rough"])
 check(p.returncode == 0 and "rough-0001.json" in jobs(), "-name: %s" % jobs())
 check(not [f for f in os.listdir(QUEUE) if f.startswith(".")], "temporary files left: %s" % os.listdir(QUEUE))
 
+# a scene larger than this node (2e8 spheres, about 440 GB while stepping) is for the server's ranks to
+# refuse or run: submit checks it without making its bodies, in seconds; a lattice that overlaps is
+# still refused
+p = run_talus(TALUS, ["submit", os.path.join(WORK, "large"), SCENE, "-set", "generators.0.lattice.count=[10000,10000,2]"], timeout=60)
+check(p.returncode == 0 and os.listdir(os.path.join(WORK, "large", "queue")) == ["ball-0001.json"],
+      "submit of a 2e8-sphere scene: exit %d: %s" % (p.returncode, p.stderr[-500:]))
+p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "large-run"), "-set", "generators.0.lattice.count=[10000,10000,2]"], timeout=60)
+check(p.returncode == 1 and "2e+08 bodies on 1 rank would need about 440 GB a rank" in p.stderr,
+      "a run of the 2e8-sphere scene on 1 rank: exit %d: %s" % (p.returncode, p.stderr[-500:]))
+
 before = jobs()
 afile = os.path.join(WORK, "afile")
 open(afile, "w").close()
@@ -78,6 +90,7 @@ BAD = [
     (["submit", CAMPAIGN, SCENE, "-sweep", "materials.sand.mu=0.1,0.2"], "the scene has no \"sand\" there"),
     (["submit", CAMPAIGN, SCENE, "-sweep", "materials.rough.mu=0.1,-1", "-sweep", "end_time=1,2"],
      "materials.rough.mu=-1: friction coefficient mu must be >= 0"),
+    (["submit", CAMPAIGN, SCENE, "-set", "generators.0.lattice.spacing=0.1"], "spheres of radius 0.1 overlap at spacing 0.1"),
     (["submit", CAMPAIGN, SCENE, "-sweep"], "-sweep needs PATH=VALUE after it"),
     (["submit", afile, SCENE], "is a file, not a directory"),
     (["submit", CAMPAIGN, os.path.join(WORK, "none.yaml")], "cannot open the scene file"),

@@ -195,7 +195,9 @@ if ok(run_talus(TALUS, ["collect", CAMPAIGN, "-o", results]), "collect"):
     f4 = by_id.get("filling-0004", {})
     check(f4.get("materials.grain.mu") == "0.4" and f4.get("end_time") == "1.2" and f4.get("bodies") == "1000" and
           f4.get("support_force_over_weight", "") != "", "filling-0004's row: %s" % f4)
-    check(all(by_id.get(j, {}).get("steps") == "120" and by_id[j].get("iterations_mean") for j in interrupted),
+    # which jobs the cut interrupts depends on timing: a ball runs 100 steps, a filling 120
+    check(all(by_id.get(j, {}).get("steps") == ("100" if j.startswith("ball") else "120") and by_id[j].get("iterations_mean")
+              for j in interrupted),
           "the resumed jobs' rows count every step of their run: %s" % {j: by_id.get(j, {}).get("steps")
                                                                           for j in interrupted})
     check(by_id.get("broken-0001", {}).get("state") == "failed" and "not a job file" in by_id["broken-0001"]["message"],

@@ -29,6 +29,22 @@ PetscErrorCode SceneMaterialOf(SceneReader *r, yaml_node_t *map, TalusBodies *b,
   PetscFunctionReturn(0);
 }
 
+/* map's mass (positive), or 0 where the material's density (positive) gives it; who: "a body needs", ... */
+PetscErrorCode SceneMassOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt material, const char who[],
+                           PetscReal *mass)
+{
+  yaml_node_t *node = SceneLookup(r, map, "mass");
+
+  PetscFunctionBegin;
+  *mass = 0.0;
+  if (node) {
+    PetscCall(SceneGetNumber(r, node, "mass", mass));
+    if (!(*mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)*mass);
+  } else if (!(b->materials[material].density > 0.0))
+    SceneError(r, map, "%s a mass, or a material with a positive density", who);
+  PetscFunctionReturn(0);
+}
+
 /* A body's shape and size from the keys of its mapping: the shape's table entry names its size key. */
 static PetscErrorCode ShapeOf(SceneReader *r, yaml_node_t *map, TalusShape *shape, PetscReal size[3])
 {
@@ -126,11 +142,8 @@ static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
   PetscCall(SceneCheckKeys(r, map, "a body", keys));
   PetscCall(ShapeOf(r, map, &shape, size));
   PetscCall(SceneMaterialOf(r, map, b, &material));
-  if ((node = SceneLookup(r, map, "mass"))) {
-    PetscCall(SceneGetNumber(r, node, "mass", &mass));
-    if (!(mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)mass);
-  } else if (TalusShapeTable[shape].finite && !(b->materials[material].density > 0.0))
-    SceneError(r, map, "a body needs a mass, or a material with a positive density");
+  if (TalusShapeTable[shape].finite || SceneLookup(r, map, "mass"))
+    PetscCall(SceneMassOf(r, map, b, material, "a body needs", &mass));
   if ((node = SceneLookup(r, map, "fixed"))) PetscCall(SceneGetBool(r, node, "fixed", &fixed));
   if (SceneLookup(r, map, "motion")) fixed = PETSC_TRUE; /* a prescribed body: fixed in the CCP (scene_drives.c) */
   PetscCall(SceneRequireKey(r, map, "position", "a body", &node));
@@ -357,9 +370,9 @@ static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim
   if (!ierr) ierr = PetscLogEventEnd(TALUS_EventSceneGenerate, 0, 0, 0, 0);
   PetscCall(PetscFree(g));
   PetscCall(ierr);
-  made = b->n;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &made, 1, MPIU_INT, MPI_SUM, r->comm));
-  if (r->check_only) made += first - r->nlisted + (has_file ? 1 : 0); /* counted, not made */
+  /* the listed, the generated, and the file's (its rows, when they are only counted) */
+  if (!has_file) made = first;
+  else made = first + (r->check_only ? (PetscInt)file.rows : file.bodies);
   if (made == 0) SceneError(r, root, "the scene has no bodies (give bodies:, generators: or bodies_file:)");
   PetscFunctionReturn(0);
 }

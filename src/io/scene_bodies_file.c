@@ -110,7 +110,6 @@ PetscErrorCode SceneReadBodiesFile(SceneReader *r, yaml_node_t *map, TalusBodies
   const char   *path;
   TalusH5Reader h;
   char          action[PETSC_MAX_PATH_LEN + 64];
-  PetscBool     found;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(f, sizeof(*f)));
@@ -139,11 +138,7 @@ PetscErrorCode SceneReadBodiesFile(SceneReader *r, yaml_node_t *map, TalusBodies
     PetscCall(PetscStrncpy(f->group, group, sizeof(f->group)));
   }
   PetscCall(SceneMaterialOf(r, map, b, &f->material));
-  if ((node = SceneLookup(r, map, "mass"))) {
-    PetscCall(SceneGetNumber(r, node, "mass", &f->mass));
-    if (!(f->mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)f->mass);
-  } else if (!(b->materials[f->material].density > 0.0))
-    SceneError(r, map, "the bodies of a file need a mass, or a material with a positive density");
+  PetscCall(SceneMassOf(r, map, b, f->material, "the bodies of a file need", &f->mass));
   /* the rows: the length of the group's position dataset */
   ReaderInit(r, f, &h, action, sizeof(action));
   PetscCall(TalusH5Open(&h));
@@ -165,7 +160,6 @@ PetscErrorCode SceneReadBodiesFile(SceneReader *r, yaml_node_t *map, TalusBodies
     if (set >= 0) H5Dclose(set);
     if (g >= 0) H5Gclose(g);
   }
-  (void)found;
   PetscCall(TalusH5Verdict(&h));
   TalusH5Close(&h);
   if (f->rows < 1) SceneError(r, map, "%s has no rows in group %s", f->path, f->group);
@@ -209,6 +203,7 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
     const char *why;
     char        what[200];
     if (EmptyRow(has_id, id, size, k)) continue;
+    nmade++;
     if (!TalusShapeFromCode(shape[k], &s) || !TalusShapeTable[s].finite) {
       snprintf(what, sizeof(what), "row %d has shape code %d, not a sphere's or a box's", (int)(offset + k), shape[k]);
       TalusH5Fault(&h, "%s", what);
@@ -231,11 +226,10 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
     PetscCall(ierr);
   }
   /* ids in row order over the ranks, the empty rows (a checkpoint's removed bodies) skipped */
-  for (PetscInt k = 0; k < count; k++) nmade += !EmptyRow(has_id, id, size, k);
-  PetscCallMPI(MPI_Exscan(&nmade, &first, 1, MPIU_INT, MPI_SUM, r->comm));
-  if (h.rank == 0) first = 0;
-  first += first_id;
-  f->made = nmade;
+  PetscCallMPI(MPI_Scan(&nmade, &first, 1, MPIU_INT, MPI_SUM, r->comm));
+  first += first_id - nmade;
+  f->bodies = first - first_id + nmade; /* on the last rank: all of them */
+  PetscCallMPI(MPI_Bcast(&f->bodies, 1, MPIU_INT, h.size - 1, r->comm));
   PetscCall(TalusBodiesReserve(b, b->n + nmade + nmade / 4)); /* room for what the first distribution brings */
   for (PetscInt k = 0; k < count; k++) {
     TalusShape s;
@@ -259,16 +253,16 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
     }
   }
   /* the box of the bodies read, over all ranks (refused where it meets a generator's) */
-  for (int d = 0; d < 3; d++) f->box_lo[d] = PETSC_MAX_REAL, f->box_hi[d] = -PETSC_MAX_REAL;
-  for (PetscInt k = b->n - nmade; k < b->n; k++)
-    for (int d = 0; d < 3; d++) {
-      f->box_lo[d] = PetscMin(f->box_lo[d], b->position[3 * k + d] - TalusBodiesBoundingRadius(b, k));
-      f->box_hi[d] = PetscMax(f->box_hi[d], b->position[3 * k + d] + TalusBodiesBoundingRadius(b, k));
-    }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, f->box_lo, 3, MPIU_REAL, MPIU_MIN, r->comm));
-  for (int d = 0; d < 3; d++) f->box_hi[d] = -f->box_hi[d];
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, f->box_hi, 3, MPIU_REAL, MPIU_MIN, r->comm));
-  for (int d = 0; d < 3; d++) f->box_hi[d] = -f->box_hi[d];
+  { /* lo and -hi, in one reduction */
+    PetscReal box[6] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL};
+    for (PetscInt k = b->n - nmade; k < b->n; k++)
+      for (int d = 0; d < 3; d++) {
+        box[d]     = PetscMin(box[d], b->position[3 * k + d] - TalusBodiesBoundingRadius(b, k));
+        box[3 + d] = PetscMin(box[3 + d], -b->position[3 * k + d] - TalusBodiesBoundingRadius(b, k));
+      }
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, box, 6, MPIU_REAL, MPIU_MIN, r->comm));
+    for (int d = 0; d < 3; d++) f->box_lo[d] = box[d], f->box_hi[d] = -box[3 + d];
+  }
   PetscCall(PetscFree5(x, size, q, v, w));
   PetscCall(PetscFree3(id, shape, fixed));
   PetscFunctionReturn(0);

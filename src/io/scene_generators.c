@@ -217,11 +217,7 @@ PetscErrorCode SceneReadGenerator(SceneReader *r, yaml_node_t *entry, const Talu
   PetscCall(SceneGetNumber(r, node, "radius", &g->radius));
   if (!(g->radius > 0.0)) SceneError(r, node, "radius must be positive, got %g", (double)g->radius);
   PetscCall(SceneMaterialOf(r, map, b, &g->material));
-  if ((node = SceneLookup(r, map, "mass"))) {
-    PetscCall(SceneGetNumber(r, node, "mass", &g->mass));
-    if (!(g->mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)g->mass);
-  } else if (!(b->materials[g->material].density > 0.0))
-    SceneError(r, map, "generated spheres need a mass, or a material with a positive density");
+  PetscCall(SceneMassOf(r, map, b, g->material, "generated spheres need", &g->mass));
   PetscCall(SceneOptionalVector(r, map, "velocity", g->velocity));
   if ((node = SceneLookup(r, map, "seed"))) PetscCall(SceneGetInt(r, node, "seed", &seed));
   g->seed = (unsigned long long)seed;

@@ -98,7 +98,7 @@ typedef struct {
   PetscInt     material;
   PetscReal    mass;                 /* 0: the material's density */
   double       rows;                 /* the table's rows (some may be empty) */
-  PetscInt     made;                 /* bodies this rank read */
+  PetscInt     bodies;               /* the bodies read, over all ranks (the rows not empty) */
   PetscReal    box_lo[3], box_hi[3]; /* of all the bodies read, over the ranks */
 } SceneBodiesFile;
 /* The file checked and its rows counted (collective); then this rank's slice of the rows read into b,
@@ -117,6 +117,9 @@ PETSC_INTERN PetscErrorCode SceneCheckPlacement(SceneReader *r, yaml_node_t *whe
                                                 const TalusScene *scene);
 /* scene.c: a body's material (the only one may be left out) */
 PETSC_INTERN PetscErrorCode SceneMaterialOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material);
+/* scene.c: map's mass (positive), or 0 where the material's density gives it (else an error: "WHO a mass, ...") */
+PETSC_INTERN PetscErrorCode SceneMassOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt material,
+                                        const char who[], PetscReal *mass);
 
 /* scene_joints.c: the joints: list, once every body has its id (names from r->names) */
 PETSC_INTERN PetscErrorCode SceneReadJoints(SceneReader *r, yaml_node_t *list, TalusSim sim);

@@ -12,8 +12,10 @@
 
 #define TALUS_CHECKPOINT_FORMAT "talus-checkpoint"
 /* 2 (talus 0.2): joints and their impulses, prescribed motions, loads, springs; 3: planar bodies and
-   the tables of prescribed functions of time. Versions 1 and 2 are still read (without what they lack). */
-#define TALUS_CHECKPOINT_VERSION 5
+   the tables of prescribed functions of time; 6: the same layout, written by runs whose joint rows are
+   linearised at the step's end (a file before 6 restarts with -joint_lookahead 0, as its run had). All
+   earlier versions are still read (without what they lack). */
+#define TALUS_CHECKPOINT_VERSION 6
 /* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
    wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
 #define TALUS_EXIT_RESUBMIT 75
@@ -51,8 +53,8 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetInfo(MPI_Comm, const char path
 /* Puts the options stored in a checkpoint into the options database, except those already set
    (on the command line), which win. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm, const char path[]);
-/* The stored options as one string (free with PetscFree). */
-PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm, const char path[], char **options);
+/* The stored options as one string (free with PetscFree), and the file's format version (or NULL). */
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm, const char path[], char **options, PetscInt *version);
 
 /* ---------------------------------------------------------------- policy (checkpoint.c) */
 

@@ -59,6 +59,9 @@ PETSC_EXTERN PetscErrorCode TalusSimSetEnvelope(TalusSim, PetscReal envelope);
 PETSC_EXTERN PetscErrorCode TalusSimSetAntiRelaxation(TalusSim, PetscBool);
 /* B applied matrix-free from a compact record per contact (default) or assembled (-ccp_matrix_free). */
 PETSC_EXTERN PetscErrorCode TalusSimSetMatrixFree(TalusSim, PetscBool);
+/* -joint_lookahead: rigid and compliant two-sided joint rows linearised at q + theta h v, theta in [0, 1]
+   (default 1: the step's predicted end, no energy gain; 0: at q, seed 000 eq. 9c; docs/mechanisms.md) */
+PETSC_EXTERN PetscErrorCode TalusSimSetJointLookahead(TalusSim, PetscReal theta);
 /* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
    between steps (tolerances, iteration limits, monitors). Do not destroy it. */
 PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);

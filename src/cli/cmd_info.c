@@ -79,7 +79,7 @@ PetscErrorCode TalusCommandInfo(int argc, char **argv)
     char               *options;
     double              size = 0.0;
     PetscCall(TalusCheckpointFileGetInfo(PETSC_COMM_WORLD, path, &info));
-    PetscCall(TalusCheckpointFileGetOptions(PETSC_COMM_WORLD, path, &options));
+    PetscCall(TalusCheckpointFileGetOptions(PETSC_COMM_WORLD, path, &options, NULL));
     if (stat(path, &st) == 0) size = (double)st.st_size;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "%s: talus checkpoint, format version %" PetscInt_FMT

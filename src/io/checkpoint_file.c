@@ -415,7 +415,7 @@ PetscErrorCode TalusCheckpointFileGetInfo(MPI_Comm comm, const char path[], Talu
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm comm, const char path[], char **options)
+PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm comm, const char path[], char **options, PetscInt *version)
 {
   TalusH5Reader       r;
   TalusCheckpointInfo info;
@@ -428,21 +428,22 @@ PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm comm, const char path[], c
   if (r.bad) PetscCall(PetscFree(*options));
   PetscCall(TalusH5Verdict(&r));
   TalusH5Close(&r);
+  if (version) *version = info.version;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[])
 {
-  char *options;
+  char    *options, origin[PETSC_MAX_PATH_LEN + 32];
+  PetscInt version;
 
   PetscFunctionBegin;
-  PetscCall(TalusCheckpointFileGetOptions(comm, path, &options));
-  {
-    char origin[PETSC_MAX_PATH_LEN + 32];
-    PetscCall(PetscSNPrintf(origin, sizeof(origin), "the options stored in %s", path));
-    PetscCall(TalusOptionsInsertUnlessGiven(options, origin));
-    PetscCall(TalusOptionsTranslateRenamed(origin));
-  }
+  PetscCall(TalusCheckpointFileGetOptions(comm, path, &options, &version));
+  PetscCall(PetscSNPrintf(origin, sizeof(origin), "the options stored in %s", path));
+  PetscCall(TalusOptionsInsertUnlessGiven(options, origin));
+  PetscCall(TalusOptionsTranslateRenamed(origin));
+  /* files before format 6 were written by runs whose joint rows were seed 000's: they continue so */
+  if (version < 6) PetscCall(TalusOptionsInsertUnlessGiven("-joint_lookahead 0", origin));
   PetscCall(PetscFree(options));
   PetscFunctionReturn(0);
 }

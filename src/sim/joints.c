@@ -171,6 +171,48 @@ static PetscReal KnownVelocity(const TalusBodies *b, PetscInt k, const PetscReal
   return TalusDot3(G, &b->velocity[3 * k]) + TalusDot3(&G[3], w);
 }
 
+/* Body k's pose a time h ahead at its present velocities (as step.c's Integrate: r + h v, the exact rotation) */
+static TalusPose PredictedPose(const TalusBodies *b, PetscInt k, PetscReal h)
+{
+  TalusPose P = PoseOf(b, k);
+  PetscReal e[4];
+
+  if (k < 0) return P;
+  for (int d = 0; d < 4; d++) e[d] = b->quaternion[4 * k + d];
+  TalusQuatIntegrate(e, &b->omega[3 * k], h);
+  TalusQuatToMatrix(e, P.A);
+  for (int d = 0; d < 3; d++) P.r[d] += h * b->velocity[3 * k + d];
+  return P;
+}
+
+/*
+ * A two-sided row linearised at the pose q~ = q^l + theta h v^l (-joint_lookahead theta) instead of at
+ * q^l: the step then asks g(q^{l+1}) ~ g(q~) + G(q~) (h v^{l+1} - theta h v^l) = 0, i.e. the row G(q~)
+ * with the gap g(q~) - theta h G(q~) v^l in place of g (the stabilisation and compliance below are
+ * unchanged). At theta = 1, G(q~) = G + h G-dot to first order: seed 004's G-dot v term (eq. 15, 53)
+ * with a stabilisation that agrees with it. With gravity only, a step's energy change is
+ * gamma . G v^{l+1} - |dv|_M^2 / 2, and at theta = 1 G(q~) v^{l+1} = (g(q~) - g(q^{l+1})) / h + O(h^2)
+ * has the sign that makes the first term a loss too: a rigid pendulum's energy never rises, at the
+ * price of a first-order damping (seed 000's rows, theta = 0, gain and lose O(h) about the start's
+ * energy; docs/mechanisms.md has both measured).
+ */
+static PetscErrorCode PredictRows(TalusSim sim, const TalusJoint *joint, const PetscInt k[2],
+                                  TalusJointRowTerms terms[])
+{
+  const TalusBodies *b        = sim->bodies;
+  const PetscInt     n        = TalusJointTypeRows((TalusJointType)joint->type);
+  const PetscReal    ahead_by = sim->joint_lookahead * sim->dt;
+  TalusPose          ahead[2];
+
+  PetscFunctionBegin;
+  for (int side = 0; side < 2; side++) ahead[side] = PredictedPose(b, k[side], ahead_by);
+  TalusJointEvaluate(joint, &ahead[0], &ahead[1], sim->tables, sim->t, terms);
+  for (PetscInt r = 0; r < n; r++)
+    for (int side = 0; side < 2; side++)
+      if (k[side] >= 0) terms[r].g -= ahead_by * KnownVelocity(b, k[side], terms[r].G[side]);
+  PetscFunctionReturn(0);
+}
+
 /* Joint j's rows when this rank keeps it, after those already built */
 static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
 {
@@ -193,6 +235,10 @@ static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
     pose[side] = PoseOf(b, k[side]);
   }
   TalusJointEvaluate(joint, &pose[0], &pose[1], sim->tables, sim->t, terms);
+  for (PetscInt r = 0; r < n; r++) /* a limit's row is violated only below 0; any g of a two-sided row is */
+    sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular],
+                                                  limit ? -terms[r].g : PetscAbsReal(terms[r].g));
+  if (sim->joint_lookahead > 0.0 && !limit && !(joint->delta > 0.0)) PetscCall(PredictRows(sim, joint, k, terms));
   PetscCall(
     TalusGrowArray(sizeof(TalusJointRow), sim->njoint_rows_local + n, &sim->joint_rows_capacity, &sim->joint_rows));
   for (PetscInt r = 0; r < n; r++) {
@@ -216,9 +262,6 @@ static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
     for (int side = 0; side < 2; side++)                   /* a fixed side's known velocity (seed 002 eq. 70) */
       if (k[side] >= 0 && b->dof[k[side]] < 0) row->bias += KnownVelocity(b, k[side], terms[r].G[side]);
     row->impulse = sim->joint_impulse[row->row];
-    /* a limit's row is violated only below 0; any g of a two-sided row is */
-    sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular],
-                                                  limit ? -terms[r].g : PetscAbsReal(terms[r].g));
   }
   PetscFunctionReturn(0);
 }

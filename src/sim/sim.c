@@ -8,14 +8,15 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   PetscCallMPI(MPI_Comm_rank(comm, &(*sim)->rank));
   PetscCallMPI(MPI_Comm_size(comm, &(*sim)->size));
   PetscCall(TalusDecompCreate(comm, &(*sim)->decomp));
-  (*sim)->comm        = comm;
-  (*sim)->dt          = 0.01;
-  (*sim)->t_final     = 1.0;
-  (*sim)->envelope    = 0.0;
-  (*sim)->anti_relax  = PETSC_TRUE;
-  (*sim)->matrix_free = PETSC_TRUE;
-  (*sim)->gravity[2]  = -9.81;
-  (*sim)->nreplicated = PETSC_DETERMINE; /* every body on every rank, unless the scene says */
+  (*sim)->comm            = comm;
+  (*sim)->dt              = 0.01;
+  (*sim)->t_final         = 1.0;
+  (*sim)->envelope        = 0.0;
+  (*sim)->anti_relax      = PETSC_TRUE;
+  (*sim)->matrix_free     = PETSC_TRUE;
+  (*sim)->joint_lookahead = 1.0;
+  (*sim)->gravity[2]      = -9.81;
+  (*sim)->nreplicated     = PETSC_DETERMINE; /* every body on every rank, unless the scene says */
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
   PetscFunctionReturn(0);
 }
@@ -107,6 +108,17 @@ PetscErrorCode TalusSimSetMatrixFree(TalusSim sim, PetscBool on)
 {
   PetscFunctionBegin;
   sim->matrix_free = on;
+  PetscFunctionReturn(0);
+}
+
+/* Where rigid and compliant two-sided joint rows are linearised: at q + theta h v (joints.c, PredictRows) */
+PetscErrorCode TalusSimSetJointLookahead(TalusSim sim, PetscReal theta)
+{
+  PetscFunctionBegin;
+  PetscCheck(theta >= 0.0 && theta <= 1.0, sim->comm, PETSC_ERR_USER_INPUT,
+             "-joint_lookahead must be in [0, 1] (0: seed 000's rows at q^l, 1: at the step's predicted end), got %g",
+             (double)theta);
+  sim->joint_lookahead = theta;
   PetscFunctionReturn(0);
 }
 
@@ -217,6 +229,7 @@ PetscErrorCode TalusSimGetStep(TalusSim sim, PetscInt *step)
 PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
   PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope, force_rtol = sim->force_rtol;
+  PetscReal lookahead = sim->joint_lookahead;
 
   PetscFunctionBegin;
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
@@ -238,11 +251,17 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
     "-ccp_matrix_free",
     "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)",
     "TalusSimSetMatrixFree", sim->matrix_free, &sim->matrix_free, NULL));
+  PetscCall(
+    PetscOptionsReal("-joint_lookahead",
+                     "Linearise rigid and compliant joint rows at the pose q + THETA h v (1: the step's end, seed "
+                     "004's G-dot v term: a pendulum's energy never rises; 0: at q, seed 000 eq. 9c)",
+                     "TalusSimSetJointLookahead", lookahead, &lookahead, NULL));
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));
   PetscCall(TalusSimSetFinalTime(sim, t_final));
   PetscCall(TalusSimSetEnvelope(sim, envelope));
   PetscCall(TalusSimSetContactForceTolerance(sim, force_rtol));
+  PetscCall(TalusSimSetJointLookahead(sim, lookahead));
   PetscCall(TalusDecompSetFromOptions(sim->decomp));
   PetscFunctionReturn(0);
 }

@@ -55,6 +55,7 @@ struct _p_TalusSim {
   PetscInt       njoint_rows_local, joint_rows_capacity;
   PetscInt       nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */
   PetscReal      joint_drift[2];    /* this step's largest violation before it: lengths (m), angles (rad) */
+  PetscReal      joint_lookahead;   /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (joints.c) */
   PetscInt       njointed,
     *jointed;              /* the pairs of bodies a joint holds (id_a < id_b, 2 each, sorted): they do not collide */
   PetscReal *joint_record; /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */

@@ -506,7 +506,7 @@ refuse(SCENE, "not a readable HDF5 file")
 
 # ------------------------------------------------------------------ talus info, options
 p = run(["info", good])
-check(p.returncode == 0 and "talus checkpoint, format version 5" in p.stdout and "joints: 0" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
+check(p.returncode == 0 and "talus checkpoint, format version 6" in p.stdout and "joints: 0" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
 p = run(["info", os.path.join(out("full-np1"), "frames.h5")])
 check(p.returncode == 0 and "frames: 9" in p.stdout and "bodies per frame: 125" in p.stdout, "talus info FRAMES:\n" + p.stdout + p.stderr)
 p = run(["info", SCENE])

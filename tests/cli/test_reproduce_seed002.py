@@ -6,11 +6,13 @@ Usage: test_reproduce_seed002.py TALUS SOURCE_ROOT WORK_DIR
 Runs the script with this build's talus and checks results.json against the closed forms of
 ../shared/seed-formulations.md sec. 2.3 (S2-4 to S2-7, S2-9, S2-10) and sec. 1.3 (B0-2):
 - double_pendulum_periods_s within 1 % of [2.34437, 0.87404] (h = 1e-3);
-- pin_drift_m within 25 % of l h^2 w^2 / 2 at h = 0.01 and 0.005, and about 4 times smaller at h / 2;
+- pin_drift_m (seed 000's rows) within 25 % of l h^2 w^2 / 2 at h = 0.01 and 0.005, and about 4 times
+  smaller at h / 2; pin_drift_predicted_m (the default rows) below 1 % of it;
 - conveyor_speed_error, floor_momentum_drift and spring_static_deflection_error at solver tolerance;
 - static_floor_impulse_ratio (S2-6): 4.2 and 4.3 at rest put the whole weight on the floor (to the 8 digits of stats.csv);
 - energy_gain_max_J: the examples without input gain no energy beyond 0.5 % of their swing (m g L = 9.81 J
-  for the double pendulum) at any time over their lowest energy so far, nor at the end;
+  for the double pendulum) at any time over their lowest energy so far, nor at the end; and
+  energy_above_start_max_J: never above the first step's energy by 1e-6 of m g L (S2-10, S4-4);
 and that the figures are drawn.
 """
 import json
@@ -36,6 +38,10 @@ if p.returncode == 0:
         check(abs(got / want - 1) <= 0.25, "pin drift %g m, l h^2 w^2 / 2 = %g m" % (got, want))
     ratio = r["pin_drift_m"][0] / r["pin_drift_m"][1]
     check(3.5 <= ratio <= 4.5, "pin drift ratio for h halved: %g" % ratio)
+    for got, seed000 in zip(r["pin_drift_predicted_m"], r["pin_drift_m"]):
+        check(got < 0.01 * seed000, "pin drift with the rows at the step's end %g m, seed 000's %g m" % (got, seed000))
+    check(r["energy_above_start_max_J"] <= 1e-6 * 9.81,
+          "energy up to %g J above the start's (%s J lost)" % (r["energy_above_start_max_J"], r["energy_lost_J"]))
     check(r["conveyor_speed_error"] < 1e-8, "conveyor speed error %g m/s" % r["conveyor_speed_error"])
     check(r["floor_momentum_drift"] < 1e-12, "floor momentum drift %g" % r["floor_momentum_drift"])
     check(r["spring_static_deflection_error"] < 1e-6, "spring deflection error %g" % r["spring_static_deflection_error"])

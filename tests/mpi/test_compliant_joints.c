@@ -8,11 +8,11 @@
  *   S4-2 L-stability: K = 1e15, B = 1, h = 0.1, started 1 mm off: the row is within 1e-6 of it
  *        after one step (the rigid row's deadbeat);
  *   S4-4 seed 004's pendulum (section 4.4): a 1 kg bob 1 m from a compliant pin (K = 1e15, B = 1),
- *        released horizontal, g = 9.81, 1 s: bounded at h = 0.1 and 1e-4, its drift quadratic in h
- *        (h = 1e-3 over 5e-4 in [3.5, 4.5]). Its energy is symplectic Euler's: it swings by O(h) about
- *        the start's, below on the way down and above on the way up (measured 1.31 h m g L at
- *        h = 1e-3), not the "never above by 1e-9" the formulations note proposed (S4-4): within
- *        2 h m g L (1.54 h at h = 0.1), and halving with h.
+ *        released horizontal, g = 9.81, 1 s: bounded at h = 0.1 and 1e-4, its drift at least quadratic
+ *        in h (h = 1e-3 over 5e-4 at least 3.5), and its energy never above the start's by 1e-9 of
+ *        m g L (the formulations note's S4-4 bound), with the rows linearised at the step's predicted
+ *        end (-joint_lookahead 1, the default: seed 004's G-dot v term). The energy it loses is first
+ *        order in h (h = 1e-3 over 5e-4 in [1.8, 2.2]; measured 19 h m g L over the second).
  */
 #include "../common/check.h"
 
@@ -105,14 +105,15 @@ static PetscErrorCode LStable(void)
   PetscFunctionReturn(0);
 }
 
-/* S4-4: the largest pin drift over 1 s; false when a step diverges or the energy rises */
-static PetscErrorCode StiffPendulum(PetscReal h, PetscReal *drift, PetscReal *swing)
+/* S4-4: the largest pin drift over 1 s and the energy lost at its end (m g L); false when a step diverges or
+   the energy rises above the start's */
+static PetscErrorCode StiffPendulum(PetscReal h, PetscReal *drift, PetscReal *lost)
 {
   const PetscReal g[3] = {0, 0, -9.81}, p[3] = {1, 0, 0}, mgL = 9.81;
   TalusSim        sim;
   TalusBodyRecord rec;
   TalusBodies    *b;
-  PetscReal       gain = 0.0;
+  PetscReal       above = -PETSC_MAX_REAL, energy = 0.0;
   PetscBool       stable;
 
   PetscFunctionBegin;
@@ -120,28 +121,30 @@ static PetscErrorCode StiffPendulum(PetscReal h, PetscReal *drift, PetscReal *sw
   PetscCall(TalusSimGetBodies(sim, &b));
   *drift = 0.0;
   for (PetscInt s = 0; s < (PetscInt)(1.0 / h + 0.5); s++) {
-    PetscReal energy, kinetic;
+    PetscReal potential, kinetic;
     PetscCall(Step(sim, &rec));
     *drift  = PetscMax(*drift, PetscAbsReal(PetscSqrtReal(TalusDot3(rec.position, rec.position)) - 1.0));
     kinetic = TalusBodiesKineticEnergyLocal(b);
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &kinetic, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
-    PetscCall(TalusSimGetPotentialEnergy(sim, &energy));
-    gain = PetscMax(gain, PetscAbsReal(kinetic + energy) / mgL); /* the start's energy is 0: at rest at z = 0 */
+    PetscCall(TalusSimGetPotentialEnergy(sim, &potential));
+    energy = (kinetic + potential) / mgL; /* the start's energy is 0: at rest at z = 0 */
+    above  = PetscMax(above, energy);
   }
-  stable = (PetscBool)(*drift < 0.1 && gain <= 2.0 * h); /* false for NaN too */
-  CHECK(stable, "S4-4 h = %g: drift %g m, energy off the start's by up to %g m g L (2 h allowed)", (double)h,
-        (double)*drift, (double)gain);
+  stable = (PetscBool)(*drift < 0.1 && above <= 1e-9); /* false for NaN too */
+  CHECK(stable, "S4-4 h = %g: drift %g m, energy up to %g m g L above the start's (1e-9 allowed)", (double)h,
+        (double)*drift, (double)above);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "S4-4 stiff pendulum h = %g: largest drift %.3e m, energy within %.2f h m g L of the start's\n",
-                        (double)h, (double)*drift, (double)(gain / h)));
-  *swing = gain;
+                        "S4-4 stiff pendulum h = %g: largest drift %.3e m, energy never above the start's (by %.1e m g "
+                        "L at most), %.2f h m g L lost in 1 s\n",
+                        (double)h, (double)*drift, (double)PetscMax(above, 0.0), (double)(-energy / h)));
+  *lost = -energy;
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);
 }
 
 int main(int argc, char **argv)
 {
-  PetscReal drift[4], swing[4];
+  PetscReal drift[4], lost[4];
 
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   PetscCall(ImplicitEuler(1e-2, 1e6, 0.0, 50));
@@ -149,16 +152,17 @@ int main(int argc, char **argv)
   PetscCall(ImplicitEuler(1e-2, 1e6, 10.0, 50));
   PetscCall(ImplicitEuler(1e-3, 1e4, 50.0, 300));
   PetscCall(LStable());
-  PetscCall(StiffPendulum(0.1, &drift[0], &swing[0]));
-  PetscCall(StiffPendulum(1e-4, &drift[1], &swing[1]));
-  PetscCall(StiffPendulum(1e-3, &drift[2], &swing[2]));
-  PetscCall(StiffPendulum(5e-4, &drift[3], &swing[3]));
-  CHECK(drift[2] / drift[3] >= 3.5 && drift[2] / drift[3] <= 4.5,
-        "S4-4: the drift at h = 1e-3 over h = 5e-4 is %g, quadratic is 4", (double)(drift[2] / drift[3]));
-  CHECK(swing[2] / swing[3] >= 1.8 && swing[2] / swing[3] <= 2.2,
-        "S4-4: the energy swing at h = 1e-3 over h = 5e-4 is %g, first order is 2", (double)(swing[2] / swing[3]));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "S4-4 h = 1e-3 over 5e-4: drift %.3f (quadratic: 4), energy swing %.3f (2)\n",
-                        (double)(drift[2] / drift[3]), (double)(swing[2] / swing[3])));
+  PetscCall(StiffPendulum(0.1, &drift[0], &lost[0]));
+  PetscCall(StiffPendulum(1e-4, &drift[1], &lost[1]));
+  PetscCall(StiffPendulum(1e-3, &drift[2], &lost[2]));
+  PetscCall(StiffPendulum(5e-4, &drift[3], &lost[3]));
+  CHECK(drift[2] / drift[3] >= 3.5, "S4-4: the drift at h = 1e-3 over h = 5e-4 is %g, at least quadratic (4)",
+        (double)(drift[2] / drift[3]));
+  CHECK(lost[2] / lost[3] >= 1.8 && lost[2] / lost[3] <= 2.2,
+        "S4-4: the energy lost at h = 1e-3 over h = 5e-4 is %g, first order is 2", (double)(lost[2] / lost[3]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "S4-4 h = 1e-3 over 5e-4: drift %.3f (at least quadratic: 4), energy lost %.3f (2)\n",
+                        (double)(drift[2] / drift[3]), (double)(lost[2] / lost[3])));
   {
     int status = TestSummary("test_compliant_joints");
     PetscCall(TalusFinalize());

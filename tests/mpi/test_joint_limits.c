@@ -56,7 +56,7 @@ static PetscReal ImplicitEulerRebound(PetscReal hw)
 /* S4-5: a 1 kg sphere (r = 0.1 m) 1 m from a rigid pin about z at the origin, its angle limited to
    [0, 1] rad by a compliant limit, started at angle 0 turning at -1 rad/s; the time step makes
    h sqrt(K/M) = hw. Returns the angular speed it leaves with (rad/s). */
-static PetscErrorCode Rebound(PetscReal hw, PetscReal *ratio)
+static PetscErrorCode Rebound(PetscReal hw, PetscReal lookahead, PetscReal *ratio)
 {
   const PetscReal K = 1e12, M = 1.0 + 0.4 * 0.01, size[3] = {0.1, 0, 0}, p[3] = {1, 0, 0}, none[3] = {0, 0, 0};
   const PetscReal h = hw / PetscSqrtReal(K / M);
@@ -79,6 +79,7 @@ static PetscErrorCode Rebound(PetscReal hw, PetscReal *ratio)
 
   PetscFunctionBegin;
   PetscCall(TestNewSim(PETSC_COMM_WORLD, none, h, 0.01, 0.0, 1e-14, &sim));
+  PetscCall(TalusSimSetJointLookahead(sim, lookahead));
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, size, 1.0, 0, PETSC_FALSE, p, &k));
   b->omega[3 * k + 2] = -1.0, b->velocity[3 * k + 1] = -1.0; /* w x r for r = (1, 0, 0) */
@@ -112,10 +113,13 @@ static PetscErrorCode ReboundCurve(void)
   PetscFunctionBegin;
   for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
     const PetscReal expected = ImplicitEulerRebound(hw[i]);
-    PetscReal       ratio    = PETSC_MAX_REAL;
-    PetscCall(Rebound(hw[i], &ratio));
-    CHECK(PetscAbsReal(ratio - expected) < 1e-6, "S4-5 h sqrt(K/M) = %g: rebound %.9f, implicit Euler %.9f",
-          (double)hw[i], (double)ratio, (double)expected);
+    PetscReal       ratio = PETSC_MAX_REAL, seed000 = PETSC_MAX_REAL;
+    /* the recurrence is exact with the rigid pin's rows at q^l (seed 000); at the step's predicted end (the
+       default) the pin's rows carry the centripetal term, which moves the rebound by O(h^2) */
+    PetscCall(Rebound(hw[i], 0.0, &seed000));
+    PetscCall(Rebound(hw[i], 1.0, &ratio));
+    CHECK(PetscAbsReal(seed000 - expected) < 1e-6, "S4-5 h sqrt(K/M) = %g: rebound %.9f, implicit Euler %.9f",
+          (double)hw[i], (double)seed000, (double)expected);
     CHECK(PetscAbsReal(ratio - note[i]) <= slack[i] && (hw[i] < 10.0 || ratio < 0.01),
           "S4-5 h sqrt(K/M) = %g: rebound %.4f, the note's %.4f", (double)hw[i], (double)ratio, (double)note[i]);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "S4-5 h sqrt(K/M) = %g: rebound %.6f (implicit Euler %.6f, note %.4f)\n",

@@ -3,6 +3,10 @@
 #define TALUS_SCENE_H
 #include <talus/sim.h>
 
+/* The largest magnitude a scene's or a checkpoint's number may have: beyond it the step's products
+   (m v^2, |g| h^2 / r, N r) overflow to Inf, and no physical quantity in SI units comes near it. */
+#define TALUS_LARGEST_INPUT 1e100
+
 #define TALUS_SCENE_OVERRIDES_LEN 4096
 
 typedef struct {

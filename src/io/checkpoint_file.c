@@ -450,7 +450,7 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
 
 /* What a stored row may hold, as strictly as a scene (a file whose checksums were recomputed after an
    edit gets past them): its shape's stored code turned into the shape (in place). NULL, or the fault. */
-static const char *RowFault(BodyRow *row, PetscInt nmaterials, PetscInt max_id, PetscBool plane)
+static const char *RowFault(BodyRow *row, PetscInt nmaterials, PetscInt max_id, PetscInt ranks, PetscBool plane)
 {
   TalusBodyRecord *b = &row->body;
   TalusShape       shape;
@@ -462,14 +462,33 @@ static const char *RowFault(BodyRow *row, PetscInt nmaterials, PetscInt max_id, 
   if (!TalusShapeFromCode(b->shape, &shape)) return "an unknown shape";
   b->shape = shape;
   if (!TalusAllFinite(b->size, 3) || !TalusAllFinite(b->position, 3) || !TalusAllFinite(b->velocity, 3) ||
-      !TalusAllFinite(b->omega, 3) || !TalusAllFinite(b->inertia, 3) || PetscIsInfOrNanReal(b->mass))
-    return "a value that is not a finite number";
+      !TalusAllFinite(b->omega, 3) || !TalusAllFinite(b->inertia, 3) || !TalusAllFinite(&b->mass, 1))
+    return "a value that is not a finite number (or beyond 1e100 in magnitude)";
   if (TalusShapeTable[shape].check_size(b->size)) return "a size its shape does not allow";
   if (plane) return (!TalusShapeTable[shape].finite && b->fixed) ? NULL : "a plane that is not a fixed plane";
   if (!TalusShapeTable[shape].finite) return "an unbounded shape among the finite bodies";
+  if (row->rank < 0 || row->rank >= ranks) return "a writing rank (bodies/rank) outside the ranks that wrote the file";
   if (!b->fixed && !(b->mass > 0.0 && b->inertia[0] > 0.0 && b->inertia[1] > 0.0 && b->inertia[2] > 0.0))
     return "a moving body without a positive mass and inertia";
   if (b->mass < 0.0) return "a negative mass";
+  return NULL;
+}
+
+/* A stored warm start's fields in their ranges before any is used (its rank and slot choose where it is sent:
+   out of range, the exchange failed with "destination rank 7 of item 0 is not in the communicator"). NULL, or
+   the fault. */
+static const char *ContactFault(const ContactRow *row, PetscInt max_id, PetscInt nfinite, PetscInt ranks)
+{
+  const TalusContactHistory *h = &row->h;
+
+  if (row->rank < 0 || row->rank >= ranks)
+    return "a writing rank (contacts/rank) outside the ranks that wrote the file";
+  if (row->owner_slot < 0 || row->owner_slot >= nfinite)
+    return "the row of the body that keeps it (contacts/owner_slot) outside the file's bodies";
+  if (h->id_a < 0 || h->id_a >= max_id || h->id_b < 0 || h->id_b >= max_id)
+    return "a body id (contacts/id_a or id_b) outside the scene's";
+  if (h->owner != h->id_a && h->owner != h->id_b) return "a keeping body (contacts/owner) that is neither of its pair";
+  if (!TalusAllFinite(h->impulse, 3)) return "an impulse (contacts/impulse) that is not a finite number";
   return NULL;
 }
 
@@ -572,12 +591,15 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     PetscInt       live   = 0;
     const char    *fault;
     for (PetscInt p = 0; p < info.nplanes; p++)
-      if ((fault = RowFault(&planes[p], nm, max_id, PETSC_TRUE))) TalusH5Fault(&r, "a plane has %s", fault);
+      if ((fault = RowFault(&planes[p], nm, max_id, info.ranks, PETSC_TRUE))) TalusH5Fault(&r, "a plane has %s", fault);
     for (PetscInt k = 0; k < hi - lo; k++) {
       if (rows[k].body.id < 0) continue;
       live++;
-      if ((fault = RowFault(&rows[k], nm, max_id, PETSC_FALSE))) TalusH5Fault(&r, "a body has %s", fault);
+      if ((fault = RowFault(&rows[k], nm, max_id, info.ranks, PETSC_FALSE))) TalusH5Fault(&r, "a body has %s", fault);
     }
+    for (PetscInt h = 0; h < chi - clo; h++)
+      if ((fault = ContactFault(&crows[h], max_id, info.nfinite, info.ranks)))
+        TalusH5Fault(&r, "a warm-start contact has %s", fault);
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &live, 1, MPIU_INT, MPI_SUM, comm));
     if (live != info.nbodies) TalusH5Fault(&r, "%s", "the number of bodies does not match the header");
     { /* collective: only where no rank has met a fault in its rows */

@@ -6,10 +6,11 @@
 #include <talus/math3.h>
 #include <talus/checkpoint.h>
 
+/* finite and at most TALUS_LARGEST_INPUT in magnitude, as a scene's numbers (false for NaN) */
 static inline PetscBool TalusAllFinite(const PetscReal *v, int n)
 {
   for (int d = 0; d < n; d++)
-    if (PetscIsInfOrNanReal(v[d])) return PETSC_FALSE;
+    if (!(PetscAbsReal(v[d]) <= TALUS_LARGEST_INPUT)) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 

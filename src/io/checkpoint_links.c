@@ -149,7 +149,7 @@ static const char *JointFault(const TalusJoint *j, PetscInt max_id, PetscInt ver
     if (j->body[side] < TALUS_WORLD || j->body[side] >= max_id) return "a body id outside the scene's";
     if (!TalusAllFinite(j->anchor[side], 3) || !TalusAllFinite(j->axis[side], 3) ||
         !TalusAllFinite(j->reference[side], 3))
-      return "a value that is not a finite number";
+      return "a value that is not a finite number (or beyond 1e100 in magnitude)";
     if (PetscAbsReal(TalusNorm3(j->axis[side]) - 1.0) > 1e-6 ||
         PetscAbsReal(TalusNorm3(j->reference[side]) - 1.0) > 1e-6)
       return "an axis that is not a unit vector";

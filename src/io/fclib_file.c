@@ -133,15 +133,49 @@ PetscErrorCode FCLibReadSlice(FCLibFile *f, const char path[], hid_t memtype, Pe
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode FCLibReadScalarInt(FCLibFile *f, const char path[], PetscInt *value)
+/* An integer field (a size, nz, an index list) as FCLib writes it: an integer type in a scalar or 1-D
+   dataspace. HDF5 would convert a float (2.5 to 2) or read a 2-D array's first row without a word. */
+PetscErrorCode FCLibCheckIntegers(FCLibFile *f, const char path[])
 {
-  PetscInt len;
+  hid_t       dset, type, space;
+  H5T_class_t cls  = H5T_NO_CLASS;
+  int         rank = -1;
 
   PetscFunctionBegin;
+  FCLibCheck(f->comm, FCLibExists(f, path), "%s: missing dataset %s (is this an FCLib problem?)", f->filename, path);
+  dset = H5Dopen2(f->file, path, H5P_DEFAULT);
+  FCLibCheck(f->comm, dset >= 0, "%s: %s is not a dataset", f->filename, path);
+  type  = H5Dget_type(dset);
+  space = H5Dget_space(dset);
+  if (type >= 0) cls = H5Tget_class(type);
+  if (space >= 0) rank = H5Sget_simple_extent_ndims(space);
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Dclose(dset);
+  FCLibCheck(f->comm, cls == H5T_INTEGER,
+             "%s: %s is stored as %s, not as integers (FCLib stores sizes and indices as int)", f->filename, path,
+             cls == H5T_FLOAT ? "floating point" : "a type that is not a number");
+  FCLibCheck(f->comm, rank == 0 || rank == 1,
+             "%s: %s is a %d-dimensional array; FCLib stores it as a 1-D integer array", f->filename, path, rank);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode FCLibReadScalarInt(FCLibFile *f, const char path[], PetscInt *value)
+{
+  PetscInt   len;
+  PetscInt64 wide = 0;
+
+  PetscFunctionBegin;
+  PetscCall(FCLibCheckIntegers(f, path));
   PetscCall(FCLibLength(f, path, &len));
   FCLibCheck(f->comm, len == 1, "%s: %s should hold one integer, it holds %" PetscInt_FMT " values", f->filename, path,
              len);
-  PetscCall(FCLibReadSlice(f, path, FCLibIntType(), 0, 1, value));
+  /* read 64 bits wide, so that a size this build's PetscInt cannot hold is named as stored, not clamped */
+  PetscCall(FCLibReadSlice(f, path, H5T_NATIVE_INT64, 0, 1, &wide));
+  FCLibCheck(f->comm, wide >= PETSC_MIN_INT && wide <= PETSC_MAX_INT,
+             "%s: %s = %" PetscInt64_FMT " is beyond this build's %d-bit indices (PETSc with 64-bit indices reads it)",
+             f->filename, path, wide, (int)(8 * sizeof(PetscInt)));
+  *value = (PetscInt)wide;
   PetscFunctionReturn(0);
 }
 
@@ -216,6 +250,8 @@ PetscErrorCode FCLibReadMatrixEntries(FCLibFile *f, const char group[], PetscInt
   MatrixPath(group, "p", path_p, sizeof(path_p), &Wp);
   MatrixPath(group, "i", path_i, sizeof(path_i), &Wi);
   MatrixPath(group, "x", path_x, sizeof(path_x), &Wx);
+  PetscCall(FCLibCheckIntegers(f, path_p));
+  PetscCall(FCLibCheckIntegers(f, path_i));
   PetscCall(FCLibLength(f, path_p, &len_p));
   PetscCall(FCLibLength(f, path_i, &len_i));
   PetscCall(FCLibLength(f, path_x, &len_x));
@@ -345,7 +381,9 @@ PetscErrorCode FCLibWriteSlice(FCLibFile *f, const char path[], hid_t filetype, 
     H5Sselect_none(filespace);
     H5Sselect_none(memspace);
   }
-  err = H5Dwrite(dset, memtype, memspace, filespace, f->xfer, buf);
+  /* an empty dataset (a problem with no contacts) is complete once created: HDF5 refuses to write an
+     empty selection of it */
+  err = total == 0 ? 0 : H5Dwrite(dset, memtype, memspace, filespace, f->xfer, buf);
   H5Sclose(memspace);
   H5Sclose(filespace);
   H5Dclose(dset);

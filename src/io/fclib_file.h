@@ -35,6 +35,7 @@ PETSC_INTERN PetscBool      FCLibExists(FCLibFile *, const char path[]);
 PETSC_INTERN PetscErrorCode FCLibLength(FCLibFile *, const char path[], PetscInt *len);
 PETSC_INTERN PetscErrorCode FCLibReadSlice(FCLibFile *, const char path[], hid_t memtype, PetscInt start,
                                            PetscInt count, void *buf);
+PETSC_INTERN PetscErrorCode FCLibCheckIntegers(FCLibFile *, const char path[]);
 PETSC_INTERN PetscErrorCode FCLibReadScalarInt(FCLibFile *, const char path[], PetscInt *value);
 PETSC_INTERN PetscErrorCode FCLibReadVec(FCLibFile *, const char path[], PetscInt local, PetscInt global,
                                          const char what[], Vec *v);

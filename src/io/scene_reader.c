@@ -25,6 +25,9 @@ PetscErrorCode SceneGetNumber(SceneReader *r, yaml_node_t *node, const char what
   *value = strtod((const char *)node->data.scalar.value, &end);
   if (end == (char *)node->data.scalar.value || *end != 0 || PetscIsInfOrNanReal(*value))
     SceneError(r, node, "%s must be a finite number, got \"%s\"", what, (const char *)node->data.scalar.value);
+  if (PetscAbsReal(*value) > TALUS_LARGEST_INPUT)
+    SceneError(r, node, "%s = %s is beyond %g in magnitude, which talus cannot simulate (the step's products overflow)",
+               what, (const char *)node->data.scalar.value, TALUS_LARGEST_INPUT);
   PetscFunctionReturn(0);
 }
 

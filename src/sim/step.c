@@ -269,9 +269,10 @@ static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
 /* A body that moves more than r_max in one step may tunnel and outrun its ghost copies. */
 static PetscErrorCode CheckTravel(TalusSim sim)
 {
-  TalusBodies *b       = sim->bodies;
-  PetscInt     culprit = -1;
-  PetscReal    travel = 0.0, worst = 0.0;
+  TalusBodies    *b       = sim->bodies;
+  PetscInt        culprit = -1;
+  PetscReal       travel = 0.0, worst = 0.0;
+  const PetscReal fall = TalusNorm3(sim->gravity) * sim->dt * sim->dt;
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < b->nowned; k++) {
@@ -287,6 +288,12 @@ static PetscErrorCode CheckTravel(TalusSim sim)
     PetscCall(MPIU_Allreduce(&local.travel, &global.travel, 1, MPIU_REAL, MPIU_MAX, sim->comm));
     global.id = (local.travel == global.travel) ? culprit : -1;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &global.id, 1, MPIU_INT, MPI_MAX, sim->comm));
+    /* the scene's gravity alone, when it is the cause, is named as such */
+    PetscCheck(
+      global.travel <= sim->rmax || sim->rmax == 0.0 || !(fall > sim->rmax), sim->comm, PETSC_ERR_USER_INPUT,
+      "the scene's gravity (|g| = %g m/s^2) moves a body |g| h^2 = %g m in one step, more than the largest body "
+      "radius %g m: contacts would be missed; use a smaller -dt (now %g s) or a smaller gravity",
+      (double)TalusNorm3(sim->gravity), (double)fall, (double)sim->rmax, (double)sim->dt);
     PetscCheck(global.travel <= sim->rmax || sim->rmax == 0.0, sim->comm, PETSC_ERR_USER_INPUT,
                "body %" PetscInt_FMT " moved %g m in one step (t = %g s), more than the largest body radius %g m: "
                "contacts would be missed; use a smaller -dt (now %g s)",

@@ -200,6 +200,13 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     step = 1.0 / L;
 
     tao->niter++;
+    /* before TaoMonitor's bare "compute function generated Inf or NaN": the problem's data are finite (checked as
+       they are read or built), so only an objective unbounded below on the set takes the iterates there */
+    PetscCheck(!PetscIsInfOrNanReal(f_x) && !PetscIsInfOrNanReal(residual), PetscObjectComm((PetscObject)tao),
+               PETSC_ERR_USER_INPUT,
+               "apgd's iterates grew without bound at iteration %" PetscInt_FMT " (objective %g, residual %g): the "
+               "problem's operator N (W) is not positive semi-definite on the feasible set",
+               tao->niter, (double)f_x, (double)residual);
     PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
     PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);

@@ -48,6 +48,13 @@ PetscErrorCode TalusCCPObjectiveAndGradient(Tao tao, Vec x, PetscReal *f, Vec g,
   PetscCall(VecRestoreArrayRead(x, &xv));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, ccp->comm));
   *f = 0.5 * sum;
+  /* named here, before Tao's "compute function generated Inf or NaN": q and N are finite (checked as they are
+     read or built), so only a direction in the feasible set along which the objective falls without bound can
+     take the iterates to Inf */
+  PetscCheck(!PetscIsInfOrNanReal(*f), ccp->comm, PETSC_ERR_USER_INPUT,
+             "the contact problem's objective became %g: its iterates grew without bound along a direction of negative "
+             "curvature, so its operator N (W) is not positive semi-definite",
+             (double)*f);
   PetscFunctionReturn(0);
 }
 

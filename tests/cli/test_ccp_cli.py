@@ -369,6 +369,28 @@ bad.append(([write_fclib("badindex.h5", BALL_W, BALL_Q, BALL_MU, override={"/fcl
 bad.append(([write_fclib("badptr.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/p": np.array([0, 2, 1, 3], np.int32)})], "not a valid list"))
 bad.append(([write_fclib("badnz.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/nz": np.array([-3], np.int32)})], "not a known storage"))
 bad.append(([write_fclib("shortq.h5", BALL_W, [1.0, 2.0], BALL_MU)], "expected 3"))
+# integer fields: their type and shape checked (HDF5 would convert 2.5 to 2, or read a 2-D array's first row), and a
+# size beyond 32 bits named as stored (before: clamped to 2147483647)
+bad.append(([write_fclib("float-nz.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/nz": np.array([-2.0])})],
+            "/fclib_local/W/nz is stored as floating point, not as integers"))
+bad.append(([write_fclib("float-i.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/i": np.array([0.0, 1.0, 2.0])})],
+            "/fclib_local/W/i is stored as floating point"))
+bad.append(([write_fclib("2d-m.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/m": np.array([[3]], np.int32)})],
+            "/fclib_local/W/m is a 2-dimensional array; FCLib stores it as a 1-D integer array"))
+bad.append(([write_fclib("2d-i.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/i": np.array([[0, 1, 2]], np.int32)})],
+            "/fclib_local/W/i is a 2-dimensional array"))
+bad.append(([write_fclib("wide-m.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/W/m": np.array([3000000000], np.int64)})],
+            "/fclib_local/W/m = 3000000000 is beyond this build's 32-bit indices"))
+# W not positive semi-definite: a negative diagonal entry is named as W is read; an indefinite coupling that makes the
+# objective unbounded on the cones is named when the iterates overflow (before: "compute function generated Inf or NaN")
+bad.append(([write_fclib("negative-diagonal.h5", np.diag([-1.0, 3.5, 3.5]), BALL_Q, BALL_MU)],
+            "W's diagonal entry 0 (contact 0, its normal row) is negative"))
+UNBOUNDED_W = np.eye(6)
+UNBOUNDED_W[0, 3] = UNBOUNDED_W[3, 0] = -2.0  # r_n = (t, t) lowers the objective by t^2 without bound
+bad.append(([write_fclib("unbounded.h5", UNBOUNDED_W, [-1.0, 0, 0, -1.0, 0, 0], [0.3, 0.3])],
+            "apgd's iterates grew without bound"))
+bad.append(([write_fclib("text-spacedim.h5", BALL_W, BALL_Q, BALL_MU, override={"/fclib_local/spacedim": np.array([b"3"])})],
+            "/fclib_local/spacedim is stored as a type that is not a number"))
 good = write_fclib("good.h5", W5, BALL_Q * 5, BALL_MU * 5)
 with open(good, "rb") as f:
     blob = f.read()
@@ -412,8 +434,13 @@ for label, override in (("q as (3, 1)", {"/fclib_local/vectors/q": np.array(BALL
         check(rc == 0 and "CONVERGED_GATOL" in so, "%s on %s ranks: exit %d\n%s%s" % (label, ranks or 1, rc, so, se))
 empty = write_fclib("no-contacts.h5", np.zeros((0, 0)), [], [])
 for ranks in (None, 2):
-    rc, so, se = run(["ccp", empty], ranks=ranks)
+    solution = path("no-contacts-solution-%d.h5" % (ranks or 1))
+    rc, so, se = run(["ccp", empty, "-ccp_solution", solution], ranks=ranks)
     check(rc == 0 and "0 contacts" in so and "CONVERGED" in so, "no contacts on %s ranks: exit %d\n%s%s" % (ranks or 1, rc, so, se))
+    if rc == 0:  # an empty solution, written (before: "cannot write /solution/r (disk full?)")
+        with h5py.File(solution, "r") as f:
+            check(f["/solution/r"].shape == (0,) and f["/solution/u"].shape == (0,),
+                  "no contacts: the solution's shapes %s, %s" % (f["/solution/r"].shape, f["/solution/u"].shape))
 
 # ---------------------------------------------------------------- help
 rc, so, se = run(["ccp", good, "-help"])

@@ -400,11 +400,11 @@ def damaged(name, data):
     return path
 
 
-def refuse(path, fault, previous=False, what=None):
+def refuse(path, fault, previous=False, what=None, ranks=2):
     """A restart from path must stop with status 1, naming the file and the fault, writing nothing."""
     o = os.path.join(WORK, "bad-out")
     shutil.rmtree(o, ignore_errors=True)
-    p = run(["-restart", path, "-o", o], 2)
+    p = run(["-restart", path, "-o", o], ranks)
     msg = p.stdout + p.stderr
     what = what or os.path.basename(path)
     check(p.returncode == 1, "%s: exit status %d, expected 1\n%s" % (what, p.returncode, msg[-1500:]))
@@ -501,6 +501,24 @@ crafts = [
 ]
 for name, edit, fault in crafts:
     refuse(crafted("crafted-%s.h5" % name, edit), fault, what="crafted checkpoint: " + name)
+# the fields that choose where a row is sent, each checked against its range before use (a body's rank of 7
+# ended in "destination rank 7 of item 0 is not in the communicator", naming no file), on 1 and 2 ranks
+ranged = [
+    ("body-rank", lambda f: set_values(f, "bodies/rank", lambda v: v.__setitem__(0, 7)), "a writing rank (bodies/rank) outside"),
+    ("negative-body-rank", lambda f: set_values(f, "bodies/rank", lambda v: v.__setitem__(3, -1)), "a writing rank (bodies/rank) outside"),
+    ("contact-rank", lambda f: set_values(f, "contacts/rank", lambda v: v.__setitem__(0, 9)), "a writing rank (contacts/rank) outside"),
+    ("contact-slot", lambda f: set_values(f, "contacts/owner_slot", lambda v: v.__setitem__(0, 10**6)), "(contacts/owner_slot) outside the file's bodies"),
+    ("contact-id", lambda f: set_values(f, "contacts/id_b", lambda v: v.__setitem__(0, 10**6)), "a body id (contacts/id_a or id_b) outside"),
+    ("contact-owner", lambda f: set_values(f, "contacts/owner", lambda v: v.__setitem__(0, -3)), "a keeping body (contacts/owner)"),
+    ("contact-impulse", lambda f: set_values(f, "contacts/impulse", lambda v: v.__setitem__((0, 0), np.inf)), "an impulse (contacts/impulse)"),
+    ("huge-velocity", lambda f: set_values(f, "bodies/velocity", lambda v: v.__setitem__((3, 1), 1e300)), "beyond 1e100 in magnitude"),
+]
+with h5py.File(good, "r") as f:
+    check(f["contacts/rank"].shape[0] > 0, "the crafted checkpoints' source has warm-start contacts to edit")
+for name, edit, fault in ranged:
+    path = crafted("crafted-%s.h5" % name, edit)
+    for ranks in (1, 2):
+        refuse(path, fault, what="crafted checkpoint on %d rank(s): %s" % (ranks, name), ranks=ranks)
 refuse(os.path.join(out("full-np1"), "frames.h5"), "not a talus checkpoint")
 refuse(SCENE, "not a readable HDF5 file")
 

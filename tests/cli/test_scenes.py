@@ -299,6 +299,26 @@ with open(fn, "w") as f:
     f.write(GOOD.replace("position: [0, 0, 1]}", "position: [0, 0, 1], velocity: [0, 0, -80]}"))
 p = run([fn, "-o", os.path.join(WORK, "too-fast-out")])
 check(p.returncode != 0 and "body 1 moved" in p.stderr and "smaller -dt" in p.stderr, "a body too fast for the step: exit %d:\n%s" % (p.returncode, p.stderr))
+# finite but absurd magnitudes: refused where they are read, naming the field and the limit (a velocity or gravity
+# of 1e300 ended in PETSc's bare "compute function generated Inf or NaN"); a gravity just within the limit that no
+# step can follow is named as the cause; on 1 and 2 ranks
+extreme = [
+    ("gravity 1e300", GOOD.replace("gravity: [0, 0, -9.81]", "gravity: [0, 0, -1e300]"), 2, "gravity = -1e300 is beyond 1e+100 in magnitude"),
+    ("velocity 1e300", GOOD.replace("position: [0, 0, 1]}", "position: [0, 0, 1], velocity: [1e300, 0, 0]}"), 10, "velocity = 1e300 is beyond 1e+100"),
+    ("mass 1e150", GOOD.replace("mass: 1,", "mass: 1e150,"), 10, "mass = 1e150 is beyond 1e+100"),
+    ("gravity 1e99", GOOD.replace("gravity: [0, 0, -9.81]", "gravity: [0, 0, -1e99]"), 0, "the scene's gravity (|g| = 1e+99 m/s^2) moves a body"),
+]
+for label, text, line, expected in extreme:
+    fn = os.path.join(WORK, "extreme-%s.yaml" % label.replace(" ", "-"))
+    with open(fn, "w") as f:
+        f.write(text)
+    for ranks in (None, 2):
+        p = run([fn, "-o", os.path.join(WORK, "extreme-out")], ranks=ranks)
+        where = "%s:%d:" % (fn, line) if line else ""
+        check(p.returncode != 0 and where in p.stderr and expected in p.stderr and "Inf or NaN" not in p.stderr,
+              "%s on %s rank(s): expected '%s ... %s', got:\n%s" % (label, ranks or 1, where, expected, p.stderr[-1500:]))
+p = run([os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", os.path.join(WORK, "extreme-set"), "-set", "gravity=[0,0,-1e300]"])
+check(p.returncode != 0 and "-set gravity=[0,0,-1e300]: gravity = -1e300 is beyond 1e+100" in p.stderr, "-set gravity=1e300: %s" % p.stderr[-800:])
 # no floating-point exception anywhere in a step (PETSc's -fp_trap turns division by zero, invalid
 # operations and overflow into a signal), on 1 and 2 ranks: e.g. the cone projection of a triplet
 # with no tangential part must not form 0/0 even in a case it then discards

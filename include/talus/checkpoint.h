@@ -54,7 +54,8 @@ PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetInfo(MPI_Comm, const char path
    (on the command line), which win. */
 PETSC_EXTERN PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm, const char path[]);
 /* The stored options as one string (free with PetscFree), and the file's format version (or NULL). */
-PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm, const char path[], char **options, PetscInt *version);
+PETSC_EXTERN PetscErrorCode TalusCheckpointFileGetOptions(MPI_Comm, const char path[], char **options,
+                                                          PetscInt *version);
 
 /* ---------------------------------------------------------------- policy (checkpoint.c) */
 

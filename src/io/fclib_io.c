@@ -43,7 +43,8 @@ static PetscErrorCode CheckDiagonal(const char filename[], Mat W)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &least.row, 1, MPIU_INT, MPI_MAX, comm));
   }
   PetscCheck(least.row < 0, PetscObjectComm((PetscObject)W), PETSC_ERR_FILE_UNEXPECTED,
-             "%s: W's diagonal entry %" PetscInt_FMT " (contact %" PetscInt_FMT ", %s row) is negative, %g: a Delassus operator "
+             "%s: W's diagonal entry %" PetscInt_FMT " (contact %" PetscInt_FMT
+             ", %s row) is negative, %g: a Delassus operator "
              "W = H^T M^-1 H is positive semi-definite, this one is not (the problem is unbounded below)",
              filename, least.row, least.row / 3, least.row % 3 ? "a tangential" : "its normal", (double)least.value);
   PetscFunctionReturn(0);

@@ -2,8 +2,13 @@
 reading FCLib's sparse matrices, editing a checkpoint's values with their checksums."""
 import os
 import subprocess
+import time
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+# For runs that stop on a signal or a time limit with exit status 75, each rank after writing its part of a
+# checkpoint: mpirun's default grace of 1 s before it kills the ranks still finishing (the test suite's
+# environment sets 0, so that a refusal on 2 ranks ends at once instead of 1-2 s later).
+GRACEFUL_ENV = dict(ENV, OMPI_MCA_odls_base_sigkill_timeout="1")
 
 
 class Checks:
@@ -22,10 +27,16 @@ class Checks:
 
 
 def run(talus, args, ranks=None, timeout=600):
+    """talus ARGS (under mpirun -n RANKS when given); a run of more than 2 s says what it was and how long it took,
+    so that a test's log shows where its time goes"""
     cmd = [talus] + args
     if ranks:
         cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
-    return subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
+    start = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
+    if time.time() - start > 2.0:
+        print("  %5.1f s: %s%s" % (time.time() - start, "%s ranks: " % ranks if ranks else "", " ".join(args)[:160]))
+    return p
 
 
 def restart_differs(talus, out, again, from_step, to_step, keys, ranks=None):

@@ -30,7 +30,7 @@ import time
 import h5py
 import numpy as np
 
-from clitest import ENV, Checks, checksum, set_values, slurm_stand_ins
+from clitest import ENV, GRACEFUL_ENV, Checks, checksum, set_values, slurm_stand_ins
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "checkpoint")
@@ -181,7 +181,7 @@ def interrupt(args, sig, ranks=None, after_bytes=4000):
     cmd = [TALUS] + args
     if ranks:
         cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=GRACEFUL_ENV)
     stats = os.path.join(args[args.index("-o") + 1], "stats.csv")
     deadline = time.time() + 300
     while proc.poll() is None and time.time() < deadline:
@@ -269,7 +269,7 @@ def kill9(args, ranks, after_bytes):
     cmd = [TALUS] + args
     if ranks:
         cmd = ["mpirun", "--oversubscribe", "-n", str(ranks)] + cmd
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=GRACEFUL_ENV)
     stats = os.path.join(args[args.index("-o") + 1], "stats.csv")
     deadline = time.time() + 300
     while proc.poll() is None and time.time() < deadline:
@@ -562,7 +562,7 @@ check(p.returncode == 0 and "-checkpoint_every" in p.stdout and "-walltime" in p
 # runs from another directory than the repository's (the job starts in sbatch's directory).
 fake_bin, requeued = slurm_stand_ins(WORK)
 job = os.path.join(ROOT, "scripts", "slurm-job")
-env = dict(ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="41", SLURM_SUBMIT_DIR=WORK, TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 2")
+env = dict(GRACEFUL_ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="41", SLURM_SUBMIT_DIR=WORK, TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 2")
 for attempt, left in enumerate(("00:00:04", "1-00:00:02", "UNLIMITED")):
     open(os.path.join(fake_bin, "left"), "w").write(left + "\n")
     p = subprocess.run([job, SCENE, "slurm", "-t_final", "0.05", "-output_every", "0"], capture_output=True, text=True,

@@ -36,7 +36,7 @@ import time
 import h5py
 import numpy as np
 
-from clitest import ENV, Checks, slurm_stand_ins
+from clitest import ENV, GRACEFUL_ENV, Checks, slurm_stand_ins
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -59,7 +59,7 @@ def ok(p, what):
 
 def serve(campaign, ranks=2, args=()):
     return subprocess.Popen(["mpirun", "--oversubscribe", "-n", str(ranks), TALUS, "serve", campaign] + list(args),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=GRACEFUL_ENV)
 
 
 def state(campaign, job):
@@ -137,7 +137,7 @@ check(all(os.path.exists(os.path.join(CAMPAIGN, "jobs", j, "checkpoints", "last.
 steps_at_cut = {j: state(CAMPAIGN, j)["step"] for j in interrupted}
 
 p = subprocess.run(["mpirun", "--oversubscribe", "-n", "2", TALUS, "serve", CAMPAIGN], capture_output=True, text=True,
-                   env=ENV, timeout=600)
+                   env=GRACEFUL_ENV, timeout=600)
 check(p.returncode == 0, "second serve: exit %d\n%s" % (p.returncode, (p.stdout + p.stderr)[-2000:]))
 check(all("%s: resumed from" % j in p.stdout for j in interrupted), "interrupted jobs not resumed:\n%s" % p.stdout)
 states = {j: state(CAMPAIGN, j) for j in GOOD + ["broken-0001", "broken-0002"]}
@@ -229,7 +229,7 @@ doc = json.loads(st.stdout) if st.returncode == 0 else {"jobs": [{}]}
 check(doc["jobs"][0].get("state") == "interrupted" and doc["jobs"][0].get("reason") == "server gone",
       "a killed server's job: %s" % doc["jobs"][0])
 p = subprocess.run(["mpirun", "--oversubscribe", "-n", "1", TALUS, "serve", KILLED], capture_output=True, text=True,
-                   env=ENV, timeout=600)
+                   env=GRACEFUL_ENV, timeout=600)
 check(p.returncode == 0 and "k-0001: resumed from" in p.stdout and state(KILLED, "k-0001").get("state") == "done",
       "after kill -9: %s\n%s" % (state(KILLED, "k-0001"), (p.stdout + p.stderr)[-1500:]))
 out = alone("killed", FILLING, ["end_time=1", "options.output_every=10", "options.checkpoint_every=20"])
@@ -243,7 +243,7 @@ ok(run_talus(TALUS, ["submit", WALL, FILLING, "-name", "w", "-set", "end_time=2"
 ok(run_talus(TALUS, ["submit", WALL, BALL, "-name", "x"]), "submit a job left queued")
 t0 = time.time()
 p = subprocess.run(["mpirun", "--oversubscribe", "-n", "1", TALUS, "serve", WALL, "-walltime", "3"], capture_output=True,
-                   text=True, env=ENV, timeout=600)
+                   text=True, env=GRACEFUL_ENV, timeout=600)
 check(p.returncode == 75 and time.time() - t0 < 10 and state(WALL, "w-0001").get("reason") == "walltime" and
       state(WALL, "w-0001").get("state") == "interrupted" and not state(WALL, "x-0001") and
       "2 left" in p.stdout and os.path.exists(os.path.join(WALL, "jobs", "w-0001", "checkpoints", "last.h5")),
@@ -280,7 +280,7 @@ ok(run_talus(TALUS, ["submit", PAIRS, FILLING, "-name", "p", "-set", "end_time=0
 with open(os.path.join(PAIRS, "queue", "broken-0001.json"), "w") as f:
     f.write("[]")
 p = subprocess.run(["mpirun", "--oversubscribe", "-n", "4", TALUS, "serve", PAIRS, "-serve_group_size", "2"],
-                   capture_output=True, text=True, env=ENV, timeout=600)
+                   capture_output=True, text=True, env=GRACEFUL_ENV, timeout=600)
 check(p.returncode == 0 and "4 ranks in 2 groups of 2" in p.stdout and
       [state(PAIRS, j).get("state") for j in ("broken-0001", "p-0001", "p-0002")] == ["failed", "done", "done"] and
       state(PAIRS, "p-0001").get("ranks") == 2,
@@ -311,7 +311,7 @@ check(all(state(TWO, j).get("attempts") == 1 for j in ids) and (ta + tb).count("
 SLURM = os.path.join(WORK, "slurm")
 ok(run_talus(TALUS, ["submit", SLURM, FILLING, "-name", "s", "-set", "end_time=1.2"]), "submit for slurm-campaign")
 fake_bin, requeued = slurm_stand_ins(WORK)
-env = dict(ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="42", SLURM_SUBMIT_DIR=WORK,
+env = dict(GRACEFUL_ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="42", SLURM_SUBMIT_DIR=WORK,
            TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 1")
 for attempt, left in enumerate(("00:02:01", "1-00:00:00")):
     open(os.path.join(fake_bin, "left"), "w").write(left + "\n")
@@ -338,7 +338,7 @@ else:
                              "time_step=0.005", "-set", "end_time=1", "-set", "options.output_every=2"]), "submit a")
         ok(run_talus(TALUS, ["submit", c, BALL, "-name", "b", "-set", "end_time=0.2"]), "submit b")
         p = subprocess.run(["mpirun", "--oversubscribe", "-n", "1", TALUS, "serve", c], capture_output=True, text=True,
-                           env=ENV, timeout=300)
+                           env=GRACEFUL_ENV, timeout=300)
         sa, sb = state(c, "a-0001"), state(c, "b-0001")
         check(p.returncode == 0 and sa.get("state") == "failed" and "not enough room" in sa.get("message", "") and
               sa.get("step", 0) > 0 and sb.get("state") in ("failed", "done") and "b-0001: started" in p.stdout,

@@ -68,6 +68,16 @@ PetscBool FCLibExists(FCLibFile *f, const char path[])
   return PETSC_TRUE;
 }
 
+/* The dataset at path, opened (close with H5Dclose); errors naming it if it is missing or not a dataset. */
+static PetscErrorCode OpenDataset(FCLibFile *f, const char path[], hid_t *dset)
+{
+  PetscFunctionBegin;
+  FCLibCheck(f->comm, FCLibExists(f, path), "%s: missing dataset %s (is this an FCLib problem?)", f->filename, path);
+  *dset = H5Dopen2(f->file, path, H5P_DEFAULT);
+  FCLibCheck(f->comm, *dset >= 0, "%s: %s is not a dataset", f->filename, path);
+  PetscFunctionReturn(0);
+}
+
 /* Number of elements of a dataset (1 for a scalar dataspace); errors if it is missing. */
 PetscErrorCode FCLibLength(FCLibFile *f, const char path[], PetscInt *len)
 {
@@ -75,9 +85,7 @@ PetscErrorCode FCLibLength(FCLibFile *f, const char path[], PetscInt *len)
   hssize_t npoints = -1;
 
   PetscFunctionBegin;
-  FCLibCheck(f->comm, FCLibExists(f, path), "%s: missing dataset %s (is this an FCLib problem?)", f->filename, path);
-  dset = H5Dopen2(f->file, path, H5P_DEFAULT);
-  FCLibCheck(f->comm, dset >= 0, "%s: %s is not a dataset", f->filename, path);
+  PetscCall(OpenDataset(f, path, &dset));
   space = H5Dget_space(dset);
   if (space >= 0) npoints = H5Sget_simple_extent_npoints(space);
   H5Sclose(space);
@@ -142,9 +150,7 @@ PetscErrorCode FCLibCheckIntegers(FCLibFile *f, const char path[])
   int         rank = -1;
 
   PetscFunctionBegin;
-  FCLibCheck(f->comm, FCLibExists(f, path), "%s: missing dataset %s (is this an FCLib problem?)", f->filename, path);
-  dset = H5Dopen2(f->file, path, H5P_DEFAULT);
-  FCLibCheck(f->comm, dset >= 0, "%s: %s is not a dataset", f->filename, path);
+  PetscCall(OpenDataset(f, path, &dset));
   type  = H5Dget_type(dset);
   space = H5Dget_space(dset);
   if (type >= 0) cls = H5Tget_class(type);

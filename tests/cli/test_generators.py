@@ -10,6 +10,7 @@
   generated sphere; and a 20-step run stays bitwise the same on 1 and 3 ranks.
 Usage: test_generators.py TALUS ROOT WORKDIR"""
 import os
+import shutil
 import sys
 
 import h5py
@@ -152,6 +153,7 @@ for ranks in (1, 4):
 # ------------------------------------------------------------------ bodies from a file
 # a settled filling's last frame and its checkpoint seed new runs: the same bodies, bitwise, on 1 and 3 ranks
 settle = os.path.join(WORK, "settle")
+shutil.rmtree(settle, ignore_errors=True)  # an earlier run of this test in the same build left its checkpoints
 p = run(TALUS, [os.path.join(ROOT, "tests", "scenes", "filling-125.yaml"), "-o", settle, "-t_final", "0.3", "-output_every", "10",
                 "-checkpoint_every", "30"])
 check(p.returncode == 0, "the filling to seed from: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))

@@ -17,36 +17,21 @@ const char *const TalusFCLibForms[] = {"any", "local", "global", "TalusFCLibForm
    in a writer) makes the problem unbounded below, and the solver's iterates overflow. Named before. */
 static PetscErrorCode CheckDiagonal(const char filename[], Mat W)
 {
-  Vec                d;
-  const PetscScalar *a;
-  PetscInt           start, n;
-  struct {
-    PetscReal value;
-    PetscInt  row;
-  } least = {0.0, -1}; /* the most negative diagonal entry and its row (-1: none) */
+  Vec       d;
+  PetscInt  row   = -1, size;
+  PetscReal least = 0.0;
 
   PetscFunctionBegin;
   PetscCall(MatCreateVecs(W, &d, NULL));
   PetscCall(MatGetDiagonal(W, d));
-  PetscCall(VecGetOwnershipRange(d, &start, NULL));
-  PetscCall(VecGetLocalSize(d, &n));
-  PetscCall(VecGetArrayRead(d, &a));
-  for (PetscInt k = 0; k < n; k++)
-    if (PetscRealPart(a[k]) < least.value) least.value = PetscRealPart(a[k]), least.row = start + k;
-  PetscCall(VecRestoreArrayRead(d, &a));
+  PetscCall(VecGetSize(d, &size));
+  if (size > 0) PetscCall(VecMin(d, &row, &least)); /* the most negative entry and its row, over the ranks */
   PetscCall(VecDestroy(&d));
-  {
-    const MPI_Comm  comm = PetscObjectComm((PetscObject)W);
-    const PetscReal mine = least.value;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &least.value, 1, MPIU_REAL, MPIU_MIN, comm));
-    if (mine != least.value) least.row = -1;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &least.row, 1, MPIU_INT, MPI_MAX, comm));
-  }
-  PetscCheck(least.row < 0, PetscObjectComm((PetscObject)W), PETSC_ERR_FILE_UNEXPECTED,
+  PetscCheck(!(least < 0.0), PetscObjectComm((PetscObject)W), PETSC_ERR_FILE_UNEXPECTED,
              "%s: W's diagonal entry %" PetscInt_FMT " (contact %" PetscInt_FMT
              ", %s row) is negative, %g: a Delassus operator "
              "W = H^T M^-1 H is positive semi-definite, this one is not (the problem is unbounded below)",
-             filename, least.row, least.row / 3, least.row % 3 ? "a tangential" : "its normal", (double)least.value);
+             filename, row, row / 3, row % 3 ? "a tangential" : "its normal", (double)least);
   PetscFunctionReturn(0);
 }
 

@@ -231,6 +231,8 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode TalusMatGetBlockRows(Mat A, TalusBlockRows *rows, PetscBool *found);
 /* The body-space vector of the Delassus shell (a duplicate of the one it was made with). */
 PETSC_EXTERN PetscErrorCode TalusDelassusGetBodyVector(Mat N, Vec *body);
+/* The shell's E (TalusDelassusSetCompliance; NULL: none), still owned by the shell. */
+PETSC_EXTERN PetscErrorCode TalusDelassusGetCompliance(Mat N, Vec *E);
 /*
  * y = A x + z (z may be NULL), plus shift[c] on local row 3c for each local entry c of shift: the
  * normal rows of the contacts, which come first in their triplets (the anti-relaxation shift of

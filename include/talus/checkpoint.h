@@ -13,9 +13,11 @@
 #define TALUS_CHECKPOINT_FORMAT "talus-checkpoint"
 /* 2 (talus 0.2): joints and their impulses, prescribed motions, loads, springs; 3: planar bodies and
    the tables of prescribed functions of time; 6: the same layout, written by runs whose joint rows are
-   linearised at the step's end (a file before 6 restarts with -joint_lookahead 0, as its run had). All
+   linearised at the step's end (a file before 6 restarts with -joint_lookahead 0, as its run had); 7:
+   the same, by runs whose contacts have the near-rigid floor (before 7: -contact_near_rigid 0
+   -contact_friction_sigma 0). All
    earlier versions are still read (without what they lack). */
-#define TALUS_CHECKPOINT_VERSION 6
+#define TALUS_CHECKPOINT_VERSION 7
 /* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
    wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
 #define TALUS_EXIT_RESUBMIT 75

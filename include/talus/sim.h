@@ -62,6 +62,10 @@ PETSC_EXTERN PetscErrorCode TalusSimSetMatrixFree(TalusSim, PetscBool);
 /* -joint_lookahead: rigid and compliant two-sided joint rows linearised at q + theta h v, theta in [0, 1]
    (default 1: the step's predicted end, no energy gain; 0: at q, seed 000 eq. 9c; docs/mechanisms.md) */
 PETSC_EXTERN PetscErrorCode TalusSimSetJointLookahead(TalusSim, PetscReal theta);
+/* -contact_near_rigid BETA (default 1), -contact_friction_sigma SIGMA (default 1e-3): contact rows'
+   compliance at least BETA^2 w_n / (4 pi^2) (normal) and SIGMA w_t (tangents), w the row's diagonal
+   entry of N (docs/compliance.md, "The near-rigid floor"); 0, 0: seed 000's rigid rows */
+PETSC_EXTERN PetscErrorCode TalusSimSetContactFloor(TalusSim, PetscReal beta, PetscReal sigma);
 /* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
    between steps (tolerances, iteration limits, monitors). Do not destroy it. */
 PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);
@@ -270,7 +274,9 @@ PETSC_EXTERN PetscErrorCode TalusSimSetProblemMonitor(TalusSim, TalusSimProblemM
  * The contact problem of the step being taken (collective; within a problem monitor only), assembled
  * with the body-frame angular velocities of seed 000 and a diagonal M, whatever form B takes in the
  * run: local W = B M^-1 B^T, q = b + B v_free, mu; global M, H = B^T, f = M v_free, w = b (seed
- * 000 eq. 13-14; the same problem, W = H^T M^-1 H and q = w + H^T M^-1 f). The caller destroys
+ * 000 eq. 13-14; the same problem, W = H^T M^-1 H and q = w + H^T M^-1 f). With compliant rows or
+ * the contacts' floor the local W is N + E, the problem the step solves, and the global form, which
+ * has no place for E, is left empty (global->M NULL). The caller destroys
  * both with TalusFCLibProblemDestroy and TalusFCLibGlobalDestroy. The warm start (the impulses the
  * solve started from) goes to *warm_start if it is not NULL.
  */

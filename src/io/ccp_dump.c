@@ -89,7 +89,7 @@ static PetscErrorCode DumpMonitor(TalusSim sim, const TalusStepStats *stats, voi
   PetscCall(PetscSNPrintf(filename, sizeof(filename), "%s/step-%07" PetscInt_FMT ".h5", d->dir, stats->step));
   PetscCall(TalusSimGetStepProblem(sim, &local, &global, &warm_start));
   PetscCall(TalusFCLibWrite(filename, &local, TALUS_FCLIB_CSR));
-  PetscCall(TalusFCLibAppendGlobal(filename, &global, TALUS_FCLIB_CSR));
+  if (global.M) PetscCall(TalusFCLibAppendGlobal(filename, &global, TALUS_FCLIB_CSR)); /* none with E */
   PetscCall(WriteExtras(filename, warm_start, stats));
   d->written++;
   PetscCall(PetscPrintf(comm,

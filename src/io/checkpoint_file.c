@@ -444,6 +444,8 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
   PetscCall(TalusOptionsTranslateRenamed(origin));
   /* files before format 6 were written by runs whose joint rows were seed 000's: they continue so */
   if (version < 6) PetscCall(TalusOptionsInsertUnlessGiven("-joint_lookahead 0", origin));
+  /* and before format 7, by runs whose contacts were rigid rows (no floor) */
+  if (version < 7) PetscCall(TalusOptionsInsertUnlessGiven("-contact_near_rigid 0 -contact_friction_sigma 0", origin));
   PetscCall(PetscFree(options));
   PetscFunctionReturn(0);
 }

@@ -241,7 +241,9 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
     if (has_q) {
       const PetscReal n = PetscSqrtReal(q[4 * k] * q[4 * k] + q[4 * k + 1] * q[4 * k + 1] +
                                         q[4 * k + 2] * q[4 * k + 2] + q[4 * k + 3] * q[4 * k + 3]);
-      for (int d = 0; d < 4 && n > 0.0; d++) b->quaternion[4 * at + d] = q[4 * k + d] / n;
+      /* a run's quaternions are unit to rounding: kept as stored, so a saved state goes on bit for bit */
+      const PetscReal scale = PetscAbsReal(n - 1.0) > 1e-12 ? n : 1.0;
+      for (int d = 0; d < 4 && n > 0.0; d++) b->quaternion[4 * at + d] = q[4 * k + d] / scale;
     }
     if (b->fixed[at]) continue;
     for (int d = 0; d < 3 && has_v; d++) b->velocity[3 * at + d] = v[3 * k + d];

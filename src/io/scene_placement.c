@@ -51,10 +51,13 @@ static PetscErrorCode PairFault(TalusBodies *b, PetscInt i, PetscInt j, PetscRea
   PetscCall(TalusContactListDestroy(&list));
   if (!deep) PetscFunctionReturn(0);
   *fault = key;
-  PetscCall(PetscSNPrintf(msg, len,
-                          "bodies %" PetscInt_FMT " and %" PetscInt_FMT
-                          " overlap by more than the tolerance %g at the start",
-                          lo, hi, (double)tolerance));
+  PetscCall(
+    PetscSNPrintf(msg, len,
+                  "bodies %" PetscInt_FMT " and %" PetscInt_FMT
+                  " overlap by more than the tolerance %g at the start (the scene key overlap_tolerance; a bed "
+                  "settled with the contacts' near-rigid floor rests about h^2 |g| / (4 pi^2) deeper per weight "
+                  "carried)",
+                  lo, hi, (double)tolerance));
   PetscFunctionReturn(0);
 }
 

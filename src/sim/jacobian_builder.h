@@ -45,6 +45,9 @@ typedef struct {
   void (*diagonal)(const TalusBodies *, const void *block, PetscScalar diag[]);
   /* Its rows' compliance E (seed 004 eq. 60: the problem's operator is N + E), or NULL: rigid rows. */
   void (*compliance)(const TalusBodies *, const void *block, PetscReal h, PetscScalar E[]);
+  /* Raises its rows' E to the regularisation floor (docs/compliance.md, "The near-rigid floor"), or
+     NULL: the kind keeps its rows as compliance() made them. */
+  void (*floor)(const TalusBodies *, const void *block, const TalusContactFloor *, PetscScalar E[]);
 } TalusConstraintKind;
 
 PETSC_INTERN const TalusConstraintKind TalusContactKind, TalusJointRowKind;

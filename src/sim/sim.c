@@ -15,6 +15,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->anti_relax      = PETSC_TRUE;
   (*sim)->matrix_free     = PETSC_TRUE;
   (*sim)->joint_lookahead = 1.0;
+  (*sim)->contact_floor   = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
   (*sim)->gravity[2]      = -9.81;
   (*sim)->nreplicated     = PETSC_DETERMINE; /* every body on every rank, unless the scene says */
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
@@ -219,6 +220,21 @@ PetscErrorCode TalusSimGetTime(TalusSim sim, PetscReal *t, PetscReal *t_final, P
   PetscFunctionReturn(0);
 }
 
+/* The contacts' regularisation floor (contact_kind.c, ContactFloor; docs/compliance.md) */
+PetscErrorCode TalusSimSetContactFloor(TalusSim sim, PetscReal beta, PetscReal sigma)
+{
+  PetscFunctionBegin;
+  PetscCheck(beta >= 0.0 && beta <= 100.0, sim->comm, PETSC_ERR_USER_INPUT,
+             "-contact_near_rigid must be in [0, 100] (1: a contact's period at least h; 0: rigid rows), got %g",
+             (double)beta);
+  PetscCheck(sigma >= 0.0 && sigma <= 1.0, sim->comm, PETSC_ERR_USER_INPUT,
+             "-contact_friction_sigma must be in [0, 1] (1e-3: static contacts creep at 0.1 %% of their friction's "
+             "velocity; 0: rigid tangents), got %g",
+             (double)sigma);
+  sim->contact_floor = (TalusContactFloor){.beta = beta, .sigma = sigma};
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimGetStep(TalusSim sim, PetscInt *step)
 {
   PetscFunctionBegin;
@@ -229,7 +245,7 @@ PetscErrorCode TalusSimGetStep(TalusSim sim, PetscInt *step)
 PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
   PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope, force_rtol = sim->force_rtol;
-  PetscReal lookahead = sim->joint_lookahead;
+  PetscReal lookahead = sim->joint_lookahead, beta = sim->contact_floor.beta, sigma = sim->contact_floor.sigma;
 
   PetscFunctionBegin;
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
@@ -256,12 +272,20 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
                      "Linearise rigid and compliant joint rows at the pose q + THETA h v (1: the step's end, seed "
                      "004's G-dot v term: a pendulum's energy never rises; 0: at q, seed 000 eq. 9c)",
                      "TalusSimSetJointLookahead", lookahead, &lookahead, NULL));
+  PetscCall(PetscOptionsReal("-contact_near_rigid",
+                             "Floor BETA of contacts' normal compliance, E_n >= BETA^2 w_n / (4 pi^2), w_n the row's "
+                             "diagonal of N: near-rigid contacts whose problem stays well conditioned (0: rigid rows)",
+                             "TalusSimSetContactFloor", beta, &beta, NULL));
+  PetscCall(PetscOptionsReal("-contact_friction_sigma",
+                             "Floor SIGMA of contacts' tangential compliance, E_t >= SIGMA w_t (0: rigid tangents)",
+                             "TalusSimSetContactFloor", sigma, &sigma, NULL));
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));
   PetscCall(TalusSimSetFinalTime(sim, t_final));
   PetscCall(TalusSimSetEnvelope(sim, envelope));
   PetscCall(TalusSimSetContactForceTolerance(sim, force_rtol));
   PetscCall(TalusSimSetJointLookahead(sim, lookahead));
+  PetscCall(TalusSimSetContactFloor(sim, beta, sigma));
   PetscCall(TalusDecompSetFromOptions(sim->decomp));
   PetscFunctionReturn(0);
 }

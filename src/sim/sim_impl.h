@@ -11,6 +11,13 @@
 
 typedef struct _TalusWatchGroup TalusWatchGroup; /* probe.c */
 
+/* The regularisation floor of contact rows (contact_kind.c, ContactFloor; after Drake's SAP, Castro et
+   al. 2022): a normal row's E at least beta^2 w_n / (4 pi^2), a tangent's at least sigma w_t, w the
+   row's diagonal entry of N. beta = sigma = 0: seed 000's rigid rows. */
+typedef struct {
+  PetscReal beta, sigma;
+} TalusContactFloor;
+
 /* One row of a joint in this step's CCP (joints.c, joint_kind.c): its bodies, its row of B in the
    world frame (TalusJointRowTerms), its linear term g / h + g_t (seed 000 eq. 9c) and impulse. */
 typedef struct {
@@ -46,17 +53,18 @@ struct _p_TalusSim {
   PetscInt   inverse_mass_capacity;
   TalusCCP   ccp;
   /* joints (joints.c): the same on every rank */
-  PetscInt       njoints, njoint_rows;
-  TalusJoint    *joints;
-  PetscInt      *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
-  PetscReal     *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
-  PetscReal     *joint_wrench;    /* per joint, the last step's force and torque on its body B, then A (12, world) */
-  TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
-  PetscInt       njoint_rows_local, joint_rows_capacity;
-  PetscInt       nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */
-  PetscReal      joint_drift[2];    /* this step's largest violation before it: lengths (m), angles (rad) */
-  PetscReal      joint_lookahead;   /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (joints.c) */
-  PetscInt       njointed,
+  PetscInt          njoints, njoint_rows;
+  TalusJoint       *joints;
+  PetscInt         *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
+  PetscReal        *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
+  PetscReal        *joint_wrench;    /* per joint, the last step's force and torque on its body B, then A (12, world) */
+  TalusJointRow    *joint_rows;      /* this step's rows of the joints this rank keeps */
+  PetscInt          njoint_rows_local, joint_rows_capacity;
+  PetscInt          nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */
+  PetscReal         joint_drift[2];    /* this step's largest violation before it: lengths (m), angles (rad) */
+  PetscReal         joint_lookahead;   /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (joints.c) */
+  TalusContactFloor contact_floor;     /* -contact_near_rigid, -contact_friction_sigma (contact_kind.c) */
+  PetscInt          njointed,
     *jointed;              /* the pairs of bodies a joint holds (id_a < id_b, 2 each, sorted): they do not collide */
   PetscReal *joint_record; /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
   PetscInt  *joint_record_slot, joint_record_capacity;

@@ -75,13 +75,11 @@ static PetscErrorCode RecordHistory(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
-/* W = B M^-1 B^T formed, from the assembled B (the same rows in the same order): for solvers that
+/* W = B M^-1 B^T + E formed, from the assembled B (the same rows in the same order): for solvers that
    factorise or gather it (ipm, the faceted LCP) */
 static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
 {
   PetscFunctionBegin;
-  PetscCheck(!ccp->compliance, sim->comm, PETSC_ERR_SUP,
-             "compliant contacts (seed 004) need a solver that applies N + E (apgd); this one forms N");
   if (ccp->inverse_mass) PetscCall(TalusDelassusAssemble(ccp->B, ccp->inverse_mass, N)); /* B is assembled already */
   else {
     TalusStepCCP formed = {0};
@@ -89,6 +87,9 @@ static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
     PetscCall(TalusDelassusAssemble(formed.B, formed.inverse_mass, N));
     PetscCall(TalusStepCCPDestroy(&formed));
   }
+  /* seed 004 eq. 60's N + E (compliant rows, the contacts' floor); N's diagonal is all present:
+     every row couples to itself */
+  if (ccp->compliance) PetscCall(MatDiagonalSet(*N, ccp->compliance, ADD_VALUES));
   PetscFunctionReturn(0);
 }
 
@@ -135,7 +136,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   else
     PetscCall(
       TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
-  if (ccp->compliance) PetscCall(TalusDelassusSetCompliance(N, ccp->compliance)); /* N + E, seed 004 eq. 60 */
+  if (ccp->compliance && !assembled) PetscCall(TalusDelassusSetCompliance(N, ccp->compliance)); /* N + E */
   PetscCall(TalusCCPGetScaling(sim->ccp, &scale));
   if (scale && !assembled) { /* the shell cannot find its own diagonal: the blocks give it */
     Vec diagonal;
@@ -190,7 +191,7 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
 {
   TalusBodies       *b = sim->bodies;
   Vec                u;
-  const PetscScalar *un;
+  const PetscScalar *un, *E = NULL;
   const PetscReal    gnorm   = TalusNorm3(sim->gravity);
   PetscReal          support = 0.0, weight = 0.0, forces[2] = {0.0, 0.0}; /* max, sum of squares */
 
@@ -198,12 +199,16 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
   u = ccp->q; /* q is not needed after the solve: its storage takes u (one vector less at the memory peak) */
   PetscCall(MatMult(ccp->B, ccp->v_plus, u)); /* D^T v+: relative velocities in the contact frames */
   PetscCall(VecGetArrayRead(u, &un));
+  if (ccp->compliance) PetscCall(VecGetArrayRead(ccp->compliance, &E));
   stats->complementarity_error = 0.0;
   for (PetscInt c = 0; c < sim->contacts.n; c++) {
-    const TalusContact *ct   = &sim->contacts.c[c];
-    const PetscReal     rate = ct->phi / sim->dt + PetscRealPart(un[TalusContactKind.rows * c]); /* its normal row */
+    const TalusContact *ct = &sim->contacts.c[c];
+    PetscScalar         uc[3]; /* its rows of the solved problem's velocity: D^T v+, plus E gamma (seed 004 eq. 60) */
+    PetscReal           rate;
+    for (int r = 0; r < 3; r++) uc[r] = un[3 * c + r] + (E ? E[3 * c + r] * ct->impulse[r] : 0.0);
+    rate                         = ct->phi / sim->dt + PetscRealPart(uc[0]); /* its normal row */
     stats->complementarity_error = PetscMax(stats->complementarity_error, PetscAbsReal(ct->impulse[0] * rate));
-    ForceResidual(sim, ct, rate, &un[TalusContactKind.rows * c], forces);
+    ForceResidual(sim, ct, rate, uc, forces);
     if (gnorm > 0.0 && (b->fixed[ct->a] || b->fixed[ct->b])) {
       /* the impulse acts on b as +F and on a as -F; count what the fixed body receives */
       PetscReal F[3], along;
@@ -214,6 +219,7 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
     }
   }
   PetscCall(VecRestoreArrayRead(u, &un));
+  if (E) PetscCall(VecRestoreArrayRead(ccp->compliance, &E));
   for (PetscInt k = 0; k < b->nowned; k++)
     if (!b->fixed[k]) weight += b->mass[k] * gnorm;
   {

@@ -62,9 +62,17 @@ static PetscInt LocalRows(TalusSim sim)
   return n;
 }
 
-/* Whether the problem is N + E (seed 004): a compliant material or joint, the same answer on every rank */
+/* Whether a regularisation floor is set (-contact_near_rigid, -contact_friction_sigma) */
+static PetscBool AnyFloor(TalusSim sim)
+{
+  return (PetscBool)(sim->contact_floor.beta > 0.0 || sim->contact_floor.sigma > 0.0);
+}
+
+/* Whether the problem is N + E (seed 004): a compliant material or joint, or the contacts' floor; the
+   same answer on every rank */
 static PetscBool AnyCompliance(TalusSim sim)
 {
+  if (AnyFloor(sim)) return PETSC_TRUE;
   for (PetscInt j = 0; j < sim->njoints; j++)
     if (sim->joints[j].stiffness > 0.0) return PETSC_TRUE;
   return TalusBodiesAnyCompliant(sim->bodies);
@@ -117,6 +125,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
       kind->stabilisation(b, block, sim->dt, &q[row]);
       kind->get_impulse(block, &gam[row]);
       if (E && kind->compliance) kind->compliance(b, block, sim->dt, &E[row]);
+      if (E && kind->floor && AnyFloor(sim)) kind->floor(b, block, &sim->contact_floor, &E[row]);
     }
   }
   if (E) PetscCall(VecRestoreArray(ccp->compliance, &E));

@@ -44,22 +44,31 @@ PetscErrorCode TalusSimGetStepProblem(TalusSim sim, TalusFCLibProblem *local, Ta
              "a step's problem with joints cannot be written in FCLib's form yet (its rows are contacts only): "
              "the scene has %" PetscInt_FMT " joints",
              sim->njoints);
-  PetscCheck(!TalusBodiesAnyCompliant(sim->bodies), sim->comm, PETSC_ERR_SUP,
-             "a step's problem with compliant contacts (seed 004's N + E) cannot be written in FCLib's form");
   PetscCall(TalusSimAssembleCCPAssembled(sim, &ccp));
   PetscCall(PetscMemzero(local, sizeof(*local)));
   PetscCall(PetscMemzero(global, sizeof(*global)));
   PetscCall(VecGetSize(ccp.mu, &local->ncontacts));
   PetscCall(VecGetSize(ccp.v_free, &local->ndofs));
 
-  /* local: W = B M^-1 B^T, q, mu */
+  /* local: W = B M^-1 B^T (+ E: the problem the step solves, with compliant rows or the contacts'
+     floor), q, mu */
   PetscCall(TalusDelassusAssemble(ccp.B, ccp.inverse_mass, &local->W));
+  if (ccp.compliance) PetscCall(MatDiagonalSet(local->W, ccp.compliance, ADD_VALUES));
   PetscCall(VecDuplicate(ccp.q, &local->q));
   PetscCall(VecCopy(ccp.q, local->q));
   PetscCall(VecDuplicate(ccp.mu, &local->mu));
   PetscCall(VecCopy(ccp.mu, local->mu));
 
-  /* global: M, H = B^T, f = M v_free, w = q - B v_free = b */
+  if (warm_start) {
+    PetscCall(VecDuplicate(ccp.gamma, warm_start));
+    PetscCall(VecCopy(ccp.gamma, *warm_start));
+  }
+  /* global: M, H = B^T, f = M v_free, w = q - B v_free = b; FCLib's global form has no E, so a
+     problem with one has its local form only (global->M stays NULL) */
+  if (ccp.compliance) {
+    PetscCall(TalusStepCCPDestroy(&ccp));
+    PetscFunctionReturn(0);
+  }
   PetscCall(VecDuplicate(ccp.inverse_mass, &mass));
   PetscCall(VecCopy(ccp.inverse_mass, mass));
   PetscCall(VecReciprocal(mass));
@@ -72,10 +81,6 @@ PetscErrorCode TalusSimGetStepProblem(TalusSim sim, TalusFCLibProblem *local, Ta
   PetscCall(VecAYPX(global->w, -1.0, ccp.q));
   PetscCall(VecDuplicate(ccp.mu, &global->mu));
   PetscCall(VecCopy(ccp.mu, global->mu));
-  if (warm_start) {
-    PetscCall(VecDuplicate(ccp.gamma, warm_start));
-    PetscCall(VecCopy(ccp.gamma, *warm_start));
-  }
   PetscCall(VecDestroy(&mass));
   PetscCall(TalusStepCCPDestroy(&ccp));
   PetscFunctionReturn(0);

@@ -129,11 +129,19 @@ static PetscErrorCode DelassusGetBlockRows(Mat N, TalusBlockRows *rows)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
-  PetscCheck(!shell->compliance, PetscObjectComm((PetscObject)N), PETSC_ERR_SUP,
-             "nbgs does not take compliant rows (seed 004's N + E) yet: use -tao_type apgd");
   PetscCall(TalusMatGetBlockRows(shell->B, rows, &found));
   PetscCheck(found, PetscObjectComm((PetscObject)N), PETSC_ERR_SUP,
              "this Delassus operator's B has no row blocks to visit (it is assembled: use -ccp_matrix_free true)");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusDelassusGetCompliance(Mat N, Vec *E)
+{
+  DelassusShell *shell;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(N, &shell));
+  *E = shell->compliance;
   PetscFunctionReturn(0);
 }
 

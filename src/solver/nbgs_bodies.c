@@ -23,6 +23,7 @@ typedef struct {
   PetscInt       nowned;       /* owned entries of w (6 per body); ghost entries follow in its local form */
   PetscScalar   *start;        /* the ghost entries at the sweep's start */
   PetscReal     *row_diagonal; /* W_jj of each free row */
+  Vec            compliance;   /* seed 004's E of N + E (TalusDelassusGetCompliance), or NULL */
 } NBGSBodiesData;
 
 static PetscErrorCode BodiesRelease(void *data)
@@ -31,6 +32,7 @@ static PetscErrorCode BodiesRelease(void *data)
 
   PetscFunctionBegin;
   PetscCall(VecDestroy(&d->w));
+  PetscCall(VecDestroy(&d->compliance));
   PetscCall(PetscFree(d->start));
   PetscCall(PetscFree(d->row_diagonal));
   PetscFunctionReturn(0);
@@ -96,12 +98,13 @@ static PetscErrorCode MarkSharedBodies(NBGSBodiesData *d, PetscInt nlocal, Petsc
 
 static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
 {
-  TAO_NBGS       *nb = (TAO_NBGS *)tao->data;
-  NBGSBodiesData *d;
-  PetscBool       found, *shared;
-  PetscInt        nc, nlocal;
-  PetscMPIInt     size;
-  Vec             wl;
+  TAO_NBGS          *nb = (TAO_NBGS *)tao->data;
+  NBGSBodiesData    *d;
+  PetscBool          found, *shared;
+  PetscInt           nc, nlocal;
+  PetscMPIInt        size;
+  Vec                wl;
+  const PetscScalar *E;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&d));
@@ -122,16 +125,26 @@ static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
   PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
   PetscCall(PetscMalloc1(nlocal - d->nowned + 1, &d->start));
 
+  /* N + E (seed 004 eq. 60): E is diagonal, so it adds to each block's own diagonal (the blocks
+     and row diagonals below are N's + E's); B w is N r without E r, which the sweep adds back to
+     u_c - W_cc r_c and the velocity u = (N + E) r + q adds */
+  PetscCall(TalusDelassusGetCompliance(nb->W, &d->compliance));
+  if (d->compliance) PetscCall(PetscObjectReference((PetscObject)d->compliance));
+  PetscCall(VecGetArrayRead(d->compliance ? d->compliance : nb->q, &E));
   *max_diagonal = 0.0;
   for (PetscInt c = 0; c < nc; c++) {
     d->rows.block(d->rows.ctx, c, &nb->blocks[9 * c]);
-    for (int i = 0; i < 3; i++) *max_diagonal = PetscMax(*max_diagonal, nb->blocks[9 * c + 4 * i]);
+    for (int i = 0; i < 3; i++) {
+      if (d->compliance) nb->blocks[9 * c + 4 * i] += PetscRealPart(E[3 * c + i]);
+      *max_diagonal = PetscMax(*max_diagonal, nb->blocks[9 * c + 4 * i]);
+    }
   }
   PetscCall(PetscMalloc1(d->rows.nrows + 1, &d->row_diagonal));
   for (PetscInt j = 0; j < d->rows.nrows; j++) {
-    d->row_diagonal[j] = d->rows.row_diagonal(d->rows.ctx, j);
+    d->row_diagonal[j] = d->rows.row_diagonal(d->rows.ctx, j) + (d->compliance ? PetscRealPart(E[3 * nc + j]) : 0.0);
     *max_diagonal      = PetscMax(*max_diagonal, d->row_diagonal[j]);
   }
+  PetscCall(VecRestoreArrayRead(d->compliance ? d->compliance : nb->q, &E));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, max_diagonal, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)tao)));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)tao), &size));
   if (size > 1) {
@@ -162,7 +175,7 @@ static PetscErrorCode BodiesSweep(Tao tao, Vec r)
   NBGSBodiesData    *d  = (NBGSBodiesData *)nb->data;
   Vec                wl;
   PetscScalar       *w, *x;
-  const PetscScalar *q, *mu;
+  const PetscScalar *q, *mu, *E = NULL;
   PetscInt           nlocal;
 
   PetscFunctionBegin;
@@ -173,13 +186,15 @@ static PetscErrorCode BodiesSweep(Tao tao, Vec r)
   PetscCall(VecGetArray(r, &x));
   PetscCall(VecGetArrayRead(nb->q, &q));
   PetscCall(VecGetArrayRead(nb->set->mu, &mu));
+  if (d->compliance) PetscCall(VecGetArrayRead(d->compliance, &E));
   for (PetscInt c = 0; c < d->rows.nblocks; c++) {
     const PetscReal *W  = &nb->blocks[9 * c];
     PetscScalar     *xc = &x[3 * c], u[3], old[3] = {xc[0], xc[1], xc[2]};
     PetscReal        qt[3];
     d->rows.gather(d->rows.ctx, c, w, u);
-    for (int i = 0; i < 3; i++) /* u_c less the block's own part W_cc r_c */
-      qt[i] = PetscRealPart(u[i] + q[3 * c + i]) - (W[3 * i] * xc[0] + W[3 * i + 1] * xc[1] + W[3 * i + 2] * xc[2]);
+    for (int i = 0; i < 3; i++) /* u_c less the block's own part W_cc r_c (W_cc with E, B w without) */
+      qt[i] = PetscRealPart(u[i] + q[3 * c + i] + (E ? E[3 * c + i] * xc[i] : 0.0)) -
+              (W[3 * i] * xc[0] + W[3 * i + 1] * xc[1] + W[3 * i + 2] * xc[2]);
     NBGSUpdateCone(nb, c, qt, PetscRealPart(mu[c]), xc);
     for (int i = 0; i < 3; i++) old[i] = xc[i] - old[i];
     d->rows.scatter(d->rows.ctx, c, old, w);
@@ -187,12 +202,14 @@ static PetscErrorCode BodiesSweep(Tao tao, Vec r)
   for (PetscInt j = 0; j < d->rows.nrows; j++) { /* single rows, each solved exactly: non-negative, then free */
     const PetscInt  i = 3 * d->rows.nblocks + j;
     const PetscReal W = d->row_diagonal[j], omega = nb->interface[i] ? nb->interface_omega : nb->omega;
-    const PetscReal rest  = PetscRealPart(d->rows.row_gather(d->rows.ctx, j, w) + q[i]) - W * PetscRealPart(x[i]);
+    const PetscReal rest = PetscRealPart(d->rows.row_gather(d->rows.ctx, j, w) + q[i] + (E ? E[i] * x[i] : 0.0)) -
+                           W * PetscRealPart(x[i]);
     const PetscReal exact = W > 0.0 ? (j < nb->set->nnonneg_local ? PetscMax(-rest / W, 0.0) : -rest / W) : 0.0,
                     old   = PetscRealPart(x[i]);
     x[i]                  = (1.0 - omega) * old + omega * exact;
     d->rows.row_scatter(d->rows.ctx, j, x[i] - old, w);
   }
+  if (E) PetscCall(VecRestoreArrayRead(d->compliance, &E));
   PetscCall(VecRestoreArrayRead(nb->set->mu, &mu));
   PetscCall(VecRestoreArrayRead(nb->q, &q));
   PetscCall(VecRestoreArray(r, &x));
@@ -203,7 +220,7 @@ static PetscErrorCode BodiesSweep(Tao tao, Vec r)
   PetscFunctionReturn(0);
 }
 
-/* u = B w + q, w kept by the sweeps (its ghosts current) */
+/* u = B w + E r + q, w kept by the sweeps (its ghosts current) */
 static PetscErrorCode BodiesVelocity(Tao tao, Vec r)
 {
   TAO_NBGS          *nb = (TAO_NBGS *)tao->data;
@@ -213,7 +230,6 @@ static PetscErrorCode BodiesVelocity(Tao tao, Vec r)
   PetscScalar       *u;
 
   PetscFunctionBegin;
-  (void)r;
   PetscCall(VecGhostGetLocalForm(d->w, &wl));
   PetscCall(VecGetArrayRead(wl, &w));
   PetscCall(VecGetArrayRead(nb->q, &q));
@@ -230,6 +246,18 @@ static PetscErrorCode BodiesVelocity(Tao tao, Vec r)
   PetscCall(VecRestoreArrayRead(nb->q, &q));
   PetscCall(VecRestoreArrayRead(wl, &w));
   PetscCall(VecGhostRestoreLocalForm(d->w, &wl));
+  if (d->compliance) { /* + E r */
+    const PetscScalar *E, *x;
+    PetscInt           n;
+    PetscCall(VecGetLocalSize(r, &n));
+    PetscCall(VecGetArrayRead(d->compliance, &E));
+    PetscCall(VecGetArrayRead(r, &x));
+    PetscCall(VecGetArray(nb->u, &u));
+    for (PetscInt i = 0; i < n; i++) u[i] += E[i] * x[i];
+    PetscCall(VecRestoreArray(nb->u, &u));
+    PetscCall(VecRestoreArrayRead(r, &x));
+    PetscCall(VecRestoreArrayRead(d->compliance, &E));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -34,12 +34,15 @@ def run(args, ranks=None):
 
 def read_dump(fn):
     with h5py.File(fn, "r") as f:
-        loc, glo = f["/fclib_local"], f["/fclib_global"]
+        loc = f["/fclib_local"]
         d = dict(W=fclib_matrix(loc["W"]).toarray(), q=loc["vectors/q"][()], mu=loc["vectors/mu"][()],
-                 M=fclib_matrix(glo["M"]), H=fclib_matrix(glo["H"]), f=glo["vectors/f"][()], w=glo["vectors/w"][()],
-                 mu_global=glo["vectors/mu"][()], guess=f["/guesses/1/r"][()],
+                 guess=f["/guesses/1/r"][()], global_form="/fclib_global" in f,
                  step=int(f["/talus/step"][()].ravel()[0]), iterations=int(f["/talus/iterations"][()].ravel()[0]),
                  reason=f["/talus"].attrs["reason"])
+        if d["global_form"]:
+            glo = f["/fclib_global"]
+            d.update(M=fclib_matrix(glo["M"]), H=fclib_matrix(glo["H"]), f=glo["vectors/f"][()], w=glo["vectors/w"][()],
+                     mu_global=glo["vectors/mu"][()])
     if isinstance(d["reason"], bytes):
         d["reason"] = d["reason"].decode()
     return d
@@ -84,10 +87,26 @@ for ranks in (None, 2):
         expected = np.concatenate([[g * h], -mu * g * h * slip])
         check(np.allclose(r, expected, atol=1e-10), "ball from the %s form: r = %s, expected %s" % (form, r, expected))
 
+# ---------------------------------------------------------------- the ball with the contacts' floor
+# (the scene has rigid rows): W = N + E, E = (w_n / (4 pi^2), 0, 0), in the local form only (FCLib's global
+# form has no place for E)
+out = os.path.join(WORK, "dump-ball-floor")
+p = run([os.path.join(ROOT, "inputs", "rolling-ball.yaml"), "-o", out, "-t_final", "0.01", "-ccp_dump_step", "1",
+         "-contact_near_rigid", "1"])
+check(p.returncode == 0, "ball with the floor, -ccp_dump_step 1: exit %d\n%s" % (p.returncode, p.stderr))
+if p.returncode == 0:
+    d = read_dump(os.path.join(out, "ccp", "step-0000001.h5"))
+    check(np.allclose(d["W"], np.diag([1.0 + 1.0 / (4 * np.pi ** 2), 3.5, 3.5]), atol=1e-14) and not d["global_form"],
+          "ball with the floor: W =\n%s, global form %s" % (d["W"], d["global_form"]))
+    r = solve(os.path.join(out, "ccp", "step-0000001.h5"), "local", os.path.join(out, "ball-floor.h5"))
+    if r is not None:  # the normal row: g h = (1 + E) r_n
+        check(abs(r[0] - g * h / (1.0 + 1.0 / (4 * np.pi ** 2))) < 1e-10, "ball with the floor: r = %s" % r)
+
 # ---------------------------------------------------------------- a step of the filling, on 2 ranks
+# (rigid rows: the global form is written only for problems without E)
 out = os.path.join(WORK, "dump-filling")
 scene = os.path.join(ROOT, "tests", "scenes", "filling-125.yaml")
-p = run([scene, "-o", out, "-t_final", "0.3", "-ccp_dump_step", "25"], 2)
+p = run([scene, "-o", out, "-t_final", "0.3", "-ccp_dump_step", "25", "-contact_near_rigid", "0"], 2)
 check(p.returncode == 0, "filling with -ccp_dump_step 25 on 2 ranks: exit %d\n%s" % (p.returncode, p.stderr))
 fn = os.path.join(out, "ccp", "step-0000025.h5")
 if os.path.exists(fn):

@@ -15,6 +15,7 @@ static PetscErrorCode NewSim(PetscReal mu, const PetscReal gravity[3], PetscReal
   PetscCall(TalusSimSetTimeStep(*sim, dt));
   PetscCall(TalusSimSetEnvelope(*sim, 0.05));
   PetscCall(TalusSimSetAntiRelaxation(*sim, anti_relax));
+  PetscCall(TalusSimSetContactFloor(*sim, 0.0, 0.0)); /* the closed forms are rigid rows' (seed 000) */
   PetscCall(TalusSimGetBodies(*sim, b));
   PetscCall(TalusBodiesAddMaterial(*b, "m", mu, 1000.0, NULL));
   PetscFunctionReturn(0);
@@ -233,6 +234,92 @@ static PetscErrorCode RestingBox(void)
 }
 
 /*
+ * The near-rigid floor (-contact_near_rigid beta, -contact_friction_sigma sigma; contact_kind.c): a
+ * sphere at rest on a plane (w_n = 1/m) carries m g h with E = beta^2 / (4 pi^2 m), so it rests at
+ * the depth h^2 g beta^2 / (4 pi^2), whatever its mass; a head-on impact rebounds by a few per cent
+ * (implicit Euler's damping of a spring of period h / beta), momentum kept; a box on an incline below
+ * its friction angle creeps at the sigma scale, and not at all with sigma = 0.
+ */
+static PetscErrorCode NearRigidFloor(PetscReal beta)
+{
+  const PetscReal g[3] = {0, 0, -9.81}, r[3] = {0.5, 0, 0}, c[3] = {0, 0, 0.5}, h = 0.01;
+  const PetscReal depth = h * h * 9.81 * beta * beta / (4.0 * PETSC_PI * PETSC_PI);
+  TalusSim        sim;
+  TalusBodies    *b;
+  TalusStepStats  st;
+  PetscReal       energy = 0;
+
+  PetscFunctionBegin;
+  PetscCall(NewSim(0.5, g, h, PETSC_TRUE, &sim, &b));
+  PetscCall(TalusSimSetContactFloor(sim, beta, 1e-3));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, origin, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 0, 0, PETSC_FALSE, c, NULL));
+  PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-12"));
+  for (PetscInt s = 0; s < 500; s++) {
+    PetscCall(TalusSimStep(sim, &st));
+    if (s >= 400) energy = PetscMax(energy, st.kinetic_energy);
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-tao_gatol"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  floor beta %g: resting sphere at depth %.6e m (h^2 g beta^2 / (4 pi^2) = %.6e m), kinetic "
+                        "energy after 4 s %.1e J, support %.9f of the weight\n",
+                        (double)beta, (double)(0.5 - b->position[5]), (double)depth, (double)energy,
+                        (double)st.support_force_over_weight));
+  CHECK(PetscAbsReal(0.5 - b->position[5] - depth) <= 1e-6 * depth, "floor beta %g: resting depth %.9e, expected %.9e",
+        (double)beta, (double)(0.5 - b->position[5]), (double)depth);
+  CHECK(energy < 1e-12 && PetscAbsReal(st.support_force_over_weight - 1.0) < 1e-9,
+        "floor beta %g: kinetic energy %g, support %g of the weight", (double)beta, (double)energy,
+        (double)st.support_force_over_weight);
+  PetscCall(TalusSimDestroy(&sim));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode NearRigidImpactAndCreep(void)
+{
+  const PetscReal g0[3] = {0, 0, 0}, r[3] = {1, 0, 0}, c1[3] = {-2, 0, 0}, c2[3] = {2, 0, 0}, theta = 0.349066;
+  const PetscReal g[3] = {9.81 * PetscSinReal(theta), 0, -9.81 * PetscCosReal(theta)}, half[3] = {0.5, 0.3, 0.2};
+  const PetscReal cb[3] = {0, 0, 0.2};
+  TalusSim        sim;
+  TalusBodies    *b;
+  TalusStepStats  st;
+  PetscReal       p0 = 1.0 * 2.0 + 2.0 * -0.5, rebound, creep[2];
+
+  PetscFunctionBegin;
+  PetscCall(NewSim(0.3, g0, 0.01, PETSC_TRUE, &sim, &b));
+  PetscCall(TalusSimSetContactFloor(sim, 1.0, 1e-3));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, c1, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 2.0, 0, PETSC_FALSE, c2, NULL));
+  b->velocity[0] = 2.0, b->velocity[3] = -0.5;
+  for (PetscInt s = 0; s < 200; s++) PetscCall(TalusSimStep(sim, &st));
+  rebound = (b->velocity[3] - b->velocity[0]) / 2.5; /* separation over approach speed */
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  floor: head-on rebound %.4f of the approach speed, momentum error %.1e\n",
+                        (double)rebound, (double)PetscAbsReal(b->velocity[0] + 2.0 * b->velocity[3] - p0)));
+  CHECK(rebound >= 0.0 && rebound < 0.03, "floor: head-on rebound %g of the approach speed (a few per cent expected)",
+        (double)rebound);
+  CHECK(PetscAbsReal(b->velocity[0] + 2.0 * b->velocity[3] - p0) < 1e-12, "floor: momentum changed");
+  PetscCall(TalusSimDestroy(&sim));
+  for (int k = 0; k < 2; k++) { /* sigma = 1e-3, then 0: a box on a 20 degree incline, mu 0.5 > tan 20 */
+    PetscCall(NewSim(0.5, g, 0.005, PETSC_TRUE, &sim, &b));
+    PetscCall(TalusSimSetContactFloor(sim, 1.0, k ? 0.0 : 1e-3));
+    PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, origin, NULL));
+    PetscCall(TalusBodiesAdd(b, 1, TALUS_BOX, half, 0, 0, PETSC_FALSE, cb, NULL));
+    PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-11"));
+    for (PetscInt s = 0; s < 100; s++) PetscCall(TalusSimStep(sim, &st));
+    PetscCall(PetscOptionsClearValue(NULL, "-tao_gatol"));
+    creep[k] = PetscAbsReal(b->velocity[3]);
+    PetscCall(TalusSimDestroy(&sim));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  floor: box on a 20 degree incline creeps at %.2e m/s (sigma 1e-3), %.1e (0)\n",
+                        (double)creep[0], (double)creep[1]));
+  /* g h sin(theta) is the speed one step of gravity along the incline gives; sigma of it, times m w_t <= 4 */
+  CHECK(creep[0] > 0.0 && creep[0] < 4e-3 * 9.81 * 0.005 * PetscSinReal(theta),
+        "floor: creep %g m/s (sigma scale expected)", (double)creep[0]);
+  CHECK(creep[1] < 1e-9, "floor with sigma = 0: the box creeps at %g m/s", (double)creep[1]);
+  PetscFunctionReturn(0);
+}
+
+/*
  * A free box tumbling about a non-principal axis without gravity: the gyroscopic torque
  * -omega x J omega (seed 000 eq. 3) keeps the world angular momentum A J omega constant; the
  * explicit first-order treatment lets it drift by O(h) per unit time.
@@ -285,6 +372,9 @@ int main(int argc, char **argv)
   PetscCall(HeadOn());
   PetscCall(RestingBox());
   PetscCall(FreeTumble());
+  PetscCall(NearRigidFloor(1.0));
+  PetscCall(NearRigidFloor(2.0));
+  PetscCall(NearRigidImpactAndCreep());
   int status = TestSummary("test_stepping");
   PetscCall(TalusFinalize());
   return status;

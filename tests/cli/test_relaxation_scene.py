@@ -233,4 +233,15 @@ r = run_talus(TALUS, [IMPACT, "-o", os.path.join(WORK, "bad-dt"), "-dt", "0.2"])
 check(r.returncode != 0 and "material soft: the contact relaxation" in r.stderr and "is unstable" in r.stderr,
       "-dt 0.2 with delta 0.1: %s" % r.stderr.strip()[-300:])
 
+# the contacts' near-rigid floor: listed by -help, out-of-range values refused naming the option (1 and 2 ranks)
+r = run_talus(TALUS, [IMPACT, "-help"])
+for option in ("-contact_near_rigid", "-contact_friction_sigma"):
+    check(option in r.stdout, "-help does not list %s" % option)
+for args, expected in ((["-contact_near_rigid", "-1"], "-contact_near_rigid must be in [0, 100]"),
+                       (["-contact_friction_sigma", "2"], "-contact_friction_sigma must be in [0, 1]")):
+    for ranks in (None, 2):
+        r = run_talus(TALUS, [IMPACT, "-o", os.path.join(WORK, "bad-floor"), "-t_final", "0.01"] + args, ranks)
+        check(r.returncode != 0 and expected in r.stderr and "PETSC ERROR" not in r.stderr,
+              "%s on %s ranks: %s" % (" ".join(args), ranks or 1, r.stderr.strip()[-300:]))
+
 sys.exit(check.finish())

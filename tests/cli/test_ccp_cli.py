@@ -20,7 +20,7 @@ import h5py
 import numpy as np
 import scipy.sparse as sp
 
-from clitest import Checks, fclib_matrix
+from clitest import Checks, fclib_matrix, run_all
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -410,18 +410,16 @@ bad.append(([write_fclib("hugeq.h5", BALL_W, [1e200, 0.0, 0.0], BALL_MU)], "q or
 bad.append(([good, "-tao_type", "ipm", "-ccp_scale"], "invariant to the per-contact scaling"))
 bad.append(([good, "-tao_type", "ipm", "-tao_ipm_step_fraction", "1.5"], "-tao_ipm_step_fraction must be in (0, 1)"))
 
-for args, expected in bad:
-    for ranks in (None, 2):
-        if ranks and not args:
-            continue
-        rc, so, se = run(["ccp"] + args, ranks=ranks)
-        what = "talus ccp %s%s" % (" ".join(args), " on %d ranks" % ranks if ranks else "")
-        check(rc != 0, "%s: exit code 0" % what)
-        check(rc < 128 or ranks, "%s: killed by a signal (%d)" % (what, rc))
-        lines = [l for l in se.splitlines() if l.startswith("talus: error:")]
-        check(len(lines) == 1, "%s: expected one error line, got:\n%s" % (what, se))
-        check(expected in se, "%s: error does not say '%s':\n%s" % (what, expected, se))
-        check("PETSC ERROR" not in se and "Traceback" not in se, "%s: raw PETSc trace:\n%s" % (what, se))
+jobs = [(["ccp"] + args, ranks, expected) for args, expected in bad for ranks in (None, 2) if args or not ranks]
+for (args, ranks, expected), p in zip(jobs, run_all(TALUS, [job[:2] for job in jobs], timeout=120)):
+    rc, so, se = p.returncode, p.stdout, p.stderr
+    what = "talus %s%s" % (" ".join(args), " on %d ranks" % ranks if ranks else "")
+    check(rc != 0, "%s: exit code 0" % what)
+    check(rc < 128 or ranks, "%s: killed by a signal (%d)" % (what, rc))
+    lines = [l for l in se.splitlines() if l.startswith("talus: error:")]
+    check(len(lines) == 1, "%s: expected one error line, got:\n%s" % (what, se))
+    check(expected in se, "%s: error does not say '%s':\n%s" % (what, expected, se))
+    check("PETSC ERROR" not in se and "Traceback" not in se, "%s: raw PETSc trace:\n%s" % (what, se))
 
 # vectors stored as N-D arrays with one long dimension ((n, 1), (1, n): as MATLAB writes them) read as
 # vectors (before: "damaged"), and a problem with no contacts converges at once, on 1 and 2 ranks

@@ -30,7 +30,7 @@ import time
 import h5py
 import numpy as np
 
-from clitest import ENV, GRACEFUL_ENV, Checks, checksum, set_values, slurm_stand_ins
+from clitest import ENV, GRACEFUL_ENV, Checks, checksum, run_all, set_values, slurm_stand_ins
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "checkpoint")
@@ -407,7 +407,21 @@ def refuse(path, fault, previous=False, what=None, ranks=2):
     """A restart from path must stop with status 1, naming the file and the fault, writing nothing."""
     o = os.path.join(WORK, "bad-out")
     shutil.rmtree(o, ignore_errors=True)
-    p = run(["-restart", path, "-o", o], ranks)
+    check_refused(run(["-restart", path, "-o", o], ranks), path, fault, previous, what, o)
+
+
+def refuse_all(cases):
+    """refuse() of each (path, fault, what, ranks) of cases, four restarts at a time (each its own output
+    directory): independent refusals, each mostly MPI's and PETSc's start-up."""
+    outs = [os.path.join(WORK, "bad-out-%d" % k) for k in range(len(cases))]
+    for o in outs:
+        shutil.rmtree(o, ignore_errors=True)
+    procs = run_all(TALUS, [(["-restart", c[0], "-o", o], c[3]) for c, o in zip(cases, outs)])
+    for (path, fault, what, ranks), p, o in zip(cases, procs, outs):
+        check_refused(p, path, fault, False, what, o)
+
+
+def check_refused(p, path, fault, previous, what, o):
     msg = p.stdout + p.stderr
     what = what or os.path.basename(path)
     check(p.returncode == 1, "%s: exit status %d, expected 1\n%s" % (what, p.returncode, msg[-1500:]))
@@ -441,16 +455,19 @@ for at in (0, 40, 200, 600, 1500, 3000):
 # unused bytes) or stops with one error naming the file; never a crash, a hang or garbage
 rng = np.random.default_rng(2026)
 outcomes = {"ran": 0, "refused": 0}
+fuzz = []
 for trial in range(40):
     fuzzed = bytearray(blob)
     at = int(rng.integers(0, len(blob)))
     fuzzed[at] ^= int(rng.integers(1, 256))
-    path = damaged("fuzz.h5", bytes(fuzzed))
-    try:
-        p = run_talus(TALUS, ["-restart", path, "-o", os.path.join(WORK, "fuzz-out"), "-t_final", "0.41"], None, timeout=60)
-    except subprocess.TimeoutExpired:
-        check(False, "fuzz: a flip at byte %d hung the restart" % at)
-        continue
+    fuzz.append((at, damaged("fuzz-%02d.h5" % trial, bytes(fuzzed))))
+try:  # four at a time, each restart its own file and output directory
+    procs = run_all(TALUS, [(["-restart", path, "-o", os.path.join(WORK, "fuzz-out-%02d" % k), "-t_final", "0.41"], None)
+                            for k, (at, path) in enumerate(fuzz)], timeout=60)
+except subprocess.TimeoutExpired as e:
+    check(False, "fuzz: a flipped byte hung the restart: %s" % e)
+    procs = []
+for (at, path), p in zip(fuzz, procs):
     msg = p.stdout + p.stderr
     refused = p.returncode == 1 and ("cannot restart from " + path) in msg and msg.count("talus: error") == 1
     check(p.returncode == 0 or refused, "fuzz: a flip at byte %d: exit %d\n%s" % (at, p.returncode, msg[-1500:]))
@@ -502,8 +519,7 @@ crafts = [
     ("zero-dt", lambda f: f.attrs.modify("dt", np.float64(0.0)), "the header's step, time"),
     ("nan-gravity", lambda f: f.attrs.modify("gravity", np.array([0.0, np.nan, -9.81])), "gravity, envelope or domain"),
 ]
-for name, edit, fault in crafts:
-    refuse(crafted("crafted-%s.h5" % name, edit), fault, what="crafted checkpoint: " + name)
+refuse_all([(crafted("crafted-%s.h5" % name, edit), fault, "crafted checkpoint: " + name, 2) for name, edit, fault in crafts])
 # the fields that choose where a row is sent, each checked against its range before use (a body's rank of 7
 # ended in "destination rank 7 of item 0 is not in the communicator", naming no file), on 1 and 2 ranks
 ranged = [
@@ -518,10 +534,8 @@ ranged = [
 ]
 with h5py.File(good, "r") as f:
     check(f["contacts/rank"].shape[0] > 0, "the crafted checkpoints' source has warm-start contacts to edit")
-for name, edit, fault in ranged:
-    path = crafted("crafted-%s.h5" % name, edit)
-    for ranks in (1, 2):
-        refuse(path, fault, what="crafted checkpoint on %d rank(s): %s" % (ranks, name), ranks=ranks)
+refuse_all([(crafted("crafted-%s.h5" % name, edit), fault, "crafted checkpoint on %d rank(s): %s" % (ranks, name), ranks)
+            for name, edit, fault in ranged for ranks in (1, 2)])
 refuse(os.path.join(out("full-np1"), "frames.h5"), "not a talus checkpoint")
 refuse(SCENE, "not a readable HDF5 file")
 

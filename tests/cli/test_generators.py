@@ -16,7 +16,7 @@ import sys
 import h5py
 import numpy as np
 
-from clitest import Checks, run
+from clitest import Checks, run, run_all
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], "generators")
 os.makedirs(WORK, exist_ok=True)
@@ -197,16 +197,19 @@ if p.returncode == 0:
         ("no mass", "bodies_file: {file: %s}" % sources["frames"], "need a mass, or a material with a positive density"),
         ("frame and group", "bodies_file: {file: %s, mass: 1, frame: 1, group: bodies}" % sources["frames"], "give frame (of a frames file) or group, not both"),
     ]
+    line = walls.split("options:")[0].count("\n") + 1
+    jobs = []
     for label, text, expected in BAD_FILES:
         fn = os.path.join(WORK, "bad-file-%s.yaml" % label.replace(" ", "-"))
         with open(fn, "w") as f:
             f.write(walls.replace("options:", text + "\noptions:"))
-        line = walls.split("options:")[0].count("\n") + 1
-        for ranks in (1, 2):
-            q = run(TALUS, [fn, "-o", os.path.join(WORK, "refused")], ranks)
-            lines = [l for l in q.stderr.splitlines() if l.startswith("talus: error:")]
-            check(q.returncode != 0 and ("%s:%d:" % (fn, line)) in q.stderr and expected in q.stderr and len(lines) == 1,
-                  "bodies_file, %s, %d ranks: expected '%s:%d: ... %s', got exit %d:\n%s" % (label, ranks, fn, line, expected, q.returncode, q.stderr[-1500:]))
+        jobs += [(label, fn, expected, ranks) for ranks in (1, 2)]
+    procs = run_all(TALUS, [([fn, "-o", os.path.join(WORK, "refused-%d" % k)], ranks)
+                            for k, (label, fn, expected, ranks) in enumerate(jobs)])
+    for (label, fn, expected, ranks), q in zip(jobs, procs):
+        lines = [l for l in q.stderr.splitlines() if l.startswith("talus: error:")]
+        check(q.returncode != 0 and ("%s:%d:" % (fn, line)) in q.stderr and expected in q.stderr and len(lines) == 1,
+              "bodies_file, %s, %d ranks: expected '%s:%d: ... %s', got exit %d:\n%s" % (label, ranks, fn, line, expected, q.returncode, q.stderr[-1500:]))
     # a generator whose box meets the file's bodies
     fn = os.path.join(WORK, "file-and-generator.yaml")
     with open(fn, "w") as f:

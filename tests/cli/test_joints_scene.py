@@ -26,7 +26,7 @@ import sys
 import h5py
 import numpy as np
 
-from clitest import Checks, set_values
+from clitest import Checks, run_all, set_values
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -191,11 +191,16 @@ BAD = [
     ("- {type: linear_limit, bodies: [world, A], point: [0, 0, 0], axis: [0, 1, 0], lower: -.inf, upper: 0}",
      "lower must be a finite number"),
 ]
-for k, (entry, expected) in enumerate(BAD):
-    path = os.path.join(WORK, "bad-%02d.yaml" % k)
+def refused_all(paths):
+    """Each scene of paths run (four at a time, each its own output directory): their processes, in order."""
+    return run_all(TALUS, [([path, "-o", os.path.join(WORK, "bad-out-%02d" % k)], None) for k, path in enumerate(paths)])
+
+
+paths = [os.path.join(WORK, "bad-%02d.yaml" % k) for k in range(len(BAD))]
+for (entry, expected), path in zip(BAD, paths):
     with open(path, "w") as f:
         f.write(HEAD + "  " + entry + "\n")
-    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+for (entry, expected), path, r in zip(BAD, paths, refused_all(paths)):
     line = "%s:8:" % path
     check(r.returncode != 0 and line in r.stderr and expected in r.stderr,
           "%s: expected %s ... %s, got exit %d: %s" % (entry, line, expected, r.returncode, r.stderr.strip()[-300:]))
@@ -234,11 +239,11 @@ BAD_DRIVES = [
     ("springs", "- {bodies: [world, A], points: [[0, 0, 1], [0.5, 0, 0]], stiffness: 1, rest_length: -2}",
      "rest_length must be >= 0"),
 ]
-for k, (section, entry, expected) in enumerate(BAD_DRIVES):
-    path = os.path.join(WORK, "bad-drive-%02d.yaml" % k)
+paths = [os.path.join(WORK, "bad-drive-%02d.yaml" % k) for k in range(len(BAD_DRIVES))]
+for (section, entry, expected), path in zip(BAD_DRIVES, paths):
     with open(path, "w") as f:
         f.write(DRIVES + section + ":\n  " + entry + "\n")
-    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+for (section, entry, expected), path, r in zip(BAD_DRIVES, paths, refused_all(paths)):
     check(r.returncode != 0 and ("%s:8:" % path) in r.stderr and expected in r.stderr,
           "%s: expected %s:8: ... %s, got: %s" % (entry, path, expected, r.stderr.strip()[-300:]))
 BAD_BODIES = [
@@ -262,11 +267,11 @@ BAD_BODIES = [
     ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], planar: {axis: [0, 1, 0]}}", "axis"),
     ("{shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0], planar: [0, 1, 0]}", "must be a mapping"),
 ]
-for k, (body, expected) in enumerate(BAD_BODIES):
-    path = os.path.join(WORK, "bad-body-%02d.yaml" % k)
+paths = [os.path.join(WORK, "bad-body-%02d.yaml" % k) for k in range(len(BAD_BODIES))]
+for (body, expected), path in zip(BAD_BODIES, paths):
     with open(path, "w") as f:
         f.write(DRIVES.replace("  - {shape: sphere, radius: 0.1, mass: 1, position: [5, 0, 0]}", "  - " + body))
-    r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+for (body, expected), path, r in zip(BAD_BODIES, paths, refused_all(paths)):
     check(r.returncode != 0 and ("%s:6:" % path) in r.stderr and expected in r.stderr,
           "%s: expected %s:6: ... %s, got: %s" % (body, path, expected, r.stderr.strip()[-300:]))
 

@@ -19,7 +19,7 @@ import sys
 import h5py
 import numpy as np
 
-from clitest import Checks
+from clitest import Checks, run_all
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -190,12 +190,15 @@ with open(path, "w") as f:
 r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "hertz-box")])
 check(r.returncode != 0 and "body 2 is a box in a Hertzian contact" in r.stderr, "a box on Hertz: %s" % r.stderr.strip()[-300:])
 def refused_at(tag, what, template, line, cases):
-    """Each (value, expected) of cases put into the scene template is refused at FILE:line, saying expected."""
-    for k, (value, expected) in enumerate(cases):
-        path = os.path.join(WORK, "%s-%02d.yaml" % (tag, k))
+    """Each (value, expected) of cases put into the scene template is refused at FILE:line, saying expected (the
+    runs four at a time, each its own output directory)."""
+    paths = [os.path.join(WORK, "%s-%02d.yaml" % (tag, k)) for k in range(len(cases))]
+    for (value, expected), path in zip(cases, paths):
         with open(path, "w") as f:
             f.write(template % value)
-        r = run_talus(TALUS, [path, "-o", os.path.join(WORK, "bad-out")])
+    procs = run_all(TALUS, [([path, "-o", os.path.join(WORK, "bad-out-%s-%02d" % (tag, k))], None)
+                            for k, path in enumerate(paths)])
+    for (value, expected), path, r in zip(cases, paths, procs):
         check(r.returncode != 0 and ("%s:%d:" % (path, line)) in r.stderr and expected in r.stderr,
               "%s %s: expected %s:%d: ... %s, got: %s" % (what, value, path, line, expected, r.stderr.strip()[-300:]))
 

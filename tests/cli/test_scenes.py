@@ -17,7 +17,7 @@ import sys
 import h5py
 import numpy as np
 
-from clitest import Checks
+from clitest import Checks, run_all
 from clitest import run as run_talus
 
 TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -283,11 +283,13 @@ if layers * 1e8 <= 2.6e8:
     cases.append(("lattice beyond memory", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, %d]}" % layers), 12, "GB a rank (about 2200 B a body while stepping)"))
 else:
     print("lattice beyond memory: skipped (this machine's %.0f GB hold what the indices can count)" % (memory / 1e9))
+files = []
 for label, text, line, expected in cases:
-    fn = os.path.join(WORK, "bad-scene-%s.yaml" % label.replace(" ", "-"))
-    with open(fn, "w") as f:
+    files.append(os.path.join(WORK, "bad-scene-%s.yaml" % label.replace(" ", "-")))
+    with open(files[-1], "w") as f:
         f.write(text)
-    p = run([fn, "-o", os.path.join(WORK, "bad-scene-out")])
+procs = run_all(TALUS, [([fn, "-o", os.path.join(WORK, "bad-scene-out-%d" % k)], None) for k, fn in enumerate(files)])
+for (label, text, line, expected), fn, p in zip(cases, files, procs):
     where = "%s:%d:" % (fn, line) if line else "%s:" % fn
     check(p.returncode != 0, "%s: exit code 0" % label)
     check(where in p.stderr and expected in p.stderr, "%s: expected '%s ... %s', got:\n%s" % (label, where, expected, p.stderr))
@@ -413,12 +415,13 @@ meaningless = [
     (["-probe", "-5"], "-probe takes a body's id"),
     (["-t_final", "0.02", "0.5"], "unexpected argument \"0.5\""),
 ]
-for args, expected in meaningless:
-    for ranks in (None, 2):
-        p = run([ball, "-o", os.path.join(WORK, "meaningless")] + args, ranks)
-        what = "%s%s" % (" ".join(args), " on 2 ranks" if ranks else "")
-        check(p.returncode == 1 and expected in p.stderr, "%s: exit %d, expected '%s' in:\n%s" % (what, p.returncode, expected, p.stderr))
-        check(len([l for l in p.stderr.splitlines() if l.startswith("talus: error:")]) == 1, "%s: not one error line:\n%s" % (what, p.stderr))
+jobs = [(args, ranks, expected) for args, expected in meaningless for ranks in (None, 2)]
+procs = run_all(TALUS, [([ball, "-o", os.path.join(WORK, "meaningless-%d" % k)] + args, ranks)
+                        for k, (args, ranks, expected) in enumerate(jobs)])
+for (args, ranks, expected), p in zip(jobs, procs):
+    what = "%s%s" % (" ".join(args), " on 2 ranks" if ranks else "")
+    check(p.returncode == 1 and expected in p.stderr, "%s: exit %d, expected '%s' in:\n%s" % (what, p.returncode, expected, p.stderr))
+    check(len([l for l in p.stderr.splitlines() if l.startswith("talus: error:")]) == 1, "%s: not one error line:\n%s" % (what, p.stderr))
 p = run([ball, "-t_final", "0.02", "-o"])
 check(p.returncode == 1 and "-o needs a directory" in p.stderr, "-o without a value: %s" % p.stderr)
 afile = os.path.join(WORK, "a-regular-file")

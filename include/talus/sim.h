@@ -62,7 +62,7 @@ PETSC_EXTERN PetscErrorCode TalusSimSetMatrixFree(TalusSim, PetscBool);
 /* -joint_lookahead: rigid and compliant two-sided joint rows linearised at q + theta h v, theta in [0, 1]
    (default 1: the step's predicted end, no energy gain; 0: at q, seed 000 eq. 9c; docs/mechanisms.md) */
 PETSC_EXTERN PetscErrorCode TalusSimSetJointLookahead(TalusSim, PetscReal theta);
-/* -contact_near_rigid BETA (default 1), -contact_friction_sigma SIGMA (default 1e-3): contact rows'
+/* -contact_near_rigid BETA (default 1), -contact_friction_sigma SIGMA (default 0): contact rows'
    compliance at least BETA^2 w_n / (4 pi^2) (normal) and SIGMA w_t (tangents), w the row's diagonal
    entry of N (docs/compliance.md, "The near-rigid floor"); 0, 0: seed 000's rigid rows */
 PETSC_EXTERN PetscErrorCode TalusSimSetContactFloor(TalusSim, PetscReal beta, PetscReal sigma);

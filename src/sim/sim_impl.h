@@ -127,6 +127,9 @@ typedef struct {
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);
 /* The same in the assembled form, whatever form the run uses (for TalusSimGetStepProblem). */
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim, TalusStepCCP *);
+/* W = B M^-1 B^T + E formed from an assembled step (its inverse_mass set): the operator the step's
+   problem has, for the solvers that factorise or gather it and for the step's FCLib form. */
+PETSC_INTERN PetscErrorCode TalusStepCCPFormOperator(const TalusStepCCP *, Mat *W);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
 /* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_AXIAL or _GENERAL

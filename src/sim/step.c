@@ -80,16 +80,13 @@ static PetscErrorCode RecordHistory(TalusSim sim)
 static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
 {
   PetscFunctionBegin;
-  if (ccp->inverse_mass) PetscCall(TalusDelassusAssemble(ccp->B, ccp->inverse_mass, N)); /* B is assembled already */
+  if (ccp->inverse_mass) PetscCall(TalusStepCCPFormOperator(ccp, N)); /* B is assembled already */
   else {
     TalusStepCCP formed = {0};
     PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));
-    PetscCall(TalusDelassusAssemble(formed.B, formed.inverse_mass, N));
+    PetscCall(TalusStepCCPFormOperator(&formed, N));
     PetscCall(TalusStepCCPDestroy(&formed));
   }
-  /* seed 004 eq. 60's N + E (compliant rows, the contacts' floor); N's diagonal is all present:
-     every row couples to itself */
-  if (ccp->compliance) PetscCall(MatDiagonalSet(*N, ccp->compliance, ADD_VALUES));
   PetscFunctionReturn(0);
 }
 
@@ -205,7 +202,8 @@ static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusSt
     const TalusContact *ct = &sim->contacts.c[c];
     PetscScalar         uc[3]; /* its rows of the solved problem's velocity: D^T v+, plus E gamma (seed 004 eq. 60) */
     PetscReal           rate;
-    for (int r = 0; r < 3; r++) uc[r] = un[3 * c + r] + (E ? E[3 * c + r] * ct->impulse[r] : 0.0);
+    const PetscInt      row = TalusContactKind.rows * c;
+    for (int r = 0; r < 3; r++) uc[r] = un[row + r] + (E ? E[row + r] * ct->impulse[r] : 0.0);
     rate                         = ct->phi / sim->dt + PetscRealPart(uc[0]); /* its normal row */
     stats->complementarity_error = PetscMax(stats->complementarity_error, PetscAbsReal(ct->impulse[0] * rate));
     ForceResidual(sim, ct, rate, uc, forces);

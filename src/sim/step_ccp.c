@@ -85,6 +85,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   const PetscInt       nrows = LocalRows(sim);
   PetscInt             row_start, row;
   PetscScalar         *vf, *gam, *q, *mu, *E = NULL;
+  const PetscBool      floored = AnyFloor(sim);
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAssemble, 0, 0, 0, 0));
@@ -125,7 +126,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
       kind->stabilisation(b, block, sim->dt, &q[row]);
       kind->get_impulse(block, &gam[row]);
       if (E && kind->compliance) kind->compliance(b, block, sim->dt, &E[row]);
-      if (E && kind->floor && AnyFloor(sim)) kind->floor(b, block, &sim->contact_floor, &E[row]);
+      if (floored && kind->floor) kind->floor(b, block, &sim->contact_floor, &E[row]); /* E exists then */
     }
   }
   if (E) PetscCall(VecRestoreArray(ccp->compliance, &E));
@@ -149,6 +150,16 @@ PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim sim, TalusStepCCP *ccp)
 {
   PetscFunctionBegin;
   PetscCall(AssembleWith(sim, &TalusJacobianBuilderAssembled, ccp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusStepCCPFormOperator(const TalusStepCCP *ccp, Mat *W)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusDelassusAssemble(ccp->B, ccp->inverse_mass, W));
+  /* seed 004 eq. 60's N + E (compliant rows, the contacts' floor); N's diagonal is all present: every
+     row couples to itself */
+  if (ccp->compliance) PetscCall(MatDiagonalSet(*W, ccp->compliance, ADD_VALUES));
   PetscFunctionReturn(0);
 }
 

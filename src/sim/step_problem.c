@@ -52,8 +52,7 @@ PetscErrorCode TalusSimGetStepProblem(TalusSim sim, TalusFCLibProblem *local, Ta
 
   /* local: W = B M^-1 B^T (+ E: the problem the step solves, with compliant rows or the contacts'
      floor), q, mu */
-  PetscCall(TalusDelassusAssemble(ccp.B, ccp.inverse_mass, &local->W));
-  if (ccp.compliance) PetscCall(MatDiagonalSet(local->W, ccp.compliance, ADD_VALUES));
+  PetscCall(TalusStepCCPFormOperator(&ccp, &local->W));
   PetscCall(VecDuplicate(ccp.q, &local->q));
   PetscCall(VecCopy(ccp.q, local->q));
   PetscCall(VecDuplicate(ccp.mu, &local->mu));

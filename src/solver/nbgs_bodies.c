@@ -104,7 +104,7 @@ static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
   PetscInt           nc, nlocal;
   PetscMPIInt        size;
   Vec                wl;
-  const PetscScalar *E;
+  const PetscScalar *E = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&d));
@@ -130,21 +130,21 @@ static PetscErrorCode BodiesSetUp(Tao tao, PetscReal *max_diagonal)
      u_c - W_cc r_c and the velocity u = (N + E) r + q adds */
   PetscCall(TalusDelassusGetCompliance(nb->W, &d->compliance));
   if (d->compliance) PetscCall(PetscObjectReference((PetscObject)d->compliance));
-  PetscCall(VecGetArrayRead(d->compliance ? d->compliance : nb->q, &E));
+  if (d->compliance) PetscCall(VecGetArrayRead(d->compliance, &E));
   *max_diagonal = 0.0;
   for (PetscInt c = 0; c < nc; c++) {
     d->rows.block(d->rows.ctx, c, &nb->blocks[9 * c]);
     for (int i = 0; i < 3; i++) {
-      if (d->compliance) nb->blocks[9 * c + 4 * i] += PetscRealPart(E[3 * c + i]);
+      if (E) nb->blocks[9 * c + 4 * i] += PetscRealPart(E[3 * c + i]);
       *max_diagonal = PetscMax(*max_diagonal, nb->blocks[9 * c + 4 * i]);
     }
   }
   PetscCall(PetscMalloc1(d->rows.nrows + 1, &d->row_diagonal));
   for (PetscInt j = 0; j < d->rows.nrows; j++) {
-    d->row_diagonal[j] = d->rows.row_diagonal(d->rows.ctx, j) + (d->compliance ? PetscRealPart(E[3 * nc + j]) : 0.0);
+    d->row_diagonal[j] = d->rows.row_diagonal(d->rows.ctx, j) + (E ? PetscRealPart(E[3 * nc + j]) : 0.0);
     *max_diagonal      = PetscMax(*max_diagonal, d->row_diagonal[j]);
   }
-  PetscCall(VecRestoreArrayRead(d->compliance ? d->compliance : nb->q, &E));
+  if (E) PetscCall(VecRestoreArrayRead(d->compliance, &E));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, max_diagonal, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)tao)));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)tao), &size));
   if (size > 1) {

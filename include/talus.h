@@ -117,6 +117,15 @@ PETSC_EXTERN PetscErrorCode TaoNBGSGetStates(Tao, PetscInt states[3]);
 PETSC_EXTERN PetscErrorCode TaoCreate_IPM(Tao);
 PETSC_EXTERN PetscErrorCode TaoIPMSetProblem(Tao, Mat W, Vec q, const TalusFeasibleSet *, PetscBool coulomb);
 
+/* ---------------------------------------------------------------- the Tao type "newton_ccp" */
+
+/* Newton with an exact line search on the primal form of the compliant relaxed problem (src/solver/newton_ccp.c):
+   N = B diag(inverse_mass) B^T with B assembled, E > 0 the rows' regularisation. */
+#define TAONEWTONCCP "newton_ccp"
+PETSC_EXTERN PetscErrorCode TaoCreate_NewtonCCP(Tao);
+PETSC_EXTERN PetscErrorCode TaoNewtonCCPSetProblem(Tao, Mat B, Vec inverse_mass, Vec E, Vec q,
+                                                   const TalusFeasibleSet *);
+
 /* ---------------------------------------------------------------- one CCP */
 
 /*
@@ -165,6 +174,11 @@ PETSC_EXTERN PetscErrorCode TalusCCPSetScaling(TalusCCP, PetscBool);
 PETSC_EXTERN PetscErrorCode TalusCCPGetScaling(TalusCCP, PetscBool *);
 /* Whether the chosen Tao type needs N as an assembled matrix (ipm factorises it), not a shell. */
 PETSC_EXTERN PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP, PetscBool *);
+/* N's factors, N = B diag(inverse_mass) B^T + diag(E) with B assembled (E NULL: rigid rows), for the Tao
+   types that solve the primal form in the bodies' velocities (newton_ccp); N (TalusCCPSetOperator) is still
+   the problem's operator for the checks. Whether the chosen Tao type needs them: */
+PETSC_EXTERN PetscErrorCode TalusCCPSetOperatorFactors(TalusCCP, Mat B, Vec inverse_mass, Vec E);
+PETSC_EXTERN PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP, PetscBool *);
 PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);

@@ -19,6 +19,7 @@ typedef struct {
   PetscInt           bodies, contacts, joints, warm_started;
   PetscReal          joint_drift, joint_angle_drift; /* largest joint violation before the step: m, rad */
   PetscInt           iterations;
+  PetscInt           linear_iterations; /* the Krylov iterations of the solver's linear systems (newton_ccp), else 0 */
   TaoConvergedReason reason;
   PetscReal          residual;
   PetscReal          kinetic_energy;

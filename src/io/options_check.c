@@ -135,6 +135,11 @@ static PetscBool ReadLater(const char name[])
       strstr(name, "mat_umfpack_"))
     return PETSC_TRUE;
   if (len >= 17 && !strcmp(name + len - 17, "_converged_reason")) return PETSC_TRUE;
+  /* a preconditioner's inner solvers (block Jacobi's and ASM's blocks, multigrid's levels, GAMG's eigenvalue
+     estimate) of a Tao type's linear systems (-tao_newton_sub_pc_type icc), read when the PC is set up */
+  if (!strncmp(name, "tao_", 4) &&
+      (strstr(name, "_sub_") || strstr(name, "_mg_levels_") || strstr(name, "_mg_coarse_") || strstr(name, "_esteig_")))
+    return PETSC_TRUE;
   return PETSC_FALSE;
 }
 

@@ -8,7 +8,9 @@
 static PetscErrorCode AssembledBeginBodies(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
 {
   PetscFunctionBegin;
-  PetscCall(TalusSimPlanarRefuse(jb->sim, "the assembled B (-ccp_matrix_free false, -tao_type ipm, FCLib step dumps)"));
+  PetscCall(
+    TalusSimPlanarRefuse(jb->sim,
+                         "the assembled B (-ccp_matrix_free false, -tao_type ipm or newton_ccp, FCLib step dumps)"));
   PetscCall(VecCreateMPI(jb->sim->comm, 6 * jb->sim->ndynamic, PETSC_DETERMINE, &ccp->inverse_mass));
   PetscCall(VecDuplicate(ccp->inverse_mass, &ccp->v_free));
   PetscCall(VecGetArray(ccp->inverse_mass, &jb->minv));

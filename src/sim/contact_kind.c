@@ -158,8 +158,9 @@ static void ContactDiagonal(const TalusBodies *b, const void *block, PetscScalar
    solvers converge in iterations that do not grow with a pile's height. SAP floors all three rows
    with one w (the block's trace / 3); each row's own diagonal keeps a sphere's period h / beta where
    its tangents' rotational inertia would make the normal row 2.7 times softer. The tangents get
-   sigma w_t: a sticking contact creeps at sigma w_t gamma_t, a fraction sigma of the velocity its
-   friction impulse gives it. A material's own compliance above the floor is kept; seed 003's relaxed
+   sigma w_t, w_t the mean of their two diagonal entries (one value for both, so that the friction
+   cone's regularisation is isotropic, as newton_ccp's analytic projection needs): a sticking contact
+   creeps at about sigma w_t gamma_t, a fraction sigma of the velocity its friction impulse gives it. A material's own compliance above the floor is kept; seed 003's relaxed
    contacts keep their law (the floor would change their restitution). */
 static void ContactFloor(const TalusBodies *bodies, const void *block, const TalusContactFloor *fl, PetscScalar E[])
 {
@@ -171,7 +172,7 @@ static void ContactFloor(const TalusBodies *bodies, const void *block, const Tal
   if (delta > 0.0) return;
   ContactDiagonal(bodies, block, w);
   E[0] = PetscMax(E[0], fl->beta * fl->beta * w[0] / (4.0 * PETSC_PI * PETSC_PI));
-  for (int r = 1; r < 3; r++) E[r] = PetscMax(E[r], fl->sigma * w[r]);
+  for (int r = 1; r < 3; r++) E[r] = PetscMax(E[r], fl->sigma * 0.5 * (w[1] + w[2]));
 }
 
 const TalusConstraintKind TalusContactKind = {

@@ -116,9 +116,10 @@ static PetscErrorCode SolveFacetedLCP(TalusSim sim, TalusStepCCP *ccp, TalusStep
 
 static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
 {
-  Mat       N;
-  Tao       tao;
-  PetscBool scale, assembled;
+  Mat          N;
+  Tao          tao;
+  PetscBool    scale, assembled, factors;
+  TalusStepCCP formed = {0}; /* the assembled B of a matrix-free run, for newton_ccp */
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
@@ -129,8 +130,15 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
     PetscFunctionReturn(0);
   }
   PetscCall(TalusCCPNeedsAssembledOperator(sim->ccp, &assembled));
+  PetscCall(TalusCCPNeedsOperatorFactors(sim->ccp, &factors));
+  if (factors && !ccp->inverse_mass)
+    PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));   /* newton_ccp forms B^T G B */
   if (assembled) PetscCall(AssembledDelassus(sim, ccp, &N)); /* ipm factorises N */
-  else
+  else if (factors) {
+    const TalusStepCCP *with = ccp->inverse_mass ? ccp : &formed;
+    PetscCall(TalusDelassusCreateShell(with->B, with->inverse_mass, &N));
+    PetscCall(TalusCCPSetOperatorFactors(sim->ccp, with->B, with->inverse_mass, with->compliance));
+  } else
     PetscCall(
       TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
   if (ccp->compliance && !assembled) PetscCall(TalusDelassusSetCompliance(N, ccp->compliance)); /* N + E */
@@ -149,8 +157,10 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma));
   stats->bytes_per_product = ccp->bytes_per_product;
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
+  PetscCall(TaoGetLinearSolveIterations(tao, &stats->linear_iterations)); /* TaoSolve counts from 0 */
   PetscCall(TaoGetSolutionStatus(tao, &stats->iterations, NULL, &stats->residual, NULL, NULL, &stats->reason));
   PetscCall(MatDestroy(&N));
+  PetscCall(TalusStepCCPDestroy(&formed));
   /* the solver outlives the step, its problem must not: this step's B and vectors would otherwise
      still be held when the next step builds its own, at the memory peak */
   PetscCall(TalusCCPReset(sim->ccp));

@@ -25,8 +25,11 @@ struct _p_TalusCCP {
   Vec              user_q;
   TalusFeasibleSet user_set;
   /* the problem the solver sees: the given one, or with -ccp_scale the scaled one (ccp_scaling.c) */
-  Mat              N;
-  Vec              q;
+  Mat N;
+  Vec q;
+  /* N's factors (TalusCCPSetOperatorFactors), for the primal solvers: B assembled, diag(M^-1), E or NULL */
+  Mat              factor_B;
+  Vec              factor_inverse_mass, factor_E;
   TalusFeasibleSet set;
   Vec              shift;   /* per cone, while ops.update_linear_term is set: the shift of the normal linear term */
   PetscBool        scale;   /* -ccp_scale */
@@ -60,6 +63,7 @@ PETSC_INTERN PetscErrorCode TalusCCPAttach_APGD(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_Bounds(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_NBGS(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_IPM(TalusCCP, Tao);
+PETSC_INTERN PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP, Tao);
 
 /* The objective and gradient callbacks of a TalusCCP (ctx), for the Tao types' attachments. */
 PETSC_INTERN PetscErrorCode TalusCCPGradient(Tao, Vec x, Vec g, void *ctx);

@@ -132,6 +132,20 @@ PetscErrorCode TalusCCPSetOperator(TalusCCP ccp, Mat N)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusCCPSetOperatorFactors(TalusCCP ccp, Mat B, Vec inverse_mass, Vec E)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectReference((PetscObject)B));
+  PetscCall(PetscObjectReference((PetscObject)inverse_mass));
+  if (E) PetscCall(PetscObjectReference((PetscObject)E));
+  PetscCall(MatDestroy(&ccp->factor_B));
+  PetscCall(VecDestroy(&ccp->factor_inverse_mass));
+  PetscCall(VecDestroy(&ccp->factor_E));
+  ccp->factor_B = B, ccp->factor_inverse_mass = inverse_mass, ccp->factor_E = E;
+  ccp->setup = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCCPSetLinearTerm(TalusCCP ccp, Vec q)
 {
   PetscFunctionBegin;
@@ -252,6 +266,9 @@ PetscErrorCode TalusCCPReset(TalusCCP ccp)
   PetscCall(VecDestroy(&ccp->user_q));
   PetscCall(VecDestroy(&ccp->user_set.mu));
   PetscCall(VecDestroy(&ccp->shift));
+  PetscCall(MatDestroy(&ccp->factor_B));
+  PetscCall(VecDestroy(&ccp->factor_inverse_mass));
+  PetscCall(VecDestroy(&ccp->factor_E));
   PetscCall(TalusCCPSolverRelease(ccp));
   ccp->setup = PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -390,6 +407,9 @@ PetscErrorCode TalusCCPDestroy(TalusCCP *ccp)
   PetscCall(VecDestroy(&(*ccp)->user_q));
   PetscCall(VecDestroy(&(*ccp)->shift));
   PetscCall(VecDestroy(&(*ccp)->user_set.mu));
+  PetscCall(MatDestroy(&(*ccp)->factor_B));
+  PetscCall(VecDestroy(&(*ccp)->factor_inverse_mass));
+  PetscCall(VecDestroy(&(*ccp)->factor_E));
   PetscCall(TaoDestroy(&(*ccp)->tao));
   PetscCall(PetscFree((*ccp)->type_name));
   PetscCall(PetscFree((*ccp)->prefix));

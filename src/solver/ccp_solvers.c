@@ -93,6 +93,41 @@ PetscErrorCode TalusCCPAttach_IPM(TalusCCP ccp, Tao tao)
   PetscFunctionReturn(0);
 }
 
+/* newton_ccp solves the relaxed problem's primal form, from N's factors; -ccp_scale has no meaning there (its
+   Newton steps are invariant to a scaling of the rows) */
+PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
+{
+  PetscBool coulomb;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(ccp->type_name, TALUSCCPCOULOMB, &coulomb));
+  PetscCheck(!coulomb, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type newton_ccp solves the relaxed problem (the convex one whose primal form it minimises): use "
+             "-ccp_problem relaxed, or -tao_type apgd or nbgs for the Coulomb problem");
+  PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type newton_ccp is invariant to the per-contact scaling: drop -ccp_scale (it is for apgd)");
+  PetscCheck(
+    ccp->factor_B, ccp->comm, PETSC_ERR_SUP,
+    "The Tao type newton_ccp solves the problem in the bodies' velocities and needs N's factors B and M "
+    "(TalusCCPSetOperatorFactors): a problem given by W alone (talus ccp, FCLib files) has none; use -tao_type "
+    "apgd, nbgs or ipm");
+  PetscCheck(ccp->factor_E, ccp->comm, PETSC_ERR_USER_INPUT,
+             "The Tao type newton_ccp solves the compliant problem, and this one has rigid rows only: give "
+             "-contact_near_rigid > 0 and -contact_friction_sigma > 0 (such as 1e-3)");
+  PetscCall(TaoNewtonCCPSetProblem(tao, ccp->factor_B, ccp->factor_inverse_mass, ccp->factor_E, ccp->q, &ccp->set));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP ccp, PetscBool *factors)
+{
+  TaoType type;
+
+  PetscFunctionBegin;
+  PetscCall(TaoGetType(ccp->tao, &type));
+  PetscCall(PetscStrcmp(type, TAONEWTONCCP, factors));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP ccp, PetscBool *assembled)
 {
   TaoType type;

@@ -31,11 +31,13 @@ PetscErrorCode TalusSolverRegisterAll(void)
   PetscCall(TaoRegister(TAOAPGD, TaoCreate_APGD));
   PetscCall(TaoRegister(TAONBGS, TaoCreate_NBGS));
   PetscCall(TaoRegister(TAOIPM, TaoCreate_IPM));
+  PetscCall(TaoRegister(TAONEWTONCCP, TaoCreate_NewtonCCP));
   PetscCall(TalusCCPRegister(TALUSCCPRELAXED, TalusCCPCreate_Relaxed));
   PetscCall(TalusCCPRegister(TALUSCCPCOULOMB, TalusCCPCreate_Coulomb));
   PetscCall(TalusCCPSolverRegister(TAOAPGD, TalusCCPAttach_APGD));
   PetscCall(TalusCCPSolverRegister(TAONBGS, TalusCCPAttach_NBGS));
   PetscCall(TalusCCPSolverRegister(TAOIPM, TalusCCPAttach_IPM));
+  PetscCall(TalusCCPSolverRegister(TAONEWTONCCP, TalusCCPAttach_NewtonCCP));
   /* TAO's bound-constrained types that solve the frictionless problems (tests/mpi/test_ccp_solvers.c) */
   for (size_t i = 0; i < sizeof(bound_types) / sizeof(bound_types[0]); i++)
     PetscCall(TalusCCPSolverRegister(bound_types[i], TalusCCPAttach_Bounds));

@@ -118,23 +118,28 @@ PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP ccp, PetscBool *factors)
+/* Whether the problem's Tao has type `name` */
+static PetscErrorCode TaoTypeIs(TalusCCP ccp, const char name[], PetscBool *is)
 {
   TaoType type;
 
   PetscFunctionBegin;
   PetscCall(TaoGetType(ccp->tao, &type));
-  PetscCall(PetscStrcmp(type, TAONEWTONCCP, factors));
+  PetscCall(PetscStrcmp(type, name, is));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP ccp, PetscBool *factors)
+{
+  PetscFunctionBegin;
+  PetscCall(TaoTypeIs(ccp, TAONEWTONCCP, factors));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP ccp, PetscBool *assembled)
 {
-  TaoType type;
-
   PetscFunctionBegin;
-  PetscCall(TaoGetType(ccp->tao, &type));
-  PetscCall(PetscStrcmp(type, TAOIPM, assembled));
+  PetscCall(TaoTypeIs(ccp, TAOIPM, assembled)); /* ipm factorises N */
   PetscFunctionReturn(0);
 }
 

@@ -155,22 +155,25 @@ static inline void GatherOne(const Contact *restrict k, PetscInt a, PetscInt b, 
   *u2 = k->w0 * r0 + k->w1 * r1 + k->w2 * r2;
 }
 
-/* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u; plus sv[c] on the normal row */
+/* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u; plus sv[c] on the normal row; then,
+   with ev, plus E r row by row (seed 004's N + E: the compliance in the same pass, not two more over the rows) */
 static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
                            const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv,
-                           const PetscScalar *restrict sv, PetscBool add, PetscScalar *restrict yv)
+                           const PetscScalar *restrict sv, const PetscScalar *restrict ev,
+                           const PetscScalar *restrict rv, PetscBool add, PetscScalar *restrict yv)
 {
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
     const Contact k = Unpack(&J[offset], kind[c]);
-    PetscReal     u0, u1, u2;
+    PetscReal     u0, u1, u2, e[3] = {0.0, 0.0, 0.0};
     PrefetchRecord(&J[offset]);
     GatherOne(&k, slot[2 * c], slot[2 * c + 1], xv, &u0, &u1, &u2);
+    if (ev)
+      for (int i = 0; i < 3; i++) e[i] = ev[3 * c + i] * rv[3 * c + i];
     if (sv) u0 += sv[c];
-    if (add) yv[3 * c] += u0, yv[3 * c + 1] += u1, yv[3 * c + 2] += u2;
-    else {
-      if (zv) u0 += zv[3 * c], u1 += zv[3 * c + 1], u2 += zv[3 * c + 2];
-      yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
-    }
+    if (add) u0 += yv[3 * c], u1 += yv[3 * c + 1], u2 += yv[3 * c + 2];
+    else if (zv) u0 += zv[3 * c], u1 += zv[3 * c + 1], u2 += zv[3 * c + 2];
+    if (ev) u0 += e[0], u1 += e[1], u2 += e[2];
+    yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
   }
 }
 
@@ -189,22 +192,25 @@ static inline PetscReal GatherRow(const PetscReal *restrict G, PetscInt a, Petsc
 
 /* the free rows' part of GatherContacts (no shift: that is the contacts' normal rows') */
 static void GatherRows(PetscInt n, const PetscInt *restrict slot, const PetscReal *restrict J,
-                       const PetscScalar *restrict xv, const PetscScalar *restrict zv, PetscBool add,
-                       PetscScalar *restrict yv)
+                       const PetscScalar *restrict xv, const PetscScalar *restrict zv, const PetscScalar *restrict ev,
+                       const PetscScalar *restrict rv, PetscBool add, PetscScalar *restrict yv)
 {
   for (PetscInt r = 0; r < n; r++) {
     const PetscReal u = GatherRow(&J[TALUS_JACOBIAN_ROW * r], slot[2 * r], slot[2 * r + 1], xv);
+    const PetscReal e = ev ? ev[r] * rv[r] : 0.0;
     yv[r]             = (add ? yv[r] : zv ? zv[r] : 0.0) + u;
+    if (ev) yv[r] += e;
   }
 }
 
-/* y = B x, or y = z + B x when z is given (z may be y), plus the normal shift if given: one pass
-   over the contacts (TalusMatMultAddNormalShift), then the free rows */
-static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec shift, Vec y)
+/* y = B x, or y = z + B x when z is given (z may be y), plus the normal shift if given, plus E r if E is
+   given (r not y): one pass over the contacts (TalusMatMultAddNormalShift, TalusMatMultAddCompliance), then
+   the free rows */
+static PetscErrorCode JacobianApplyCompliance(Mat B, Vec x, Vec z, Vec shift, Vec E, Vec r, Vec y)
 {
   JacobianShell     *ctx;
   Vec                xl;
-  const PetscScalar *xv, *zv = NULL, *sv = NULL;
+  const PetscScalar *xv, *zv = NULL, *sv = NULL, *ev = NULL, *rv = NULL;
   PetscScalar       *yv;
   const PetscBool    add = (PetscBool)(z && z == y);
 
@@ -222,15 +228,28 @@ static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec shift, Vec y)
   PetscCall(VecGetArrayRead(xl, &xv));
   if (z && !add) PetscCall(VecGetArrayRead(z, &zv));
   if (shift) PetscCall(VecGetArrayRead(shift, &sv));
+  PetscCheck(!E || r != y, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "E r added into r itself");
+  if (E) PetscCall(VecGetArrayRead(E, &ev));
+  if (E) PetscCall(VecGetArrayRead(r, &rv));
   PetscCall(VecGetArray(y, &yv));
-  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, zv, sv, add, yv);
-  GatherRows(ctx->nrows, ctx->row_slot, ctx->row_J, xv, zv ? zv + 3 * ctx->n : NULL, add, yv + 3 * ctx->n);
+  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, zv, sv, ev, rv, add, yv);
+  GatherRows(ctx->nrows, ctx->row_slot, ctx->row_J, xv, zv ? zv + 3 * ctx->n : NULL, ev ? ev + 3 * ctx->n : NULL,
+             rv ? rv + 3 * ctx->n : NULL, add, yv + 3 * ctx->n);
   PetscCall(VecRestoreArray(y, &yv));
+  if (E) PetscCall(VecRestoreArrayRead(r, &rv));
+  if (E) PetscCall(VecRestoreArrayRead(E, &ev));
   if (sv) PetscCall(VecRestoreArrayRead(shift, &sv));
   if (zv) PetscCall(VecRestoreArrayRead(z, &zv));
   PetscCall(VecRestoreArrayRead(xl, &xv));
   PetscCall(VecGhostRestoreLocalForm(x, &xl));
   PetscCall(PetscLogFlops(48.0 * ctx->n + 24.0 * ctx->nrows));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec shift, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(JacobianApplyCompliance(B, x, z, shift, NULL, NULL, y));
   PetscFunctionReturn(0);
 }
 
@@ -526,6 +545,7 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultAddNormalShift_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultAddCompliance_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatGetBlockRows_C", NULL));
   PetscCall(PetscFree2(ctx->first, ctx->untouched));
   PetscCall(PetscFree(ctx->offset));
@@ -560,6 +580,7 @@ PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, Petsc
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_TRANSPOSE, (void (*)(void))JacobianMultTranspose));
   PetscCall(MatShellSetOperation(*B, MATOP_DESTROY, (void (*)(void))JacobianDestroy));
   PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatMultAddNormalShift_C", JacobianApply));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatMultAddCompliance_C", JacobianApplyCompliance));
   PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatGetBlockRows_C", JacobianGetBlockRows));
   PetscFunctionReturn(0);
 }

@@ -49,18 +49,24 @@ PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* y = B M^-1 B^T x (+ E x), plus z and the normal shift if given: B adds them in its own pass when it can */
+/* y = B M^-1 B^T x (+ E x), plus z and the normal shift if given: B adds them in its own pass when it can
+   (the matrix-free B adds E x too: TalusMatMultAddCompliance_C; an assembled B takes two more passes) */
 static PetscErrorCode DelassusApply(Mat N, Vec x, Vec z, Vec shift, Vec y)
 {
   DelassusShell *shell;
+  PetscErrorCode (*fused)(Mat, Vec, Vec, Vec, Vec, Vec, Vec) = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
-  if (shell->compliance) PetscCall(VecPointwiseMult(shell->row_work, shell->compliance, x)); /* before y may be x */
+  if (shell->compliance)
+    PetscCall(PetscObjectQueryFunction((PetscObject)shell->B, "TalusMatMultAddCompliance_C", &fused));
+  if (shell->compliance && !fused)
+    PetscCall(VecPointwiseMult(shell->row_work, shell->compliance, x)); /* before y may be x */
   PetscCall(MatMultTranspose(shell->B, x, shell->body_work));
   PetscCall((*shell->apply_inverse_mass)(shell->body_work, shell->ctx));
-  PetscCall(TalusMatMultAddNormalShift(shell->B, shell->body_work, z, shift, y));
-  if (shell->compliance) PetscCall(VecAXPY(y, 1.0, shell->row_work));
+  if (fused) PetscCall((*fused)(shell->B, shell->body_work, z, shift, shell->compliance, x, y));
+  else PetscCall(TalusMatMultAddNormalShift(shell->B, shell->body_work, z, shift, y));
+  if (shell->compliance && !fused) PetscCall(VecAXPY(y, 1.0, shell->row_work));
   PetscFunctionReturn(0);
 }
 

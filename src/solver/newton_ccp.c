@@ -50,10 +50,17 @@ static PetscErrorCode TaoSolve_NewtonCCP(Tao tao)
     PetscCall(KSPGetIterationNumber(nt->ksp, &its));
     PetscCall(KSPGetConvergedReason(nt->ksp, &kreason));
     nt->ksp_its += its, tao->ksp_its += its, tao->ksp_tot_its += its;
-    if (kreason < 0 && kreason != KSP_DIVERGED_ITS) {
-      PetscCall(PetscInfo(tao, "the Newton system's KSP failed: %s\n", KSPConvergedReasons[kreason]));
-      tao->reason = TAO_DIVERGED_TR_REDUCTION; /* no usable direction: stop with the iterate */
-      break;
+    if (kreason < 0 && kreason != KSP_DIVERGED_ITS) { /* M + B^T G B is SPD: the PC is unusable here */
+      PC          pc;
+      PCType      pc_type;
+      const char *prefix;
+      PetscCall(KSPGetPC(nt->ksp, &pc));
+      PetscCall(PCGetType(pc, &pc_type));
+      PetscCall(KSPGetOptionsPrefix(nt->ksp, &prefix));
+      SETERRQ(PetscObjectComm((PetscObject)tao), PETSC_ERR_NOT_CONVERGED,
+              "newton_ccp's linear system (M + B^T G B, symmetric positive definite) failed with -%spc_type %s: %s; "
+              "choose another PC (-%spc_type icc, bjacobi with -%ssub_pc_type icc, cholesky, hypre)",
+              prefix ? prefix : "", pc_type, KSPConvergedReasons[kreason], prefix ? prefix : "", prefix ? prefix : "");
     }
     PetscCall(MatMult(nt->B, nt->dir, nt->w));
     PetscCall(NewtonCCPLineSearch(tao, &nt->alpha));

@@ -160,8 +160,9 @@ static void ContactDiagonal(const TalusBodies *b, const void *block, PetscScalar
    its tangents' rotational inertia would make the normal row 2.7 times softer. The tangents get
    sigma w_t, w_t the mean of their two diagonal entries (one value for both, so that the friction
    cone's regularisation is isotropic, as newton_ccp's analytic projection needs): a sticking contact
-   creeps at about sigma w_t gamma_t, a fraction sigma of the velocity its friction impulse gives it. A material's own compliance above the floor is kept; seed 003's relaxed
-   contacts keep their law (the floor would change their restitution). */
+   creeps at about sigma w_t gamma_t, a fraction sigma of the velocity its friction impulse gives it. A
+   material's own compliance above the floor is kept; seed 003's relaxed contacts keep their law (the floor
+   would change their restitution). */
 static void ContactFloor(const TalusBodies *bodies, const void *block, const TalusContactFloor *fl, PetscScalar E[])
 {
   const TalusContact *ct = (const TalusContact *)block;

@@ -75,18 +75,27 @@ static PetscErrorCode RecordHistory(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
-/* W = B M^-1 B^T + E formed, from the assembled B (the same rows in the same order): for solvers that
-   factorise or gather it (ipm, the faceted LCP) */
-static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
+/* The step in the assembled form: the step itself when B is assembled already, else the same rows in the same
+   order assembled into formed (the caller destroys it) */
+static PetscErrorCode AssembledStep(TalusSim sim, TalusStepCCP *ccp, TalusStepCCP *formed, const TalusStepCCP **with)
 {
   PetscFunctionBegin;
-  if (ccp->inverse_mass) PetscCall(TalusStepCCPFormOperator(ccp, N)); /* B is assembled already */
-  else {
-    TalusStepCCP formed = {0};
-    PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));
-    PetscCall(TalusStepCCPFormOperator(&formed, N));
-    PetscCall(TalusStepCCPDestroy(&formed));
-  }
+  if (!ccp->inverse_mass) PetscCall(TalusSimAssembleCCPAssembled(sim, formed));
+  *with = ccp->inverse_mass ? ccp : formed;
+  PetscFunctionReturn(0);
+}
+
+/* W = B M^-1 B^T + E formed, from the assembled B: for solvers that factorise or gather it (ipm, the faceted
+   LCP) */
+static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
+{
+  TalusStepCCP        formed = {0};
+  const TalusStepCCP *with;
+
+  PetscFunctionBegin;
+  PetscCall(AssembledStep(sim, ccp, &formed, &with));
+  PetscCall(TalusStepCCPFormOperator(with, N));
+  PetscCall(TalusStepCCPDestroy(&formed));
   PetscFunctionReturn(0);
 }
 
@@ -131,11 +140,9 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   }
   PetscCall(TalusCCPNeedsAssembledOperator(sim->ccp, &assembled));
   PetscCall(TalusCCPNeedsOperatorFactors(sim->ccp, &factors));
-  if (factors && !ccp->inverse_mass)
-    PetscCall(TalusSimAssembleCCPAssembled(sim, &formed));   /* newton_ccp forms B^T G B */
   if (assembled) PetscCall(AssembledDelassus(sim, ccp, &N)); /* ipm factorises N */
-  else if (factors) {
-    const TalusStepCCP *with = ccp->inverse_mass ? ccp : &formed;
+  else if (factors) { /* newton_ccp forms B^T G B */ const TalusStepCCP *with;
+    PetscCall(AssembledStep(sim, ccp, &formed, &with));
     PetscCall(TalusDelassusCreateShell(with->B, with->inverse_mass, &N));
     PetscCall(TalusCCPSetOperatorFactors(sim->ccp, with->B, with->inverse_mass, with->compliance));
   } else

@@ -43,6 +43,9 @@ struct _p_TalusCCP {
 
 /* The names in a PetscFunctionList, joined by ", " (for messages that list the choices). */
 PETSC_INTERN PetscErrorCode TalusFunctionListNames(PetscFunctionList, char names[], size_t size);
+/* An option naming a type (-tao_type, a KSP's -pc_type) that is not in list: refused with the option's full name
+   and the choices, before PETSc's own message ("Unable to find requested ...") would name neither. */
+PETSC_INTERN PetscErrorCode TalusCheckTypeOption(MPI_Comm, const char prefix[], const char option[], PetscFunctionList);
 
 /* The problem variants by name (TalusCCPRegister) and the variants talus registers (ccp_variants.c). */
 PETSC_EXTERN PetscFunctionList TalusCCPList;

@@ -77,6 +77,22 @@ PetscErrorCode TalusFunctionListNames(PetscFunctionList list, char names[], size
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusCheckTypeOption(MPI_Comm comm, const char prefix[], const char option[], PetscFunctionList list)
+{
+  char      value[256], names[4096];
+  PetscBool set;
+  void (*create)(void);
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetString(NULL, prefix, option, value, sizeof(value), &set));
+  if (!set) PetscFunctionReturn(0);
+  PetscCall(PetscFunctionListFind(list, value, &create));
+  if (create) PetscFunctionReturn(0);
+  PetscCall(TalusFunctionListNames(list, names, sizeof(names)));
+  SETERRQ(comm, PETSC_ERR_USER_INPUT, "-%s%s %s is not known: use one of %s", prefix ? prefix : "", option + 1, value,
+          names);
+}
+
 PetscErrorCode TalusCCPRegister(const char name[], PetscErrorCode (*create)(TalusCCP))
 {
   PetscFunctionBegin;
@@ -200,19 +216,10 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
   PetscOptionsEnd();
   if (set) PetscCall(TalusCCPSetType(ccp, name));
   { /* a Tao type nobody registered: PETSc's own error reads as an internal one ("Unable to find ...") */
-    char        type[256], types[2048];
     const char *prefix;
     PetscCall(TaoGetOptionsPrefix(ccp->tao, &prefix));
-    PetscCall(PetscOptionsGetString(NULL, prefix, "-tao_type", type, sizeof(type), &set));
-    if (set) {
-      PetscErrorCode (*create)(Tao);
-      PetscCall(TaoInitializePackage());
-      PetscCall(PetscFunctionListFind(TaoList, type, &create));
-      if (!create) {
-        PetscCall(TalusFunctionListNames(TaoList, types, sizeof(types)));
-        SETERRQ(ccp->comm, PETSC_ERR_USER_INPUT, "-tao_type %s is not known: use one of %s", type, types);
-      }
-    }
+    PetscCall(TaoInitializePackage());
+    PetscCall(TalusCheckTypeOption(ccp->comm, prefix, "-tao_type", TaoList));
   }
   PetscCall(TaoSetFromOptions(ccp->tao));
   { /* values that would make the solve meaningless: no iteration, or a tolerance no residual can meet */

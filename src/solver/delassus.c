@@ -16,7 +16,10 @@ typedef struct {
   Vec                body_work;    /* impulses, then velocity changes, in body space */
   Vec                diagonal;     /* diag(N) as its creator computed it (TalusDelassusSetDiagonal), or NULL */
   Vec                compliance;   /* E: the shell is N + diag(E) (TalusDelassusSetCompliance), or NULL */
-  Vec                row_work;     /* E x */
+  /* B's y = B w + z + shift + E x in one pass (the matrix-free B's TalusMatMultAddCompliance_C), or NULL: then
+     E x goes through row_work */
+  PetscErrorCode (*add_compliance)(Mat, Vec, Vec, Vec, Vec, Vec, Vec);
+  Vec row_work;
 } DelassusShell;
 
 PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
@@ -50,23 +53,20 @@ PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
 }
 
 /* y = B M^-1 B^T x (+ E x), plus z and the normal shift if given: B adds them in its own pass when it can
-   (the matrix-free B adds E x too: TalusMatMultAddCompliance_C; an assembled B takes two more passes) */
+   (the matrix-free B adds E x too; with an assembled B it takes two more passes) */
 static PetscErrorCode DelassusApply(Mat N, Vec x, Vec z, Vec shift, Vec y)
 {
   DelassusShell *shell;
-  PetscErrorCode (*fused)(Mat, Vec, Vec, Vec, Vec, Vec, Vec) = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
-  if (shell->compliance)
-    PetscCall(PetscObjectQueryFunction((PetscObject)shell->B, "TalusMatMultAddCompliance_C", &fused));
-  if (shell->compliance && !fused)
-    PetscCall(VecPointwiseMult(shell->row_work, shell->compliance, x)); /* before y may be x */
+  if (shell->row_work) PetscCall(VecPointwiseMult(shell->row_work, shell->compliance, x)); /* before y may be x */
   PetscCall(MatMultTranspose(shell->B, x, shell->body_work));
   PetscCall((*shell->apply_inverse_mass)(shell->body_work, shell->ctx));
-  if (fused) PetscCall((*fused)(shell->B, shell->body_work, z, shift, shell->compliance, x, y));
+  if (shell->add_compliance)
+    PetscCall((*shell->add_compliance)(shell->B, shell->body_work, z, shift, shell->compliance, x, y));
   else PetscCall(TalusMatMultAddNormalShift(shell->B, shell->body_work, z, shift, y));
-  if (shell->compliance && !fused) PetscCall(VecAXPY(y, 1.0, shell->row_work));
+  if (shell->row_work) PetscCall(VecAXPY(y, 1.0, shell->row_work));
   PetscFunctionReturn(0);
 }
 
@@ -80,7 +80,8 @@ PetscErrorCode TalusDelassusSetCompliance(Mat N, Vec E)
   PetscCall(VecDestroy(&shell->compliance));
   PetscCall(VecDestroy(&shell->row_work));
   shell->compliance = E;
-  PetscCall(VecDuplicate(E, &shell->row_work));
+  PetscCall(PetscObjectQueryFunction((PetscObject)shell->B, "TalusMatMultAddCompliance_C", &shell->add_compliance));
+  if (!shell->add_compliance) PetscCall(VecDuplicate(E, &shell->row_work));
   PetscFunctionReturn(0);
 }
 

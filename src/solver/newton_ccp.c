@@ -29,10 +29,10 @@ static PetscErrorCode TaoSolve_NewtonCCP(Tao tao)
   /* warm start: the velocities the given impulses make, delta = M^-1 B^T r0 */
   PetscCall(MatMultTranspose(nt->B, tao->solution, nt->delta));
   PetscCall(VecPointwiseMult(nt->delta, nt->inverse_mass, nt->delta));
-  tao->niter = 0, tao->ksp_its = 0, nt->ksp_its = 0, nt->ls_evaluations = 0, nt->alpha = 0.0;
+  tao->niter = 0, tao->ksp_its = 0, nt->ls_evaluations = 0, nt->alpha = 0.0;
   tao->reason = TAO_CONTINUE_ITERATING;
   for (;;) {
-    PetscCall(NewtonCCPEvaluate(tao, PETSC_TRUE, &f, &residual));
+    PetscCall(NewtonCCPEvaluate(tao, &f, &residual));
     PetscCheck(!PetscIsInfOrNanReal(f) && !PetscIsInfOrNanReal(residual), PetscObjectComm((PetscObject)tao),
                PETSC_ERR_FP,
                "newton_ccp's iterate became non-finite at Newton step %" PetscInt_FMT
@@ -42,14 +42,15 @@ static PetscErrorCode TaoSolve_NewtonCCP(Tao tao)
     PetscCall(TaoMonitor(tao, tao->niter, f, residual, 0.0, nt->alpha));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
     if (tao->reason != TAO_CONTINUE_ITERATING) break;
-    /* H dir = -grad */
+    /* H dir = -grad, H assembled only for a step that is taken */
+    PetscCall(NewtonCCPAssembleHessian(tao));
     PetscCall(KSPSetOperators(nt->ksp, nt->H, nt->H));
     PetscCall(VecScale(nt->grad, -1.0));
     PetscCall(KSPSolve(nt->ksp, nt->grad, nt->dir));
     PetscCall(VecScale(nt->grad, -1.0));
     PetscCall(KSPGetIterationNumber(nt->ksp, &its));
     PetscCall(KSPGetConvergedReason(nt->ksp, &kreason));
-    nt->ksp_its += its, tao->ksp_its += its, tao->ksp_tot_its += its;
+    tao->ksp_its += its, tao->ksp_tot_its += its;
     if (kreason < 0 && kreason != KSP_DIVERGED_ITS) { /* M + B^T G B is SPD: the PC is unusable here */
       PC          pc;
       PCType      pc_type;
@@ -115,30 +116,10 @@ static PetscErrorCode NewtonCCPCreateKSP(Tao tao, PetscBool from_options)
   PetscFunctionReturn(0);
 }
 
-/* A type option of the Newton systems' solver (-tao_newton_ksp_type, -tao_newton_pc_type) that names no
-   registered type: said with the option's name and the choices, before PETSc's own message would name neither */
-static PetscErrorCode CheckTypeOption(Tao tao, const char option[], PetscFunctionList list)
-{
-  TAO_NEWTONCCP *nt = (TAO_NEWTONCCP *)tao->data;
-  const char    *prefix;
-  char           value[256], names[4096];
-  PetscBool      set;
-  void (*create)(void);
-
-  PetscFunctionBegin;
-  PetscCall(KSPGetOptionsPrefix(nt->ksp, &prefix));
-  PetscCall(PetscOptionsGetString(NULL, prefix, option, value, sizeof(value), &set));
-  if (!set) PetscFunctionReturn(0);
-  PetscCall(PetscFunctionListFind(list, value, &create));
-  if (create) PetscFunctionReturn(0);
-  PetscCall(TalusFunctionListNames(list, names, sizeof(names)));
-  SETERRQ(PetscObjectComm((PetscObject)tao), PETSC_ERR_USER_INPUT, "-%s%s %s is not known: use one of %s",
-          prefix ? prefix : "", option + 1, value, names);
-}
-
 static PetscErrorCode TaoSetFromOptions_NewtonCCP(Tao tao, PetscOptionItems *PetscOptionsObject)
 {
   TAO_NEWTONCCP *nt = (TAO_NEWTONCCP *)tao->data;
+  const char    *prefix;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Newton on the compliant contact problem (newton_ccp) options");
@@ -153,8 +134,9 @@ static PetscErrorCode TaoSetFromOptions_NewtonCCP(Tao tao, PetscOptionItems *Pet
   PetscCheck(nt->ls_max_it >= 1, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_OUTOFRANGE,
              "-tao_newton_ls_max_it must be at least 1, got %" PetscInt_FMT, nt->ls_max_it);
   PetscCall(NewtonCCPCreateKSP(tao, PETSC_FALSE)); /* with the Tao's prefix as it is now */
-  PetscCall(CheckTypeOption(tao, "-ksp_type", KSPList));
-  PetscCall(CheckTypeOption(tao, "-pc_type", PCList));
+  PetscCall(KSPGetOptionsPrefix(nt->ksp, &prefix));
+  PetscCall(TalusCheckTypeOption(PetscObjectComm((PetscObject)tao), prefix, "-ksp_type", KSPList));
+  PetscCall(TalusCheckTypeOption(PetscObjectComm((PetscObject)tao), prefix, "-pc_type", PCList));
   PetscCall(KSPSetFromOptions(nt->ksp));
   nt->ksp_from_options = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -172,7 +154,7 @@ static PetscErrorCode TaoView_NewtonCCP(Tao tao, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer,
                                    "last solve: %" PetscInt_FMT " Newton steps, %" PetscInt_FMT
                                    " linear iterations, %" PetscInt_FMT " line-search evaluations (last step %g)\n",
-                                   tao->niter, nt->ksp_its, nt->ls_evaluations, (double)nt->alpha));
+                                   tao->niter, tao->ksp_its, nt->ls_evaluations, (double)nt->alpha));
   PetscCall(PetscViewerASCIIPrintf(viewer,
                                    "contacts at the end: %" PetscInt_FMT " sticking, %" PetscInt_FMT
                                    " separating, %" PetscInt_FMT " sliding\n",

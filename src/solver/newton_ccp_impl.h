@@ -29,16 +29,18 @@ typedef struct {
   PetscScalar *H_values;                           /* H's COO values: each block's ncols^2, then M's diagonal */
   Mat          H;
   /* per solve, for the view and the statistics */
-  PetscInt  ksp_its, ls_evaluations, regions[3]; /* regions: stick, separate, slide at the end */
-  PetscReal alpha;                               /* the last step length */
+  PetscInt  ls_evaluations, regions[3]; /* regions: stick, separate, slide at the end */
+  PetscReal alpha;                      /* the last step length */
 } TAO_NEWTONCCP;
 
 /* newton_ccp_model.c */
 PETSC_INTERN PetscErrorCode NewtonCCPSetUpProblem(Tao tao);
 PETSC_INTERN PetscErrorCode NewtonCCPRelease(TAO_NEWTONCCP *);
-/* At tao's delta: vc, gamma, the gradient, the objective f and the residual ||B M^-1 grad|| (m/s); with
-   hessian, G's values and H = M + B^T G B */
-PETSC_INTERN PetscErrorCode NewtonCCPEvaluate(Tao tao, PetscBool hessian, PetscReal *f, PetscReal *residual);
+/* At tao's delta: vc, gamma and the rows' Hessian blocks G (one pass), the gradient, the objective f and the
+   residual ||B M^-1 grad|| (m/s) */
+PETSC_INTERN PetscErrorCode NewtonCCPEvaluate(Tao tao, PetscReal *f, PetscReal *residual);
+/* H = M + B^T G B from the blocks of the last NewtonCCPEvaluate */
+PETSC_INTERN PetscErrorCode NewtonCCPAssembleHessian(Tao tao);
 /* The step length alpha along dir minimising the objective (w = B dir set by the caller) */
 PETSC_INTERN PetscErrorCode NewtonCCPLineSearch(Tao tao, PetscReal *alpha);
 

@@ -178,7 +178,7 @@ PetscErrorCode NewtonCCPRelease(TAO_NEWTONCCP *nt)
 }
 
 /* H = M + sum_b J_b^T G_b J_b, block by block into H's COO values (G_b J_b first: nr x ncols) */
-static PetscErrorCode AssembleHessian(Tao tao)
+PetscErrorCode NewtonCCPAssembleHessian(Tao tao)
 {
   TAO_NEWTONCCP     *nt = (TAO_NEWTONCCP *)tao->data;
   const PetscScalar *m;
@@ -214,7 +214,8 @@ static PetscErrorCode AssembleHessian(Tao tao)
   PetscFunctionReturn(0);
 }
 
-/* gamma at vc, per row block; with G (not NULL), each block's Hessian into G's COO order. Returns the energy. */
+/* gamma at vc, per row block, each block's Hessian into G (9 per cone, then 1 per row) and its region counted.
+   Returns the energy. */
 static PetscReal RowImpulses(const TAO_NEWTONCCP *nt, PetscInt nc, PetscInt n, const PetscScalar *mu,
                              const PetscScalar *E, const PetscScalar *vc, PetscScalar *gamma, PetscScalar *G,
                              PetscInt regions[3])
@@ -223,27 +224,25 @@ static PetscReal RowImpulses(const TAO_NEWTONCCP *nt, PetscInt nc, PetscInt n, c
 
   for (PetscInt c = 0; c < nc; c++) {
     const TalusSAPRegion region = TalusSAPCone(PetscRealPart(mu[c]), PetscRealPart(E[3 * c]),
-                                               PetscRealPart(E[3 * c + 1]), &vc[3 * c], &gamma[3 * c], &e,
-                                               G ? &G[9 * c] : NULL);
+                                               PetscRealPart(E[3 * c + 1]), &vc[3 * c], &gamma[3 * c], &e, &G[9 * c]);
     energy += e;
-    if (regions) regions[region]++;
+    regions[region]++;
   }
   for (PetscInt i = 3 * nc; i < n; i++) {
     const PetscBool nonnegative = (PetscBool)(i < 3 * nc + nt->set->nnonneg_local);
-    TalusSAPRow(nonnegative, PetscRealPart(E[i]), PetscRealPart(vc[i]), &gamma[i], &e,
-                G ? &G[9 * nc + (i - 3 * nc)] : NULL);
+    TalusSAPRow(nonnegative, PetscRealPart(E[i]), PetscRealPart(vc[i]), &gamma[i], &e, &G[9 * nc + (i - 3 * nc)]);
     energy += e;
   }
   return energy;
 }
 
-PetscErrorCode NewtonCCPEvaluate(Tao tao, PetscBool hessian, PetscReal *f, PetscReal *residual)
+PetscErrorCode NewtonCCPEvaluate(Tao tao, PetscReal *f, PetscReal *residual)
 {
   TAO_NEWTONCCP     *nt = (TAO_NEWTONCCP *)tao->data;
-  const PetscScalar *vc, *E, *mu, *m, *d;
+  const PetscScalar *vc, *E, *mu, *md, *d;
   PetscScalar       *gamma;
-  PetscInt           nc, n, nb;
-  PetscReal          sums[2] = {0.0, 0.0}; /* delta.M delta, the rows' energy */
+  PetscInt           nc, n, nb, regions[3] = {0, 0, 0};
+  PetscReal          sums[5] = {0.0, 0.0, 0.0, 0.0, 0.0}; /* delta.M delta, the rows' energy, the regions' counts */
 
   PetscFunctionBegin;
   PetscCall(MatMultAdd(nt->B, nt->delta, nt->q, nt->vc));
@@ -253,31 +252,30 @@ PetscErrorCode NewtonCCPEvaluate(Tao tao, PetscBool hessian, PetscReal *f, Petsc
   PetscCall(VecGetArrayRead(nt->E, &E));
   PetscCall(VecGetArrayRead(nt->set->mu, &mu));
   PetscCall(VecGetArray(nt->gamma, &gamma));
-  PetscCall(PetscArrayzero(nt->regions, 3));
-  sums[1] = RowImpulses(nt, nc, n, mu, E, vc, gamma, hessian ? nt->G_values : NULL, nt->regions);
+  sums[1] = RowImpulses(nt, nc, n, mu, E, vc, gamma, nt->G_values, regions);
   PetscCall(VecRestoreArray(nt->gamma, &gamma));
   PetscCall(VecRestoreArrayRead(nt->set->mu, &mu));
   PetscCall(VecRestoreArrayRead(nt->E, &E));
   PetscCall(VecRestoreArrayRead(nt->vc, &vc));
-  /* grad = M delta - B^T gamma */
-  PetscCall(VecGetLocalSize(nt->mass, &nb));
-  PetscCall(VecGetArrayRead(nt->mass, &m));
-  PetscCall(VecGetArrayRead(nt->delta, &d));
-  for (PetscInt i = 0; i < nb; i++) sums[0] += PetscRealPart(m[i] * d[i] * d[i]);
-  PetscCall(VecRestoreArrayRead(nt->delta, &d));
-  PetscCall(VecRestoreArrayRead(nt->mass, &m));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, nt->regions, 3, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)tao)));
-  *f = 0.5 * sums[0] + sums[1];
-  PetscCall(MatMultTranspose(nt->B, nt->gamma, nt->grad));
+  /* grad = M delta - B^T gamma; delta.M delta from the same M delta */
   PetscCall(VecPointwiseMult(nt->work, nt->mass, nt->delta));
+  PetscCall(VecGetLocalSize(nt->work, &nb));
+  PetscCall(VecGetArrayRead(nt->work, &md));
+  PetscCall(VecGetArrayRead(nt->delta, &d));
+  for (PetscInt i = 0; i < nb; i++) sums[0] += PetscRealPart(md[i] * d[i]);
+  PetscCall(VecRestoreArrayRead(nt->delta, &d));
+  PetscCall(VecRestoreArrayRead(nt->work, &md));
+  for (int k = 0; k < 3; k++) sums[2 + k] = (PetscReal)regions[k];
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 5, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
+  *f = 0.5 * sums[0] + sums[1];
+  for (int k = 0; k < 3; k++) nt->regions[k] = (PetscInt)sums[2 + k];
+  PetscCall(MatMultTranspose(nt->B, nt->gamma, nt->grad));
   PetscCall(VecAYPX(nt->grad, -1.0, nt->work));
   /* the residual in m/s: the rows' velocity error B (delta - M^-1 B^T gamma) = B M^-1 grad, the gap between
      u = N gamma + q + E gamma and the velocity for which gamma is the exact projection (seed 001 eq. 39's units) */
   PetscCall(VecPointwiseMult(nt->work, nt->inverse_mass, nt->grad));
   PetscCall(MatMult(nt->B, nt->work, nt->w));
   PetscCall(VecNorm(nt->w, NORM_2, residual));
-  if (hessian) PetscCall(AssembleHessian(tao));
   PetscFunctionReturn(0);
 }
 

@@ -197,8 +197,13 @@ PetscErrorCode TalusDecompImbalance(TalusDecomp dd, PetscReal local_work, PetscR
   PetscFunctionBegin;
   PetscCall(MPIU_Allreduce(&local_work, &max_work, 1, MPIU_REAL, MPIU_MAX, dd->comm));
   PetscCall(MPIU_Allreduce(&local_work, &total_work, 1, MPIU_REAL, MPIU_SUM, dd->comm));
-  *imbalance = total_work > 0.0 ? max_work / (total_work / dd->size) : 1.0;
+  *imbalance = TalusDecompImbalanceOf(dd, max_work, total_work);
   PetscFunctionReturn(0);
+}
+
+PetscReal TalusDecompImbalanceOf(TalusDecomp dd, PetscReal max_work, PetscReal total_work)
+{
+  return total_work > 0.0 ? max_work / (total_work / dd->size) : 1.0;
 }
 
 /*

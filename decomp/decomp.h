@@ -26,6 +26,8 @@ PETSC_EXTERN PetscErrorCode TalusDecompRanksInBox(TalusDecomp, const PetscReal l
 
 /* max / mean over ranks of the local work (collective). */
 PETSC_EXTERN PetscErrorCode TalusDecompImbalance(TalusDecomp, PetscReal local_work, PetscReal *imbalance);
+/* the same from the ranks' largest and total work, already reduced (no communication) */
+PETSC_EXTERN PetscReal TalusDecompImbalanceOf(TalusDecomp, PetscReal max_work, PetscReal total_work);
 /* Whether to repartition at this step: on schedule or when the imbalance exceeds the threshold. */
 PETSC_EXTERN PetscErrorCode TalusDecompWantsRebalance(TalusDecomp, PetscInt step, PetscReal imbalance, PetscBool *);
 

@@ -131,6 +131,14 @@ PETSC_INTERN PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim, TalusStepCCP 
    problem has, for the solvers that factorise or gather it and for the step's FCLib form. */
 PETSC_INTERN PetscErrorCode TalusStepCCPFormOperator(const TalusStepCCP *, Mat *W);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
+/* One step's figures that need every rank (step_statistics.c): this rank's share of the contacts' after the
+   solve, then with the bodies' after they moved, all reduced at once into stats; the travel check. */
+#define TALUS_STEP_TOTALS 12
+typedef struct {
+  PetscReal sum[TALUS_STEP_TOTALS], max[TALUS_STEP_TOTALS];
+} TalusStepTotals;
+PETSC_INTERN PetscErrorCode TalusSimContactStatistics(TalusSim, TalusStepCCP *, TalusStepStats *, TalusStepTotals *);
+PETSC_INTERN PetscErrorCode TalusSimReduceStatistics(TalusSim, TalusStepStats *, TalusStepTotals *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
 /* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_AXIAL or _GENERAL
    doubles (its kind), two body slots; after the contacts' rows, nrows free rows of TALUS_JACOBIAN_ROW

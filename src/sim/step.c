@@ -175,154 +175,6 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscFunctionReturn(0);
 }
 
-/*
- * A contact's natural-map residual in force units: e = r - Pi_K(r - u~ / N_nn), zero exactly when r
- * and u~ are complementary (any positive step gives the same zeros), with the step 1 / N_nn, the
- * contact's effective mass along its normal, so that e is an impulse: the impulse that would stop
- * the velocity error u~ of this contact alone. Divided by h, a force. u~ = (Phi/h + u_n, u_t) for
- * the relaxed problem, plus mu ||u_t|| on the normal for the Coulomb one. forces: max, sum of squares.
- */
-static void ForceResidual(TalusSim sim, const TalusContact *ct, PetscReal rate, const PetscScalar u[3],
-                          PetscReal forces[2])
-{
-  PetscReal diag[3], y[3], p[3], e = 0.0;
-  PetscReal ut   = PetscSqrtReal(PetscRealPart(u[1] * u[1] + u[2] * u[2]));
-  PetscReal v[3] = {rate + (sim->anti_relax ? ct->mu * ut : 0.0), PetscRealPart(u[1]), PetscRealPart(u[2])};
-
-  TalusContactKind.diagonal(sim->bodies, ct, diag);
-  if (!(diag[0] > 0.0)) return;
-  for (int k = 0; k < 3; k++) y[k] = ct->impulse[k] - v[k] / diag[0];
-  TalusProjectTriplet(ct->mu, y, p);
-  for (int k = 0; k < 3; k++) e += PetscSqr(ct->impulse[k] - p[k]);
-  e         = PetscSqrtReal(e) / sim->dt;
-  forces[0] = PetscMax(forces[0], e);
-  forces[1] += e * e;
-}
-
-/* Complementarity of seed 001 eq. 8 after the step, the load carried by fixed bodies, and the
-   force residual per contact. */
-static PetscErrorCode ContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
-{
-  TalusBodies       *b = sim->bodies;
-  Vec                u;
-  const PetscScalar *un, *E = NULL;
-  const PetscReal    gnorm   = TalusNorm3(sim->gravity);
-  PetscReal          support = 0.0, weight = 0.0, forces[2] = {0.0, 0.0}; /* max, sum of squares */
-
-  PetscFunctionBegin;
-  u = ccp->q; /* q is not needed after the solve: its storage takes u (one vector less at the memory peak) */
-  PetscCall(MatMult(ccp->B, ccp->v_plus, u)); /* D^T v+: relative velocities in the contact frames */
-  PetscCall(VecGetArrayRead(u, &un));
-  if (ccp->compliance) PetscCall(VecGetArrayRead(ccp->compliance, &E));
-  stats->complementarity_error = 0.0;
-  for (PetscInt c = 0; c < sim->contacts.n; c++) {
-    const TalusContact *ct = &sim->contacts.c[c];
-    PetscScalar         uc[3]; /* its rows of the solved problem's velocity: D^T v+, plus E gamma (seed 004 eq. 60) */
-    PetscReal           rate;
-    const PetscInt      row = TalusContactKind.rows * c;
-    for (int r = 0; r < 3; r++) uc[r] = un[row + r] + (E ? E[row + r] * ct->impulse[r] : 0.0);
-    rate                         = ct->phi / sim->dt + PetscRealPart(uc[0]); /* its normal row */
-    stats->complementarity_error = PetscMax(stats->complementarity_error, PetscAbsReal(ct->impulse[0] * rate));
-    ForceResidual(sim, ct, rate, uc, forces);
-    if (gnorm > 0.0 && (b->fixed[ct->a] || b->fixed[ct->b])) {
-      /* the impulse acts on b as +F and on a as -F; count what the fixed body receives */
-      PetscReal F[3], along;
-      for (int k = 0; k < 3; k++)
-        F[k] = ct->impulse[0] * ct->frame[k] + ct->impulse[1] * ct->frame[3 + k] + ct->impulse[2] * ct->frame[6 + k];
-      along = TalusDot3(F, sim->gravity) / gnorm / sim->dt;
-      support += b->fixed[ct->b] ? along : -along;
-    }
-  }
-  PetscCall(VecRestoreArrayRead(u, &un));
-  if (E) PetscCall(VecRestoreArrayRead(ccp->compliance, &E));
-  for (PetscInt k = 0; k < b->nowned; k++)
-    if (!b->fixed[k]) weight += b->mass[k] * gnorm;
-  {
-    PetscReal sums[3] = {support, weight, forces[1]};
-    PetscInt  n       = sim->contacts.n;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 3, MPIU_REAL, MPIU_SUM, sim->comm));
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &forces[0], 1, MPIU_REAL, MPIU_MAX, sim->comm));
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &n, 1, MPIU_INT, MPI_SUM, sim->comm));
-    stats->support_force_over_weight = sums[1] > 0.0 ? sums[0] / sums[1] : 0.0;
-    stats->force_residual_max        = forces[0];
-    stats->force_residual_rms        = n > 0 ? PetscSqrtReal(sums[2] / n) : 0.0;
-  }
-  PetscFunctionReturn(0);
-}
-
-/* Global totals and the per-rank spread of one step's figures. */
-static PetscErrorCode ReduceStatistics(TalusSim sim, TalusStepStats *stats)
-{
-  TalusBodies *b      = sim->bodies;
-  PetscInt     finite = 0, counts[4], spread[4];
-  PetscReal    maxima[2], energy, work;
-
-  PetscFunctionBegin;
-  for (PetscInt k = 0; k < b->nowned; k++) finite += TalusBodiesIsFinite(b, k);
-  counts[0] = finite, counts[1] = stats->contacts, counts[2] = -finite, counts[3] = -stats->contacts;
-  PetscCall(MPIU_Allreduce(counts, spread, 4, MPIU_INT, MPI_MAX, sim->comm));
-  stats->bodies_max = spread[0], stats->contacts_max = spread[1], stats->bodies_min = -spread[2],
-  stats->contacts_min = -spread[3];
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &finite, 1, MPIU_INT, MPI_SUM, sim->comm));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stats->contacts, 1, MPIU_INT, MPI_SUM, sim->comm));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stats->warm_started, 1, MPIU_INT, MPI_SUM, sim->comm));
-  stats->bodies = finite;
-  maxima[0] = stats->max_penetration, maxima[1] = stats->complementarity_error;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, maxima, 2, MPIU_REAL, MPIU_MAX, sim->comm));
-  stats->max_penetration = maxima[0], stats->complementarity_error = maxima[1];
-  energy = TalusBodiesKineticEnergyLocal(b);
-  { /* kinetic and gravity's energy in one reduction, then the springs' (they have one of their own) */
-    PetscReal local[2] = {energy, TalusSimGravityEnergyLocal(sim)}, total[2], springs;
-    PetscCall(MPIU_Allreduce(local, total, 2, MPIU_REAL, MPIU_SUM, sim->comm));
-    PetscCall(TalusSimSpringEnergy(sim, &springs));
-    stats->kinetic_energy = total[0], stats->potential_energy = total[1] + springs;
-  }
-  stats->ghost_bytes = (PetscReal)(sim->nghost * sizeof(TalusBodyRecord));
-  maxima[0] = stats->bytes_per_product, maxima[1] = stats->ghost_bytes;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, maxima, 2, MPIU_REAL, MPIU_MAX, sim->comm));
-  stats->bytes_per_product = maxima[0], stats->ghost_bytes = maxima[1];
-  work = (PetscReal)(counts[0] + sim->contacts.n); /* bodies and contacts this rank handles */
-  PetscCall(TalusDecompImbalance(sim->decomp, work, &stats->imbalance));
-  sim->imbalance = stats->imbalance;
-  PetscFunctionReturn(0);
-}
-
-/* A body that moves more than r_max in one step may tunnel and outrun its ghost copies. */
-static PetscErrorCode CheckTravel(TalusSim sim)
-{
-  TalusBodies    *b       = sim->bodies;
-  PetscInt        culprit = -1;
-  PetscReal       travel = 0.0, worst = 0.0;
-  const PetscReal fall = TalusNorm3(sim->gravity) * sim->dt * sim->dt;
-
-  PetscFunctionBegin;
-  for (PetscInt k = 0; k < b->nowned; k++) {
-    if (b->fixed[k]) continue;
-    travel = sim->dt * TalusNorm3(&b->velocity[3 * k]);
-    if (travel > worst) worst = travel, culprit = b->id[k];
-  }
-  {
-    struct {
-      PetscReal travel;
-      PetscInt  id;
-    } local = {worst, culprit}, global;
-    PetscCall(MPIU_Allreduce(&local.travel, &global.travel, 1, MPIU_REAL, MPIU_MAX, sim->comm));
-    global.id = (local.travel == global.travel) ? culprit : -1;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &global.id, 1, MPIU_INT, MPI_MAX, sim->comm));
-    /* the scene's gravity alone, when it is the cause, is named as such */
-    PetscCheck(
-      global.travel <= sim->rmax || sim->rmax == 0.0 || !(fall > sim->rmax), sim->comm, PETSC_ERR_USER_INPUT,
-      "the scene's gravity (|g| = %g m/s^2) moves a body |g| h^2 = %g m in one step, more than the largest body "
-      "radius %g m: contacts would be missed; use a smaller -dt (now %g s) or a smaller gravity",
-      (double)TalusNorm3(sim->gravity), (double)fall, (double)sim->rmax, (double)sim->dt);
-    PetscCheck(global.travel <= sim->rmax || sim->rmax == 0.0, sim->comm, PETSC_ERR_USER_INPUT,
-               "body %" PetscInt_FMT " moved %g m in one step (t = %g s), more than the largest body radius %g m: "
-               "contacts would be missed; use a smaller -dt (now %g s)",
-               global.id, (double)global.travel, (double)sim->t, (double)sim->rmax, (double)sim->dt);
-  }
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode Integrate(TalusSim sim)
 {
   TalusBodies *b = sim->bodies;
@@ -371,10 +223,11 @@ static PetscErrorCode CheckRelaxationOnce(TalusSim sim)
 
 PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
 {
-  TalusStepCCP   ccp = {0};
-  PetscLogDouble t0, t1, t2, t3, t4, t5;
-  PetscBool      rebalance;
-  PetscReal      migrate0 = sim->seconds_migrate, ghost0 = sim->seconds_ghost;
+  TalusStepCCP    ccp = {0};
+  TalusStepTotals totals;
+  PetscLogDouble  t0, t1, t2, t3, t4, t5;
+  PetscBool       rebalance;
+  PetscReal       migrate0 = sim->seconds_migrate, ghost0 = sim->seconds_ghost;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(stats, sizeof(*stats)));
@@ -391,8 +244,8 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(TalusSimAssembleCCP(sim, &ccp));
   PetscCall(PetscTime(&t2));
   {
-    PetscInt total = sim->contacts.n + sim->njoint_rows_local;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &total, 1, MPIU_INT, MPI_SUM, sim->comm));
+    PetscInt total; /* the rows of every rank: q's global size, known without a reduction of its own */
+    PetscCall(VecGetSize(ccp.q, &total));
     if (total > 0) PetscCall(Solve(sim, &ccp, stats));
     else stats->reason = TAO_CONVERGED_GATOL;
   }
@@ -409,15 +262,14 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   stats->joints            = sim->njoints;
   stats->joint_drift       = sim->joint_drift[0];
   stats->joint_angle_drift = sim->joint_drift[1];
-  PetscCall(ContactStatistics(sim, &ccp, stats));
+  PetscCall(TalusSimContactStatistics(sim, &ccp, stats, &totals));
   PetscCall(Integrate(sim));
   PetscCall(TalusStepCCPDestroy(&ccp));
   PetscCall(RecordHistory(sim));
   PetscCall(PetscTime(&t4));
   sim->t += sim->dt;
   sim->step++;
-  PetscCall(ReduceStatistics(sim, stats));
-  PetscCall(CheckTravel(sim));
+  PetscCall(TalusSimReduceStatistics(sim, stats, &totals));
   PetscCall(TalusSimDropGhosts(sim));
   PetscCall(TalusDecompWantsRebalance(sim->decomp, sim->step, stats->imbalance, &rebalance));
   PetscCall(TalusSimMigrate(sim, rebalance));

@@ -8,6 +8,56 @@
 #include "jacobian_builder.h"
 
 /*
+ * The body-space vector with these ghosts (global block indices): the last step's when no rank's ghosts or dofs
+ * changed (a mechanism's never do), else a new one. Making one is a reduction and gathers for its layout, two
+ * index sets on the communicator and a scatter that finds its partners (about 7 waits for every rank a step); the
+ * check is one. Its entries are the last step's until the step writes them: v_free's own are all written
+ * (FreeVelocity), its ghosts refreshed before each product with B.
+ */
+static PetscErrorCode BodyVector(TalusSim sim, PetscInt nghost, const PetscInt ghosts[], Vec *v)
+{
+  PetscInt *scalar_ghosts, same;
+
+  PetscFunctionBegin;
+  same = sim->body_vector && nghost == sim->body_vector_nghost && sim->ndynamic == sim->body_vector_ndynamic &&
+         sim->dof_start == sim->body_vector_dof_start &&
+         (nghost == 0 || !memcmp(ghosts, sim->body_vector_ghosts, (size_t)nghost * sizeof(PetscInt)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_INT, MPI_MIN, sim->comm));
+  if (same) {
+    *v               = sim->body_vector; /* the step's now: TalusSimKeepBodyVector hands it back */
+    sim->body_vector = NULL;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecDestroy(&sim->body_vector));
+  /* the ghosts as 6 scalars each, not blocks of 6: PETSc's SF compares a block's MPI datatype by unwrapping it
+     (MPI_Type_get_contents) on every scatter, which cost a 1-body pendulum step more than its solve; the
+     vector keeps block size 6 */
+  PetscCall(PetscMalloc1(6 * nghost + 1, &scalar_ghosts));
+  for (PetscInt g = 0; g < nghost; g++)
+    for (PetscInt i = 0; i < 6; i++) scalar_ghosts[6 * g + i] = 6 * ghosts[g] + i;
+  PetscCall(VecCreateGhost(sim->comm, 6 * sim->ndynamic, PETSC_DETERMINE, 6 * nghost, scalar_ghosts, v));
+  PetscCall(VecSetBlockSize(*v, 6));
+  PetscCall(PetscFree(scalar_ghosts));
+  PetscCall(TalusGrowArray(sizeof(PetscInt), nghost, &sim->body_vector_capacity, &sim->body_vector_ghosts));
+  if (nghost) PetscCall(PetscArraycpy(sim->body_vector_ghosts, ghosts, nghost));
+  sim->body_vector_nghost = nghost, sim->body_vector_ndynamic = sim->ndynamic,
+  sim->body_vector_dof_start = sim->dof_start;
+  PetscFunctionReturn(0);
+}
+
+/* The step's body vector back to the simulator for the next step (the matrix-free form's; the assembled one's is
+   plain and goes with the step) */
+PetscErrorCode TalusSimKeepBodyVector(TalusSim sim, TalusStepCCP *ccp)
+{
+  PetscFunctionBegin;
+  if (!sim->matrix_free || !ccp->v_free) PetscFunctionReturn(0);
+  PetscCall(VecDestroy(&sim->body_vector));
+  sim->body_vector = ccp->v_free;
+  ccp->v_free      = NULL;
+  PetscFunctionReturn(0);
+}
+
+/*
  * The body-space vector: this rank's dynamic bodies, then, as ghosts (block 6), the other ranks'
  * dynamic bodies that its contacts and joint rows touch. slot[k] is body k's place in the local form (-1: fixed
  * or untouched ghost).
@@ -16,7 +66,7 @@ static PetscErrorCode MatrixFreeBeginBodies(TalusJacobianBuilder *jb, TalusStepC
 {
   TalusSim     sim = jb->sim;
   TalusBodies *b   = sim->bodies;
-  PetscInt    *ghosts, *scalar_ghosts, nghost = 0, *slot;
+  PetscInt    *ghosts, nghost = 0, *slot;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(b->n + 1, &jb->slot));
@@ -35,15 +85,7 @@ static PetscErrorCode MatrixFreeBeginBodies(TalusJacobianBuilder *jb, TalusStepC
       ghosts[nghost++] = b->dof[k] / 6; /* global block index */
     }
   }
-  /* the ghosts as 6 scalars each, not blocks of 6: PETSc's SF compares a block's MPI datatype by unwrapping it
-     (MPI_Type_get_contents) on every scatter, which cost a 1-body pendulum step more than its solve; the
-     vector keeps block size 6 */
-  PetscCall(PetscMalloc1(6 * nghost + 1, &scalar_ghosts));
-  for (PetscInt g = 0; g < nghost; g++)
-    for (PetscInt i = 0; i < 6; i++) scalar_ghosts[6 * g + i] = 6 * ghosts[g] + i;
-  PetscCall(VecCreateGhost(sim->comm, 6 * sim->ndynamic, PETSC_DETERMINE, 6 * nghost, scalar_ghosts, &ccp->v_free));
-  PetscCall(VecSetBlockSize(ccp->v_free, 6));
-  PetscCall(PetscFree(scalar_ghosts));
+  PetscCall(BodyVector(sim, nghost, ghosts, &ccp->v_free));
   ccp->bytes_per_product = 48.0 * nghost;
   PetscCall(PetscFree(ghosts));
   /* M^-1 of the owned bodies (add_body) and of the ghosts, whose masses and orientations this rank
@@ -131,10 +173,13 @@ static void MatrixFreeAddBlock(TalusJacobianBuilder *jb, const TalusConstraintKi
 
 static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
 {
-  TalusSim sim = jb->sim;
+  TalusSim    sim = jb->sim;
+  PetscLayout rows, columns; /* q's and the body vector's: set up already, without communication */
 
   PetscFunctionBegin;
-  PetscCall(TalusJacobianCreateShell(sim->comm, jb->nblocks[TALUS_BLOCK_CONE], jb->nblocks[TALUS_BLOCK_FREE_ROW],
+  PetscCall(VecGetLayout(ccp->q, &rows));
+  PetscCall(VecGetLayout(ccp->v_free, &columns));
+  PetscCall(TalusJacobianCreateShell(rows, columns, jb->nblocks[TALUS_BLOCK_CONE], jb->nblocks[TALUS_BLOCK_FREE_ROW],
                                      sim->ndynamic, sim->jacobian_slot, sim->jacobian_kind, sim->jacobian,
                                      sim->joint_record_slot, sim->joint_record, sim->inverse_mass, &ccp->B));
   if (sim->nplanar) PetscCall(TalusJacobianSetPlanar(ccp->B, sim->nplanar_local, sim->planar_slot, sim->planar_normal));

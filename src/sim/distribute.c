@@ -190,9 +190,12 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   PetscMPIInt         *dest, *hdest, *out_dest;
   PetscInt            *sorted_ids, *sorted_index;
   PetscBool           *keep;
-  TalusBodyRecord     *out, *in;
-  TalusContactHistory *hout, *hin;
-  PetscInt             nout = 0, nin, hnout = 0, hnin, lost = 0, khist = 0, linked_out = -1;
+  TalusBodyRecord     *out;
+  TalusContactHistory *hout;
+  TalusBodyRecord     *in   = NULL;
+  TalusContactHistory *hin  = NULL;
+  PetscInt             nout = 0, nin = 0, hnout = 0, hnin = 0, lost = 0, khist = 0, linked_out = -1;
+  PetscBool            moving;
   PetscLogDouble       t0, t1;
 
   PetscFunctionBegin;
@@ -259,15 +262,6 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       out_dest[nout++] = dest[k];
     }
   }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &linked_out, 1, MPIU_INT, MPI_MAX, sim->comm));
-  if (linked_out >= 0) {
-    char what[96];
-    PetscCall(TalusSimDescribeLink(sim, linked_out, what, sizeof(what)));
-    SETERRQ(sim->comm, PETSC_ERR_USER_INPUT,
-            "body %" PetscInt_FMT ", held by %s, left the domain at t = %g s: bodies with joints, springs, loads, "
-            "prescribed motions or planes are never removed; widen the scene's domain (or leave it out)",
-            linked_out, what, (double)sim->t);
-  }
   /* histories follow the body that owns them, and die with lost bodies */
   for (PetscInt h = 0; h < sim->nhistory; h++) {
     PetscInt where, to;
@@ -280,13 +274,29 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
     }
   }
   sim->nhistory = khist;
+  { /* a linked body out of the domain, and whether any rank sends anything: in one reduction (a settled bed's or a
+       mechanism's steps move nothing, and each exchange is a handshake of every rank with its partners) */
+    PetscInt flags[2] = {linked_out, nout + hnout > 0};
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, flags, 2, MPIU_INT, MPI_MAX, sim->comm));
+    linked_out = flags[0], moving = (PetscBool)flags[1];
+  }
+  if (linked_out >= 0) {
+    char what[96];
+    PetscCall(TalusSimDescribeLink(sim, linked_out, what, sizeof(what)));
+    SETERRQ(sim->comm, PETSC_ERR_USER_INPUT,
+            "body %" PetscInt_FMT ", held by %s, left the domain at t = %g s: bodies with joints, springs, loads, "
+            "prescribed motions or planes are never removed; widen the scene's domain (or leave it out)",
+            linked_out, what, (double)sim->t);
+  }
   PetscCall(TalusBodiesKeep(b, keep));
-  PetscCall(TalusDecompExchange(sim->decomp, nout, out_dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
+  if (moving)
+    PetscCall(TalusDecompExchange(sim->decomp, nout, out_dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
   PetscCall(
     PetscInfo(NULL, "first distribution: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
   for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
   b->nowned = b->n;
-  PetscCall(TalusDecompExchange(sim->decomp, hnout, hdest, sizeof(TalusContactHistory), hout, &hnin, (void **)&hin));
+  if (moving)
+    PetscCall(TalusDecompExchange(sim->decomp, hnout, hdest, sizeof(TalusContactHistory), hout, &hnin, (void **)&hin));
   PetscCall(TalusGrowArray(sizeof(TalusContactHistory), sim->nhistory + hnin, &sim->history_capacity, &sim->history));
   for (PetscInt h = 0; h < hnin; h++) sim->history[sim->nhistory++] = hin[h];
   if (sim->nhistory > 1)

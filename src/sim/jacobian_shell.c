@@ -563,8 +563,8 @@ PetscErrorCode TalusJacobianSetPlanar(Mat B, PetscInt n, const PetscInt slot[], 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, PetscInt nrows, PetscInt ndynamic,
-                                        const PetscInt *slot, const char *kind, const PetscReal *J,
+PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayout columns, PetscInt ncontacts, PetscInt nrows,
+                                        PetscInt ndynamic, const PetscInt *slot, const char *kind, const PetscReal *J,
                                         const PetscInt *row_slot, const PetscReal *row_J, const PetscReal *minv, Mat *B)
 {
   JacobianShell *ctx;
@@ -574,7 +574,14 @@ PetscErrorCode TalusJacobianCreateShell(MPI_Comm comm, PetscInt ncontacts, Petsc
   ctx->n = ncontacts, ctx->ndynamic = ndynamic, ctx->slot = slot, ctx->kind = kind, ctx->J = J, ctx->minv = minv;
   ctx->nrows = nrows, ctx->row_slot = row_slot, ctx->row_J = row_J;
   PetscCall(FirstContacts(ctx));
-  PetscCall(MatCreateShell(comm, 3 * ncontacts + nrows, 6 * ndynamic, PETSC_DETERMINE, PETSC_DETERMINE, ctx, B));
+  PetscCheck(rows->n == 3 * ncontacts + nrows && columns->n == 6 * ndynamic, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "B's layouts (%" PetscInt_FMT " rows, %" PetscInt_FMT " columns here) do not fit its blocks", rows->n,
+             columns->n);
+  PetscCall(MatCreate(rows->comm, B));
+  PetscCall(MatSetLayouts(*B, rows, columns)); /* set up: no reduction of its own */
+  PetscCall(MatSetType(*B, MATSHELL));
+  PetscCall(MatShellSetContext(*B, ctx));
+  PetscCall(MatSetUp(*B));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT, (void (*)(void))JacobianMult));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_ADD, (void (*)(void))JacobianMultAdd));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_TRANSPOSE, (void (*)(void))JacobianMultTranspose));

@@ -297,10 +297,19 @@ PetscErrorCode TalusSimShareJointImpulses(TalusSim sim)
       for (int e = 0; e < 6; e++)
         sim->joint_wrench[12 * row->joint + 6 * (1 - side) + e] += row->impulse * row->G[side][e] / sim->dt;
   }
-  /* each row is kept by one rank: the sums add zeros to it, exactly */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sim->joint_impulse, sim->njoint_rows, MPIU_REAL, MPIU_SUM, sim->comm));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sim->joint_wrench, 12 * sim->njoints, MPIU_REAL, MPIU_SUM, sim->comm));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sim->joint_drift, 2, MPIU_REAL, MPIU_MAX, sim->comm));
+  /* each row is kept by one rank: the sums add zeros to it, exactly; impulses and wrenches in one reduction (the
+     drift goes with the step's other maxima, step_statistics.c) */
+  {
+    const PetscInt nimpulse = sim->njoint_rows, n = nimpulse + 12 * sim->njoints;
+    PetscReal     *both;
+    PetscCall(PetscMalloc1(n, &both));
+    PetscCall(PetscArraycpy(both, sim->joint_impulse, nimpulse));
+    PetscCall(PetscArraycpy(&both[nimpulse], sim->joint_wrench, 12 * sim->njoints));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, both, n, MPIU_REAL, MPIU_SUM, sim->comm));
+    PetscCall(PetscArraycpy(sim->joint_impulse, both, nimpulse));
+    PetscCall(PetscArraycpy(sim->joint_wrench, &both[nimpulse], 12 * sim->njoints));
+    PetscCall(PetscFree(both));
+  }
   PetscFunctionReturn(0);
 }
 

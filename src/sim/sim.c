@@ -31,6 +31,8 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(PetscFree((*sim)->history));
   PetscCall(PetscFree3((*sim)->jacobian_slot, (*sim)->jacobian_kind, (*sim)->jacobian));
   PetscCall(PetscFree((*sim)->inverse_mass));
+  PetscCall(VecDestroy(&(*sim)->body_vector));
+  PetscCall(PetscFree((*sim)->body_vector_ghosts));
   PetscCall(TalusSimDestroyJoints(*sim));
   PetscCall(TalusSimDestroyDrives(*sim));
   PetscCall(TalusSimDestroyPlanar(*sim));

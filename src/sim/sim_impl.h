@@ -51,19 +51,23 @@ struct _p_TalusSim {
   PetscInt   jacobian_capacity;
   PetscReal *inverse_mass; /* the matrix-free M^-1 (TALUS_INVERSE_MASS per owned dynamic body), kept likewise */
   PetscInt   inverse_mass_capacity;
-  TalusCCP   ccp;
+  /* the last step's ghosted body vector, kept for the next while no rank's ghosts or dofs change (jacobian_builder.h) */
+  Vec       body_vector;
+  PetscInt *body_vector_ghosts, body_vector_nghost, body_vector_capacity, body_vector_dof_start, body_vector_ndynamic;
+  TalusCCP  ccp;
   /* joints (joints.c): the same on every rank */
-  PetscInt          njoints, njoint_rows;
-  TalusJoint       *joints;
-  PetscInt         *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
-  PetscReal        *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
-  PetscReal        *joint_wrench;    /* per joint, the last step's force and torque on its body B, then A (12, world) */
-  TalusJointRow    *joint_rows;      /* this step's rows of the joints this rank keeps */
-  PetscInt          njoint_rows_local, joint_rows_capacity;
-  PetscInt          nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */
-  PetscReal         joint_drift[2];    /* this step's largest violation before it: lengths (m), angles (rad) */
-  PetscReal         joint_lookahead;   /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (joints.c) */
-  TalusContactFloor contact_floor;     /* -contact_near_rigid, -contact_friction_sigma (contact_kind.c) */
+  PetscInt       njoints, njoint_rows;
+  TalusJoint    *joints;
+  PetscInt      *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
+  PetscReal     *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
+  PetscReal     *joint_wrench;    /* per joint, the last step's force and torque on its body B, then A (12, world) */
+  TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
+  PetscInt       njoint_rows_local, joint_rows_capacity;
+  PetscInt       nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */
+  PetscReal      joint_drift
+    [2]; /* this rank's largest violation before the step: lengths (m), angles (rad) (the step's statistics reduce them) */
+  PetscReal         joint_lookahead; /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (joints.c) */
+  TalusContactFloor contact_floor;   /* -contact_near_rigid, -contact_friction_sigma (contact_kind.c) */
   PetscInt          njointed,
     *jointed;              /* the pairs of bodies a joint holds (id_a < id_b, 2 each, sorted): they do not collide */
   PetscReal *joint_record; /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
@@ -133,13 +137,15 @@ PETSC_INTERN PetscErrorCode TalusStepCCPFormOperator(const TalusStepCCP *, Mat *
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
 /* One step's figures that need every rank (step_statistics.c): this rank's share of the contacts' after the
    solve, then with the bodies' after they moved, all reduced at once into stats; the travel check. */
-#define TALUS_STEP_TOTALS 12
+#define TALUS_STEP_TOTALS 16
 typedef struct {
   PetscReal sum[TALUS_STEP_TOTALS], max[TALUS_STEP_TOTALS];
 } TalusStepTotals;
 PETSC_INTERN PetscErrorCode TalusSimContactStatistics(TalusSim, TalusStepCCP *, TalusStepStats *, TalusStepTotals *);
 PETSC_INTERN PetscErrorCode TalusSimReduceStatistics(TalusSim, TalusStepStats *, TalusStepTotals *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
+/* The matrix-free step's body vector kept for the next step's (builder_matrix_free.c); call before the destroy. */
+PETSC_INTERN PetscErrorCode TalusSimKeepBodyVector(TalusSim, TalusStepCCP *);
 /* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_AXIAL or _GENERAL
    doubles (its kind), two body slots; after the contacts' rows, nrows free rows of TALUS_JACOBIAN_ROW
    doubles and two body slots each; per owned dynamic body TALUS_INVERSE_MASS doubles of M^-1 in the
@@ -154,10 +160,10 @@ PETSC_INTERN char TalusJacobianRecord(const PetscReal frame[9], const PetscReal 
                                       PetscReal J[TALUS_JACOBIAN_GENERAL]);
 PETSC_INTERN void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9],
                                          PetscReal minv[TALUS_INVERSE_MASS]);
-PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(MPI_Comm, PetscInt ncontacts, PetscInt nrows, PetscInt ndynamic,
-                                                     const PetscInt *slot, const char *kind, const PetscReal *J,
-                                                     const PetscInt *row_slot, const PetscReal *row_J,
-                                                     const PetscReal *minv, Mat *B);
+PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayout columns, PetscInt ncontacts,
+                                                     PetscInt nrows, PetscInt ndynamic, const PetscInt *slot,
+                                                     const char *kind, const PetscReal *J, const PetscInt *row_slot,
+                                                     const PetscReal *row_J, const PetscReal *minv, Mat *B);
 /* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
 /* The owned slots whose bodies move in a plane (normal: 3 per slot): M^-1 drops their velocity's

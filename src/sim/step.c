@@ -259,11 +259,10 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
   PetscCall(TalusSimShareJointImpulses(sim));
   PetscCall(TalusSimComputeWatches(sim));
-  stats->joints            = sim->njoints;
-  stats->joint_drift       = sim->joint_drift[0];
-  stats->joint_angle_drift = sim->joint_drift[1];
+  stats->joints = sim->njoints;
   PetscCall(TalusSimContactStatistics(sim, &ccp, stats, &totals));
   PetscCall(Integrate(sim));
+  PetscCall(TalusSimKeepBodyVector(sim, &ccp));
   PetscCall(TalusStepCCPDestroy(&ccp));
   PetscCall(RecordHistory(sim));
   PetscCall(PetscTime(&t4));

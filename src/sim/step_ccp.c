@@ -78,6 +78,31 @@ static PetscBool AnyCompliance(TalusSim sim)
   return TalusBodiesAnyCompliant(sim->bodies);
 }
 
+/* The step's friction coefficients (one per contact) and q (one per row) on layouts made from one gather of every
+   rank's counts: a Vec of PETSC_DETERMINE size sets its layout up with a reduction and a gather of its own, and B
+   and N (its rows, q's) took two more each; on ranks that share cores each is a wait for every rank. */
+static PetscErrorCode CreateRowVectors(TalusSim sim, PetscInt nrows, TalusStepCCP *ccp)
+{
+  PetscInt    mine[2] = {sim->contacts.n, nrows}, *counts, *range[2];
+  PetscLayout map[2];
+  Vec        *vec[2] = {&ccp->mu, &ccp->q};
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(2 * sim->size, &counts, sim->size + 1, &range[0], sim->size + 1, &range[1]));
+  PetscCallMPI(MPI_Allgather(mine, 2, MPIU_INT, counts, 2, MPIU_INT, sim->comm));
+  for (int k = 0; k < 2; k++) {
+    range[k][0] = 0;
+    for (PetscMPIInt r = 0; r < sim->size; r++) range[k][r + 1] = range[k][r] + counts[2 * r + k];
+    PetscCall(PetscLayoutCreateFromRanges(sim->comm, range[k], PETSC_COPY_VALUES, 1, &map[k]));
+    PetscCall(VecCreate(sim->comm, vec[k]));
+    PetscCall(VecSetLayout(*vec[k], map[k]));
+    PetscCall(VecSetType(*vec[k], VECMPI));
+    PetscCall(PetscLayoutDestroy(&map[k])); /* the Vec holds it */
+  }
+  PetscCall(PetscFree3(counts, range[0], range[1]));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *builder, TalusStepCCP *ccp)
 {
   TalusBodies         *b     = sim->bodies;
@@ -102,8 +127,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   PetscCall(VecRestoreArray(ccp->v_free, &vf));
   PetscCall(jb.ops->end_bodies(&jb, ccp));
 
-  PetscCall(VecCreateMPI(sim->comm, sim->contacts.n, PETSC_DETERMINE, &ccp->mu));
-  PetscCall(VecCreateMPI(sim->comm, nrows, PETSC_DETERMINE, &ccp->q));
+  PetscCall(CreateRowVectors(sim, nrows, ccp));
   PetscCall(VecGetOwnershipRange(ccp->q, &row_start, NULL)); /* global rows: numbered rank by rank */
   PetscCall(VecDuplicate(ccp->q, &ccp->gamma));
   PetscCall(VecGetArray(ccp->mu, &mu));

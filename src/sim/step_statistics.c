@@ -33,6 +33,8 @@ enum {
   MAX_GHOST_BYTES,
   MAX_WORK,
   MAX_TRAVEL, /* h |v| of the fastest body */
+  MAX_JOINT_DRIFT,
+  MAX_JOINT_ANGLE_DRIFT,
   NMAXIMA
 };
 
@@ -151,6 +153,7 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
   max[MAX_BYTES_PER_PRODUCT] = stats->bytes_per_product;
   max[MAX_GHOST_BYTES]       = (PetscReal)(sim->nghost * sizeof(TalusBodyRecord));
   max[MAX_TRAVEL]            = fastest;
+  max[MAX_JOINT_DRIFT] = sim->joint_drift[0], max[MAX_JOINT_ANGLE_DRIFT] = sim->joint_drift[1];
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sum, NSUMS, MPIU_REAL, MPIU_SUM, sim->comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, max, NMAXIMA, MPIU_REAL, MPIU_MAX, sim->comm));
   PetscCall(TalusSimSpringEnergy(sim, &springs)); /* the springs' ends come from their owners: a gather of its own */
@@ -166,6 +169,7 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
   stats->complementarity_error = max[MAX_COMPLEMENTARITY];
   stats->kinetic_energy = sum[SUM_KINETIC], stats->potential_energy = sum[SUM_GRAVITY] + springs;
   stats->bytes_per_product = max[MAX_BYTES_PER_PRODUCT], stats->ghost_bytes = max[MAX_GHOST_BYTES];
+  stats->joint_drift = max[MAX_JOINT_DRIFT], stats->joint_angle_drift = max[MAX_JOINT_ANGLE_DRIFT];
   stats->imbalance = sim->imbalance = TalusDecompImbalanceOf(sim->decomp, max[MAX_WORK], sum[SUM_WORK]);
   PetscCall(CheckTravel(sim, max[MAX_TRAVEL], fastest, culprit));
   PetscFunctionReturn(0);

@@ -172,7 +172,7 @@ PetscErrorCode TalusInverseMassDiagonal(Vec v, void *inverse_mass)
 PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMassFn fn, void *ctx, Mat *N)
 {
   DelassusShell *shell;
-  PetscInt       m, M;
+  PetscLayout    rows;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&shell));
@@ -181,9 +181,12 @@ PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMas
   shell->apply_inverse_mass = fn;
   shell->ctx                = ctx;
   PetscCall(VecDuplicate(body, &shell->body_work));
-  PetscCall(MatGetLocalSize(B, &m, NULL));
-  PetscCall(MatGetSize(B, &M, NULL));
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)B), m, m, M, M, shell, N));
+  PetscCall(MatGetLayouts(B, &rows, NULL));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)B), N));
+  PetscCall(MatSetLayouts(*N, rows, rows)); /* B's rows, set up already: no gather of their own */
+  PetscCall(MatSetType(*N, MATSHELL));
+  PetscCall(MatShellSetContext(*N, shell));
+  PetscCall(MatSetUp(*N));
   PetscCall(MatShellSetOperation(*N, MATOP_MULT, (void (*)(void))DelassusMult));
   PetscCall(MatShellSetOperation(*N, MATOP_MULT_ADD, (void (*)(void))DelassusMultAdd));
   PetscCall(MatShellSetOperation(*N, MATOP_DESTROY, (void (*)(void))DelassusDestroy));

@@ -60,6 +60,7 @@ int main(int argc, char **argv)
   char         kind[NCONTACTS];
   TestRng      rng;
   Mat          B;
+  PetscLayout  rows, columns;
   Vec          g, z, shift, y, y2, v, w0, w1;
   PetscScalar *a;
   PetscReal    dot_v, dot_g, worst = 0.0;
@@ -84,7 +85,11 @@ int main(int argc, char **argv)
   }
   CHECK(naxial == 1, "%" PetscInt_FMT " axial records, expected 1", naxial);
   for (PetscInt k = 0; k < TALUS_INVERSE_MASS * NBODIES; k++) minv[k] = 1.0;
-  PetscCall(TalusJacobianCreateShell(PETSC_COMM_SELF, NCONTACTS, 0, NBODIES, slot, kind, J, NULL, NULL, minv, &B));
+  PetscCall(PetscLayoutCreateFromSizes(PETSC_COMM_SELF, 3 * NCONTACTS, 3 * NCONTACTS, 1, &rows));
+  PetscCall(PetscLayoutCreateFromSizes(PETSC_COMM_SELF, 6 * NBODIES, 6 * NBODIES, 1, &columns));
+  PetscCall(TalusJacobianCreateShell(rows, columns, NCONTACTS, 0, NBODIES, slot, kind, J, NULL, NULL, minv, &B));
+  PetscCall(PetscLayoutDestroy(&rows));
+  PetscCall(PetscLayoutDestroy(&columns));
   PetscCall(VecCreateGhostBlock(PETSC_COMM_SELF, 6, 6 * NBODIES, PETSC_DECIDE, 0, NULL, &v));
   PetscCall(VecDuplicate(v, &w0));
   PetscCall(VecDuplicate(v, &w1));

@@ -200,6 +200,9 @@ PETSC_EXTERN PetscErrorCode TalusMatCreateCOO(MPI_Comm, PetscInt m, PetscInt n, 
 
 /* ---------------------------------------------------------------- the Delassus operator */
 
+/* A MATSHELL with context ctx on row and column layouts set up already (another Mat's or Vec's): no reduction
+   or gather of its own, as MatCreateShell with local sizes makes. */
+PETSC_EXTERN PetscErrorCode TalusMatCreateShellOnLayouts(PetscLayout rows, PetscLayout columns, void *ctx, Mat *A);
 /* N = B M^-1 B^T as a MATSHELL (never formed) or assembled; inverse_mass is diag(M^-1), 6 per body. */
 PETSC_EXTERN PetscErrorCode TalusDelassusCreateShell(Mat B, Vec inverse_mass, Mat *N);
 /* M^-1 applied in place to the owned entries of a body-space vector, e.g. a block-diagonal one. */

@@ -16,12 +16,16 @@
  */
 static PetscErrorCode BodyVector(TalusSim sim, PetscInt nghost, const PetscInt ghosts[], Vec *v)
 {
-  PetscInt *scalar_ghosts, same;
+  PetscInt *scalar_ghosts, same = PETSC_FALSE;
 
   PetscFunctionBegin;
-  same = sim->body_vector && nghost == sim->body_vector_nghost && sim->ndynamic == sim->body_vector_ndynamic &&
-         sim->dof_start == sim->body_vector_dof_start &&
-         (nghost == 0 || !memcmp(ghosts, sim->body_vector_ghosts, (size_t)nghost * sizeof(PetscInt)));
+  if (sim->body_vector) { /* its dofs: this rank's range of its layout */
+    PetscInt start, n;
+    PetscCall(VecGetOwnershipRange(sim->body_vector, &start, NULL));
+    PetscCall(VecGetLocalSize(sim->body_vector, &n));
+    same = n == 6 * sim->ndynamic && start == sim->dof_start && nghost == sim->body_vector_nghost &&
+           (nghost == 0 || !memcmp(ghosts, sim->body_vector_ghosts, (size_t)nghost * sizeof(PetscInt)));
+  }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_INT, MPI_MIN, sim->comm));
   if (same) {
     *v               = sim->body_vector; /* the step's now: TalusSimKeepBodyVector hands it back */
@@ -40,8 +44,7 @@ static PetscErrorCode BodyVector(TalusSim sim, PetscInt nghost, const PetscInt g
   PetscCall(PetscFree(scalar_ghosts));
   PetscCall(TalusGrowArray(sizeof(PetscInt), nghost, &sim->body_vector_capacity, &sim->body_vector_ghosts));
   if (nghost) PetscCall(PetscArraycpy(sim->body_vector_ghosts, ghosts, nghost));
-  sim->body_vector_nghost = nghost, sim->body_vector_ndynamic = sim->ndynamic,
-  sim->body_vector_dof_start = sim->dof_start;
+  sim->body_vector_nghost = nghost;
   PetscFunctionReturn(0);
 }
 

@@ -577,11 +577,7 @@ PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayout columns, P
   PetscCheck(rows->n == 3 * ncontacts + nrows && columns->n == 6 * ndynamic, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "B's layouts (%" PetscInt_FMT " rows, %" PetscInt_FMT " columns here) do not fit its blocks", rows->n,
              columns->n);
-  PetscCall(MatCreate(rows->comm, B));
-  PetscCall(MatSetLayouts(*B, rows, columns)); /* set up: no reduction of its own */
-  PetscCall(MatSetType(*B, MATSHELL));
-  PetscCall(MatShellSetContext(*B, ctx));
-  PetscCall(MatSetUp(*B));
+  PetscCall(TalusMatCreateShellOnLayouts(rows, columns, ctx, B));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT, (void (*)(void))JacobianMult));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_ADD, (void (*)(void))JacobianMultAdd));
   PetscCall(MatShellSetOperation(*B, MATOP_MULT_TRANSPOSE, (void (*)(void))JacobianMultTranspose));

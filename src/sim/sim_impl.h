@@ -51,9 +51,10 @@ struct _p_TalusSim {
   PetscInt   jacobian_capacity;
   PetscReal *inverse_mass; /* the matrix-free M^-1 (TALUS_INVERSE_MASS per owned dynamic body), kept likewise */
   PetscInt   inverse_mass_capacity;
-  /* the last step's ghosted body vector, kept for the next while no rank's ghosts or dofs change (jacobian_builder.h) */
+  /* the last step's ghosted body vector and its ghosts, kept for the next step while no rank's ghosts or dofs
+     change (builder_matrix_free.c) */
   Vec       body_vector;
-  PetscInt *body_vector_ghosts, body_vector_nghost, body_vector_capacity, body_vector_dof_start, body_vector_ndynamic;
+  PetscInt *body_vector_ghosts, body_vector_nghost, body_vector_capacity;
   TalusCCP  ccp;
   /* joints (joints.c): the same on every rank */
   PetscInt       njoints, njoint_rows;
@@ -64,8 +65,8 @@ struct _p_TalusSim {
   TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
   PetscInt       njoint_rows_local, joint_rows_capacity;
   PetscInt       nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */
-  PetscReal      joint_drift
-    [2]; /* this rank's largest violation before the step: lengths (m), angles (rad) (the step's statistics reduce them) */
+  /* this rank's largest violation before the step: lengths (m), angles (rad) (the step's statistics reduce them) */
+  PetscReal         joint_drift[2];
   PetscReal         joint_lookahead; /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (joints.c) */
   TalusContactFloor contact_floor;   /* -contact_near_rigid, -contact_friction_sigma (contact_kind.c) */
   PetscInt          njointed,

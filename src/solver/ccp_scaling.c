@@ -57,7 +57,7 @@ static PetscErrorCode ScaledDestroy(Mat A)
 static PetscErrorCode ScaledOperatorCreate(Mat N, Vec d, Mat *A)
 {
   ScaledOperator *s;
-  PetscInt        m, n, M, Nn;
+  PetscLayout     rows, columns;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&s));
@@ -65,9 +65,8 @@ static PetscErrorCode ScaledOperatorCreate(Mat N, Vec d, Mat *A)
   PetscCall(PetscObjectReference((PetscObject)d));
   s->N = N, s->d = d;
   PetscCall(VecDuplicate(d, &s->work));
-  PetscCall(MatGetLocalSize(N, &m, &n));
-  PetscCall(MatGetSize(N, &M, &Nn));
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)N), m, n, M, Nn, s, A));
+  PetscCall(MatGetLayouts(N, &rows, &columns));
+  PetscCall(TalusMatCreateShellOnLayouts(rows, columns, s, A)); /* N's */
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (void (*)(void))ScaledMult));
   PetscCall(MatShellSetOperation(*A, MATOP_DESTROY, (void (*)(void))ScaledDestroy));
   PetscFunctionReturn(0);

@@ -169,6 +169,17 @@ PetscErrorCode TalusInverseMassDiagonal(Vec v, void *inverse_mass)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusMatCreateShellOnLayouts(PetscLayout rows, PetscLayout columns, void *ctx, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(rows->comm, A));
+  PetscCall(MatSetLayouts(*A, rows, columns));
+  PetscCall(MatSetType(*A, MATSHELL));
+  PetscCall(MatShellSetContext(*A, ctx));
+  PetscCall(MatSetUp(*A));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMassFn fn, void *ctx, Mat *N)
 {
   DelassusShell *shell;
@@ -182,11 +193,7 @@ PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMas
   shell->ctx                = ctx;
   PetscCall(VecDuplicate(body, &shell->body_work));
   PetscCall(MatGetLayouts(B, &rows, NULL));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)B), N));
-  PetscCall(MatSetLayouts(*N, rows, rows)); /* B's rows, set up already: no gather of their own */
-  PetscCall(MatSetType(*N, MATSHELL));
-  PetscCall(MatShellSetContext(*N, shell));
-  PetscCall(MatSetUp(*N));
+  PetscCall(TalusMatCreateShellOnLayouts(rows, rows, shell, N)); /* B's rows */
   PetscCall(MatShellSetOperation(*N, MATOP_MULT, (void (*)(void))DelassusMult));
   PetscCall(MatShellSetOperation(*N, MATOP_MULT_ADD, (void (*)(void))DelassusMultAdd));
   PetscCall(MatShellSetOperation(*N, MATOP_DESTROY, (void (*)(void))DelassusDestroy));

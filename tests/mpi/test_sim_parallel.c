@@ -11,7 +11,7 @@
  *     the support force and the bed height agree to 1 %, the kinetic energy to 1 % of its peak;
  *   - a row of spheres rolling across the rank boundaries keeps its warm starts: iteration counts
  *     and warm-started contact counts equal the serial run's at every step.
- * Usage: test_sim_parallel SCENE.yaml [options] (tests/scenes/filling-125.yaml -tao_max_it 300: the settled
+ * Usage: test_sim_parallel SCENE.yaml [options] (tests/scenes/filling-125.yaml -tao_max_it 150: the settled
  * pile's steps stop at the iteration cap whatever it is, and both runs have the same cap)
  */
 #include "../common/check.h"

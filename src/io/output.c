@@ -202,11 +202,11 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, const TalusOutputR
     }
   }
   if (out->output_every > 0 && !append->frames) {
-    hid_t         fapl = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t         fapl;
     TalusH5Writer w;
     PetscCall(TalusH5WriterInit(&w, out->comm, "frames file", -1));
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL);
+    fapl = TalusH5GrowingFileAccess(out->comm);
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
     out->frames = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);

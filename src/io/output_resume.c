@@ -91,8 +91,7 @@ static PetscErrorCode ReopenFrames(TalusOutput out, TalusSim sim, PetscReal t_ke
   PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, out->comm));
   if (!exists) PetscFunctionReturn(0);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL);
+  fapl        = TalusH5GrowingFileAccess(out->comm);
   out->frames = H5Fopen(path, H5F_ACC_RDWR, fapl);
   H5Pclose(fapl);
   PetscCall(TalusSimGetStep(sim, &step));

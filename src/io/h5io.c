@@ -45,7 +45,7 @@ hid_t TalusH5GrowingFileAccess(MPI_Comm comm)
   H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
   if (H5Pget_mdc_config(fapl, &cache) >= 0) {
     cache.set_initial_size = 1;
-    cache.initial_size = cache.min_size = cache.max_size = TALUS_H5_GROWING_CACHE_BYTES;
+    cache.initial_size = cache.min_size = cache.max_size = 262144;
     cache.incr_mode = H5C_incr__off, cache.flash_incr_mode = H5C_flash_incr__off, cache.decr_mode = H5C_decr__off;
     H5Pset_mdc_config(fapl, &cache); /* a refusal leaves HDF5's default: slower, the same file */
   }

@@ -60,8 +60,7 @@ typedef struct {
 PETSC_EXTERN void TalusH5ErrorMessage(char what[256]);
 
 /* File access (MPI-IO on comm) for a file that grows a piece at a time and is flushed after each (the frames file):
-   its metadata cache held at TALUS_H5_GROWING_CACHE_BYTES. H5Pclose it after H5Fcreate or H5Fopen. */
-#define TALUS_H5_GROWING_CACHE_BYTES 262144
+   its metadata cache held at 256 KB. H5Pclose it after H5Fcreate or H5Fopen. */
 PETSC_EXTERN hid_t TalusH5GrowingFileAccess(MPI_Comm comm);
 /* A writer of file (already open, or -1 until it is) by every rank of comm; kind names it in messages. */
 PETSC_EXTERN PetscErrorCode TalusH5WriterInit(TalusH5Writer *, MPI_Comm comm, const char kind[], hid_t file);

@@ -16,7 +16,7 @@
  */
 static PetscErrorCode BodyVector(TalusSim sim, PetscInt nghost, const PetscInt ghosts[], Vec *v)
 {
-  PetscInt *scalar_ghosts, same = PETSC_FALSE;
+  PetscInt *scalar_ghosts, same = 0; /* an integer: reduced with MPI_MIN */
 
   PetscFunctionBegin;
   if (sim->body_vector) { /* its dofs: this rank's range of its layout */

@@ -34,6 +34,7 @@ static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscRe
                                            TalusJointTypeRows((TalusJointType)joint->type);
   sim->njoint_rows = sim->joint_row_start[sim->njoints + 1];
   PetscCall(PetscRealloc(sizeof(PetscReal) * sim->njoint_rows, &sim->joint_impulse));
+  sim->joint_wrench = NULL; /* it lived after the impulses (TalusSimShareJointImpulses): the next step places it */
   for (PetscInt r = sim->joint_row_start[sim->njoints]; r < sim->njoint_rows; r++) sim->joint_impulse[r] = impulse;
   sim->njoints++;
   PetscCall(TalusSimLinkBodies(sim, 2, joint->body));
@@ -153,8 +154,8 @@ PetscErrorCode TalusSimDestroyJoints(TalusSim sim)
   PetscFunctionBegin;
   PetscCall(PetscFree(sim->joints));
   PetscCall(PetscFree(sim->joint_row_start));
-  PetscCall(PetscFree(sim->joint_impulse));
-  PetscCall(PetscFree(sim->joint_wrench));
+  PetscCall(PetscFree(sim->joint_impulse)); /* the wrenches with them */
+  sim->joint_wrench = NULL;
   PetscCall(PetscFree(sim->jointed));
   PetscCall(PetscFree(sim->joint_rows));
   PetscCall(PetscFree2(sim->joint_record, sim->joint_record_slot));
@@ -283,11 +284,14 @@ PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
 
 PetscErrorCode TalusSimShareJointImpulses(TalusSim sim)
 {
+  const PetscInt n = sim->njoint_rows + 12 * sim->njoints;
+
   PetscFunctionBegin;
   if (!sim->njoints) PetscFunctionReturn(0);
-  PetscCall(PetscRealloc(sizeof(PetscReal) * 12 * sim->njoints, &sim->joint_wrench));
-  PetscCall(PetscArrayzero(sim->joint_wrench, 12 * sim->njoints));
-  for (PetscInt r = 0; r < sim->njoint_rows; r++) sim->joint_impulse[r] = 0.0;
+  /* the wrenches live after the impulses in one array, so that one reduction shares both */
+  PetscCall(PetscRealloc(sizeof(PetscReal) * n, &sim->joint_impulse));
+  sim->joint_wrench = sim->joint_impulse + sim->njoint_rows;
+  PetscCall(PetscArrayzero(sim->joint_impulse, n));
   for (PetscInt r = 0; r < sim->njoint_rows_local; r++) {
     const TalusJointRow *row     = &sim->joint_rows[r];
     sim->joint_impulse[row->row] = row->impulse;
@@ -297,19 +301,9 @@ PetscErrorCode TalusSimShareJointImpulses(TalusSim sim)
       for (int e = 0; e < 6; e++)
         sim->joint_wrench[12 * row->joint + 6 * (1 - side) + e] += row->impulse * row->G[side][e] / sim->dt;
   }
-  /* each row is kept by one rank: the sums add zeros to it, exactly; impulses and wrenches in one reduction (the
-     drift goes with the step's other maxima, step_statistics.c) */
-  {
-    const PetscInt nimpulse = sim->njoint_rows, n = nimpulse + 12 * sim->njoints;
-    PetscReal     *both;
-    PetscCall(PetscMalloc1(n, &both));
-    PetscCall(PetscArraycpy(both, sim->joint_impulse, nimpulse));
-    PetscCall(PetscArraycpy(&both[nimpulse], sim->joint_wrench, 12 * sim->njoints));
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, both, n, MPIU_REAL, MPIU_SUM, sim->comm));
-    PetscCall(PetscArraycpy(sim->joint_impulse, both, nimpulse));
-    PetscCall(PetscArraycpy(sim->joint_wrench, &both[nimpulse], 12 * sim->njoints));
-    PetscCall(PetscFree(both));
-  }
+  /* each row is kept by one rank: the sums add zeros to it, exactly (the drift goes with the step's other maxima,
+     step_statistics.c) */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sim->joint_impulse, n, MPIU_REAL, MPIU_SUM, sim->comm));
   PetscFunctionReturn(0);
 }
 

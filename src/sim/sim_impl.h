@@ -61,7 +61,8 @@ struct _p_TalusSim {
   TalusJoint    *joints;
   PetscInt      *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
   PetscReal     *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
-  PetscReal     *joint_wrench;    /* per joint, the last step's force and torque on its body B, then A (12, world) */
+  PetscReal     *joint_wrench;    /* per joint, the last step's force and torque on B, then A (12, world): after the
+                                     impulses, in their array */
   TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
   PetscInt       njoint_rows_local, joint_rows_capacity;
   PetscInt       nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */

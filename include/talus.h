@@ -54,6 +54,7 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetProjection(Tao, PetscInt bs, TaoAPGDProjectionFn, void *);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetLinearTermUpdate(Tao, TaoAPGDLinearTermUpdateFn, void *);
 PETSC_EXTERN PetscErrorCode TaoAPGDSetResidualStep(Tao, PetscReal);
+PETSC_EXTERN PetscErrorCode TaoAPGDSetResidualWeights(Tao, Vec);
 PETSC_EXTERN PetscErrorCode TaoAPGDGetStatistics(Tao, PetscInt *restarts, PetscInt *backtracks,
                                                  PetscInt *best_iteration, PetscReal *lipschitz);
 PETSC_EXTERN PetscErrorCode TaoAPGDGetResidualStep(Tao, PetscReal *);
@@ -169,8 +170,11 @@ PETSC_EXTERN PetscErrorCode TalusCCPSetType(TalusCCP, TalusCCPType);
 PETSC_EXTERN PetscErrorCode TalusCCPGetType(TalusCCP, TalusCCPType *);
 PETSC_EXTERN PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP, const char[]);
 /* Solve the problem scaled per contact from the diagonal of N (-ccp_scale; ccp_scaling.c): N must
-   give its diagonal (MatGetDiagonal; for the Delassus shell, TalusDelassusSetDiagonal). */
+   give its diagonal (MatGetDiagonal; for the Delassus shell, TalusDelassusSetDiagonal). Without a
+   choice (this call or -ccp_scale), the problem is scaled when TalusCCPSetScalingForAPGD says so and the
+   Tao type is apgd at the solve; TalusCCPGetScaling says whether the next solve is scaled. */
 PETSC_EXTERN PetscErrorCode TalusCCPSetScaling(TalusCCP, PetscBool);
+PETSC_EXTERN PetscErrorCode TalusCCPSetScalingForAPGD(TalusCCP, PetscBool);
 PETSC_EXTERN PetscErrorCode TalusCCPGetScaling(TalusCCP, PetscBool *);
 /* Whether the chosen Tao type needs N as an assembled matrix (ipm factorises it), not a shell. */
 PETSC_EXTERN PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP, PetscBool *);

@@ -446,6 +446,10 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
   if (version < 6) PetscCall(TalusOptionsInsertUnlessGiven("-joint_lookahead 0", origin));
   /* and before format 7, by runs whose contacts were rigid rows (no floor) */
   if (version < 7) PetscCall(TalusOptionsInsertUnlessGiven("-contact_near_rigid 0 -contact_friction_sigma 0", origin));
+  /* and before format 8, by runs whose apgd solved the problem unscaled (or scaled, with the residual in the scaled
+     units) and stopped on a stale linear term */
+  if (version < 8)
+    PetscCall(TalusOptionsInsertUnlessGiven("-ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0", origin));
   PetscCall(PetscFree(options));
   PetscFunctionReturn(0);
 }

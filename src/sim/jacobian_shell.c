@@ -158,15 +158,28 @@ static inline void GatherOne(const Contact *restrict k, PetscInt a, PetscInt b, 
 /* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u; plus sv[c] on the normal row; then,
    with ev, plus E r row by row (seed 004's N + E: the compliance in the same pass, not two more over the rows) */
 static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
-                           const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict zv,
-                           const PetscScalar *restrict sv, const PetscScalar *restrict ev,
-                           const PetscScalar *restrict rv, PetscBool add, PetscScalar *restrict yv)
+                           const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict dv,
+                           const PetscScalar *restrict zv, const PetscScalar *restrict sv,
+                           const PetscScalar *restrict ev, const PetscScalar *restrict rv, PetscBool add,
+                           PetscScalar *restrict yv)
 {
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
     const Contact k = Unpack(&J[offset], kind[c]);
     PetscReal     u0, u1, u2, e[3] = {0.0, 0.0, 0.0};
     PrefetchRecord(&J[offset]);
     GatherOne(&k, slot[2 * c], slot[2 * c + 1], xv, &u0, &u1, &u2);
+    if (dv) { /* D (B x + E D r) + z + shift: the operations of the pointwise products around N (ccp_scaling.c) */
+      PetscReal w[3] = {u0, u1, u2};
+      for (int i = 0; i < 3; i++) {
+        if (ev) w[i] += ev[3 * c + i] * (dv[3 * c + i] * rv[3 * c + i]);
+        w[i] *= dv[3 * c + i];
+        if (add) w[i] += yv[3 * c + i];
+        else if (zv) w[i] += zv[3 * c + i];
+      }
+      if (sv) w[0] += sv[c];
+      yv[3 * c] = w[0], yv[3 * c + 1] = w[1], yv[3 * c + 2] = w[2];
+      continue;
+    }
     if (ev)
       for (int i = 0; i < 3; i++) e[i] = ev[3 * c + i] * rv[3 * c + i];
     if (sv) u0 += sv[c];
@@ -192,11 +205,20 @@ static inline PetscReal GatherRow(const PetscReal *restrict G, PetscInt a, Petsc
 
 /* the free rows' part of GatherContacts (no shift: that is the contacts' normal rows') */
 static void GatherRows(PetscInt n, const PetscInt *restrict slot, const PetscReal *restrict J,
-                       const PetscScalar *restrict xv, const PetscScalar *restrict zv, const PetscScalar *restrict ev,
-                       const PetscScalar *restrict rv, PetscBool add, PetscScalar *restrict yv)
+                       const PetscScalar *restrict xv, const PetscScalar *restrict dv, const PetscScalar *restrict zv,
+                       const PetscScalar *restrict ev, const PetscScalar *restrict rv, PetscBool add,
+                       PetscScalar *restrict yv)
 {
   for (PetscInt r = 0; r < n; r++) {
     const PetscReal u = GatherRow(&J[TALUS_JACOBIAN_ROW * r], slot[2 * r], slot[2 * r + 1], xv);
+    if (dv) { /* D (B x + E D r) + z, as GatherContacts */
+      PetscReal w = ev ? u + ev[r] * (dv[r] * rv[r]) : u;
+      w *= dv[r];
+      if (add) w += yv[r];
+      else if (zv) w += zv[r];
+      yv[r] = w;
+      continue;
+    }
     const PetscReal e = ev ? ev[r] * rv[r] : 0.0;
     yv[r]             = (add ? yv[r] : zv ? zv[r] : 0.0) + u;
     if (ev) yv[r] += e;
@@ -205,12 +227,13 @@ static void GatherRows(PetscInt n, const PetscInt *restrict slot, const PetscRea
 
 /* y = B x, or y = z + B x when z is given (z may be y), plus the normal shift if given, plus E r if E is
    given (r not y): one pass over the contacts (TalusMatMultAddNormalShift, TalusMatMultAddCompliance), then
-   the free rows */
-static PetscErrorCode JacobianApplyCompliance(Mat B, Vec x, Vec z, Vec shift, Vec E, Vec r, Vec y)
+   the free rows. With d, the rows scaled: y = D (B x + E D r) + z + shift (ccp_scaling.c's problem), to the last bit
+   what the pointwise products around N give. */
+static PetscErrorCode JacobianApplyCompliance(Mat B, Vec x, Vec d, Vec z, Vec shift, Vec E, Vec r, Vec y)
 {
   JacobianShell     *ctx;
   Vec                xl;
-  const PetscScalar *xv, *zv = NULL, *sv = NULL, *ev = NULL, *rv = NULL;
+  const PetscScalar *xv, *dv = NULL, *zv = NULL, *sv = NULL, *ev = NULL, *rv = NULL;
   PetscScalar       *yv;
   const PetscBool    add = (PetscBool)(z && z == y);
 
@@ -231,11 +254,13 @@ static PetscErrorCode JacobianApplyCompliance(Mat B, Vec x, Vec z, Vec shift, Ve
   PetscCheck(!E || r != y, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "E r added into r itself");
   if (E) PetscCall(VecGetArrayRead(E, &ev));
   if (E) PetscCall(VecGetArrayRead(r, &rv));
+  if (d) PetscCall(VecGetArrayRead(d, &dv));
   PetscCall(VecGetArray(y, &yv));
-  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, zv, sv, ev, rv, add, yv);
-  GatherRows(ctx->nrows, ctx->row_slot, ctx->row_J, xv, zv ? zv + 3 * ctx->n : NULL, ev ? ev + 3 * ctx->n : NULL,
-             rv ? rv + 3 * ctx->n : NULL, add, yv + 3 * ctx->n);
+  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, dv, zv, sv, ev, rv, add, yv);
+  GatherRows(ctx->nrows, ctx->row_slot, ctx->row_J, xv, dv ? dv + 3 * ctx->n : NULL, zv ? zv + 3 * ctx->n : NULL,
+             ev ? ev + 3 * ctx->n : NULL, rv ? rv + 3 * ctx->n : NULL, add, yv + 3 * ctx->n);
   PetscCall(VecRestoreArray(y, &yv));
+  if (d) PetscCall(VecRestoreArrayRead(d, &dv));
   if (E) PetscCall(VecRestoreArrayRead(r, &rv));
   if (E) PetscCall(VecRestoreArrayRead(E, &ev));
   if (sv) PetscCall(VecRestoreArrayRead(shift, &sv));
@@ -249,7 +274,7 @@ static PetscErrorCode JacobianApplyCompliance(Mat B, Vec x, Vec z, Vec shift, Ve
 static PetscErrorCode JacobianApply(Mat B, Vec x, Vec z, Vec shift, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(JacobianApplyCompliance(B, x, z, shift, NULL, NULL, y));
+  PetscCall(JacobianApplyCompliance(B, x, NULL, z, shift, NULL, NULL, y));
   PetscFunctionReturn(0);
 }
 
@@ -271,13 +296,15 @@ static PetscErrorCode JacobianMultAdd(Mat B, Vec x, Vec z, Vec y)
    entries (the vector's may be stale), the others add to them */
 static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
                             const PetscReal *restrict J, const unsigned char *restrict first,
-                            const PetscScalar *restrict gv, PetscScalar *restrict yv)
+                            const PetscScalar *restrict dv, const PetscScalar *restrict gv, PetscScalar *restrict yv)
 {
   for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
     const PetscInt    a = slot[2 * c], b = slot[2 * c + 1];
     const Contact     k  = Unpack(&J[offset], kind[c]);
-    const PetscScalar g0 = gv[3 * c], g1 = gv[3 * c + 1], g2 = gv[3 * c + 2];
-    const PetscReal   f0 = k.n0 * g0 + k.t0 * g1 + k.w0 * g2, f1 = k.n1 * g0 + k.t1 * g1 + k.w1 * g2,
+    const PetscScalar g0 = dv ? dv[3 * c] * gv[3 * c] : gv[3 * c],
+                      g1 = dv ? dv[3 * c + 1] * gv[3 * c + 1] : gv[3 * c + 1],
+                      g2 = dv ? dv[3 * c + 2] * gv[3 * c + 2] : gv[3 * c + 2];
+    const PetscReal f0 = k.n0 * g0 + k.t0 * g1 + k.w0 * g2, f1 = k.n1 * g0 + k.t1 * g1 + k.w1 * g2,
                     f2 = k.n2 * g0 + k.t2 * g1 + k.w2 * g2;
     PrefetchRecord(&J[offset]);
     if (b >= 0) { /* +f and S_b x f */
@@ -299,22 +326,23 @@ static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const cha
 
 /* y += B^T g of the free rows (after the contacts, which assigned what they touch first) */
 static void ScatterRows(PetscInt n, const PetscInt *restrict slot, const PetscReal *restrict J,
-                        const PetscScalar *restrict gv, PetscScalar *restrict yv)
+                        const PetscScalar *restrict dv, const PetscScalar *restrict gv, PetscScalar *restrict yv)
 {
   for (PetscInt r = 0; r < n; r++)
     for (int side = 0; side < 2; side++) {
-      const PetscInt s = slot[2 * r + side];
+      const PetscInt    s = slot[2 * r + side];
+      const PetscScalar g = dv ? dv[r] * gv[r] : gv[r];
       if (s < 0) continue;
-      for (int e = 0; e < 6; e++) yv[6 * s + e] += gv[r] * J[TALUS_JACOBIAN_ROW * r + 6 * side + e];
+      for (int e = 0; e < 6; e++) yv[6 * s + e] += g * J[TALUS_JACOBIAN_ROW * r + 6 * side + e];
     }
 }
 
-/* y = B^T g */
-static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
+/* y = B^T D g (D = diag(d); d NULL: the identity) */
+static PetscErrorCode JacobianMultTransposeScaled(Mat B, Vec d, Vec g, Vec y)
 {
   JacobianShell     *ctx;
   Vec                yl;
-  const PetscScalar *gv;
+  const PetscScalar *gv, *dv = NULL;
   PetscScalar       *yv;
   PetscInt           nlocal;
 
@@ -327,14 +355,23 @@ static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
   /* the slots no contact assigns: untouched owned bodies, and any beyond those the contacts touch */
   for (PetscInt u = 0; u < ctx->nuntouched; u++) PetscCall(PetscArrayzero(&yv[6 * ctx->untouched[u]], 6));
   if (nlocal > 6 * ctx->nslots) PetscCall(PetscArrayzero(&yv[6 * ctx->nslots], nlocal - 6 * ctx->nslots));
-  ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, ctx->first, gv, yv);
-  ScatterRows(ctx->nrows, ctx->row_slot, ctx->row_J, gv + 3 * ctx->n, yv);
+  if (d) PetscCall(VecGetArrayRead(d, &dv));
+  ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, ctx->first, dv, gv, yv);
+  ScatterRows(ctx->nrows, ctx->row_slot, ctx->row_J, dv ? dv + 3 * ctx->n : NULL, gv + 3 * ctx->n, yv);
+  if (d) PetscCall(VecRestoreArrayRead(d, &dv));
   PetscCall(VecRestoreArray(yl, &yv));
   PetscCall(VecRestoreArrayRead(g, &gv));
   PetscCall(VecGhostRestoreLocalForm(y, &yl));
   PetscCall(VecGhostUpdateBegin(y, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(VecGhostUpdateEnd(y, ADD_VALUES, SCATTER_REVERSE));
   PetscCall(PetscLogFlops(51.0 * ctx->n + 24.0 * ctx->nrows));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode JacobianMultTranspose(Mat B, Vec g, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(JacobianMultTransposeScaled(B, NULL, g, y));
   PetscFunctionReturn(0);
 }
 
@@ -546,6 +583,7 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscCall(MatShellGetContext(B, &ctx));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultAddNormalShift_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultAddCompliance_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultTransposeScaled_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatGetBlockRows_C", NULL));
   PetscCall(PetscFree2(ctx->first, ctx->untouched));
   PetscCall(PetscFree(ctx->offset));
@@ -584,6 +622,7 @@ PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayout columns, P
   PetscCall(MatShellSetOperation(*B, MATOP_DESTROY, (void (*)(void))JacobianDestroy));
   PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatMultAddNormalShift_C", JacobianApply));
   PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatMultAddCompliance_C", JacobianApplyCompliance));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatMultTransposeScaled_C", JacobianMultTransposeScaled));
   PetscCall(PetscObjectComposeFunction((PetscObject)*B, "TalusMatGetBlockRows_C", JacobianGetBlockRows));
   PetscFunctionReturn(0);
 }

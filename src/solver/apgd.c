@@ -45,6 +45,36 @@ static PetscErrorCode APGDEstimateLipschitz(Tao tao, Vec x, Vec g_x, PetscReal *
 
 static PetscErrorCode TaoSetUp_APGD(Tao);
 
+/*
+ * A problem whose linear term follows the iterate (the Coulomb problem's anti-relaxation, lines
+ * 33-37) moves it one iteration behind: x's residual is measured against the linear term of the
+ * previous iterate. A residual below the tolerance may then be that of another problem: a single
+ * sliding contact, whose scaled problem one step solves exactly, would stop at the relaxed
+ * solution (lifting off at mu |u_t|). So a convergence is confirmed with the update applied at x,
+ * and the iteration goes on if the residual is then above the tolerance. Whether it moved the linear
+ * term is returned in updated (y's gradient must then follow, where it is a copy of x's).
+ */
+static PetscErrorCode APGDConfirmConvergence(Tao tao, Vec x, Vec g_x, Vec g_prev, PetscReal *f_x, PetscReal *residual,
+                                             PetscBool *updated)
+{
+  TAO_APGD    *apgd = (TAO_APGD *)tao->data;
+  APGDTestSums t;
+  PetscReal    dr_dot_x;
+
+  PetscFunctionBegin;
+  *updated = PETSC_FALSE;
+  if (!apgd->confirm || !apgd->linear_update || tao->reason != TAO_CONVERGED_GATOL) PetscFunctionReturn(0);
+  PetscCall(APGDUpdateLinearTerm(tao, x, g_x, g_prev, &dr_dot_x));
+  *updated = PETSC_TRUE;
+  *f_x += dr_dot_x;
+  PetscCall(APGDTest(tao, x, g_x, &t)); /* only its residual is wanted here */
+  *residual     = PetscSqrtReal(t.residual2);
+  tao->residual = *residual, tao->fc = *f_x;
+  if (apgd->best_iteration == tao->niter) apgd->best_residual = *residual; /* x is the best iterate */
+  if (*residual > tao->gatol) tao->reason = tao->niter >= tao->max_it ? TAO_DIVERGED_MAXITS : TAO_CONTINUE_ITERATING;
+  PetscFunctionReturn(0);
+}
+
 /* The feasible set of this solve: the user's projection, else the bounds' box, else none. */
 static PetscErrorCode APGDBeginSolveSet(Tao tao)
 {
@@ -103,6 +133,12 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     PetscCall(TaoMonitor(tao, 0, 0.0, 0.0, 0.0, 0.0));
     PetscFunctionReturn(0);
   }
+  if (apgd->residual_weight) {
+    PetscInt nw;
+    PetscCall(VecGetSize(apgd->residual_weight, &nw));
+    PetscCheck(nw == n, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_SIZ,
+               "apgd's residual weights have %" PetscInt_FMT " rows and the solution %" PetscInt_FMT, nw, n);
+  }
   PetscCall(APGDBeginSolveSet(tao));
 
   /* Lines 1-5, with the caller's initial vector as a warm start made feasible */
@@ -126,6 +162,11 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
   PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
   PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
+  {
+    PetscBool updated;
+    PetscCall(APGDConfirmConvergence(tao, x, g_x, NULL, &f_x, &residual, &updated));
+    if (updated) PetscCall(VecCopy(g_x, apgd->g_y)); /* y = x */
+  }
 
   while (tao->reason == TAO_CONTINUE_ITERATING) {
     const PetscBool extrapolated_gradient = (PetscBool)(apgd->reuse_gradients || beta == 0.0);
@@ -210,6 +251,10 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
     PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
+    {
+      PetscBool updated;
+      PetscCall(APGDConfirmConvergence(tao, x, g_x, g_prev, &f_x, &residual, &updated));
+    }
 
     /* Stagnation: the anti-relaxed iteration can cycle without approaching a solution (issue 14's
        settled piles); the best iterate is kept as at the iteration limit */
@@ -302,6 +347,8 @@ static PetscErrorCode TaoDestroy_APGD(Tao tao)
 
   PetscFunctionBegin;
   PetscCall(APGDDestroyWork(apgd));
+  PetscCall(VecDestroy(&apgd->residual_weight));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualWeights_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetProjection_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetLinearTermUpdate_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", NULL));
@@ -342,6 +389,11 @@ static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOpt
                             "", apgd->stagnation, &apgd->stagnation, NULL));
   PetscCall(PetscOptionsBool("-tao_apgd_restart", "Gradient-based adaptive restart (lines 27-30)", "", apgd->restart,
                              &apgd->restart, NULL));
+  PetscCall(PetscOptionsBool("-tao_apgd_confirm",
+                             "Confirm a convergence of a problem whose linear term follows the iterate (the Coulomb "
+                             "problem) with the term updated at the last iterate (false: stop on the stale term, as "
+                             "talus did before checkpoint format 8)",
+                             "", apgd->confirm, &apgd->confirm, NULL));
   PetscCall(PetscOptionsBool("-tao_apgd_reuse_gradients",
                              "Get the gradient at the extrapolated point from those at the iterates (saves one product "
                              "with N per iteration; exact for quadratics)",
@@ -386,7 +438,9 @@ static PetscErrorCode TaoView_APGD(Tao tao, PetscViewer viewer)
                                    " per iteration), restart %s, reuse gradients %s\n",
                                    (double)apgd->step_growth, (double)apgd->backtrack, apgd->max_backtracks,
                                    PetscBools[apgd->restart], PetscBools[apgd->reuse_gradients]));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "linear-term update: %s\n", apgd->linear_update ? "yes" : "no"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "linear-term update: %s%s\n", apgd->linear_update ? "yes" : "no",
+                                   apgd->linear_update && apgd->confirm ? ", convergence confirmed with it" : ""));
+  if (apgd->residual_weight) PetscCall(PetscViewerASCIIPrintf(viewer, "residual weighted per row\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer,
                                    "last solve: %" PetscInt_FMT " restarts, %" PetscInt_FMT
                                    " backtracks, best residual %g at iteration %" PetscInt_FMT ", final L %g\n",
@@ -436,6 +490,17 @@ static PetscErrorCode TaoAPGDSetResidualStep_APGD(Tao tao, PetscReal g_d)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode TaoAPGDSetResidualWeights_APGD(Tao tao, Vec weight)
+{
+  TAO_APGD *apgd = (TAO_APGD *)tao->data;
+
+  PetscFunctionBegin;
+  if (weight) PetscCall(PetscObjectReference((PetscObject)weight));
+  PetscCall(VecDestroy(&apgd->residual_weight));
+  apgd->residual_weight = weight;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TaoAPGDGetResidualStep_APGD(Tao tao, PetscReal *g_d)
 {
   PetscFunctionBegin;
@@ -468,6 +533,7 @@ static PetscErrorCode TaoAPGDGetStatistics_APGD(Tao tao, PetscInt *restarts, Pet
 . -tao_apgd_backtrack <2> - backtracking factor (line 12)
 . -tao_apgd_max_backtracks <60> - backtracking steps per iteration
 . -tao_apgd_restart <true> - gradient-based restart (lines 27-30)
+. -tao_apgd_confirm <true> - confirm a convergence with the linear term updated at the last iterate
 - -tao_apgd_reuse_gradients <true> - gradient at the extrapolated point by linearity
 
   The reported gradient norm (TaoMonitor, -tao_gatol) is the residual of eq. 39.
@@ -492,6 +558,7 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   apgd->max_backtracks       = 60;
   apgd->restart              = PETSC_TRUE;
   apgd->reuse_gradients      = PETSC_TRUE;
+  apgd->confirm              = PETSC_TRUE;
   apgd->best_residual        = PETSC_INFINITY;
   apgd->block_size           = 1;
 
@@ -503,6 +570,8 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualStep_C", TaoAPGDSetResidualStep_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", TaoAPGDGetStatistics_APGD));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetResidualStep_C", TaoAPGDGetResidualStep_APGD));
+  PetscCall(
+    PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDSetResidualWeights_C", TaoAPGDSetResidualWeights_APGD));
   PetscCall(
     PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDReleaseWorkVectors_C", TaoAPGDReleaseWorkVectors_APGD));
   PetscFunctionReturn(0);
@@ -553,6 +622,21 @@ PetscErrorCode TaoAPGDGetStatistics(Tao tao, PetscInt *restarts, PetscInt *backt
   PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
   PetscUseMethod(tao, "TaoAPGDGetStatistics_C", (Tao, PetscInt *, PetscInt *, PetscInt *, PetscReal *),
                  (tao, restarts, backtracks, best_iteration, lipschitz));
+  PetscFunctionReturn(0);
+}
+
+/*@
+  TaoAPGDSetResidualWeights - measures the residual of seed 001 eq. 39 as ||w .* (x - Pi(x - g_d g))|| / g_d,
+  w a Vec laid out like the solution (NULL: w = 1). A solver of a problem scaled by x = D x' passes
+  w = 1 / D so that the residual, and the tolerance it is tested against, keep the units of the
+  unscaled problem's (TalusCCP's -ccp_scale).
+@*/
+PetscErrorCode TaoAPGDSetResidualWeights(Tao tao, Vec weight)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  if (weight) PetscValidHeaderSpecific(weight, VEC_CLASSID, 2);
+  PetscTryMethod(tao, "TaoAPGDSetResidualWeights_C", (Tao, Vec), (tao, weight));
   PetscFunctionReturn(0);
 }
 

@@ -29,6 +29,8 @@ typedef struct {
   PetscBool reuse_gradients; /* gradient at the extrapolated point from those at the iterates */
   PetscReal lipschitz0;      /* user-given initial L; <= 0 means estimate it (line 6) */
   PetscInt  stagnation;      /* stop when the best residual has not fallen by 1 % in this many iterations (0: never) */
+  Vec       residual_weight; /* per row, or NULL: eq. 39's residual measured as ||weight .* (x - Pi(..))|| / g_d */
+  PetscBool confirm;         /* confirm a convergence with the linear term updated at the iterate (apgd.c) */
 
   /* work vectors: x = tao->solution (gamma_{k+1}), g_x = tao->gradient */
   Vec x_prev, g_prev; /* gamma_k and its gradient */
@@ -66,6 +68,7 @@ PETSC_INTERN PetscErrorCode APGDProjectInPlace(Tao, Vec x);
 PETSC_INTERN PetscErrorCode APGDExtrapolate(Tao, PetscReal beta, Vec x, Vec g_x, Vec x_prev, Vec g_prev, Vec best,
                                             PetscReal step, PetscBool trial);
 PETSC_INTERN PetscErrorCode APGDTrial(Tao, PetscReal step, Vec x_out);
+PETSC_INTERN PetscErrorCode APGDUpdateLinearTerm(Tao, Vec x, Vec g_x, Vec g_prev, PetscReal *dr_dot_x);
 PETSC_INTERN PetscErrorCode APGDTest(Tao, Vec x, Vec g_x, APGDTestSums *);
 PETSC_INTERN PetscErrorCode APGDProjectBounds(Tao, PetscInt start, PetscInt n, const PetscScalar in[],
                                               PetscScalar out[], void *ctx);

@@ -155,6 +155,44 @@ PetscErrorCode APGDExtrapolate(Tao tao, PetscReal beta, Vec x, Vec g_x, Vec x_pr
   PetscFunctionReturn(0);
 }
 
+/*
+ * Lines 33-37 at x now rather than at the next iteration's start: the linear term moves by dr, so
+ * g_x and g_prev (if given) move by dr, and f(x) by dr.x (returned, summed over the ranks). The next
+ * APGDExtrapolate then finds nothing left to move (the update depends on x only through g's rows
+ * it does not change: CoulombAntiRelax reads the tangents and moves the normals).
+ */
+PetscErrorCode APGDUpdateLinearTerm(Tao tao, Vec x, Vec g_x, Vec g_prev, PetscReal *dr_dot_x)
+{
+  TAO_APGD          *apgd  = (TAO_APGD *)tao->data;
+  const PetscInt     chunk = ChunkLength(apgd);
+  const PetscScalar *xv;
+  PetscScalar       *gxv, *gpv = NULL, dr[APGD_CHUNK];
+  PetscReal          sum = 0.0;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(TALUS_EventAPGDStep, 0, 0, 0, 0));
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xv));
+  PetscCall(VecGetArray(g_x, &gxv));
+  if (g_prev) PetscCall(VecGetArray(g_prev, &gpv));
+  for (PetscInt s = 0; s < n; s += chunk) {
+    const PetscInt m = PetscMin(chunk, n - s);
+    PetscCall((*apgd->linear_update)(tao, s, m, &xv[s], &gxv[s], dr, apgd->linear_update_ctx));
+    for (PetscInt i = 0; i < m; i++) {
+      gxv[s + i] += dr[i];
+      if (gpv) gpv[s + i] += dr[i];
+      sum += PetscRealPart(dr[i] * xv[s + i]);
+    }
+  }
+  if (g_prev) PetscCall(VecRestoreArray(g_prev, &gpv));
+  PetscCall(VecRestoreArray(g_x, &gxv));
+  PetscCall(VecRestoreArrayRead(x, &xv));
+  PetscCall(MPIU_Allreduce(&sum, dr_dot_x, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)tao)));
+  PetscCall(PetscLogEventEnd(TALUS_EventAPGDStep, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
 /* Lines 9-10 (and the retries of line 14): x_out = Pi(y - t g(y)). */
 PetscErrorCode APGDTrial(Tao tao, PetscReal step, Vec x_out)
 {
@@ -217,7 +255,7 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, APGDTestSums *sums)
   TAO_APGD          *apgd  = (TAO_APGD *)tao->data;
   const PetscInt     chunk = ChunkLength(apgd);
   const PetscReal    g_d   = apgd->residual_step;
-  const PetscScalar *xv, *gv, *yv, *gyv;
+  const PetscScalar *xv, *gv, *yv, *gyv, *wt = NULL;
   PetscScalar        w[APGD_CHUNK];
   PetscReal          s8[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
   PetscInt           n;
@@ -229,6 +267,7 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, APGDTestSums *sums)
   PetscCall(VecGetArrayRead(g_x, &gv));
   PetscCall(VecGetArrayRead(apgd->y, &yv));
   PetscCall(VecGetArrayRead(apgd->g_y, &gyv));
+  if (apgd->residual_weight) PetscCall(VecGetArrayRead(apgd->residual_weight, &wt));
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
     /* by lines of 8 entries, the prefetches between them, instead of testing the index for them at
@@ -239,8 +278,11 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, APGDTestSums *sums)
       for (PetscInt i = i0; i < end; i++) w[i] = xv[s + i] - g_d * gv[s + i];
     }
     PetscCall(Project(tao, s, m, w, w));
+    if (wt) /* x - w becomes weight .* (x - w) (TaoAPGDSetResidualWeights) */
+      for (PetscInt i = 0; i < m; i++) w[i] = xv[s + i] - wt[s + i] * (xv[s + i] - w[i]);
     TestChunk(m, s, &xv[s], &gv[s], &yv[s], &gyv[s], w, s8);
   }
+  if (wt) PetscCall(VecRestoreArrayRead(apgd->residual_weight, &wt));
   PetscCall(VecRestoreArrayRead(apgd->g_y, &gyv));
   PetscCall(VecRestoreArrayRead(apgd->y, &yv));
   PetscCall(VecRestoreArrayRead(g_x, &gv));

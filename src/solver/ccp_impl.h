@@ -31,9 +31,13 @@ struct _p_TalusCCP {
   Mat              factor_B;
   Vec              factor_inverse_mass, factor_E;
   TalusFeasibleSet set;
-  Vec              shift;   /* per cone, while ops.update_linear_term is set: the shift of the normal linear term */
-  PetscBool        scale;   /* -ccp_scale */
-  Vec              scaling; /* with scale: d, r = d .* r_solver (3 per cone, 1 per other row) */
+  Vec              shift;       /* per cone, while ops.update_linear_term is set: the shift of the normal linear term */
+  PetscBool        scale;       /* the solve is scaled (-ccp_scale, or as scale_for_apgd says) */
+  PetscBool        scale_given; /* TalusCCPSetScaling or -ccp_scale chose */
+  PetscBool        scale_for_apgd;  /* without a choice: scaled when the Tao type is apgd */
+  PetscBool        scale_residual;  /* apgd's residual of the scaled problem weighted back to the problem's units */
+  Vec              scaling;         /* with scale: d, r = d .* r_solver (3 per cone, 1 per other row) */
+  Vec              residual_weight; /* with scale: 1 / d, so that apgd's residual stays in the problem's units */
   char            *type_name;
   TalusCCPOps      ops;
   Tao              tao;

@@ -131,7 +131,8 @@ PetscErrorCode TalusCCPCreate(MPI_Comm comm, TalusCCP *ccp)
 {
   PetscFunctionBegin;
   PetscCall(PetscNew(ccp));
-  (*ccp)->comm = comm;
+  (*ccp)->comm           = comm;
+  (*ccp)->scale_residual = PETSC_TRUE;
   PetscCall(TalusCCPSetType(*ccp, TALUSCCPRELAXED));
   PetscCall(TaoCreate(comm, &(*ccp)->tao));
   PetscCall(TaoSetType((*ccp)->tao, TAOAPGD));
@@ -199,7 +200,7 @@ PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP ccp, const char prefix[])
 PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
 {
   char      name[64];
-  PetscBool set;
+  PetscBool set, scale = PETSC_FALSE, scale_set;
 
   PetscFunctionBegin;
   PetscCall(TalusSolverRegisterAll());
@@ -211,9 +212,15 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
   PetscCall(
     PetscOptionsBool("-ccp_scale",
                      "Solve the problem scaled per contact by (a, b, b) from the diagonal of N, a = N_nn^-1/2, b = "
-                     "(mean tangential N_tt)^-1/2, which maps each cone onto one of friction mu a / b",
-                     "TalusCCPSetScaling", ccp->scale, &ccp->scale, NULL));
+                     "(mean tangential N_tt)^-1/2, which maps each cone onto one of friction mu a / b (a scene: by "
+                     "default when the solver is apgd)",
+                     "TalusCCPSetScaling", ccp->scale, &scale, &scale_set));
+  PetscCall(PetscOptionsBool("-ccp_scale_residual",
+                             "With -ccp_scale, apgd measures its residual in the problem's units, weighting the scaled "
+                             "one by 1 / d (false: in the scaled units, as talus did before checkpoint format 8)",
+                             "", ccp->scale_residual, &ccp->scale_residual, NULL));
   PetscOptionsEnd();
+  if (scale_set) PetscCall(TalusCCPSetScaling(ccp, scale));
   if (set) PetscCall(TalusCCPSetType(ccp, name));
   { /* a Tao type nobody registered: PETSc's own error reads as an internal one ("Unable to find ...") */
     const char *prefix;

@@ -9,9 +9,16 @@
  * N' is 1 on the normal rows and on average on the tangential ones: contacts under a heavy body and
  * under a light one get steps of the same size.
  *
+ * apgd measures its residual with the weights 1 / d (TaoAPGDSetResidualWeights): where a row is
+ * inside its set the scaled residual is d times the velocity, so the weighted one is the velocity
+ * itself, in m/s like the unscaled problem's, and -tao_gatol (-ccp_force_rtol) means the same with
+ * and without the scaling.
+ *
  * Without -ccp_scale the solver sees the given objects themselves (the same iterates as before).
  */
 #include "ccp_impl.h"
+
+static PetscErrorCode ResolveScaling(TalusCCP);
 
 PetscErrorCode TalusCCPResetSolverProblem(TalusCCP ccp)
 {
@@ -20,6 +27,7 @@ PetscErrorCode TalusCCPResetSolverProblem(TalusCCP ccp)
   PetscCall(VecDestroy(&ccp->q));
   PetscCall(VecDestroy(&ccp->set.mu));
   PetscCall(VecDestroy(&ccp->scaling));
+  PetscCall(VecDestroy(&ccp->residual_weight));
   PetscFunctionReturn(0);
 }
 
@@ -112,9 +120,11 @@ static PetscErrorCode ScalingFromDiagonal(TalusCCP ccp, Vec d, Vec mu_scaled)
 PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP ccp)
 {
   PetscBool has_diagonal, shell;
+  PetscErrorCode (*create_scaled)(Mat, Vec, Mat *) = NULL;
 
   PetscFunctionBegin;
   PetscCall(TalusCCPResetSolverProblem(ccp));
+  PetscCall(ResolveScaling(ccp));
   ccp->set = ccp->user_set;
   if (!ccp->scale) { /* the solver sees the given objects */
     PetscCall(PetscObjectReference((PetscObject)ccp->user_N));
@@ -130,10 +140,15 @@ PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP ccp)
   PetscCall(MatGetDiagonal(ccp->user_N, ccp->scaling));
   PetscCall(VecDuplicate(ccp->user_set.mu, &ccp->set.mu));
   PetscCall(ScalingFromDiagonal(ccp, ccp->scaling, ccp->set.mu));
+  PetscCall(VecDuplicate(ccp->scaling, &ccp->residual_weight));
+  PetscCall(VecCopy(ccp->scaling, ccp->residual_weight));
+  PetscCall(VecReciprocal(ccp->residual_weight)); /* d > 0 on every row (ScalingFromDiagonal) */
   PetscCall(VecDuplicate(ccp->user_q, &ccp->q));
   PetscCall(VecPointwiseMult(ccp->q, ccp->scaling, ccp->user_q));
   PetscCall(PetscObjectTypeCompare((PetscObject)ccp->user_N, MATSHELL, &shell));
-  if (shell) PetscCall(ScaledOperatorCreate(ccp->user_N, ccp->scaling, &ccp->N));
+  PetscCall(PetscObjectQueryFunction((PetscObject)ccp->user_N, "TalusMatCreateScaled_C", &create_scaled));
+  if (create_scaled) PetscCall((*create_scaled)(ccp->user_N, ccp->scaling, &ccp->N)); /* the simulator's N: fused */
+  else if (shell) PetscCall(ScaledOperatorCreate(ccp->user_N, ccp->scaling, &ccp->N));
   else {
     PetscCall(MatDuplicate(ccp->user_N, MAT_COPY_VALUES, &ccp->N));
     PetscCall(MatDiagonalScale(ccp->N, ccp->scaling, ccp->scaling));
@@ -141,17 +156,45 @@ PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP ccp)
   PetscFunctionReturn(0);
 }
 
+/* Whether the next solve is scaled: as chosen, else as scale_for_apgd says for the Tao type it has now (a program
+   may change the type between solves). */
+static PetscErrorCode ResolveScaling(TalusCCP ccp)
+{
+  PetscBool scale = ccp->scale;
+
+  PetscFunctionBegin;
+  if (!ccp->scale_given) {
+    TaoType type;
+    PetscCall(TaoGetType(ccp->tao, &type));
+    scale = PETSC_FALSE;
+    if (ccp->scale_for_apgd && type) PetscCall(PetscStrcmp(type, TAOAPGD, &scale));
+  }
+  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
+  ccp->scale = scale;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCCPSetScaling(TalusCCP ccp, PetscBool scale)
 {
   PetscFunctionBegin;
   if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
-  ccp->scale = scale;
+  ccp->scale       = scale;
+  ccp->scale_given = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSetScalingForAPGD(TalusCCP ccp, PetscBool scale)
+{
+  PetscFunctionBegin;
+  ccp->scale_for_apgd = scale;
+  PetscCall(ResolveScaling(ccp));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCCPGetScaling(TalusCCP ccp, PetscBool *scale)
 {
   PetscFunctionBegin;
+  PetscCall(ResolveScaling(ccp));
   *scale = ccp->scale;
   PetscFunctionReturn(0);
 }

@@ -55,6 +55,7 @@ PetscErrorCode TalusCCPAttach_APGD(TalusCCP ccp, Tao tao)
   PetscCall(TaoSetGradient(tao, NULL, TalusCCPGradient, ccp));
   PetscCall(TaoAPGDSetProjection(tao, 3, TalusFeasibleSetProjectTao, &ccp->set));
   PetscCall(TaoAPGDSetLinearTermUpdate(tao, ccp->ops.update_linear_term, ccp));
+  PetscCall(TaoAPGDSetResidualWeights(tao, ccp->scale_residual ? ccp->residual_weight : NULL)); /* NULL unscaled */
   PetscFunctionReturn(0);
 }
 

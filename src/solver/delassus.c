@@ -16,10 +16,13 @@ typedef struct {
   Vec                body_work;    /* impulses, then velocity changes, in body space */
   Vec                diagonal;     /* diag(N) as its creator computed it (TalusDelassusSetDiagonal), or NULL */
   Vec                compliance;   /* E: the shell is N + diag(E) (TalusDelassusSetCompliance), or NULL */
-  /* B's y = B w + z + shift + E x in one pass (the matrix-free B's TalusMatMultAddCompliance_C), or NULL: then
-     E x goes through row_work */
-  PetscErrorCode (*add_compliance)(Mat, Vec, Vec, Vec, Vec, Vec, Vec);
+  /* B's y = D B w + z + shift + D E D x in one pass (the matrix-free B's TalusMatMultAddCompliance_C; D = diag(d)
+     or the identity), or NULL: then E x goes through row_work */
+  PetscErrorCode (*add_compliance)(Mat, Vec, Vec, Vec, Vec, Vec, Vec, Vec);
   Vec row_work;
+  /* a scaled view (TalusMatCreateScaled_C): the shell is D (N + E) D, with B's y = B^T D g */
+  Vec scaling;
+  PetscErrorCode (*transpose_scaled)(Mat, Vec, Vec, Vec);
 } DelassusShell;
 
 PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y)
@@ -60,11 +63,17 @@ static PetscErrorCode DelassusApply(Mat N, Vec x, Vec z, Vec shift, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
+  if (shell->scaling) { /* D (N + E) D x + z + shift in B's two passes (TalusDelassusCreateScaled) */
+    PetscCall((*shell->transpose_scaled)(shell->B, shell->scaling, x, shell->body_work));
+    PetscCall((*shell->apply_inverse_mass)(shell->body_work, shell->ctx));
+    PetscCall((*shell->add_compliance)(shell->B, shell->body_work, shell->scaling, z, shift, shell->compliance, x, y));
+    PetscFunctionReturn(0);
+  }
   if (shell->row_work) PetscCall(VecPointwiseMult(shell->row_work, shell->compliance, x)); /* before y may be x */
   PetscCall(MatMultTranspose(shell->B, x, shell->body_work));
   PetscCall((*shell->apply_inverse_mass)(shell->body_work, shell->ctx));
   if (shell->add_compliance)
-    PetscCall((*shell->add_compliance)(shell->B, shell->body_work, z, shift, shell->compliance, x, y));
+    PetscCall((*shell->add_compliance)(shell->B, shell->body_work, NULL, z, shift, shell->compliance, x, y));
   else PetscCall(TalusMatMultAddNormalShift(shell->B, shell->body_work, z, shift, y));
   if (shell->row_work) PetscCall(VecAXPY(y, 1.0, shell->row_work));
   PetscFunctionReturn(0);
@@ -107,7 +116,9 @@ static PetscErrorCode DelassusDestroy(Mat N)
   PetscCall(MatShellGetContext(N, &shell));
   PetscCall(PetscObjectComposeFunction((PetscObject)N, "TalusMatMultAddNormalShift_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)N, "TalusMatGetBlockRows_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)N, "TalusMatCreateScaled_C", NULL));
   PetscCall(MatDestroy(&shell->B));
+  PetscCall(VecDestroy(&shell->scaling));
   PetscCall(VecDestroy(&shell->inverse_mass));
   PetscCall(VecDestroy(&shell->body_work));
   PetscCall(VecDestroy(&shell->diagonal));
@@ -180,6 +191,8 @@ PetscErrorCode TalusMatCreateShellOnLayouts(PetscLayout rows, PetscLayout column
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode DelassusCreateScaled(Mat N, Vec d, Mat *scaled);
+
 PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMassFn fn, void *ctx, Mat *N)
 {
   DelassusShell *shell;
@@ -203,7 +216,40 @@ PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMas
     PetscCall(PetscObjectQueryFunction((PetscObject)B, "TalusMatGetBlockRows_C", &get));
     if (get) PetscCall(PetscObjectComposeFunction((PetscObject)*N, "TalusMatGetBlockRows_C", DelassusGetBlockRows));
   }
+  { /* a B that scales its rows in its own passes gives the scaled problem for free (ccp_scaling.c) */
+    PetscErrorCode (*transpose_scaled)(Mat, Vec, Vec, Vec)                                           = NULL,
+                                                      (*add)(Mat, Vec, Vec, Vec, Vec, Vec, Vec, Vec) = NULL;
+    PetscCall(PetscObjectQueryFunction((PetscObject)B, "TalusMatMultTransposeScaled_C", &transpose_scaled));
+    PetscCall(PetscObjectQueryFunction((PetscObject)B, "TalusMatMultAddCompliance_C", &add));
+    if (transpose_scaled && add)
+      PetscCall(PetscObjectComposeFunction((PetscObject)*N, "TalusMatCreateScaled_C", DelassusCreateScaled));
+  }
   PetscCall(MatSetOption(*N, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+/* D (N + E) D as a shell of its own on the same B, M^-1 and E, D = diag(d): the products scale the rows in
+   B's passes (no pass of their own), and N stays as it was for whoever holds it. */
+static PetscErrorCode DelassusCreateScaled(Mat N, Vec d, Mat *scaled)
+{
+  DelassusShell *shell, *view;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(N, &shell));
+  PetscCall(
+    TalusDelassusCreateShellWithMass(shell->B, shell->body_work, shell->apply_inverse_mass, shell->ctx, scaled));
+  PetscCall(MatShellGetContext(*scaled, &view));
+  if (shell->inverse_mass) PetscCall(PetscObjectReference((PetscObject)shell->inverse_mass));
+  view->inverse_mass = shell->inverse_mass;
+  if (shell->compliance) PetscCall(PetscObjectReference((PetscObject)shell->compliance));
+  view->compliance = shell->compliance;
+  PetscCall(PetscObjectReference((PetscObject)d));
+  view->scaling = d;
+  PetscCall(PetscObjectQueryFunction((PetscObject)shell->B, "TalusMatMultTransposeScaled_C", &view->transpose_scaled));
+  PetscCall(PetscObjectQueryFunction((PetscObject)shell->B, "TalusMatMultAddCompliance_C", &view->add_compliance));
+  /* a view is not scaled again, and its rows are not N's */
+  PetscCall(PetscObjectComposeFunction((PetscObject)*scaled, "TalusMatCreateScaled_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*scaled, "TalusMatGetBlockRows_C", NULL));
   PetscFunctionReturn(0);
 }
 

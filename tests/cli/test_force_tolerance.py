@@ -6,14 +6,15 @@ Usage: test_force_tolerance.py TALUS SOURCE_ROOT WORK_DIR
 - the claim (docs/solver.md, "A tolerance in force units"): at RHO = 0.002 every body's contact force
   is within 1 % of its weight of the exact one. Checked on a problem that was not among those the
   claim was measured on: the settled pile of tests/scenes/filling-125.yaml at t = 1.5 s, dumped,
-  solved to that tolerance by apgd (from 0 and from the run's warm start) and by nbgs, against a
+  solved to that tolerance by apgd (from 0, from the run's warm start, and scaled per contact with its
+  residual weighted back to m/s) and by nbgs, against a
   reference solved 500 times tighter (its own floor); the force error of a body is its part of H (r - r_ref)
   divided by h, against m |g|;
 - in a scene it sets the solver's tolerance to RHO |g| h, which the start line and summary.json
   state, follows -dt, overrides a scene's tao_gatol from the command line (and the other way round),
   survives a restart, and gives the same steps on 1 and 2 ranks;
 - unhappy paths: negative, not a number, given with -tao_gatol, a scene without gravity, with
-  -ccp_scale (whose solver stops on the scaled problem's residual, not in m/s).
+  -ccp_scale and a TAO type (which would stop on the scaled problem's residual, not in m/s).
 """
 import csv
 import importlib.machinery
@@ -75,6 +76,7 @@ reference, out = solve(dump, os.path.join(WORK, "reference.h5"),
 residual = float(out.split("residual")[1].split()[0])
 check(residual < 2e-3 * TOL, "the reference is not 500 times tighter than the tolerance: residual %g" % residual)
 for name, extra in (("apgd from 0", []), ("apgd from the warm start", ["-ccp_warm_start"]),
+                    ("apgd scaled per contact, from the warm start", ["-ccp_warm_start", "-ccp_scale"]),
                     ("nbgs from 0", ["-tao_type", "nbgs"])):
     r, out = solve(dump, os.path.join(WORK, "solution.h5"), extra + ["-tao_gatol", repr(TOL), "-tao_max_it", "20000"])
     check("CONVERGED_GATOL" in out, "%s: not converged to %g\n%s" % (name, TOL, out))
@@ -132,7 +134,7 @@ for args, message in (
     ([FILLING, "-ccp_force_rtol", "abc"], "-ccp_force_rtol"),
     ([FILLING, "-ccp_force_rtol", "0.002", "-tao_gatol", "1e-4"], "-ccp_force_rtol and -tao_gatol both set"),
     ([still, "-ccp_force_rtol", "0.002"], "this scene has no gravity: give -tao_gatol"),
-    ([FILLING, "-ccp_force_rtol", "0.002", "-ccp_scale"], "-ccp_force_rtol with -ccp_scale"),
+    ([FILLING, "-ccp_force_rtol", "0.002", "-ccp_scale", "-tao_type", "bncg"], "-ccp_force_rtol with -ccp_scale and -tao_type bncg"),
 ):
     p = run(args + ["-o", os.path.join(WORK, "bad"), "-overwrite"])
     lines = [l for l in p.stderr.splitlines() if l.strip()]

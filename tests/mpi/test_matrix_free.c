@@ -146,7 +146,12 @@ int main(int argc, char **argv)
   PetscCall(TalusSimSetAntiRelaxation(rp, PETSC_FALSE));
   PetscCall(TalusSimSetAntiRelaxation(sc, PETSC_FALSE));
   PetscCall(TalusSimGetCCP(sc, &scaled_ccp));
-  PetscCall(TalusCCPSetScaling(scaled_ccp, PETSC_TRUE));
+  PetscCall(TalusCCPSetScaling(scaled_ccp, PETSC_TRUE)); /* through the matrix-free B's own passes (delassus.c) */
+  for (int k = 0; k < 3; k++) {                          /* the others unscaled, as a scene's apgd is not by default */
+    TalusCCP ccp;
+    PetscCall(TalusSimGetCCP(k == 0 ? mf : k == 1 ? as : rp, &ccp));
+    PetscCall(TalusCCPSetScaling(ccp, PETSC_FALSE));
+  }
   PetscCall(TalusSimSetProblemMonitor(sc, CompareDiagonal, &diagonal_diff, NULL));
   for (PetscInt s = 0; s < 40; s++) {
     const TalusContactList *list;

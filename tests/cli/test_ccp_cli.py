@@ -237,7 +237,8 @@ for name, problem in (("Box_Stacks-i0122-82-5.hdf5", "coulomb"), ("Spheres-i099-
     fn = os.path.join(shipped, name)
     W, q, mu = read_global_problem(fn) if "LMGC" not in name else read_csr_problem(fn)
     out = path("%s-scaled.h5" % name)
-    rc, so, se = run(["ccp", fn, "-ccp_problem", problem, "-ccp_scale", "-tao_max_it", "20000", "-ccp_solution", out, "-ccp_view"], ranks=2)
+    rc, so, se = run(["ccp", fn, "-ccp_problem", problem, "-ccp_scale", "-tao_max_it", "20000", "-ccp_solution", out,
+                      "-ccp_view"], ranks=2)
     check(rc == 0 and "CONVERGED_GATOL" in so and "scaled per contact" in so, "%s -ccp_scale: exit %d\n%s%s" % (name, rc, so, se))
     if rc == 0:
         check_solution("%s (%s, -ccp_scale)" % (name, problem), W, q, mu, problem, out, 1e-4)

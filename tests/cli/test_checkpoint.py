@@ -119,7 +119,8 @@ for ranks in (1, 2):
 # run had (a file before format 7 restarts with -contact_near_rigid 0 -contact_friction_sigma 0, before 8 with
 # -ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0)
 fixture = os.path.join(ROOT, "tests", "fixtures", "ckpt-format1-filling125-step20.h5")
-rigid = ["-contact_near_rigid", "0", "-contact_friction_sigma", "0", "-ccp_scale", "0", "-ccp_scale_residual", "0", "-tao_apgd_confirm", "0"]
+rigid = ["-contact_near_rigid", "0", "-contact_friction_sigma", "0",
+         "-ccp_scale", "0", "-ccp_scale_residual", "0", "-tao_apgd_confirm", "0"]
 if ok(run(["-restart", fixture, "-o", out("format1"), "-t_final", "0.4", "-checkpoint_every", "20"]), "restart from the format-1 fixture") \
         and ok(run([SCENE, "-o", out("full-rigid"), "-t_final", "0.4", "-checkpoint_every", "20"] + rigid), "full-rigid"):
     compare(ckpt("full-rigid", 40), ckpt("format1", 40), "format-1 checkpoint restarted vs never stopped")

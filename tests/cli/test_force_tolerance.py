@@ -134,7 +134,8 @@ for args, message in (
     ([FILLING, "-ccp_force_rtol", "abc"], "-ccp_force_rtol"),
     ([FILLING, "-ccp_force_rtol", "0.002", "-tao_gatol", "1e-4"], "-ccp_force_rtol and -tao_gatol both set"),
     ([still, "-ccp_force_rtol", "0.002"], "this scene has no gravity: give -tao_gatol"),
-    ([FILLING, "-ccp_force_rtol", "0.002", "-ccp_scale", "-tao_type", "bncg"], "-ccp_force_rtol with -ccp_scale and -tao_type bncg"),
+    ([FILLING, "-ccp_force_rtol", "0.002", "-ccp_scale", "-tao_type", "bncg"],
+     "-ccp_force_rtol with -ccp_scale and -tao_type bncg"),
 ):
     p = run(args + ["-o", os.path.join(WORK, "bad"), "-overwrite"])
     lines = [l for l in p.stderr.splitlines() if l.strip()]

@@ -4,7 +4,8 @@
  * solvers tron and blmvm. Those get the same QP reduced to the normal impulses (W_nn, q_n, r_n >= 0).
  * (bqpip is not used: its interior point cannot start from variables fixed by equal bounds, and on the
  * reduced singular problems below it diverges.) A convex QP has a unique optimal value and a unique W r (hence u = W r + q) even when W is
- * singular and r is not unique; r itself is compared only when W is positive definite.
+ * singular and r is not unique; r itself is compared only when W is positive definite. And the residual
+ * weights of TaoAPGDSetResidualWeights scale the residual and nothing else.
  */
 #include "../common/check.h"
 #include "../common/random_problem.h"
@@ -88,6 +89,18 @@ static PetscErrorCode SolveWith(const char type[], QP *qp, PetscInt stride, Talu
   PetscFunctionReturn(0);
 }
 
+/* A random frictionless problem as the QP of W = B M^-1 B^T assembled, with its cones (mu = 0) */
+static PetscErrorCode FrictionlessQP(const RandomProblemSpec *spec, RandomProblem *prob, QP *qp,
+                                     TalusFeasibleSet *cones)
+{
+  PetscFunctionBegin;
+  PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, spec, prob));
+  PetscCall(TalusDelassusAssemble(prob->B, prob->inverse_mass, &qp->W));
+  qp->q  = prob->q;
+  *cones = (TalusFeasibleSet){.mu = prob->mu, .nnonneg_local = 0, .nfree_local = 0};
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Compare(PetscInt ncontacts, PetscInt nbodies, unsigned long seed)
 {
   RandomProblemSpec spec = {.ncontacts = ncontacts,
@@ -112,10 +125,7 @@ static PetscErrorCode Compare(PetscInt ncontacts, PetscInt nbodies, unsigned lon
                                          2 * nbodies); /* normals only: nc rows against 6 nb dofs, with margin */
 
   PetscFunctionBegin;
-  PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
-  PetscCall(TalusDelassusAssemble(prob.B, prob.inverse_mass, &qp.W));
-  qp.q  = prob.q;
-  cones = (TalusFeasibleSet){.mu = prob.mu, .nnonneg_local = 0, .nfree_local = 0};
+  PetscCall(FrictionlessQP(&spec, &prob, &qp, &cones));
   PetscCall(VecDuplicate(prob.q, &x_cone));
   PetscCall(VecDuplicate(prob.q, &x_box));
   PetscCall(VecDuplicate(prob.q, &x_ref));
@@ -172,6 +182,49 @@ static PetscErrorCode Compare(PetscInt ncontacts, PetscInt nbodies, unsigned lon
   PetscFunctionReturn(0);
 }
 
+/* TaoAPGDSetResidualWeights: the weights change the measure of the residual, not the iterates. Five iterations
+   from zero with all weights 2 (a power of two: no rounding) end at the same objective with exactly twice the
+   residual. */
+static PetscErrorCode WeightedResidual(void)
+{
+  RandomProblemSpec spec = {
+    .ncontacts = 50, .nbodies = 60, .mu_max = 0.0, .ground = 0.2, .velocity = 1.0, .gap = 0.1, .seed = 5};
+  RandomProblem    prob;
+  QP               qp;
+  TalusFeasibleSet cones;
+  Vec              x, two;
+  PetscReal        f[2], residual[2];
+
+  PetscFunctionBegin;
+  PetscCall(FrictionlessQP(&spec, &prob, &qp, &cones));
+  PetscCall(VecDuplicate(prob.q, &x));
+  PetscCall(VecDuplicate(prob.q, &two));
+  PetscCall(VecSet(two, 2.0));
+  for (int k = 0; k < 2; k++) {
+    Tao tao;
+    PetscCall(TaoCreate(PETSC_COMM_WORLD, &tao));
+    PetscCall(TaoSetType(tao, TAOAPGD));
+    PetscCall(TaoSetObjectiveAndGradient(tao, NULL, QPObjGrad, &qp));
+    PetscCall(TaoAPGDSetProjection(tao, 3, TalusFeasibleSetProjectTao, &cones));
+    PetscCall(TaoAPGDSetResidualWeights(tao, k ? two : NULL));
+    PetscCall(TaoSetTolerances(tao, 0.0, 0.0, 0.0));
+    PetscCall(TaoSetMaximumIterations(tao, 5));
+    PetscCall(VecSet(x, 0.0));
+    PetscCall(TaoSetSolution(tao, x));
+    PetscCall(TaoSolve(tao));
+    PetscCall(TaoGetSolutionStatus(tao, NULL, &f[k], &residual[k], NULL, NULL, NULL));
+    PetscCall(TaoDestroy(&tao));
+  }
+  CHECK(f[0] == f[1] && residual[1] == 2.0 * residual[0] && residual[0] > 0.0,
+        "residual weights 2: objective %g and %g, residual %g and %g (expected the same objective, twice the residual)",
+        (double)f[0], (double)f[1], (double)residual[0], (double)residual[1]);
+  PetscCall(VecDestroy(&two));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&qp.W));
+  PetscCall(RandomProblemDestroy(&prob));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(TalusInitialize(&argc, &argv, NULL));
@@ -179,6 +232,7 @@ int main(int argc, char **argv)
   PetscCall(Compare(200, 300, 2)); /* W positive definite */
   PetscCall(Compare(300, 60, 3));  /* more contacts than body dofs / 2: W singular */
   PetscCall(Compare(500, 400, 4));
+  PetscCall(WeightedResidual());
   int status = TestSummary("test_apgd_frictionless");
   PetscCall(TalusFinalize());
   return status;

@@ -187,12 +187,12 @@ PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
       sim->anti_relax = PETSC_TRUE;
     }
     PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUSCCPCOULOMB : TALUSCCPRELAXED));
-    if (!sim->lcp) PetscCall(TalusCCPSetFromOptions(sim->ccp));
     /* apgd solves a scene's problem scaled per contact unless told otherwise (-ccp_scale, TalusCCPSetScaling):
        the scaled floor a^2 E_n = beta^2 / (4 pi^2) is the same for every contact and the scaled diagonal 1 on
        every normal row, so a pile of spheres on planes takes about a third fewer iterations (docs/solver.md,
-       "Scaling per contact"); the other solvers are invariant to the scaling */
+       "Scaling per contact"); the other solvers are invariant to the scaling; set before the options, so that -help shows it */
     PetscCall(TalusCCPSetScalingForAPGD(sim->ccp, PETSC_TRUE));
+    if (!sim->lcp) PetscCall(TalusCCPSetFromOptions(sim->ccp));
     PetscCall(TalusCCPGetType(sim->ccp, &type));
     PetscCheck(!strcmp(type, TALUSCCPCOULOMB) || !strcmp(type, TALUSCCPRELAXED), sim->comm, PETSC_ERR_USER_INPUT,
                "-ccp_problem %s: a scene is stepped with the problem coulomb, relaxed or lcp", type);

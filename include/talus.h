@@ -260,6 +260,9 @@ PETSC_EXTERN PetscErrorCode TalusDelassusGetCompliance(Mat N, Vec *E);
  * seed 001 eq. 28, kept per contact instead of in a full linear-term vector). shift may be NULL.
  * Matrices that compose "TalusMatMultAddNormalShift_C" (the Delassus shell, the matrix-free B) add
  * the shift in their own last pass; for others it is one more pass over y.
+ * A Delassus shell whose B scales its rows in its own passes ("TalusMatMultTransposeScaled_C": B^T D g;
+ * "TalusMatMultAddCompliance_C" with d: D (B w + E D x) + z + shift) composes "TalusMatCreateScaled_C",
+ * which makes D (N + E) D as a shell of its own (TalusCCP's -ccp_scale takes it, src/solver/ccp_scaling.c).
  */
 PETSC_EXTERN PetscErrorCode TalusMatMultAddNormalShift(Mat A, Vec x, Vec z, Vec shift, Vec y);
 

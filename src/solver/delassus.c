@@ -16,8 +16,8 @@ typedef struct {
   Vec                body_work;    /* impulses, then velocity changes, in body space */
   Vec                diagonal;     /* diag(N) as its creator computed it (TalusDelassusSetDiagonal), or NULL */
   Vec                compliance;   /* E: the shell is N + diag(E) (TalusDelassusSetCompliance), or NULL */
-  /* B's y = D B w + z + shift + D E D x in one pass (the matrix-free B's TalusMatMultAddCompliance_C; D = diag(d)
-     or the identity), or NULL: then E x goes through row_work */
+  /* B's y = B w + z + shift + E x in one pass, or with d y = D (B w + E D x) + z + shift (the matrix-free B's
+     TalusMatMultAddCompliance_C), or NULL: then E x goes through row_work */
   PetscErrorCode (*add_compliance)(Mat, Vec, Vec, Vec, Vec, Vec, Vec, Vec);
   Vec row_work;
   /* a scaled view (TalusMatCreateScaled_C): the shell is D (N + E) D, with B's y = B^T D g */
@@ -63,7 +63,7 @@ static PetscErrorCode DelassusApply(Mat N, Vec x, Vec z, Vec shift, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(N, &shell));
-  if (shell->scaling) { /* D (N + E) D x + z + shift in B's two passes (TalusDelassusCreateScaled) */
+  if (shell->scaling) { /* D (N + E) D x + z + shift in B's two passes (DelassusCreateScaled) */
     PetscCall((*shell->transpose_scaled)(shell->B, shell->scaling, x, shell->body_work));
     PetscCall((*shell->apply_inverse_mass)(shell->body_work, shell->ctx));
     PetscCall((*shell->add_compliance)(shell->B, shell->body_work, shell->scaling, z, shift, shell->compliance, x, y));
@@ -217,8 +217,8 @@ PetscErrorCode TalusDelassusCreateShellWithMass(Mat B, Vec body, TalusInverseMas
     if (get) PetscCall(PetscObjectComposeFunction((PetscObject)*N, "TalusMatGetBlockRows_C", DelassusGetBlockRows));
   }
   { /* a B that scales its rows in its own passes gives the scaled problem for free (ccp_scaling.c) */
-    PetscErrorCode (*transpose_scaled)(Mat, Vec, Vec, Vec)                                           = NULL,
-                                                      (*add)(Mat, Vec, Vec, Vec, Vec, Vec, Vec, Vec) = NULL;
+    PetscErrorCode (*transpose_scaled)(Mat, Vec, Vec, Vec)        = NULL;
+    PetscErrorCode (*add)(Mat, Vec, Vec, Vec, Vec, Vec, Vec, Vec) = NULL;
     PetscCall(PetscObjectQueryFunction((PetscObject)B, "TalusMatMultTransposeScaled_C", &transpose_scaled));
     PetscCall(PetscObjectQueryFunction((PetscObject)B, "TalusMatMultAddCompliance_C", &add));
     if (transpose_scaled && add)

@@ -50,23 +50,27 @@ static PetscErrorCode PrintSolver(TalusSim sim)
   Tao          tao;
   TaoType      type;
   PetscReal    tolerance, force_rtol, dt, g[3];
+  PetscBool    scaled;
+  const char  *how;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetCCP(sim, &ccp));
   PetscCall(TalusCCPGetType(ccp, &problem));
   PetscCall(TalusCCPGetTao(ccp, &tao));
   PetscCall(TaoGetType(tao, &type));
+  PetscCall(TalusCCPGetScaling(ccp, &scaled));
+  how = scaled ? " (scaled per contact)" : "";
   PetscCall(TalusSimGetContactTolerance(sim, &tolerance, &force_rtol));
   PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
   PetscCall(TalusSimGetGravity(sim, g));
   if (force_rtol > 0.0)
     PetscCall(
       PetscPrintf(PETSC_COMM_WORLD,
-                  "talus: contact problem %s by %s to the residual %.3g m/s (-ccp_force_rtol %g x |g| %g x h %g)\n",
-                  problem, type, (double)tolerance, (double)force_rtol, (double)TalusNorm3(g), (double)dt));
+                  "talus: contact problem %s by %s%s to the residual %.3g m/s (-ccp_force_rtol %g x |g| %g x h %g)\n",
+                  problem, type, how, (double)tolerance, (double)force_rtol, (double)TalusNorm3(g), (double)dt));
   else
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: contact problem %s by %s to the residual %.3g m/s (-tao_gatol)\n",
-                          problem, type, (double)tolerance));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: contact problem %s by %s%s to the residual %.3g m/s (-tao_gatol)\n",
+                          problem, type, how, (double)tolerance));
   PetscFunctionReturn(0);
 }
 

@@ -96,7 +96,8 @@ def stepped(args, ranks=None, name="scene"):
 
 
 p, rows1, summary = stepped(["-ccp_force_rtol", "0.002"], name="rtol-1")
-check("contact problem coulomb by apgd to the residual 0.000196 m/s (-ccp_force_rtol 0.002 x |g| 9.81 x h 0.01)" in p.stdout,
+check("contact problem coulomb by apgd (scaled per contact) to the residual 0.000196 m/s (-ccp_force_rtol 0.002 x |g| "
+      "9.81 x h 0.01)" in p.stdout,
       "the start line does not state the tolerance:\n%s" % p.stdout[:400])
 check(abs(summary.get("tolerance", 0) - TOL) < 1e-12 and summary.get("force_rtol") == 0.002,
       "summary.json: tolerance %s, force_rtol %s" % (summary.get("tolerance"), summary.get("force_rtol")))

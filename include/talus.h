@@ -176,6 +176,9 @@ PETSC_EXTERN PetscErrorCode TalusCCPSetOptionsPrefix(TalusCCP, const char[]);
 PETSC_EXTERN PetscErrorCode TalusCCPSetScaling(TalusCCP, PetscBool);
 PETSC_EXTERN PetscErrorCode TalusCCPSetScalingForAPGD(TalusCCP, PetscBool);
 PETSC_EXTERN PetscErrorCode TalusCCPGetScaling(TalusCCP, PetscBool *);
+/* Whether the next solve's residual (what -tao_gatol is tested against) is in the given problem's units: unscaled,
+   or scaled and solved by apgd with its residual weighted back (-ccp_scale_residual, the default). */
+PETSC_EXTERN PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP, PetscBool *);
 /* Whether the chosen Tao type needs N as an assembled matrix (ipm factorises it), not a shell. */
 PETSC_EXTERN PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP, PetscBool *);
 /* N's factors, N = B diag(inverse_mass) B^T + diag(E) with B assembled (E NULL: rigid rows), for the Tao

@@ -139,7 +139,7 @@ static PetscErrorCode SetForceTolerance(TalusSim sim)
 {
   Tao         tao;
   const char *prefix;
-  PetscBool   gatol_given, scaled, apgd, weighted = PETSC_TRUE;
+  PetscBool   gatol_given, in_m_per_s, apgd;
   TaoType     type;
   PetscReal   grtol, gttol;
   PetscReal   g = TalusNorm3(sim->gravity);
@@ -154,16 +154,14 @@ static PetscErrorCode SetForceTolerance(TalusSim sim)
   PetscCheck(g > 0.0, sim->comm, PETSC_ERR_USER_INPUT,
              "-ccp_force_rtol %g is relative to the weight, and this scene has no gravity: give -tao_gatol (m/s)",
              (double)sim->force_rtol);
-  PetscCall(TalusCCPGetScaling(sim->ccp, &scaled));
+  PetscCall(TalusCCPResidualInProblemUnits(sim->ccp, &in_m_per_s));
   PetscCall(TaoGetType(tao, &type));
-  PetscCall(PetscStrcmp(type, TAOAPGD, &apgd));
-  PetscCall(PetscOptionsGetBool(NULL, prefix, "-ccp_scale_residual", &weighted, NULL));
-  /* apgd measures a scaled problem's residual in m/s (ccp_scaling.c); TAO's own types would not */
-  PetscCheck(!scaled || (apgd && weighted), sim->comm, PETSC_ERR_USER_INPUT,
+  PetscCall(PetscStrcmp(type, TAOAPGD, &apgd)); /* then only -ccp_scale_residual 0 leaves the residual scaled */
+  PetscCheck(in_m_per_s, sim->comm, PETSC_ERR_USER_INPUT,
              "-ccp_force_rtol with -ccp_scale and -tao_type %s%s: that solver would stop on the scaled problem's "
              "residual, which is not in m/s, so the tolerance would not bound the forces; give -tao_gatol with "
              "-ccp_scale, or use apgd with its residual in m/s",
-             type, weighted ? "" : " -ccp_scale_residual 0");
+             type, apgd ? " -ccp_scale_residual 0" : "");
   PetscCall(TaoGetTolerances(tao, NULL, &grtol, &gttol));
   PetscCall(TaoSetTolerances(tao, sim->force_rtol * g * sim->dt, grtol, gttol));
   PetscFunctionReturn(0);
@@ -190,7 +188,8 @@ PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
     /* apgd solves a scene's problem scaled per contact unless told otherwise (-ccp_scale, TalusCCPSetScaling):
        the scaled floor a^2 E_n = beta^2 / (4 pi^2) is the same for every contact and the scaled diagonal 1 on
        every normal row, so a pile of spheres on planes takes about a third fewer iterations (docs/solver.md,
-       "Scaling per contact"); the other solvers are invariant to the scaling; set before the options, so that -help shows it */
+       "Scaling per contact"); the other solvers are invariant to the scaling. Set before the options, so that
+       -help shows it. */
     PetscCall(TalusCCPSetScalingForAPGD(sim->ccp, PETSC_TRUE));
     if (!sim->lcp) PetscCall(TalusCCPSetFromOptions(sim->ccp));
     PetscCall(TalusCCPGetType(sim->ccp, &type));

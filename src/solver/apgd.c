@@ -51,21 +51,19 @@ static PetscErrorCode TaoSetUp_APGD(Tao);
  * previous iterate. A residual below the tolerance may then be that of another problem: a single
  * sliding contact, whose scaled problem one step solves exactly, would stop at the relaxed
  * solution (lifting off at mu |u_t|). So a convergence is confirmed with the update applied at x,
- * and the iteration goes on if the residual is then above the tolerance. Whether it moved the linear
- * term is returned in updated (y's gradient must then follow, where it is a copy of x's).
+ * and the iteration goes on if the residual is then above the tolerance. Before the first iteration
+ * y is x, and its gradient follows x's.
  */
-static PetscErrorCode APGDConfirmConvergence(Tao tao, Vec x, Vec g_x, Vec g_prev, PetscReal *f_x, PetscReal *residual,
-                                             PetscBool *updated)
+static PetscErrorCode APGDConfirmConvergence(Tao tao, Vec x, Vec g_x, Vec g_prev, PetscReal *f_x, PetscReal *residual)
 {
   TAO_APGD    *apgd = (TAO_APGD *)tao->data;
   APGDTestSums t;
   PetscReal    dr_dot_x;
 
   PetscFunctionBegin;
-  *updated = PETSC_FALSE;
   if (!apgd->confirm || !apgd->linear_update || tao->reason != TAO_CONVERGED_GATOL) PetscFunctionReturn(0);
   PetscCall(APGDUpdateLinearTerm(tao, x, g_x, g_prev, &dr_dot_x));
-  *updated = PETSC_TRUE;
+  if (tao->niter == 0) PetscCall(VecCopy(g_x, apgd->g_y));
   *f_x += dr_dot_x;
   PetscCall(APGDTest(tao, x, g_x, &t)); /* only its residual is wanted here */
   *residual     = PetscSqrtReal(t.residual2);
@@ -162,11 +160,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
   PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
   PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
-  {
-    PetscBool updated;
-    PetscCall(APGDConfirmConvergence(tao, x, g_x, NULL, &f_x, &residual, &updated));
-    if (updated) PetscCall(VecCopy(g_x, apgd->g_y)); /* y = x */
-  }
+  PetscCall(APGDConfirmConvergence(tao, x, g_x, NULL, &f_x, &residual));
 
   while (tao->reason == TAO_CONTINUE_ITERATING) {
     const PetscBool extrapolated_gradient = (PetscBool)(apgd->reuse_gradients || beta == 0.0);
@@ -251,10 +245,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     PetscCall(TaoLogConvergenceHistory(tao, f_x, residual, 0.0, tao->ksp_its));
     PetscCall(TaoMonitor(tao, tao->niter, f_x, residual, 0.0, step));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
-    {
-      PetscBool updated;
-      PetscCall(APGDConfirmConvergence(tao, x, g_x, g_prev, &f_x, &residual, &updated));
-    }
+    PetscCall(APGDConfirmConvergence(tao, x, g_x, g_prev, &f_x, &residual));
 
     /* Stagnation: the anti-relaxed iteration can cycle without approaching a solution (issue 14's
        settled piles); the best iterate is kept as at the iteration limit */

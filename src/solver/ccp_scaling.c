@@ -198,3 +198,16 @@ PetscErrorCode TalusCCPGetScaling(TalusCCP ccp, PetscBool *scale)
   *scale = ccp->scale;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP ccp, PetscBool *same)
+{
+  TaoType type;
+
+  PetscFunctionBegin;
+  PetscCall(ResolveScaling(ccp));
+  PetscCall(TaoGetType(ccp->tao, &type));
+  *same = PETSC_TRUE;
+  if (ccp->scale) PetscCall(PetscStrcmp(type, TAOAPGD, same)); /* the Tao type that takes the weights */
+  *same = (PetscBool)(*same && (!ccp->scale || ccp->scale_residual));
+  PetscFunctionReturn(0);
+}

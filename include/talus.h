@@ -148,10 +148,31 @@ PETSC_EXTERN PetscErrorCode TalusCCPRegister(const char name[], PetscErrorCode (
  * How a Tao type takes a TalusCCP: it gives the Tao the problem's objective and gradient and the
  * feasible set in the form the type understands, or fails with a message saying why it cannot
  * (for example a box-constrained type and friction cones with mu > 0). Registered per Tao type
- * name with TalusCCPSolverRegister(); TalusCCPSetUp() looks up the type the Tao has.
+ * name with TalusCCPSolverTypeRegister(); TalusCCPSetUp() looks up the type the Tao has.
  */
 typedef PetscErrorCode (*TalusCCPSolverAttachFn)(TalusCCP, Tao);
-PETSC_EXTERN PetscErrorCode TalusCCPSolverRegister(const char tao_type[], TalusCCPSolverAttachFn);
+/* What a solver needs of N: the operator as it is (any Mat, the simulator's shell), its factors B and
+   M^-1 (TalusCCPSetOperatorFactors: the primal solvers), or N assembled (a factorisation of it). */
+typedef enum {
+  TALUS_CCP_OPERATOR,
+  TALUS_CCP_OPERATOR_FACTORS,
+  TALUS_CCP_OPERATOR_ASSEMBLED
+} TalusCCPOperatorForm;
+/* A solver of contact problems, one record: the Tao type's name, its constructor (registered with
+   TaoRegister; NULL for a type PETSc has), how it takes a TalusCCP, what it needs of N, and whether a
+   scene's problem is scaled per contact for it by default (TalusCCPSetScalingForAPGD; its residual is
+   then weighted back to the problem's units, so the type must take TaoAPGDSetResidualWeights). */
+typedef struct {
+  const char *name;
+  PetscErrorCode (*create)(Tao);
+  TalusCCPSolverAttachFn attach;
+  TalusCCPOperatorForm   operator_form;
+  PetscBool              scaled;
+} TalusCCPSolverType;
+/* Registers a solver (the record is copied); a name given again replaces its record. */
+PETSC_EXTERN PetscErrorCode TalusCCPSolverTypeRegister(const TalusCCPSolverType *);
+/* The record of Tao type `name`, or NULL when none is registered. */
+PETSC_EXTERN PetscErrorCode TalusCCPSolverTypeFind(const char name[], const TalusCCPSolverType **);
 
 /* Complementarity measures of a solution (all global maxima over row blocks). */
 typedef struct {

@@ -30,6 +30,14 @@ typedef struct {
   void (*mass_properties)(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3]);
   PetscReal (*bounding_radius)(const PetscReal size[3]); /* of the sphere about the centre that holds the shape */
   const char *(*check_size)(const PetscReal size[3]);    /* why a size is invalid, or NULL */
+  const char *size_hint; /* what a scene's size-out-of-range message adds for this shape ("" or "; ...") */
+  /* The size as stored (NULL: as given; a plane's normal made unit); PETSC_FALSE where it cannot be */
+  PetscBool (*canonical_size)(PetscReal size[3]);
+  /* The surface's curvature 1/r for Hertz's law (seed 004 sec. 6.4; 0: flat); PETSC_FALSE where the
+     shape has none to give (a box's corners and edges) */
+  PetscBool (*curvature)(const PetscReal size[3], PetscReal *curvature);
+  /* The glyph drawn in frames.h5: its full extents along the body's axes */
+  void (*glyph_extent)(const PetscReal size[3], PetscReal extent[3]);
 } TalusShapeOps;
 
 PETSC_EXTERN const TalusShapeOps TalusShapeTable[TALUS_NSHAPES];

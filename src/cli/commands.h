@@ -36,4 +36,21 @@ PetscErrorCode TalusCommandServe(int argc, char **argv, MPI_Comm world, PetscInt
 PetscErrorCode TalusCommandStatus(int argc, char **argv);
 PetscErrorCode TalusCommandCollect(int argc, char **argv);
 
+/* A subcommand (subcommands.c): talus NAME ARGS... [options]. npositional counts its name and its files;
+   overrides and sweeps: it takes -set and -sweep; splits_world: MPI starts before PETSc so that its ranks
+   can be split into groups (talus serve). run gets argv from its name on. */
+typedef struct {
+  const char *overrides, *sweeps; /* "PATH=VALUE" lines of -set and -sweep, or NULL */
+  MPI_Comm    world;              /* MPI_COMM_WORLD (PETSC_COMM_WORLD may be a group of it) */
+  PetscInt    group_size;         /* -serve_group_size as main.c read it */
+} TalusCommandContext;
+typedef struct {
+  const char *name;
+  int         npositional;
+  PetscBool   overrides, sweeps, splits_world;
+  PetscErrorCode (*run)(int argc, char **argv, const TalusCommandContext *, int *exit_status);
+} TalusSubcommand;
+/* The subcommand named name, or NULL (a scene file, an option) */
+const TalusSubcommand *TalusSubcommandFind(const char name[]);
+
 #endif

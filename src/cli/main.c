@@ -188,9 +188,10 @@ int main(int argc, char **argv)
   char       *overrides = TakeRepeated(&argc, argv, "-set", &bad_set);
   char       *sweeps    = TakeRepeated(&argc, argv, "-sweep", &bad_sweep);
 
-  const PetscBool serve      = (PetscBool)(argc >= 2 && !strcmp(argv[1], "serve"));
-  PetscInt        group_size = 1;
-  MPI_Comm        group      = MPI_COMM_NULL;
+  const TalusSubcommand *command    = argc >= 2 ? TalusSubcommandFind(argv[1]) : NULL;
+  const PetscBool        serve      = (PetscBool)(command && command->splits_world);
+  PetscInt               group_size = 1;
+  MPI_Comm               group      = MPI_COMM_NULL;
 
   if (serve && SplitForServe(&argc, &argv, &group_size, &group)) return 1;
   for (int k = 1; k < argc; k++) /* PETSc's own -help (a string literal: PETSc never writes to argv) */
@@ -215,26 +216,20 @@ int main(int argc, char **argv)
   }
   ierr = PetscPushErrorHandler(TalusErrorHandler, NULL);
   if (!ierr) {
-    char            restart[PETSC_MAX_PATH_LEN] = "";
-    PetscBool       has_restart                 = PETSC_FALSE;
-    PetscBool       has_scene                   = (PetscBool)(argc >= 2 && argv[1][0] != '-');
-    const PetscBool submit                      = (PetscBool)(has_scene && !strcmp(argv[1], "submit"));
-    const PetscBool sub                         = (PetscBool)(has_scene &&
-                                      (!strcmp(argv[1], "ccp") || !strcmp(argv[1], "info") || submit || serve ||
-                                       !strcmp(argv[1], "status") || !strcmp(argv[1], "collect")));
+    char      restart[PETSC_MAX_PATH_LEN] = "";
+    PetscBool has_restart                 = PETSC_FALSE;
+    PetscBool has_scene                   = (PetscBool)(argc >= 2 && argv[1][0] != '-');
     ierr = PetscOptionsGetString(NULL, NULL, "-restart", restart, sizeof(restart), &has_restart);
     if (!ierr && (has_scene || has_restart))
-      ierr = CheckArguments(argc, argv, sub ? PetscMin(argc - 1, submit ? 3 : 2) : (has_scene ? 1 : 0));
+      ierr = CheckArguments(argc, argv, command ? PetscMin(argc - 1, command->npositional) : (has_scene ? 1 : 0));
     if (!ierr)
-      ierr = CheckOverrides(bad_set ? bad_set : bad_sweep, overrides, (PetscBool)(has_scene && (!sub || submit)),
-                            sweeps, submit);
-    if (!ierr && submit) ierr = TalusCommandSubmit(argc - 1, argv + 1, overrides, sweeps);
-    else if (!ierr && serve) ierr = TalusCommandServe(argc - 1, argv + 1, MPI_COMM_WORLD, group_size, &status);
-    else if (!ierr && sub && !strcmp(argv[1], "status")) ierr = TalusCommandStatus(argc - 1, argv + 1);
-    else if (!ierr && sub && !strcmp(argv[1], "collect")) ierr = TalusCommandCollect(argc - 1, argv + 1);
-    else if (!ierr && sub && !strcmp(argv[1], "ccp")) ierr = TalusCommandCCP(argc - 1, argv + 1);
-    else if (!ierr && sub) ierr = TalusCommandInfo(argc - 1, argv + 1);
-    else if (!ierr && (has_restart || has_scene))
+      ierr = CheckOverrides(bad_set ? bad_set : bad_sweep, overrides,
+                            (PetscBool)(has_scene && (!command || command->overrides)), sweeps,
+                            (PetscBool)(command && command->sweeps));
+    if (!ierr && command) {
+      const TalusCommandContext ctx = {overrides, sweeps, MPI_COMM_WORLD, group_size};
+      ierr                          = command->run(argc - 1, argv + 1, &ctx, &status);
+    } else if (!ierr && (has_restart || has_scene))
       ierr = TalusCommandRun(has_scene ? argv[1] : NULL, has_restart ? restart : NULL, overrides, &status);
     else if (!ierr) { /* with -help, the usage has been printed already */ PetscBool asked = PETSC_FALSE;
       ierr = PetscOptionsHasHelp(NULL, &asked);

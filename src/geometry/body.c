@@ -184,11 +184,9 @@ PetscErrorCode TalusBodiesAdd(TalusBodies *b, PetscInt id, TalusShape shape, con
     b->velocity[3 * k + d] = 0.0;
     b->omega[3 * k + d]    = 0.0;
   }
-  if (shape == TALUS_PLANE) {
-    const PetscReal norm = PetscSqrtReal(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
-    PetscCheck(norm > 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "plane %" PetscInt_FMT ": the normal is zero", id);
-    for (int d = 0; d < 3; d++) b->size[3 * k + d] = size[d] / norm;
-  }
+  PetscCheck(!TalusShapeTable[shape].canonical_size || TalusShapeTable[shape].canonical_size(&b->size[3 * k]),
+             PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s %" PetscInt_FMT ": the %s is zero", TalusShapeTable[shape].name,
+             id, TalusShapeTable[shape].size_key);
   b->quaternion[4 * k]     = 1.0;
   b->quaternion[4 * k + 1] = b->quaternion[4 * k + 2] = b->quaternion[4 * k + 3] = 0.0;
   /* given mass: the shape's inertia at unit density, scaled to that mass; otherwise the material's density */

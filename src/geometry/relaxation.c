@@ -67,15 +67,17 @@ PetscReal TalusContactHertzModulus(const TalusBodies *b, PetscInt ka, PetscInt k
   return Series(b->materials[b->material[ka]].modulus, b->materials[b->material[kb]].modulus);
 }
 
-/* 1 / (1/r_a + 1/r_b): a sphere's radius, a plane's infinite; a box's 0 (its corners have no curvature) */
+/* 1 / (1/r_a + 1/r_b) from the shapes' curvatures (a sphere's 1 / r, a plane's 0); 0 where a shape has none (a
+   box's corners) */
 PetscReal TalusContactHertzRadius(const TalusBodies *b, PetscInt ka, PetscInt kb)
 {
   PetscReal curvature = 0.0;
 
   for (int side = 0; side < 2; side++) {
     const PetscInt k = side ? kb : ka;
-    if (b->shape[k] == TALUS_SPHERE) curvature += 1.0 / b->size[3 * k];
-    else if (b->shape[k] != TALUS_PLANE) return 0.0;
+    PetscReal      k_side;
+    if (!TalusShapeTable[b->shape[k]].curvature(&b->size[3 * k], &k_side)) return 0.0;
+    curvature += k_side;
   }
   return 1.0 / curvature;
 }

@@ -1,6 +1,7 @@
 /*
  * The shapes talus knows, one entry each: what the scene reader, the mass properties, the broad
- * phase and the checkpoint need of a shape. A new shape is an entry here (its enum value in
+ * phase, Hertz's law, the frames and the checkpoint need of a shape; no code outside this table and
+ * the pair routines asks which shape a body has. A new shape is an entry here (its enum value in
  * include/talus/bodies.h, a new code) plus its pair functions in the table of collide.c.
  */
 #include <talus/contacts.h>
@@ -23,6 +24,17 @@ static const char *SphereCheck(const PetscReal size[3])
   return size[0] > 0.0 ? NULL : "radius must be positive";
 }
 
+static PetscBool SphereCurvature(const PetscReal size[3], PetscReal *curvature)
+{
+  *curvature = 1.0 / size[0];
+  return PETSC_TRUE;
+}
+
+static void SphereGlyph(const PetscReal size[3], PetscReal extent[3])
+{
+  for (int j = 0; j < 3; j++) extent[j] = 2.0 * size[0];
+}
+
 /* half-extents a, b, c: I_x = m (b^2 + c^2) / 3 */
 static void BoxMass(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
 {
@@ -41,6 +53,20 @@ static PetscReal BoxRadius(const PetscReal size[3])
 static const char *BoxCheck(const PetscReal size[3])
 {
   return (size[0] > 0.0 && size[1] > 0.0 && size[2] > 0.0) ? NULL : "half_extents must be positive";
+}
+
+/* its faces are flat but its contacts are at corners and edges, whose radius of curvature is 0 */
+static PetscBool BoxCurvature(const PetscReal size[3], PetscReal *curvature)
+{
+  (void)size;
+  *curvature = PETSC_INFINITY;
+  return PETSC_FALSE;
+}
+
+/* full extents along the body's axes; a plane's glyph (never drawn this way) likewise from its normal */
+static void AxesGlyph(const PetscReal size[3], PetscReal extent[3])
+{
+  for (int j = 0; j < 3; j++) extent[j] = 2.0 * size[j];
 }
 
 /* a half-space is fixed: no mass */
@@ -62,12 +88,37 @@ static const char *PlaneCheck(const PetscReal size[3])
   return TalusNorm3(size) > 0.0 ? NULL : "a plane's normal must not be zero";
 }
 
+static PetscBool PlaneUnitNormal(PetscReal size[3])
+{
+  const PetscReal norm = PetscSqrtReal(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
+  if (!(norm > 0.0)) return PETSC_FALSE;
+  for (int d = 0; d < 3; d++) size[d] = size[d] / norm;
+  return PETSC_TRUE;
+}
+
+static PetscBool PlaneCurvature(const PetscReal size[3], PetscReal *curvature)
+{
+  (void)size;
+  *curvature = 0.0;
+  return PETSC_TRUE;
+}
+
 /* Indexed by TalusShape. The codes are stored in checkpoints: a code is never changed or reused. */
+/* One shape a block, its fields in the order of TalusShapeOps */
+/* clang-format off */
 const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
-  [TALUS_SPHERE] = {"sphere", 0, "radius",       1, PETSC_TRUE,  SphereMass, SphereRadius, SphereCheck},
-  [TALUS_BOX]    = {"box",    1, "half_extents", 3, PETSC_TRUE,  BoxMass,    BoxRadius,    BoxCheck   },
-  [TALUS_PLANE]  = {"plane",  2, "normal",       3, PETSC_FALSE, PlaneMass,  PlaneRadius,  PlaneCheck },
+  [TALUS_SPHERE] = {.name = "sphere", .code = 0, .size_key = "radius", .size_len = 1, .finite = PETSC_TRUE,
+                    .mass_properties = SphereMass, .bounding_radius = SphereRadius, .check_size = SphereCheck,
+                    .size_hint = "", .curvature = SphereCurvature, .glyph_extent = SphereGlyph},
+  [TALUS_BOX]    = {.name = "box", .code = 1, .size_key = "half_extents", .size_len = 3, .finite = PETSC_TRUE,
+                    .mass_properties = BoxMass, .bounding_radius = BoxRadius, .check_size = BoxCheck,
+                    .size_hint = "", .curvature = BoxCurvature, .glyph_extent = AxesGlyph},
+  [TALUS_PLANE]  = {.name = "plane", .code = 2, .size_key = "normal", .size_len = 3, .finite = PETSC_FALSE,
+                    .mass_properties = PlaneMass, .bounding_radius = PlaneRadius, .check_size = PlaneCheck,
+                    .size_hint = "; a normal is a direction: e.g. [0, 0, 1]", .canonical_size = PlaneUnitNormal,
+                    .curvature = PlaneCurvature, .glyph_extent = AxesGlyph},
 };
+/* clang-format on */
 
 PetscBool TalusShapeFromName(const char name[], TalusShape *shape)
 {

@@ -8,7 +8,7 @@
  * chunked datasets, which parallel HDF5 1.10 writes only collectively, at a third of the speed.)
  */
 #define _DEFAULT_SOURCE /* realpath, scandir */
-#include "checkpoint_impl.h"
+#include "checkpoint_sections.h"
 #include <talus/options.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -523,27 +523,6 @@ static PetscErrorCode CheckUniqueIds(TalusH5Reader *r, const BodyRow *rows, Pets
   PetscFunctionReturn(0);
 }
 
-/* The header's counts against the datasets' lengths, before anything is allocated from them (a header
-   claiming 2e9 bodies allocated 384 GB first). */
-void TalusCheckpointCheckExtent(TalusH5Reader *r, const char name[], PetscInt expected)
-{
-  hid_t   dset, space;
-  hsize_t dims[2] = {0, 0};
-
-  if (r->bad) return;
-  dset = H5Dopen2(r->file, name, H5P_DEFAULT);
-  if (dset < 0) {
-    TalusH5Fault(r, "the dataset %s is missing", name);
-    return;
-  }
-  space = H5Dget_space(dset);
-  if (H5Sget_simple_extent_ndims(space) < 1 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 ||
-      dims[0] != (hsize_t)expected)
-    TalusH5Fault(r, "the dataset %s does not have the header's number of rows", name);
-  H5Sclose(space);
-  H5Dclose(dset);
-}
-
 PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSim sim, TalusScene *scene,
                                        char **scene_text, PetscLogDouble *io_seconds)
 {
@@ -570,11 +549,11 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(TalusH5Open(&r));
   PetscCall(ReadInfo(&r, &info, &snap.state));
   nm = info.nmaterials;
-  TalusCheckpointCheckExtent(&r, "bodies/id", info.nfinite);
-  TalusCheckpointCheckExtent(&r, "planes/id", info.nplanes);
-  TalusCheckpointCheckExtent(&r, "contacts/rank", info.ncontacts);
-  TalusCheckpointCheckExtent(&r, "materials/mu_density", nm);
-  TalusCheckpointCheckExtent(&r, "materials/names", 64 * nm);
+  TalusH5CheckExtent(&r, "bodies/id", info.nfinite);
+  TalusH5CheckExtent(&r, "planes/id", info.nplanes);
+  TalusH5CheckExtent(&r, "contacts/rank", info.ncontacts);
+  TalusH5CheckExtent(&r, "materials/mu_density", nm);
+  TalusH5CheckExtent(&r, "materials/names", 64 * nm);
   PetscCall(TalusH5Verdict(&r));
   lo = SliceStart(info.nfinite, r.size, r.rank), hi = SliceStart(info.nfinite, r.size, r.rank + 1);
   clo = SliceStart(info.ncontacts, r.size, r.rank), chi = SliceStart(info.ncontacts, r.size, r.rank + 1);

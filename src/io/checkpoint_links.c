@@ -4,7 +4,7 @@
  * (include/talus/joints.h, drives.h), so rank 0 writes each table whole and every rank reads it
  * whole, checked as strictly as a scene is.
  */
-#include "checkpoint_impl.h"
+#include "checkpoint_sections.h"
 #include <stddef.h>
 
 #define JOINT_FIELD(name, integer, member, width) \
@@ -207,7 +207,7 @@ static PetscErrorCode ReadReplicated(TalusH5Reader *r, const char group[], const
   *rows = NULL;
   if (!n) PetscFunctionReturn(0);
   PetscCall(PetscSNPrintf(first, sizeof(first), "%s/%s", group, fields[0].name));
-  TalusCheckpointCheckExtent(r, first, n);
+  TalusH5CheckExtent(r, first, n);
   PetscCall(PetscCalloc(row_bytes * n, rows));
   PetscCall(TalusH5ReadTable(r, group, fields, nfields, row_bytes, n, 0, n, *rows, PETSC_FALSE));
   PetscFunctionReturn(0);
@@ -223,7 +223,7 @@ static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *in
   PetscFunctionBegin;
   *joints = NULL, *impulse = NULL, *nrows = 0;
   if (!info->njoints) PetscFunctionReturn(0);
-  TalusCheckpointCheckExtent(r, "joints/type", info->njoints);
+  TalusH5CheckExtent(r, "joints/type", info->njoints);
   PetscCall(PetscCalloc1(info->njoints, joints));
   PetscCall(TalusH5ReadTable(r, "joints", joint_fields, NFIELDS_OF(joint_fields, info->version, 2, 1, 1),
                              sizeof(TalusJoint), info->njoints, 0, info->njoints, *joints, PETSC_FALSE));
@@ -231,7 +231,7 @@ static PetscErrorCode ReadJoints(TalusH5Reader *r, const TalusCheckpointInfo *in
     if ((fault = JointFault(&(*joints)[j], max_id, info->version))) TalusH5Fault(r, "a joint has %s", fault);
     else *nrows += TalusJointTypeRows((TalusJointType)(*joints)[j].type);
   }
-  TalusCheckpointCheckExtent(r, "joint_impulses", *nrows);
+  TalusH5CheckExtent(r, "joint_impulses", *nrows);
   PetscCall(PetscCalloc1(*nrows + 1, impulse));
   if (!r->bad)
     PetscCall(TalusH5ReadDataset(r, "joint_impulses", TALUS_H5_REAL, *nrows, 1, 0, *nrows, *impulse, PETSC_FALSE));
@@ -248,7 +248,7 @@ static PetscErrorCode ReadTables(TalusH5Reader *r, const TalusCheckpointInfo *in
 
   PetscFunctionBegin;
   if (!info->ntables) PetscFunctionReturn(0);
-  TalusCheckpointCheckExtent(r, "tables", info->ntables);
+  TalusH5CheckExtent(r, "tables", info->ntables);
   PetscCall(PetscCalloc1(2 * info->ntables, &shape));
   if (!r->bad)
     PetscCall(TalusH5ReadDataset(r, "tables", TALUS_H5_INT, info->ntables, 2, 0, info->ntables, shape, PETSC_FALSE));
@@ -260,7 +260,7 @@ static PetscErrorCode ReadTables(TalusH5Reader *r, const TalusCheckpointInfo *in
   }
   if (!r->bad && nvalues != info->ntable_values)
     TalusH5Fault(r, "%s", "the tables' sizes do not add up to their values");
-  TalusCheckpointCheckExtent(r, "table_values", info->ntable_values);
+  TalusH5CheckExtent(r, "table_values", info->ntable_values);
   PetscCall(PetscMalloc2(info->ntables, &links->tables, info->ntable_values + 1, &links->table_values));
   if (!r->bad)
     PetscCall(TalusH5ReadDataset(r, "table_values", TALUS_H5_REAL, info->ntable_values, 1, 0, info->ntable_values,

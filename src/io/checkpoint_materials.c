@@ -3,7 +3,7 @@
  * relaxation (format 3), compliance (format 4), the Hertz modulus (format 5) and the pair friction
  * table, written by rank 0 and read whole by every rank, checked as a scene's are.
  */
-#include "checkpoint_impl.h"
+#include "checkpoint_sections.h"
 
 PetscErrorCode TalusCheckpointWriteMaterials(TalusH5Writer *w, const TalusBodies *b)
 {

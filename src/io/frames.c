@@ -434,7 +434,7 @@ static void ShapeTensor(const TalusBodies *b, PetscInt k, float T[9])
   PetscReal A[9], extent[3];
 
   TalusQuatToMatrix(&b->quaternion[4 * k], A);
-  for (int j = 0; j < 3; j++) extent[j] = 2.0 * b->size[3 * k + (b->shape[k] == TALUS_SPHERE ? 0 : j)];
+  TalusShapeTable[b->shape[k]].glyph_extent(&b->size[3 * k], extent);
   for (int j = 0; j < 3; j++)
     for (int i = 0; i < 3; i++) T[3 * j + i] = (float)(A[3 * i + j] * extent[j]);
 }
@@ -520,5 +520,13 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   PetscCall(TalusOutputAddFrameTime(out, t));
   if (out->nframes == 1) PetscCall(TalusOutputWriteXdmf(out, total));
   else PetscCall(AppendXdmf(out, total));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusOutputAddFrameTime(TalusOutput out, PetscReal t)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusGrowArray(sizeof(PetscReal), out->nframes + 1, &out->frame_capacity, &out->frame_times));
+  out->frame_times[out->nframes++] = t;
   PetscFunctionReturn(0);
 }

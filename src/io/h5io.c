@@ -537,3 +537,24 @@ PetscErrorCode TalusH5ReadText(TalusH5Reader *r, const char name[], char **text)
   PetscCall(TalusH5ReadDataset(r, name, TALUS_H5_BYTES, (PetscInt)n, 1, 0, (PetscInt)n, *text, PETSC_FALSE));
   PetscFunctionReturn(0);
 }
+
+/* The header's counts against the datasets' lengths, before anything is allocated from them (a header
+   claiming 2e9 bodies allocated 384 GB first). */
+void TalusH5CheckExtent(TalusH5Reader *r, const char name[], PetscInt expected)
+{
+  hid_t   dset, space;
+  hsize_t dims[2] = {0, 0};
+
+  if (r->bad) return;
+  dset = H5Dopen2(r->file, name, H5P_DEFAULT);
+  if (dset < 0) {
+    TalusH5Fault(r, "the dataset %s is missing", name);
+    return;
+  }
+  space = H5Dget_space(dset);
+  if (H5Sget_simple_extent_ndims(space) < 1 || H5Sget_simple_extent_dims(space, dims, NULL) < 0 ||
+      dims[0] != (hsize_t)expected)
+    TalusH5Fault(r, "the dataset %s does not have the header's number of rows", name);
+  H5Sclose(space);
+  H5Dclose(dset);
+}

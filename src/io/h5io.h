@@ -100,6 +100,8 @@ PETSC_EXTERN PetscErrorCode TalusH5ReadDataset(TalusH5Reader *, const char name[
 PETSC_EXTERN PetscErrorCode TalusH5ReadTable(TalusH5Reader *, const char group[], const TalusH5Field fields[],
                                              int nfields, size_t row_bytes, PetscInt total, PetscInt offset,
                                              PetscInt count, void *rows, PetscBool sliced);
+/* A dataset's length against the rows a header counts, before anything is allocated from it (a fault if not). */
+PETSC_EXTERN void TalusH5CheckExtent(TalusH5Reader *, const char name[], PetscInt expected);
 /* A text dataset, whole, on every rank (NUL-terminated; free with PetscFree). */
 PETSC_EXTERN PetscErrorCode TalusH5ReadText(TalusH5Reader *, const char name[], char **text);
 

@@ -43,7 +43,10 @@ struct _p_TalusOutput {
   PetscLogDouble start;
 };
 
+/* output_text.c: rank 0's text files in the run's directory, and the progress lines */
 PETSC_INTERN PetscErrorCode TalusOutputOpenText(TalusOutput, const char name[], const char mode[], FILE **);
+/* stats.csv and the probes' and joints' files handed to the kernel (sync: to the disk); a failure stops every rank */
+PETSC_INTERN PetscErrorCode TalusOutputFlushText(TalusOutput, PetscBool sync);
 PETSC_INTERN PetscErrorCode TalusOutputWriteFrame(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusOutputWriteXdmf(TalusOutput, PetscInt nbodies);
 PETSC_INTERN PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput, TalusSim);
@@ -67,6 +70,7 @@ PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, const TalusOu
 PETSC_INTERN PetscErrorCode TalusOutputOpenProbes(TalusOutput, TalusSim, PetscBool append_probe,
                                                   PetscBool append_group);
 PETSC_INTERN PetscErrorCode TalusOutputWriteProbes(TalusOutput, TalusSim);
+/* frames.c: a frame's time, for frames.xmf */
 PETSC_INTERN PetscErrorCode TalusOutputAddFrameTime(TalusOutput, PetscReal t);
 /* A progress line: printed by rank 0 and appended to progress.log. */
 PETSC_INTERN PetscErrorCode TalusOutputProgress(TalusOutput, const char fmt[], ...) PETSC_ATTRIBUTE_FORMAT(2, 3);

@@ -10,41 +10,6 @@
 #include "scene_reader.h"
 #include <unistd.h>
 
-PetscErrorCode SceneMaterialOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt *material)
-{
-  yaml_node_t *node = SceneLookup(r, map, "material");
-  const char  *name;
-
-  PetscFunctionBegin;
-  if (!node) {
-    if (b->nmaterials == 1) {
-      *material = 0;
-      PetscFunctionReturn(0);
-    }
-    SceneError(r, map, "\"material\" is needed when the scene defines %" PetscInt_FMT " materials", b->nmaterials);
-  }
-  PetscCall(SceneGetString(r, node, "material", &name));
-  PetscCall(TalusBodiesFindMaterial(b, name, material));
-  if (*material < 0) SceneError(r, node, "material \"%s\" is not defined under materials:", name);
-  PetscFunctionReturn(0);
-}
-
-/* map's mass (positive), or 0 where the material's density (positive) gives it; who: "a body needs", ... */
-PetscErrorCode SceneMassOf(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt material, const char who[],
-                           PetscReal *mass)
-{
-  yaml_node_t *node = SceneLookup(r, map, "mass");
-
-  PetscFunctionBegin;
-  *mass = 0.0;
-  if (node) {
-    PetscCall(SceneGetNumber(r, node, "mass", mass));
-    if (!(*mass > 0.0)) SceneError(r, node, "mass must be positive, got %g", (double)*mass);
-  } else if (!(b->materials[material].density > 0.0))
-    SceneError(r, map, "%s a mass, or a material with a positive density", who);
-  PetscFunctionReturn(0);
-}
-
 /* A body's shape and size from the keys of its mapping: the shape's table entry names its size key. */
 static PetscErrorCode ShapeOf(SceneReader *r, yaml_node_t *map, TalusShape *shape, PetscReal size[3])
 {
@@ -70,7 +35,7 @@ static PetscErrorCode ShapeOf(SceneReader *r, yaml_node_t *map, TalusShape *shap
   for (int d = 0; d < ops->size_len; d++)
     if (size[d] != 0.0 && !(PetscAbsReal(size[d]) >= 1e-12 && PetscAbsReal(size[d]) <= 1e12))
       SceneError(r, size_node, "%s %g is outside 1e-12 .. 1e12 (talus works in SI units%s)", ops->size_key,
-                 (double)size[d], *shape == TALUS_PLANE ? "; a normal is a direction: e.g. [0, 0, 1]" : "");
+                 (double)size[d], ops->size_hint);
   if ((invalid = ops->check_size(size))) {
     if (ops->size_len == 1) SceneError(r, size_node, "%s, got %g", invalid, (double)size[0]);
     SceneError(r, size_node, "%s, got (%g, %g, %g)", invalid, (double)size[0], (double)size[1], (double)size[2]);

@@ -103,7 +103,7 @@ PetscErrorCode SceneCheckPlacement(SceneReader *r, yaml_node_t *where, TalusSim 
   PetscCall(PetscMalloc2(b->n + 1, &place, r->nlisted + 1, &planes));
   for (PetscInt k = 0; k < r->nlisted; k++) {
     const PetscReal reach = TalusBodiesBoundingRadius(b, k) + tol;
-    if (b->shape[k] == TALUS_PLANE) planes[nplanes++] = k;
+    if (!TalusBodiesIsFinite(b, k)) planes[nplanes++] = k;
     if (!TalusBodiesIsFinite(b, k)) continue;
     listed_finite = PETSC_TRUE;
     for (int d = 0; d < 3; d++) {
@@ -136,7 +136,7 @@ PetscErrorCode SceneCheckPlacement(SceneReader *r, yaml_node_t *where, TalusSim 
     const PetscInt i = pairs[2 * p], j = pairs[2 * p + 1];
     const PetscInt a = PetscMin(near->id[i], near->id[j]), c = PetscMax(near->id[i], near->id[j]);
     /* two generated spheres, or a plane and a generated sphere (checked above): skipped */
-    if ((near->fixed[i] && near->fixed[j]) || (c >= r->nlisted && (a >= r->nlisted || b->shape[a] == TALUS_PLANE)))
+    if ((near->fixed[i] && near->fixed[j]) || (c >= r->nlisted && (a >= r->nlisted || !TalusBodiesIsFinite(b, a))))
       continue;
     PetscCall(PairFault(b, place[i], place[j], tol, pair_faults + a * span + c, &fault, msg, sizeof(msg)));
   }

@@ -137,12 +137,13 @@ PetscErrorCode TalusSimSetJointLookahead(TalusSim sim, PetscReal theta)
  */
 static PetscErrorCode SetForceTolerance(TalusSim sim)
 {
-  Tao         tao;
-  const char *prefix;
-  PetscBool   gatol_given, in_m_per_s, apgd;
-  TaoType     type;
-  PetscReal   grtol, gttol;
-  PetscReal   g = TalusNorm3(sim->gravity);
+  Tao                       tao;
+  const char               *prefix;
+  PetscBool                 gatol_given, in_m_per_s;
+  const TalusCCPSolverType *solver;
+  TaoType                   type;
+  PetscReal                 grtol, gttol;
+  PetscReal                 g = TalusNorm3(sim->gravity);
 
   PetscFunctionBegin;
   if (sim->force_rtol <= 0.0) PetscFunctionReturn(0);
@@ -156,12 +157,12 @@ static PetscErrorCode SetForceTolerance(TalusSim sim)
              (double)sim->force_rtol);
   PetscCall(TalusCCPResidualInProblemUnits(sim->ccp, &in_m_per_s));
   PetscCall(TaoGetType(tao, &type));
-  PetscCall(PetscStrcmp(type, TAOAPGD, &apgd)); /* then only -ccp_scale_residual 0 leaves the residual scaled */
+  PetscCall(TalusCCPSolverTypeFind(type, &solver)); /* a scaled type: only -ccp_scale_residual 0 leaves it scaled */
   PetscCheck(in_m_per_s, sim->comm, PETSC_ERR_USER_INPUT,
              "-ccp_force_rtol with -ccp_scale and -tao_type %s%s: that solver would stop on the scaled problem's "
              "residual, which is not in m/s, so the tolerance would not bound the forces; give -tao_gatol with "
              "-ccp_scale, or use apgd with its residual in m/s",
-             type, apgd ? " -ccp_scale_residual 0" : "");
+             type, solver && solver->scaled ? " -ccp_scale_residual 0" : "");
   PetscCall(TaoGetTolerances(tao, NULL, &grtol, &gttol));
   PetscCall(TaoSetTolerances(tao, sim->force_rtol * g * sim->dt, grtol, gttol));
   PetscFunctionReturn(0);

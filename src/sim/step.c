@@ -10,30 +10,35 @@
 #include <talus/relaxation.h>
 
 /* Seed 004's Hertzian contacts that carry no force this step leave the list (contact_law.c); one with a
-   box, whose corners have no radius of curvature, stops the run on every rank. */
+   shape that has no radius of curvature (a box's corners) stops the run on every rank, naming the body
+   of lowest id: reduced as id * TALUS_NSHAPES + shape. */
 static PetscErrorCode DropSlackHertzContacts(TalusSim sim)
 {
   TalusBodies      *b    = sim->bodies;
   TalusContactList *list = &sim->contacts;
-  PetscInt          kept = 0, box = PETSC_MAX_INT, hertz = 0;
+  PetscInt          kept = 0, flat = PETSC_MAX_INT, hertz = 0;
 
   PetscFunctionBegin;
   for (PetscInt m = 0; m < b->nmaterials; m++) hertz += b->materials[m].modulus > 0.0;
   if (!hertz) PetscFunctionReturn(0);
   for (PetscInt c = 0; c < list->n; c++) {
     const TalusContact *ct = &list->c[c];
-    PetscReal           K, B, share;
-    if (TalusContactHertzModulus(b, ct->a, ct->b) > 0.0 && TalusContactHertzRadius(b, ct->a, ct->b) == 0.0)
-      box = PetscMin(box, b->shape[ct->a] == TALUS_BOX ? ct->id_a : ct->id_b);
+    PetscReal           K, B, share, curvature;
+    if (TalusContactHertzModulus(b, ct->a, ct->b) > 0.0 && TalusContactHertzRadius(b, ct->a, ct->b) == 0.0) {
+      const PetscBool a_curved = TalusShapeTable[b->shape[ct->a]].curvature(&b->size[3 * ct->a], &curvature);
+      const PetscInt  k = a_curved ? ct->b : ct->a, id = a_curved ? ct->id_b : ct->id_a;
+      flat = PetscMin(flat, id * TALUS_NSHAPES + (PetscInt)b->shape[k]);
+    }
     if (TalusContactNormalLaw(b, ct, sim->dt, &K, &B, &share)) list->c[kept++] = *ct;
   }
   list->n = kept;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &box, 1, MPIU_INT, MPI_MIN, sim->comm));
-  PetscCheck(box == PETSC_MAX_INT, sim->comm, PETSC_ERR_USER_INPUT,
-             "body %" PetscInt_FMT " is a box in a Hertzian contact (a material with a compliance modulus): Hertz's "
-             "law needs the radius of curvature a box's corners do not have: give the box a linear (stiffness) or "
-             "rigid material",
-             box);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &flat, 1, MPIU_INT, MPI_MIN, sim->comm));
+  PetscCheck(flat == PETSC_MAX_INT, sim->comm, PETSC_ERR_USER_INPUT,
+             "body %" PetscInt_FMT " is a %s in a Hertzian contact (a material with a compliance modulus): Hertz's "
+             "law needs a radius of curvature, which a %s's contact points do not have: give the %s a linear "
+             "(stiffness) or rigid material",
+             flat / TALUS_NSHAPES, TalusShapeTable[flat % TALUS_NSHAPES].name,
+             TalusShapeTable[flat % TALUS_NSHAPES].name, TalusShapeTable[flat % TALUS_NSHAPES].name);
   PetscFunctionReturn(0);
 }
 

@@ -45,7 +45,7 @@ struct _p_TalusCCP {
   PetscBool        setup;
 };
 
-/* The names in a PetscFunctionList, joined by ", " (for messages that list the choices). */
+/* The names in a PetscFunctionList, joined by ", " (for messages that list the choices; type_options.c). */
 PETSC_INTERN PetscErrorCode TalusFunctionListNames(PetscFunctionList, char names[], size_t size);
 /* An option naming a type (-tao_type, a KSP's -pc_type) that is not in list: refused with the option's full name
    and the choices, before PETSc's own message ("Unable to find requested ...") would name neither. */
@@ -65,14 +65,16 @@ PETSC_INTERN PetscErrorCode TalusCCPResetSolverProblem(TalusCCP);
    release, called by TalusCCPReset. And the attachments talus registers. */
 PETSC_INTERN PetscErrorCode TalusCCPSolverAttach(TalusCCP);
 PETSC_INTERN PetscErrorCode TalusCCPSolverRelease(TalusCCP);
-PETSC_INTERN PetscErrorCode TalusCCPSolverListDestroy(void);
+/* The solver records (ccp_solver_types.c): their names joined by ", ", and their release. */
+PETSC_INTERN PetscErrorCode TalusCCPSolverTypeNames(char names[], size_t size);
+PETSC_INTERN PetscErrorCode TalusCCPSolverTypesDestroy(void);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_APGD(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_Bounds(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_NBGS(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_IPM(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP, Tao);
 
-/* The objective and gradient callbacks of a TalusCCP (ctx), for the Tao types' attachments. */
+/* The objective and gradient callbacks of a TalusCCP (ctx), for the Tao types' attachments (ccp_objective.c). */
 PETSC_INTERN PetscErrorCode TalusCCPGradient(Tao, Vec x, Vec g, void *ctx);
 PETSC_INTERN PetscErrorCode TalusCCPObjectiveAndGradient(Tao, Vec x, PetscReal *f, Vec g, void *ctx);
 

@@ -156,6 +156,20 @@ PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP ccp)
   PetscFunctionReturn(0);
 }
 
+/* Whether the Tao type's solver record says a scene's problem is scaled for it (and it takes the
+   residual weights): apgd's */
+static PetscErrorCode SolverTakesScaling(TalusCCP ccp, PetscBool *scaled)
+{
+  const TalusCCPSolverType *solver;
+  TaoType                   type;
+
+  PetscFunctionBegin;
+  PetscCall(TaoGetType(ccp->tao, &type));
+  PetscCall(TalusCCPSolverTypeFind(type, &solver));
+  *scaled = (PetscBool)(solver && solver->scaled);
+  PetscFunctionReturn(0);
+}
+
 /* Whether the next solve is scaled: as chosen, else as scale_for_apgd says for the Tao type it has now (a program
    may change the type between solves). */
 static PetscErrorCode ResolveScaling(TalusCCP ccp)
@@ -164,10 +178,9 @@ static PetscErrorCode ResolveScaling(TalusCCP ccp)
 
   PetscFunctionBegin;
   if (!ccp->scale_given) {
-    TaoType type;
-    PetscCall(TaoGetType(ccp->tao, &type));
-    scale = PETSC_FALSE;
-    if (ccp->scale_for_apgd && type) PetscCall(PetscStrcmp(type, TAOAPGD, &scale));
+    PetscBool scaled_type;
+    PetscCall(SolverTakesScaling(ccp, &scaled_type));
+    scale = (PetscBool)(ccp->scale_for_apgd && scaled_type);
   }
   if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
   ccp->scale = scale;
@@ -201,13 +214,10 @@ PetscErrorCode TalusCCPGetScaling(TalusCCP ccp, PetscBool *scale)
 
 PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP ccp, PetscBool *same)
 {
-  TaoType type;
-
   PetscFunctionBegin;
   PetscCall(ResolveScaling(ccp));
-  PetscCall(TaoGetType(ccp->tao, &type));
   *same = PETSC_TRUE;
-  if (ccp->scale) PetscCall(PetscStrcmp(type, TAOAPGD, same)); /* the Tao type that takes the weights */
+  if (ccp->scale) PetscCall(SolverTakesScaling(ccp, same)); /* the Tao type that takes the weights */
   *same = (PetscBool)(*same && (!ccp->scale || ccp->scale_residual));
   PetscFunctionReturn(0);
 }

@@ -1,7 +1,7 @@
 /*
- * How Tao types take a TalusCCP: one attachment per Tao type name, registered with
- * TalusCCPSolverRegister (register.c registers those below), looked up by TalusCCPSetUp from the type
- * the Tao has when it is set up (so -tao_type chooses, as for any Tao).
+ * How Tao types take a TalusCCP: one attachment per Tao type, in its solver record
+ * (TalusCCPSolverTypeRegister; register.c registers those below), looked up by TalusCCPSetUp from the
+ * type the Tao has when it is set up (so -tao_type chooses, as for any Tao).
  *
  * apgd takes every set: the projection onto cones, non-negative and free rows, and the variant's
  * change of the linear term (the anti-relaxation of the Coulomb problem).
@@ -14,37 +14,21 @@
  */
 #include "ccp_impl.h"
 
-static PetscFunctionList TalusCCPSolverList = NULL;
-
-PetscErrorCode TalusCCPSolverRegister(const char tao_type[], TalusCCPSolverAttachFn attach)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFunctionListAdd(&TalusCCPSolverList, tao_type, attach));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPSolverListDestroy(void)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFunctionListDestroy(&TalusCCPSolverList));
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
 {
-  TalusCCPSolverAttachFn attach;
-  TaoType                type;
-  char                   names[512];
+  const TalusCCPSolverType *solver;
+  TaoType                   type;
+  char                      names[512];
 
   PetscFunctionBegin;
   PetscCall(TaoGetType(ccp->tao, &type));
-  PetscCall(PetscFunctionListFind(TalusCCPSolverList, type, &attach));
-  if (!attach) {
-    PetscCall(TalusFunctionListNames(TalusCCPSolverList, names, sizeof(names)));
+  PetscCall(TalusCCPSolverTypeFind(type, &solver));
+  if (!solver) {
+    PetscCall(TalusCCPSolverTypeNames(names, sizeof(names)));
     SETERRQ(ccp->comm, PETSC_ERR_SUP, "The Tao type %s cannot solve a contact problem: -tao_type must be one of %s",
             type, names);
   }
-  PetscCall((*attach)(ccp, ccp->tao));
+  PetscCall((*solver->attach)(ccp, ccp->tao));
   PetscFunctionReturn(0);
 }
 
@@ -119,28 +103,37 @@ PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
   PetscFunctionReturn(0);
 }
 
-/* Whether the problem's Tao has type `name` */
-static PetscErrorCode TaoTypeIs(TalusCCP ccp, const char name[], PetscBool *is)
+/* What the chosen Tao type needs of N (TALUS_CCP_OPERATOR for a type without a record: it is refused at
+   the set-up, with the choices) */
+static PetscErrorCode OperatorForm(TalusCCP ccp, TalusCCPOperatorForm *form)
 {
-  TaoType type;
+  const TalusCCPSolverType *solver;
+  TaoType                   type;
 
   PetscFunctionBegin;
   PetscCall(TaoGetType(ccp->tao, &type));
-  PetscCall(PetscStrcmp(type, name, is));
+  PetscCall(TalusCCPSolverTypeFind(type, &solver));
+  *form = solver ? solver->operator_form : TALUS_CCP_OPERATOR;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP ccp, PetscBool *factors)
 {
+  TalusCCPOperatorForm form;
+
   PetscFunctionBegin;
-  PetscCall(TaoTypeIs(ccp, TAONEWTONCCP, factors));
+  PetscCall(OperatorForm(ccp, &form));
+  *factors = (PetscBool)(form == TALUS_CCP_OPERATOR_FACTORS);
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP ccp, PetscBool *assembled)
 {
+  TalusCCPOperatorForm form;
+
   PetscFunctionBegin;
-  PetscCall(TaoTypeIs(ccp, TAOIPM, assembled)); /* ipm factorises N */
+  PetscCall(OperatorForm(ccp, &form));
+  *assembled = (PetscBool)(form == TALUS_CCP_OPERATOR_ASSEMBLED);
   PetscFunctionReturn(0);
 }
 

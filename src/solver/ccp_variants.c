@@ -12,6 +12,15 @@
  */
 #include "ccp_impl.h"
 
+PetscFunctionList TalusCCPList = NULL;
+
+PetscErrorCode TalusCCPRegister(const char name[], PetscErrorCode (*create)(TalusCCP))
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListAdd(&TalusCCPList, name, create));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCCPCreate_Relaxed(TalusCCP ccp)
 {
   PetscFunctionBegin;

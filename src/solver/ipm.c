@@ -34,27 +34,7 @@
  */
 #include "residual_tolerances.h"
 
-#include "ipm_impl.h"
-
-PetscErrorCode IPMRelease(TAO_IPM *ipm)
-{
-  PetscFunctionBegin;
-  PetscCall(MatDestroy(&ipm->K0));
-  PetscCall(MatDestroy(&ipm->K));
-  PetscCall(VecDestroy(&ipm->qs));
-  PetscCall(VecDestroy(&ipm->v));
-  PetscCall(VecDestroy(&ipm->u));
-  PetscCall(VecDestroy(&ipm->rp));
-  PetscCall(VecDestroy(&ipm->rhs));
-  PetscCall(VecDestroy(&ipm->dr));
-  PetscCall(VecDestroy(&ipm->dv));
-  PetscCall(VecDestroy(&ipm->dra));
-  PetscCall(VecDestroy(&ipm->dva));
-  PetscCall(VecDestroy(&ipm->best));
-  PetscCall(PetscFree3(ipm->scaling, ipm->inv, ipm->lambda));
-  PetscCall(PetscFree(ipm->fixed));
-  PetscFunctionReturn(0);
-}
+#include "ipm_state.h"
 
 /* u = W r + q, r_p = W r + q_s - v, and the residual of the problem as given (eq. 39) */
 static PetscErrorCode IPMResidual(Tao tao, PetscReal *residual)

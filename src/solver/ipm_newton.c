@@ -4,7 +4,28 @@
  * -tao_ipm_ (regularised by delta I where the factorisation fails); the predictor and corrector
  * directions, the largest step inside the cones, and the start inside them.
  */
-#include "ipm_impl.h"
+#include "ipm_state.h"
+
+/* Frees the Newton system and the state of a solve (a new problem, or the Tao's end) */
+PetscErrorCode IPMRelease(TAO_IPM *ipm)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&ipm->K0));
+  PetscCall(MatDestroy(&ipm->K));
+  PetscCall(VecDestroy(&ipm->qs));
+  PetscCall(VecDestroy(&ipm->v));
+  PetscCall(VecDestroy(&ipm->u));
+  PetscCall(VecDestroy(&ipm->rp));
+  PetscCall(VecDestroy(&ipm->rhs));
+  PetscCall(VecDestroy(&ipm->dr));
+  PetscCall(VecDestroy(&ipm->dv));
+  PetscCall(VecDestroy(&ipm->dra));
+  PetscCall(VecDestroy(&ipm->dva));
+  PetscCall(VecDestroy(&ipm->best));
+  PetscCall(PetscFree3(ipm->scaling, ipm->inv, ipm->lambda));
+  PetscCall(PetscFree(ipm->fixed));
+  PetscFunctionReturn(0);
+}
 
 /* K0: W with every cone's diagonal 3 x 3 block and every row's diagonal entry in its pattern (an FCLib
    file may leave out zeros), so that K = K0 + blocks keeps one pattern and one symbolic factorisation. */

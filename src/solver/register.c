@@ -1,7 +1,6 @@
 /*
- * Registration of what the solver layer adds to PETSc: the Tao types "apgd" and "nbgs", the contact problem's
- * variants, the Tao types that can solve it, and the solver's log events. A new variant or solver
- * attachment is one line here.
+ * Registration of what the solver layer adds to PETSc: the contact problem's variants, its solvers (their
+ * Tao types with them), and the solver's log events. A new variant or solver is one line here.
  */
 #include "ccp_impl.h"
 
@@ -9,38 +8,41 @@ PetscLogEvent TALUS_EventProject, TALUS_EventAPGDStep, TALUS_EventAPGDTest, TALU
 
 static PetscBool solver_registered = PETSC_FALSE;
 
+/* The solvers of contact problems, one record each: Tao type, constructor, attachment, what it needs of N,
+   whether a scene's problem is scaled for it. TAO's bound-constrained types solve the frictionless
+   problems (tests/mpi/test_ccp_solvers.c). */
+static const TalusCCPSolverType solver_types[] = {
+  {TAOAPGD,      TaoCreate_APGD,      TalusCCPAttach_APGD,      TALUS_CCP_OPERATOR,           PETSC_TRUE },
+  {TAONBGS,      TaoCreate_NBGS,      TalusCCPAttach_NBGS,      TALUS_CCP_OPERATOR,           PETSC_FALSE},
+  {TAOIPM,       TaoCreate_IPM,       TalusCCPAttach_IPM,       TALUS_CCP_OPERATOR_ASSEMBLED, PETSC_FALSE},
+  {TAONEWTONCCP, TaoCreate_NewtonCCP, TalusCCPAttach_NewtonCCP, TALUS_CCP_OPERATOR_FACTORS,   PETSC_FALSE},
+  {TAOBLMVM,     NULL,                TalusCCPAttach_Bounds,    TALUS_CCP_OPERATOR,           PETSC_FALSE},
+  {TAOBQNLS,     NULL,                TalusCCPAttach_Bounds,    TALUS_CCP_OPERATOR,           PETSC_FALSE},
+  {TAOBNCG,      NULL,                TalusCCPAttach_Bounds,    TALUS_CCP_OPERATOR,           PETSC_FALSE},
+};
+
 /* Undoes TalusSolverRegisterAll, from PetscFinalize (as TaoFinalizePackage does for TAO's lists). */
 static PetscErrorCode TalusSolverFinalizePackage(void)
 {
   PetscFunctionBegin;
   PetscCall(PetscFunctionListDestroy(&TalusCCPList));
-  PetscCall(TalusCCPSolverListDestroy());
+  PetscCall(TalusCCPSolverTypesDestroy());
   solver_registered = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSolverRegisterAll(void)
 {
-  PetscClassId      classid;
-  const char *const bound_types[] = {TAOBLMVM, TAOBQNLS, TAOBNCG};
+  PetscClassId classid;
 
   PetscFunctionBegin;
   if (solver_registered) PetscFunctionReturn(0);
   solver_registered = PETSC_TRUE;
   PetscCall(PetscRegisterFinalize(TalusSolverFinalizePackage));
-  PetscCall(TaoRegister(TAOAPGD, TaoCreate_APGD));
-  PetscCall(TaoRegister(TAONBGS, TaoCreate_NBGS));
-  PetscCall(TaoRegister(TAOIPM, TaoCreate_IPM));
-  PetscCall(TaoRegister(TAONEWTONCCP, TaoCreate_NewtonCCP));
   PetscCall(TalusCCPRegister(TALUSCCPRELAXED, TalusCCPCreate_Relaxed));
   PetscCall(TalusCCPRegister(TALUSCCPCOULOMB, TalusCCPCreate_Coulomb));
-  PetscCall(TalusCCPSolverRegister(TAOAPGD, TalusCCPAttach_APGD));
-  PetscCall(TalusCCPSolverRegister(TAONBGS, TalusCCPAttach_NBGS));
-  PetscCall(TalusCCPSolverRegister(TAOIPM, TalusCCPAttach_IPM));
-  PetscCall(TalusCCPSolverRegister(TAONEWTONCCP, TalusCCPAttach_NewtonCCP));
-  /* TAO's bound-constrained types that solve the frictionless problems (tests/mpi/test_ccp_solvers.c) */
-  for (size_t i = 0; i < sizeof(bound_types) / sizeof(bound_types[0]); i++)
-    PetscCall(TalusCCPSolverRegister(bound_types[i], TalusCCPAttach_Bounds));
+  for (size_t i = 0; i < sizeof(solver_types) / sizeof(solver_types[0]); i++)
+    PetscCall(TalusCCPSolverTypeRegister(&solver_types[i]));
   PetscCall(PetscClassIdRegister("talus solver", &classid));
   PetscCall(PetscLogEventRegister("TalusProject", classid, &TALUS_EventProject));
   PetscCall(PetscLogEventRegister("APGDStep", classid, &TALUS_EventAPGDStep));

@@ -1,7 +1,7 @@
 /* The state of the Tao type ipm (ipm.c: the solve, the Coulomb fixed point, options) and its Newton
    system (ipm_newton.c: K's pattern, the Nesterov-Todd scaling, the directions and step lengths). */
-#ifndef TALUS_IPM_IMPL_H
-#define TALUS_IPM_IMPL_H
+#ifndef TALUS_IPM_STATE_H
+#define TALUS_IPM_STATE_H
 #include <petsc/private/taoimpl.h>
 #include <talus.h>
 #include "lorentz.h"
@@ -40,10 +40,8 @@ static inline PetscReal ConeMu(const PetscScalar *mu, PetscInt c)
   return PetscRealPart(mu[c]);
 }
 
-/* ipm.c: frees the state of a solve (a new problem, or the Tao's end) */
-PETSC_INTERN PetscErrorCode IPMRelease(TAO_IPM *ipm);
-
 /* ipm_newton.c */
+PETSC_INTERN PetscErrorCode IPMRelease(TAO_IPM *ipm); /* the state of a solve (a new problem, or the Tao's end) */
 PETSC_INTERN PetscErrorCode IPMSetUpProblem(Tao tao);
 PETSC_INTERN PetscErrorCode IPMScale(Tao tao);
 PETSC_INTERN PetscErrorCode IPMDirection(Tao tao, PetscBool corrector, PetscReal sigma_mu, Vec dr, Vec dv,

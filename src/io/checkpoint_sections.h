@@ -1,7 +1,8 @@
-/* Private to the checkpoint file (checkpoint_file.c: bodies, contacts, materials, the header;
-   checkpoint_links.c: joints, prescribed motions, loads, springs). */
-#ifndef TALUS_CHECKPOINT_IMPL_H
-#define TALUS_CHECKPOINT_IMPL_H
+/* The sections of the checkpoint file (checkpoint_file.c: bodies, contacts, the header) that have files
+   of their own: checkpoint_links.c (joints, prescribed motions, loads, springs, planar, tables) and
+   checkpoint_materials.c; private to the three. */
+#ifndef TALUS_CHECKPOINT_SECTIONS_H
+#define TALUS_CHECKPOINT_SECTIONS_H
 #include "h5io.h"
 #include <talus/math3.h>
 #include <talus/checkpoint.h>
@@ -13,9 +14,6 @@ static inline PetscBool TalusAllFinite(const PetscReal *v, int n)
     if (!(PetscAbsReal(v[d]) <= TALUS_LARGEST_INPUT)) return PETSC_FALSE;
   return PETSC_TRUE;
 }
-
-/* The header's count of rows against a dataset's length, before anything is allocated from it. */
-PETSC_INTERN void TalusCheckpointCheckExtent(TalusH5Reader *, const char name[], PetscInt expected);
 
 /* The links read from a checkpoint (every rank holds them all); counts in TalusCheckpointInfo. */
 typedef struct {

@@ -2,10 +2,6 @@
    error handler of the command. */
 #include <talus/sim.h>
 
-PetscLogEvent TALUS_EventCollide, TALUS_EventAssemble, TALUS_EventSolve, TALUS_EventIntegrate, TALUS_EventOutput,
-  TALUS_EventCheckpointWrite, TALUS_EventCheckpointRead, TALUS_EventSceneGenerate, TALUS_EventScenePlacement,
-  TALUS_EventDistribute;
-
 static PetscBool talus_registered = PETSC_FALSE;
 
 static PetscErrorCode TalusFinalizePackage(void)

@@ -24,7 +24,7 @@ PETSC_EXTERN PetscErrorCode TalusOutputStep(TalusOutput, TalusSim, const TalusSt
 /* This rank's seconds from the start of loading the scene (or checkpoint) to the first step, for
    summary.json's setup_s (the slowest rank's). */
 PETSC_EXTERN PetscErrorCode TalusOutputSetSetupTime(TalusOutput, PetscLogDouble seconds);
-/* Where a run stands, as summary.json's "status" says it (src/io/summary.c). */
+/* Where a run stands, as summary.json's "status" says it (src/output/summary.c). */
 typedef enum {
   TALUS_RUN_RUNNING,
   TALUS_RUN_FINISHED,
@@ -43,7 +43,7 @@ PETSC_EXTERN PetscErrorCode TalusOutputSync(void *ctx);
 PETSC_EXTERN PetscErrorCode TalusOutputDestroy(TalusOutput *);
 
 /* -ccp_dump_step N[,N...], -ccp_dump_unconverged K, -ccp_dump_dir DIR (default OUTDIR/ccp): chosen
-   steps' contact problems written as FCLib files (src/io/ccp_dump.c, docs/ccp.md). */
+   steps' contact problems written as FCLib files (src/fclib/ccp_dump.c, docs/ccp.md). */
 PETSC_EXTERN PetscErrorCode TalusCCPDumpSetFromOptions(TalusSim, const char outdir[]);
 
 #endif

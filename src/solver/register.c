@@ -4,8 +4,6 @@
  */
 #include "ccp_impl.h"
 
-PetscLogEvent TALUS_EventProject, TALUS_EventAPGDStep, TALUS_EventAPGDTest, TALUS_EventRead;
-
 static PetscBool solver_registered = PETSC_FALSE;
 
 /* The solvers of contact problems, one record each: Tao type, constructor, attachment, what it needs of N,

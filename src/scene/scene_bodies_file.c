@@ -8,7 +8,7 @@
  * the scene's size is checked before anything is allocated.
  */
 #include "scene_reader.h"
-#include "h5io.h"
+#include "../io/h5io.h"
 #include <talus/math3.h>
 
 /* A row no body fills: a checkpoint's removed body (id -1), or a frame's row never written (zeros) */

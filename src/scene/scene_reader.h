@@ -1,5 +1,5 @@
 /*
- * Reading a scene's YAML document (src/io/scene_reader.c): numbers, integers, booleans, names and
+ * Reading a scene's YAML document (src/scene/scene_reader.c): numbers, integers, booleans, names and
  * vectors from nodes, the keys of a mapping, each mistake reported as FILE:LINE: what is wrong.
  */
 #ifndef TALUS_SCENE_READER_H
@@ -59,14 +59,15 @@ typedef struct {
 
 /* scene_overrides.c: the overrides ("PATH=VALUE" lines, or NULL) kept in kept (size bytes: refused when
    longer) and applied to r's document, each mistake "-set PATH=VALUE: ..."; r's copies of them freed
-   (on errors too); the override a node came from; overrides as a JSON object {PATH: value} */
+   (on errors too); overrides as a JSON object {PATH: value} */
 /* The scene from its document (scene.c) */
 PETSC_INTERN PetscErrorCode SceneRead(SceneReader *r, yaml_node_t *root, TalusSim sim, TalusScene *scene);
 PETSC_INTERN PetscErrorCode SceneApplyOverrides(SceneReader *r, const char overrides[], char kept[], size_t size);
 PETSC_INTERN PetscErrorCode SceneDestroyOverrides(SceneReader *r);
-PETSC_INTERN const char    *SceneOverrideOf(SceneReader *r, yaml_node_t *node);
 PETSC_INTERN json_t        *SceneOverridesJSON(const char overrides[]);
 
+/* the override ("PATH=VALUE") a node came from (scene_reader.c, for SceneError) */
+PETSC_INTERN const char *SceneOverrideOf(SceneReader *r, yaml_node_t *node);
 /* "a scalar", "a list", "a mapping": for messages */
 PETSC_INTERN const char    *SceneNodeKind(yaml_node_t *node);
 PETSC_INTERN PetscErrorCode SceneGetNumber(SceneReader *r, yaml_node_t *node, const char what[], PetscReal *value);

@@ -4,7 +4,7 @@
  */
 #define _GNU_SOURCE /* F_OFD_SETLKW */
 #include <talus/campaign.h>
-#include "scene_reader.h"
+#include "../scene/scene_reader.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <time.h>

@@ -4,9 +4,9 @@
 #define TALUS_OUTPUT_IMPL_H
 #include <talus/output.h>
 #include "../grow.h"
-#include "h5io.h"
+#include "../io/h5io.h"
 #include <errno.h>
-#include "files.h"
+#include "../io/files.h"
 #include <sys/resource.h>
 
 struct _p_TalusOutput {
@@ -74,7 +74,7 @@ PETSC_INTERN PetscErrorCode TalusOutputWriteProbes(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusOutputAddFrameTime(TalusOutput, PetscReal t);
 /* A progress line: printed by rank 0 and appended to progress.log. */
 PETSC_INTERN PetscErrorCode TalusOutputProgress(TalusOutput, const char fmt[], ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
-/* summary.json with status "running" (src/io/summary.c); collective. */
+/* summary.json with status "running" (src/output/summary.c); collective. */
 PETSC_INTERN PetscErrorCode TalusOutputWriteSummaryRunning(TalusOutput, TalusSim);
 
 #endif

@@ -8,7 +8,7 @@
 #ifndef TALUS_FCLIB_FILE_H
 #define TALUS_FCLIB_FILE_H
 #include <talus.h>
-#include "h5io.h"
+#include "../io/h5io.h"
 
 #define FCLibCheck(comm, local_ok, ...) TalusH5Check(comm, local_ok, __VA_ARGS__)
 #define H5Call(comm, call, ...)         TalusH5Check(comm, (call) >= 0, __VA_ARGS__)

@@ -189,12 +189,6 @@ PetscErrorCode SceneDestroyOverrides(SceneReader *r)
   PetscFunctionReturn(0);
 }
 
-const char *SceneOverrideOf(SceneReader *r, yaml_node_t *node)
-{
-  const size_t k = node->start_mark.line - SCENE_OVERRIDE_LINE;
-  return k < (size_t)r->noverrides ? r->override[k] : "?";
-}
-
 /* A scalar as JSON: a number, true or false, or the text */
 static json_t *ScalarJSON(const char s[])
 {

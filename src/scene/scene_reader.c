@@ -2,6 +2,13 @@
    mistake an error "FILE:LINE: what is wrong" (scene_reader.h). */
 #include "scene_reader.h"
 
+/* The -set line an overridden node came from (its line is SCENE_OVERRIDE_LINE + k): SceneError's "-set ..." */
+const char *SceneOverrideOf(SceneReader *r, yaml_node_t *node)
+{
+  const size_t k = node->start_mark.line - SCENE_OVERRIDE_LINE;
+  return k < (size_t)r->noverrides ? r->override[k] : "?";
+}
+
 const char *SceneNodeKind(yaml_node_t *node)
 {
   switch (node->type) {

@@ -8,7 +8,7 @@
  *   "failed"              stopped by an error, given in "error"
  */
 #include "output_impl.h"
-#include "scene_reader.h"
+#include "../scene/scene_reader.h"
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
    checkpoint_materials.c; private to the three. */
 #ifndef TALUS_CHECKPOINT_SECTIONS_H
 #define TALUS_CHECKPOINT_SECTIONS_H
-#include "h5io.h"
+#include "../io/h5io.h"
 #include <talus/math3.h>
 #include <talus/checkpoint.h>
 

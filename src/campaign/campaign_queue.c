@@ -4,7 +4,7 @@
  */
 #define _DEFAULT_SOURCE /* link, scandir */
 #include <talus/campaign.h>
-#include "files.h"
+#include "../io/files.h"
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>

@@ -6,7 +6,7 @@
  */
 #define _GNU_SOURCE /* F_OFD_SETLK, F_OFD_GETLK */
 #include <talus/campaign.h>
-#include "files.h"
+#include "../io/files.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>

@@ -13,7 +13,7 @@
  */
 #define _DEFAULT_SOURCE /* symlink, scandir */
 #include <talus/checkpoint.h>
-#include "files.h"
+#include "../io/files.h"
 #include <errno.h>
 #include <signal.h>
 #include <dirent.h>

@@ -11,7 +11,7 @@
  */
 #include <talus/output.h>
 #include "fclib_file.h"
-#include "files.h"
+#include "../io/files.h"
 
 #define MAX_DUMP_STEPS 64
 

@@ -1,6 +1,6 @@
 /* Start-up and shut-down of talus: PETSc plus the registration of what talus adds to it; the
    error handler of the command. */
-#include <talus/sim.h>
+#include <talus/module.h>
 
 static PetscBool talus_registered = PETSC_FALSE;
 
@@ -21,6 +21,7 @@ PetscErrorCode TalusRegisterAll(void)
   if (talus_registered) PetscFunctionReturn(0);
   talus_registered = PETSC_TRUE;
   PetscCall(PetscRegisterFinalize(TalusFinalizePackage));
+  PetscCall(TalusSimRegisterModules());
   PetscCall(PetscClassIdRegister("talus", &classid));
   PetscCall(PetscLogEventRegister("Collide", classid, &TALUS_EventCollide));
   PetscCall(PetscLogEventRegister("Assemble", classid, &TALUS_EventAssemble));

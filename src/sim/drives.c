@@ -55,7 +55,8 @@ PetscErrorCode TalusSimAddPrescribedMotion(TalusSim sim, const TalusPrescribedMo
                sim->comm, PETSC_ERR_USER_INPUT,
                "body %" PetscInt_FMT "'s motion has a value that is not a finite number", motion->body);
   {
-    const char *why = TalusSimTableFault(sim, m.table, 3);
+    const char *why;
+    PetscCall(TalusSimTableFault(sim, m.table, 3, &why));
     PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT "'s motion: %s", motion->body, why);
   }
   /* fixed: infinite mass, out of the velocity space, as TalusBodiesAdd makes fixed bodies */
@@ -105,7 +106,8 @@ PetscErrorCode TalusSimAddLoad(TalusSim sim, const TalusLoad *load)
              "a load acts on a body that moves, and %" PetscInt_FMT " is %s", load->body,
              k < 0 ? "not a body" : "fixed");
   for (int which = 0; which < 2; which++) {
-    const char *why = TalusSimTableFault(sim, which ? load->torque_table : load->force_table, 3);
+    const char *why;
+    PetscCall(TalusSimTableFault(sim, which ? load->torque_table : load->force_table, 3, &why));
     PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT, "the load on body %" PetscInt_FMT ": %s", load->body, why);
   }
   PetscCall(PetscRealloc(sizeof(*load) * (sim->nloads + 1), &sim->loads));
@@ -324,12 +326,14 @@ static PetscErrorCode EachPrescribed(TalusSim sim,
 
 static PetscErrorCode SetVelocity(TalusSim sim, PetscInt k, const TalusPrescribedMotion *m)
 {
-  TalusBodies *b = sim->bodies;
-  PetscReal    x0[3], x1[3], q[4], A[9];
+  const TalusTable *tables;
+  TalusBodies      *b = sim->bodies;
+  PetscReal         x0[3], x1[3], q[4], A[9];
 
   PetscFunctionBegin;
-  TalusPrescribedPose(m, sim->tables, sim->t, x0, q);
-  TalusPrescribedPose(m, sim->tables, sim->t + sim->dt, x1, q);
+  PetscCall(TalusSimGetTables(sim, NULL, &tables));
+  TalusPrescribedPose(m, tables, sim->t, x0, q);
+  TalusPrescribedPose(m, tables, sim->t + sim->dt, x1, q);
   for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / sim->dt;
   TalusQuatToMatrix(&b->quaternion[4 * k], A);
   TalusRotateBack(A, m->angular_velocity, &b->omega[3 * k]);
@@ -338,11 +342,13 @@ static PetscErrorCode SetVelocity(TalusSim sim, PetscInt k, const TalusPrescribe
 
 static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMotion *m)
 {
-  TalusBodies *b = sim->bodies;
-  PetscReal    x[3], q[4], travel[3], A[9];
+  const TalusTable *tables;
+  TalusBodies      *b = sim->bodies;
+  PetscReal         x[3], q[4], travel[3], A[9];
 
   PetscFunctionBegin;
-  TalusPrescribedPose(m, sim->tables, sim->t + sim->dt, x, q);
+  PetscCall(TalusSimGetTables(sim, NULL, &tables));
+  TalusPrescribedPose(m, tables, sim->t + sim->dt, x, q);
   for (int d = 0; d < 3; d++) travel[d] = x[d] - b->position[3 * k + d];
   /* as CheckTravel (step.c) for the bodies that move freely: ghosts reach r_max beyond a step */
   PetscCheck(TalusNorm3(travel) <= sim->rmax || sim->rmax == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
@@ -383,9 +389,11 @@ static void AddWrench(PetscReal *wrench, PetscInt k, const PetscReal F[3], const
 
 PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
 {
-  TalusBodies *b = sim->bodies;
+  const TalusTable *tables;
+  TalusBodies      *b = sim->bodies;
 
   PetscFunctionBegin;
+  PetscCall(TalusSimGetTables(sim, NULL, &tables));
   PetscCall(PetscFree(sim->wrench));
   if (!sim->nloads && !sim->nsprings) PetscFunctionReturn(0);
   PetscCall(CheckSpringsOnce(sim));
@@ -397,11 +405,11 @@ PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
     if (k < 0 || k >= b->nowned) continue;
     for (int d = 0; d < 3; d++) force[d] = load->force[d], torque[d] = load->torque[d];
     if (load->force_table) { /* the tables' values at the step's start, as every load is taken */
-      TalusTableEvaluate(&sim->tables[load->force_table - 1], sim->t, add, NULL);
+      TalusTableEvaluate(&tables[load->force_table - 1], sim->t, add, NULL);
       for (int d = 0; d < 3; d++) force[d] += add[d];
     }
     if (load->torque_table) {
-      TalusTableEvaluate(&sim->tables[load->torque_table - 1], sim->t, add, NULL);
+      TalusTableEvaluate(&tables[load->torque_table - 1], sim->t, add, NULL);
       for (int d = 0; d < 3; d++) torque[d] += add[d];
     }
     TalusQuatToMatrix(&b->quaternion[4 * k], A);

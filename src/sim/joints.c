@@ -78,7 +78,7 @@ static PetscErrorCode JointOf(TalusSim sim, const TalusJointSpec *spec, TalusJoi
   }
   for (int side = 0; side < 2; side++) pose[side] = PoseOf(b, k[side]);
   *why = TalusJointFromSpec(spec, &pose[0], &pose[1], dynamic[0], dynamic[1], joint);
-  if (!*why) *why = TalusSimTableFault(sim, spec->motion.table, 1);
+  if (!*why) PetscCall(TalusSimTableFault(sim, spec->motion.table, 1, why));
   PetscFunctionReturn(0);
 }
 
@@ -200,14 +200,16 @@ static TalusPose PredictedPose(const TalusBodies *b, PetscInt k, PetscReal h)
 static PetscErrorCode PredictRows(TalusSim sim, const TalusJoint *joint, const PetscInt k[2],
                                   TalusJointRowTerms terms[])
 {
+  const TalusTable  *tables;
   const TalusBodies *b        = sim->bodies;
   const PetscInt     n        = TalusJointTypeRows((TalusJointType)joint->type);
   const PetscReal    ahead_by = sim->joint_lookahead * sim->dt;
   TalusPose          ahead[2];
 
   PetscFunctionBegin;
+  PetscCall(TalusSimGetTables(sim, NULL, &tables));
   for (int side = 0; side < 2; side++) ahead[side] = PredictedPose(b, k[side], ahead_by);
-  TalusJointEvaluate(joint, &ahead[0], &ahead[1], sim->tables, sim->t, terms);
+  TalusJointEvaluate(joint, &ahead[0], &ahead[1], tables, sim->t, terms);
   for (PetscInt r = 0; r < n; r++)
     for (int side = 0; side < 2; side++)
       if (k[side] >= 0) terms[r].g -= ahead_by * KnownVelocity(b, k[side], terms[r].G[side]);
@@ -217,6 +219,7 @@ static PetscErrorCode PredictRows(TalusSim sim, const TalusJoint *joint, const P
 /* Joint j's rows when this rank keeps it, after those already built */
 static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
 {
+  const TalusTable  *tables;
   TalusBodies       *b     = sim->bodies;
   const TalusJoint  *joint = &sim->joints[j];
   const PetscInt     owner = TalusSimLinkedIndex(sim, joint->body[joint->owner_side]);
@@ -227,6 +230,7 @@ static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
   TalusJointRowTerms terms[6];
 
   PetscFunctionBegin;
+  PetscCall(TalusSimGetTables(sim, NULL, &tables));
   if (owner < 0 || owner >= b->nowned) PetscFunctionReturn(0); /* another rank keeps it */
   for (int side = 0; side < 2; side++) {
     k[side] = TalusSimLinkedIndex(sim, joint->body[side]);
@@ -235,7 +239,7 @@ static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
                joint->body[side], sim->rank);
     pose[side] = PoseOf(b, k[side]);
   }
-  TalusJointEvaluate(joint, &pose[0], &pose[1], sim->tables, sim->t, terms);
+  TalusJointEvaluate(joint, &pose[0], &pose[1], tables, sim->t, terms);
   for (PetscInt r = 0; r < n; r++) /* a limit's row is violated only below 0; any g of a two-sided row is */
     sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular],
                                                   limit ? -terms[r].g : PetscAbsReal(terms[r].g));
@@ -309,14 +313,16 @@ PetscErrorCode TalusSimShareJointImpulses(TalusSim sim)
 
 PetscErrorCode TalusSimEvaluateJoint(TalusSim sim, PetscInt j, TalusJointRowTerms rows[])
 {
-  TalusPose pose[2];
+  const TalusTable *tables;
+  TalusPose         pose[2];
 
   PetscFunctionBegin;
+  PetscCall(TalusSimGetTables(sim, NULL, &tables));
   PetscCall(TalusSimDistribute(sim)); /* before it every rank holds every body */
   PetscCheck(j >= 0 && j < sim->njoints, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "joint %" PetscInt_FMT " of %" PetscInt_FMT, j, sim->njoints);
   PetscCall(TalusSimGatherPoses(sim, 2, sim->joints[j].body, pose));
-  TalusJointEvaluate(&sim->joints[j], &pose[0], &pose[1], sim->tables, sim->t, rows);
+  TalusJointEvaluate(&sim->joints[j], &pose[0], &pose[1], tables, sim->t, rows);
   PetscFunctionReturn(0);
 }
 

@@ -7,50 +7,73 @@
  * group's centre of mass. It works the same for moving, fixed and prescribed bodies, and whatever
  * form B takes.
  */
-#include "sim_impl.h"
+#include "modules.h"
 
 /* one watch: its ids (sorted) and what the last step measured */
-struct _TalusWatchGroup {
+typedef struct {
   PetscInt          n, *ids;
   TalusWatchMeasure measure;
-};
+} TalusWatchGroup;
+
+/* The module's state: the watches (TalusSimAddWatch), measured after each step's solve */
+typedef struct {
+  PetscInt         n;
+  TalusWatchGroup *watches;
+} Watches;
+
+static PetscErrorCode WatchesDestroy(TalusSim sim, void *state)
+{
+  Watches *ws = (Watches *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  for (PetscInt i = 0; i < ws->n; i++) PetscCall(PetscFree(ws->watches[i].ids));
+  PetscCall(PetscFree(ws->watches));
+  ws->n = 0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode WatchesMeasure(TalusSim, void *);
+
+const TalusSimModuleOps TalusWatchesModule = {.name       = "watches",
+                                              .state_size = sizeof(Watches),
+                                              .destroy    = WatchesDestroy,
+                                              .hook       = {[TALUS_HOOK_AFTER_SOLVE] = WatchesMeasure}};
 
 PetscErrorCode TalusSimAddWatch(TalusSim sim, PetscInt n, const PetscInt ids[], PetscInt *index)
 {
   TalusWatchGroup *w;
+  Watches         *ws;
+  MPI_Comm         comm;
   PetscInt         m = n;
 
   PetscFunctionBegin;
-  PetscCheck(n >= 1, sim->comm, PETSC_ERR_USER_INPUT, "a watched group needs at least one body");
-  PetscCall(PetscRealloc(sizeof(TalusWatchGroup) * (sim->nwatches + 1), &sim->watches));
-  w = &sim->watches[sim->nwatches];
+  PetscCall(TalusSimGetComm(sim, &comm));
+  PetscCall(TalusSimGetModuleState(sim, &TalusWatchesModule, (void **)&ws));
+  PetscCheck(n >= 1, comm, PETSC_ERR_USER_INPUT, "a watched group needs at least one body");
+  PetscCall(PetscRealloc(sizeof(TalusWatchGroup) * (ws->n + 1), &ws->watches));
+  w = &ws->watches[ws->n];
   PetscCall(PetscMemzero(w, sizeof(*w)));
   PetscCall(PetscMalloc1(n, &w->ids));
   PetscCall(PetscArraycpy(w->ids, ids, n));
   PetscCall(PetscSortRemoveDupsInt(&m, w->ids));
-  PetscCheck(m == n, sim->comm, PETSC_ERR_USER_INPUT, "a watched group names a body twice");
-  PetscCheck(w->ids[0] >= 0, sim->comm, PETSC_ERR_USER_INPUT, "a watched group names body %" PetscInt_FMT, w->ids[0]);
+  PetscCheck(m == n, comm, PETSC_ERR_USER_INPUT, "a watched group names a body twice");
+  PetscCheck(w->ids[0] >= 0, comm, PETSC_ERR_USER_INPUT, "a watched group names body %" PetscInt_FMT, w->ids[0]);
   w->n = n;
-  if (index) *index = sim->nwatches;
-  sim->nwatches++;
+  if (index) *index = ws->n;
+  ws->n++;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimGetWatch(TalusSim sim, PetscInt index, TalusWatchMeasure *measure)
 {
-  PetscFunctionBegin;
-  PetscCheck(index >= 0 && index < sim->nwatches, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "no watch %" PetscInt_FMT " (%" PetscInt_FMT " are set)", index, sim->nwatches);
-  *measure = sim->watches[index].measure;
-  PetscFunctionReturn(0);
-}
+  Watches *ws;
 
-PetscErrorCode TalusSimDestroyWatches(TalusSim sim)
-{
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < sim->nwatches; i++) PetscCall(PetscFree(sim->watches[i].ids));
-  PetscCall(PetscFree(sim->watches));
-  sim->nwatches = 0;
+  PetscCall(TalusSimGetModuleState(sim, &TalusWatchesModule, (void **)&ws));
+  PetscCheck(index >= 0 && index < ws->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "no watch %" PetscInt_FMT " (%" PetscInt_FMT " are set)", index, ws->n);
+  *measure = ws->watches[index].measure;
   PetscFunctionReturn(0);
 }
 
@@ -74,9 +97,8 @@ static void Arm(const TalusBodies *b, PetscInt k, const PetscReal s[3], PetscRea
 
 /* The group's bodies, mass, centre of mass and its velocity (the plain mean of the centres when no
    body has mass: fixed or prescribed ones), summed over the ranks that own them. */
-static PetscErrorCode Centre(TalusSim sim, TalusWatchGroup *w)
+static PetscErrorCode Centre(const TalusBodies *b, MPI_Comm comm, TalusWatchGroup *w)
 {
-  const TalusBodies *b     = sim->bodies;
   PetscReal          s[11] = {0}; /* mass, m x (3), m v (3), count, x (3) */
   TalusWatchMeasure *m     = &w->measure;
 
@@ -88,7 +110,7 @@ static PetscErrorCode Centre(TalusSim sim, TalusWatchGroup *w)
       s[1 + d] += b->mass[k] * b->position[3 * k + d], s[4 + d] += b->mass[k] * b->velocity[3 * k + d],
         s[8 + d] += b->position[3 * k + d];
   }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, s, 11, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, s, 11, MPIU_REAL, MPIU_SUM, comm));
   m->bodies = (PetscInt)s[7], m->mass = s[0];
   for (int d = 0; d < 3; d++) {
     m->centre[d]   = s[0] > 0.0 ? s[1 + d] / s[0] : (s[7] > 0.0 ? s[8 + d] / s[7] : 0.0);
@@ -111,14 +133,27 @@ static void Add(const TalusBodies *b, const TalusWatchGroup *w, PetscInt k, cons
 
 static PetscErrorCode Measure(TalusSim sim, TalusWatchGroup *w)
 {
-  TalusBodies    *b         = sim->bodies;
-  PetscReal       wrench[6] = {0, 0, 0, 0, 0, 0};
-  const PetscReal zero[3]   = {0, 0, 0};
+  TalusBodies            *b;
+  const TalusContactList *contacts;
+  const TalusJoint       *joints;
+  const PetscReal        *joint_wrench;
+  PetscInt                njoints;
+  PetscReal               dt, wrench[6] = {0, 0, 0, 0, 0, 0};
+  const PetscReal         zero[3] = {0, 0, 0};
+  MPI_Comm                comm;
+  PetscMPIInt             rank;
 
   PetscFunctionBegin;
-  if (w->n > 1) PetscCall(Centre(sim, w)); /* one body's torque is about its own centre: no pass, no reduction */
-  for (PetscInt c = 0; c < sim->contacts.n; c++) {
-    const TalusContact *ct   = &sim->contacts.c[c];
+  PetscCall(TalusSimGetComm(sim, &comm));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusSimGetContacts(sim, &contacts));
+  PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
+  PetscCall(TalusSimGetJoints(sim, &njoints, &joints, NULL, NULL));
+  PetscCall(TalusSimGetJointWrenches(sim, &joint_wrench));
+  if (w->n > 1) PetscCall(Centre(b, comm, w)); /* one body's torque is about its own centre: no pass, no reduction */
+  for (PetscInt c = 0; c < contacts->n; c++) {
+    const TalusContact *ct   = &contacts->c[c];
     const PetscBool     in_a = InGroup(w, ct->id_a), in_b = InGroup(w, ct->id_b);
     PetscReal           F[3], S[3];
     int                 side;
@@ -127,21 +162,21 @@ static PetscErrorCode Measure(TalusSim sim, TalusWatchGroup *w)
     for (int d = 0; d < 3; d++)
       F[d] = (side ? 1.0 : -1.0) *
              (ct->impulse[0] * ct->frame[d] + ct->impulse[1] * ct->frame[3 + d] + ct->impulse[2] * ct->frame[6 + d]) /
-             sim->dt;
+             dt;
     Arm(b, side ? ct->b : ct->a, side ? ct->sb : ct->sa, S);
     Add(b, w, side ? ct->b : ct->a, S, F, zero, wrench);
   }
   /* joints: their wrenches (force, torque about the body's centre) are the same on every rank; the
      rank that owns the group's body counts them (one body: rank 0, about its centre) */
-  if (sim->joint_wrench)
-    for (PetscInt j = 0; j < sim->njoints; j++) {
-      const TalusJoint *joint = &sim->joints[j];
+  if (joint_wrench)
+    for (PetscInt j = 0; j < njoints; j++) {
+      const TalusJoint *joint = &joints[j];
       for (int side = 0; side < 2; side++) {
-        const PetscReal *jw = &sim->joint_wrench[12 * j + 6 * (1 - side)];
+        const PetscReal *jw = &joint_wrench[12 * j + 6 * (1 - side)];
         PetscInt         k;
         if (!InGroup(w, joint->body[side]) || InGroup(w, joint->body[1 - side])) continue;
         if (w->n == 1) {
-          if (sim->rank == 0) Add(b, w, -1, zero, jw, &jw[3], wrench);
+          if (rank == 0) Add(b, w, -1, zero, jw, &jw[3], wrench);
           continue;
         }
         k = TalusSimLinkedIndex(sim, joint->body[side]);
@@ -149,14 +184,17 @@ static PetscErrorCode Measure(TalusSim sim, TalusWatchGroup *w)
       }
     }
   /* each contact is kept by one rank */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, wrench, 6, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, wrench, 6, MPIU_REAL, MPIU_SUM, comm));
   for (int d = 0; d < 3; d++) w->measure.force[d] = wrench[d], w->measure.torque[d] = wrench[3 + d];
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimComputeWatches(TalusSim sim)
+/* The hook after the solve: every watch's measure of the step */
+static PetscErrorCode WatchesMeasure(TalusSim sim, void *state)
 {
+  Watches *ws = (Watches *)state;
+
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < sim->nwatches; i++) PetscCall(Measure(sim, &sim->watches[i]));
+  for (PetscInt i = 0; i < ws->n; i++) PetscCall(Measure(sim, &ws->watches[i]));
   PetscFunctionReturn(0);
 }

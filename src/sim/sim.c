@@ -36,26 +36,11 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(TalusSimDestroyJoints(*sim));
   PetscCall(TalusSimDestroyDrives(*sim));
   PetscCall(TalusSimDestroyPlanar(*sim));
-  PetscCall(TalusSimDestroyTables(*sim));
-  PetscCall(TalusSimDestroyWatches(*sim));
+  PetscCall(TalusSimDestroyModules(*sim));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));
   if ((*sim)->problem_monitor_destroy) PetscCall((*(*sim)->problem_monitor_destroy)(&(*sim)->problem_monitor_ctx));
   PetscCall(PetscFree(*sim));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusSimGetBodies(TalusSim sim, TalusBodies **bodies)
-{
-  PetscFunctionBegin;
-  *bodies = sim->bodies;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusSimGetContacts(TalusSim sim, const TalusContactList **contacts)
-{
-  PetscFunctionBegin;
-  *contacts = &sim->contacts;
   PetscFunctionReturn(0);
 }
 
@@ -222,15 +207,6 @@ PetscErrorCode TalusSimGetContactTolerance(TalusSim sim, PetscReal *tolerance, P
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
   if (tolerance) PetscCall(TaoGetTolerances(tao, tolerance, NULL, NULL));
   if (force_rtol) *force_rtol = sim->force_rtol;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusSimGetTime(TalusSim sim, PetscReal *t, PetscReal *t_final, PetscReal *dt)
-{
-  PetscFunctionBegin;
-  if (t) *t = sim->t;
-  if (t_final) *t_final = sim->t_final;
-  if (dt) *dt = sim->dt;
   PetscFunctionReturn(0);
 }
 

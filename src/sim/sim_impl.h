@@ -1,6 +1,6 @@
-/* The simulator's private state, shared by sim.c (life cycle), sim_state.c (its state for
-   checkpoints), distribute.c (ownership, ghosts, migration), ccp.c and jacobian_shell.c (the CCP of
-   a step) and step.c. Nothing outside the simulator includes it. */
+/* The simulator's private state: the core's (sim.c, sim_state.c, distribute.c, the step's files, the
+   builders of B) and, until they are modules, the features' (drives, joints, planar bodies, links).
+   Nothing outside the simulator includes it, and no module (modules.h) does. */
 #ifndef TALUS_SIM_IMPL_H
 #define TALUS_SIM_IMPL_H
 #include <talus/sim.h>
@@ -8,8 +8,7 @@
 #include <talus/drives.h>
 #include "../grow.h"
 #include <decomp.h>
-
-typedef struct _TalusWatchGroup TalusWatchGroup; /* probe.c */
+#include "modules.h"
 
 /* The regularisation floor of contact rows (contact_kind.c, ContactFloor; after Drake's SAP, Castro et
    al. 2022): a normal row's E at least beta^2 w_n / (4 pi^2), a tangent's at least sigma w_t, w the
@@ -82,18 +81,15 @@ struct _p_TalusSim {
   PetscReal             *wrench; /* this step's applied force and torque (world) per owned body, or NULL: none */
   PetscBool              springs_checked;    /* their stability at this run's time step */
   PetscBool              relaxation_checked; /* the materials' and joints' relaxation's (step.c) */
-  /* tables.c: piecewise-linear functions of time (the same on every rank); handle k is tables[k - 1] */
-  PetscInt    ntables;
-  TalusTable *tables;
   /* planar.c: bodies that move in a plane (the same on every rank), and this step's owned ones: their
      slots in the matrix-free body vector and normals (jacobian_shell.c projects their M^-1) */
   PetscInt     nplanar, nplanar_local;
   TalusPlanar *planar;
   PetscInt    *planar_slot;
   PetscReal   *planar_normal;
-  /* probe.c: the bodies and groups whose constraint force is measured (TalusSimAddWatch) */
-  PetscInt         nwatches;
-  TalusWatchGroup *watches;
+  /* module.c: each registered module's state (include/talus/module.h), indexed as the registry */
+  void   **module_states;
+  PetscInt nmodule_states;
   /* linked.c: the bodies joints, springs, loads and prescribed motions name, sorted */
   PetscInt  nlinked, *linked_ids;
   PetscInt *linked_local; /* their local indices (owned or ghost, -1: not here) this step: TalusSimMapLinked */
@@ -186,7 +182,6 @@ PETSC_INTERN PetscErrorCode TalusSimLinkBodies(TalusSim, PetscInt n, const Petsc
 /* body id's index while every rank holds every body (before the first step), or -1 */
 PETSC_INTERN PetscInt       TalusSimFindBody(TalusSim, PetscInt id);
 PETSC_INTERN PetscErrorCode TalusSimMapLinked(TalusSim, PetscInt from);
-PETSC_INTERN PetscInt       TalusSimLinkedIndex(TalusSim, PetscInt id);
 PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
 /* "joint 3 (revolute)", "spring 0", ...: the first link that names body id, for messages ("" if none) */
 PETSC_INTERN PetscErrorCode TalusSimDescribeLink(TalusSim, PetscInt id, char what[], size_t size);
@@ -210,12 +205,9 @@ PETSC_INTERN PetscErrorCode TalusSimPlanarFreeVelocities(TalusSim, const PetscIn
 /* refuses planar bodies where M^-1 is applied otherwise than by the matrix-free B (`where` says how) */
 PETSC_INTERN PetscErrorCode TalusSimPlanarRefuse(TalusSim, const char where[]);
 PETSC_INTERN PetscErrorCode TalusSimDestroyPlanar(TalusSim);
-/* tables.c: NULL if handle (0: none) names a table of that many value columns, else why not */
-PETSC_INTERN const char    *TalusSimTableFault(TalusSim, PetscInt handle, PetscInt columns);
-PETSC_INTERN PetscErrorCode TalusSimDestroyTables(TalusSim);
-/* probe.c: the watches' measures of this step (after the impulses are known) */
-PETSC_INTERN PetscErrorCode TalusSimComputeWatches(TalusSim);
-PETSC_INTERN PetscErrorCode TalusSimDestroyWatches(TalusSim);
+/* module.c: the modules' hooks at one point of the step, in their order; their states' release */
+PETSC_INTERN PetscErrorCode TalusSimRunHook(TalusSim, TalusSimHook);
+PETSC_INTERN PetscErrorCode TalusSimDestroyModules(TalusSim);
 /* the velocity of body k's material at the world-frame lever arm S from its centre: v + omega x S
    (a fixed body's: its surface velocity, or a prescribed body's) */
 PETSC_INTERN void TalusBodyPointVelocity(const TalusBodies *, PetscInt k, const PetscReal S[3], PetscReal v[3]);

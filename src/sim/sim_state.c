@@ -6,13 +6,6 @@
  */
 #include "sim_impl.h"
 
-PetscErrorCode TalusSimGetComm(TalusSim sim, MPI_Comm *comm)
-{
-  PetscFunctionBegin;
-  *comm = sim->comm;
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TalusSimGetState(TalusSim sim, TalusSimState *state)
 {
   PetscFunctionBegin;

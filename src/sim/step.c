@@ -245,6 +245,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(Collide(sim, stats));
   PetscCall(TalusSimBuildJointRows(sim));
   PetscCall(TalusSimComputeWrenches(sim));
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_COLLIDE));
   PetscCall(PetscTime(&t1));
   PetscCall(TalusSimAssembleCCP(sim, &ccp));
   PetscCall(PetscTime(&t2));
@@ -263,7 +264,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(PetscTime(&t3));
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
   PetscCall(TalusSimShareJointImpulses(sim));
-  PetscCall(TalusSimComputeWatches(sim));
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_SOLVE));
   stats->joints = sim->njoints;
   PetscCall(TalusSimContactStatistics(sim, &ccp, stats, &totals));
   PetscCall(Integrate(sim));
@@ -274,6 +275,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   sim->t += sim->dt;
   sim->step++;
   PetscCall(TalusSimReduceStatistics(sim, stats, &totals));
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_END_OF_STEP));
   PetscCall(TalusSimDropGhosts(sim));
   PetscCall(TalusDecompWantsRebalance(sim->decomp, sim->step, stats->imbalance, &rebalance));
   PetscCall(TalusSimMigrate(sim, rebalance));

@@ -1,58 +1,92 @@
 /*
- * The simulation's tables of time (include/talus/table.h): kept the same on every rank, named by
- * handle (1, 2, ...) from drivers' motions, prescribed motions and loads.
+ * The simulation's tables of time (include/talus/table.h) as a module: kept the same on every rank,
+ * named by handle (1, 2, ...) from drivers' motions, prescribed motions and loads. The module owns
+ * them (its state); everything else reads them through TalusSimGetTables.
  */
-#include "sim_impl.h"
+#include "modules.h"
+
+typedef struct {
+  PetscInt    n;
+  TalusTable *tables; /* handle k is tables[k - 1] */
+} Tables;
+
+static PetscErrorCode TablesDestroy(TalusSim sim, void *state)
+{
+  Tables *t = (Tables *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  for (PetscInt i = 0; i < t->n; i++) PetscCall(PetscFree(t->tables[i].data));
+  PetscCall(PetscFree(t->tables));
+  t->n = 0;
+  PetscFunctionReturn(0);
+}
+
+const TalusSimModuleOps TalusTablesModule = {.name = "tables", .state_size = sizeof(Tables), .destroy = TablesDestroy};
+
+static PetscErrorCode GetTables(TalusSim sim, Tables **t)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetModuleState(sim, &TalusTablesModule, (void **)t));
+  PetscFunctionReturn(0);
+}
 
 PetscErrorCode TalusSimAddTable(TalusSim sim, PetscInt columns, PetscInt npoints, const PetscReal data[],
                                 PetscInt *handle)
 {
   const char *why = TalusTableCheck(columns, npoints, data);
   TalusTable  tab = {.columns = columns, .npoints = npoints};
+  Tables     *t;
+  MPI_Comm    comm;
 
   PetscFunctionBegin;
-  PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT, "table %" PetscInt_FMT ": %s", sim->ntables + 1, why);
+  PetscCall(GetTables(sim, &t));
+  PetscCall(TalusSimGetComm(sim, &comm));
+  PetscCheck(!why, comm, PETSC_ERR_USER_INPUT, "table %" PetscInt_FMT ": %s", t->n + 1, why);
   PetscCall(PetscMalloc1(npoints * (columns + 1), &tab.data));
   PetscCall(PetscArraycpy(tab.data, data, npoints * (columns + 1)));
-  PetscCall(PetscRealloc(sizeof(tab) * (sim->ntables + 1), &sim->tables));
-  sim->tables[sim->ntables++] = tab;
-  *handle                     = sim->ntables;
+  PetscCall(PetscRealloc(sizeof(tab) * (t->n + 1), &t->tables));
+  t->tables[t->n++] = tab;
+  *handle           = t->n;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimGetTables(TalusSim sim, PetscInt *n, const TalusTable **tables)
 {
+  Tables *t;
+
   PetscFunctionBegin;
-  if (n) *n = sim->ntables;
-  if (tables) *tables = sim->tables;
+  PetscCall(GetTables(sim, &t));
+  if (n) *n = t->n;
+  if (tables) *tables = t->tables;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimSetTables(TalusSim sim, PetscInt n, const TalusTable tables[])
 {
+  Tables  *t;
+  MPI_Comm comm;
   PetscInt handle;
 
   PetscFunctionBegin;
-  PetscCheck(!sim->ntables, sim->comm, PETSC_ERR_ORDER, "tables are restored into a simulation without them");
+  PetscCall(GetTables(sim, &t));
+  PetscCall(TalusSimGetComm(sim, &comm));
+  PetscCheck(!t->n, comm, PETSC_ERR_ORDER, "tables are restored into a simulation without them");
   for (PetscInt i = 0; i < n; i++)
     PetscCall(TalusSimAddTable(sim, tables[i].columns, tables[i].npoints, tables[i].data, &handle));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimDestroyTables(TalusSim sim)
+PetscErrorCode TalusSimTableFault(TalusSim sim, PetscInt handle, PetscInt columns, const char **why)
 {
-  PetscFunctionBegin;
-  for (PetscInt i = 0; i < sim->ntables; i++) PetscCall(PetscFree(sim->tables[i].data));
-  PetscCall(PetscFree(sim->tables));
-  sim->ntables = 0;
-  PetscFunctionReturn(0);
-}
+  Tables *t;
 
-const char *TalusSimTableFault(TalusSim sim, PetscInt handle, PetscInt columns)
-{
-  if (!handle) return NULL;
-  if (handle < 0 || handle > sim->ntables) return "it names a table that does not exist";
-  if (sim->tables[handle - 1].columns != columns)
-    return columns == 1 ? "its table must have one value column" : "its table must have three value columns";
-  return NULL;
+  PetscFunctionBegin;
+  PetscCall(GetTables(sim, &t));
+  *why = NULL;
+  if (!handle) PetscFunctionReturn(0);
+  if (handle < 0 || handle > t->n) *why = "it names a table that does not exist";
+  else if (t->tables[handle - 1].columns != columns)
+    *why = columns == 1 ? "its table must have one value column" : "its table must have three value columns";
+  PetscFunctionReturn(0);
 }

@@ -1,0 +1,79 @@
+/*
+ * The modules' registry and their states in a simulation (include/talus/module.h): the step calls
+ * TalusSimRunHook at its fixed points, TalusSimDestroy TalusSimDestroyModules. The registry is
+ * global (like PETSc's type lists); each simulation keeps one state per registered module, indexed
+ * as the registry is, made when first used.
+ */
+#include "sim_impl.h"
+#include <talus/module.h>
+
+#define MAX_MODULES 64
+
+static const TalusSimModuleOps *modules[MAX_MODULES];
+static PetscInt                 nmodules = 0;
+
+PetscErrorCode TalusSimModuleRegister(const TalusSimModuleOps *ops)
+{
+  PetscFunctionBegin;
+  PetscCheck(ops && ops->name, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "A module needs its record and its name");
+  for (PetscInt m = 0; m < nmodules; m++) {
+    if (modules[m] == ops) PetscFunctionReturn(0); /* registered already (TalusRegisterAll may run twice) */
+    PetscCheck(strcmp(modules[m]->name, ops->name), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+               "A module named %s is registered already", ops->name);
+  }
+  PetscCheck(nmodules < MAX_MODULES, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "Too many modules (%d): raise MAX_MODULES in src/sim/module.c", MAX_MODULES);
+  modules[nmodules++] = ops;
+  PetscFunctionReturn(0);
+}
+
+/* Module m's state in sim, made zeroed on first use (the array grows with the registry) */
+static PetscErrorCode ModuleState(TalusSim sim, PetscInt m, void **state)
+{
+  PetscFunctionBegin;
+  if (m >= sim->nmodule_states) {
+    PetscCall(PetscRealloc(sizeof(void *) * nmodules, &sim->module_states));
+    for (PetscInt k = sim->nmodule_states; k < nmodules; k++) sim->module_states[k] = NULL;
+    sim->nmodule_states = nmodules;
+  }
+  if (!sim->module_states[m]) PetscCall(PetscCalloc(PetscMax(modules[m]->state_size, 1), &sim->module_states[m]));
+  *state = sim->module_states[m];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetModuleState(TalusSim sim, const TalusSimModuleOps *ops, void **state)
+{
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < nmodules; m++)
+    if (modules[m] == ops) {
+      PetscCall(ModuleState(sim, m, state));
+      PetscFunctionReturn(0);
+    }
+  SETERRQ(sim->comm, PETSC_ERR_ORDER, "The module %s is not registered (TalusSimModuleRegister)",
+          ops && ops->name ? ops->name : "(unnamed)");
+}
+
+PetscErrorCode TalusSimRunHook(TalusSim sim, TalusSimHook hook)
+{
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < nmodules; m++) {
+    void *state;
+    if (!modules[m]->hook[hook]) continue;
+    PetscCall(ModuleState(sim, m, &state));
+    PetscCall(modules[m]->hook[hook](sim, state));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimDestroyModules(TalusSim sim)
+{
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < sim->nmodule_states; m++) {
+    if (!sim->module_states[m]) continue;
+    if (modules[m]->destroy) PetscCall(modules[m]->destroy(sim, sim->module_states[m]));
+    PetscCall(PetscFree(sim->module_states[m]));
+  }
+  PetscCall(PetscFree(sim->module_states));
+  sim->nmodule_states = 0;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,165 @@
+/*
+ * A module made in the test tree (include/talus/module.h), as a program adds one: registered by its
+ * record, its state in each simulation, its hooks called at the step's fixed points. On any number of
+ * ranks, three balls (one resting on a plane, two falling freely):
+ *   - each hook is called once a step, END_OF_STEP after the clock advanced (t = steps h);
+ *   - the state is the module's own in each simulation (two simulations, stepped 4 and 2 times);
+ *   - what a hook reads is the step's: the free balls' momentum, summed over the ranks that own them,
+ *     is -m g t at each step's end (seed 000 eq. 9: v+ = v + h g without contacts);
+ *   - hooks run in registration order: at its AFTER_SOLVE the watches (talus's module, registered
+ *     first) have measured the step already: the resting ball's support (about m g) as the step leaves it;
+ *   - destroy is called once for each simulation's state;
+ *   - refused: a second module of the same name, the state of a module never registered.
+ */
+#include "../common/check.h"
+#include <talus/module.h>
+
+typedef struct {
+  PetscInt  after_collide, after_solve, end_of_step;
+  PetscReal t, momentum_z, support_z;
+  PetscInt  watch;
+} Toy;
+
+static int destroyed = 0;
+
+static PetscErrorCode ToyAfterCollide(TalusSim sim, void *state)
+{
+  PetscFunctionBegin;
+  (void)sim;
+  ((Toy *)state)->after_collide++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ToyAfterSolve(TalusSim sim, void *state)
+{
+  Toy              *toy = (Toy *)state;
+  TalusWatchMeasure m;
+
+  PetscFunctionBegin;
+  toy->after_solve++;
+  PetscCall(TalusSimGetWatch(sim, toy->watch, &m));
+  toy->support_z = m.force[2];
+  PetscFunctionReturn(0);
+}
+
+/* the free balls' (ids 1 and 2) momentum along z, summed over the ranks that own them */
+static PetscErrorCode ToyEndOfStep(TalusSim sim, void *state)
+{
+  Toy         *toy = (Toy *)state;
+  TalusBodies *b;
+  MPI_Comm     comm;
+  PetscReal    p = 0.0;
+
+  PetscFunctionBegin;
+  toy->end_of_step++;
+  PetscCall(TalusSimGetTime(sim, &toy->t, NULL, NULL));
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusSimGetComm(sim, &comm));
+  for (PetscInt k = 0; k < b->nowned; k++)
+    if (b->id[k] == 1 || b->id[k] == 2) p += b->mass[k] * b->velocity[3 * k + 2];
+  PetscCall(MPIU_Allreduce(&p, &toy->momentum_z, 1, MPIU_REAL, MPIU_SUM, comm));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ToyDestroy(TalusSim sim, void *state)
+{
+  PetscFunctionBegin;
+  (void)sim, (void)state;
+  destroyed++;
+  PetscFunctionReturn(0);
+}
+
+static const TalusSimModuleOps toy_module = {
+  .name       = "toy",
+  .state_size = sizeof(Toy),
+  .destroy    = ToyDestroy,
+  .hook       = {[TALUS_HOOK_AFTER_COLLIDE] = ToyAfterCollide,
+                 [TALUS_HOOK_AFTER_SOLVE]   = ToyAfterSolve,
+                 [TALUS_HOOK_END_OF_STEP]   = ToyEndOfStep},
+};
+
+static PetscErrorCode NewScene(TalusSim *sim, Toy **toy)
+{
+  const PetscReal g[3] = {0, 0, -9.81}, h = 0.01, normal[3] = {0, 0, 1}, r[3] = {0.1, 0, 0};
+  const PetscReal rest[3] = {0, 0, 0.1}, free1[3] = {2, 0, 5}, free2[3] = {-2, 0, 8}, origin[3] = {0, 0, 0};
+  const PetscInt  resting = 0;
+  TalusBodies    *b;
+
+  PetscFunctionBegin;
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, g, h, 0.05, 0.5, 1e-10, sim));
+  PetscCall(TalusSimGetBodies(*sim, &b));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, rest, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 2.0, 0, PETSC_FALSE, free1, NULL));
+  PetscCall(TalusBodiesAdd(b, 2, TALUS_SPHERE, r, 3.0, 0, PETSC_FALSE, free2, NULL));
+  PetscCall(TalusBodiesAdd(b, 3, TALUS_PLANE, normal, 0.0, 0, PETSC_TRUE, origin, NULL));
+  PetscCall(TalusSimGetModuleState(*sim, &toy_module, (void **)toy));
+  PetscCall(TalusSimAddWatch(*sim, 1, &resting, &(*toy)->watch));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Steps(TalusSim sim, Toy *toy, PetscInt n)
+{
+  TalusStepStats    st;
+  TalusWatchMeasure m;
+
+  PetscFunctionBegin;
+  for (PetscInt s = 1; s <= n; s++) {
+    PetscCall(TalusSimStep(sim, &st));
+    CHECK(toy->after_collide == s && toy->after_solve == s && toy->end_of_step == s,
+          "after step %" PetscInt_FMT ": hooks called %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT " times", s,
+          toy->after_collide, toy->after_solve, toy->end_of_step);
+    CHECK(PetscAbsReal(toy->t - s * 0.01) < 1e-14, "END_OF_STEP at t = %g after step %" PetscInt_FMT, (double)toy->t,
+          s);
+    CHECK(PetscAbsReal(toy->momentum_z + 5.0 * 9.81 * toy->t) < 1e-12,
+          "the free balls' momentum %.15g at t = %g, expected %.15g", (double)toy->momentum_z, (double)toy->t,
+          (double)(-5.0 * 9.81 * toy->t));
+    PetscCall(TalusSimGetWatch(sim, toy->watch, &m));
+    CHECK(toy->support_z == m.force[2] && m.force[2] > 0.5 * 9.81,
+          "the watch measured before the toy's AFTER_SOLVE: the toy read %.10g N, the step's measure is %.10g N",
+          (double)toy->support_z, (double)m.force[2]);
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  TalusSim  a, b;
+  Toy      *toy_a, *toy_b;
+  PetscBool refused;
+
+  PetscCall(TalusInitialize(&argc, &argv, NULL));
+  PetscCall(TalusSimModuleRegister(&toy_module));
+  PetscCall(TalusSimModuleRegister(&toy_module)); /* the same record again: nothing new */
+  PetscCall(NewScene(&a, &toy_a));
+  PetscCall(NewScene(&b, &toy_b));
+  CHECK(toy_a != toy_b, "two simulations share the module's state");
+  PetscCall(Steps(a, toy_a, 4));
+  PetscCall(Steps(b, toy_b, 2));
+  CHECK(toy_a->end_of_step == 4 && toy_b->end_of_step == 2,
+        "the states are not each simulation's: %" PetscInt_FMT " and %" PetscInt_FMT " steps", toy_a->end_of_step,
+        toy_b->end_of_step);
+  PetscCall(TalusSimDestroy(&a));
+  PetscCall(TalusSimDestroy(&b));
+  CHECK(destroyed == 2, "destroy called %d times for two simulations", destroyed);
+
+  { /* refusals, each an error code (PETSc's return handler: no message, no abort) */
+    static const TalusSimModuleOps namesake = {.name = "toy"}, stranger = {.name = "stranger"};
+    TalusSim                       c;
+    void                          *state;
+    PetscErrorCode                 ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr    = TalusSimModuleRegister(&namesake);
+    refused = (PetscBool)(ierr != 0);
+    CHECK(refused, "a second module named toy registered");
+    PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &c));
+    ierr = TalusSimGetModuleState(c, &stranger, &state);
+    CHECK(ierr != 0, "the state of a module never registered given");
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(TalusSimDestroy(&c));
+  }
+  {
+    int status = TestSummary("test_module");
+    PetscCall(TalusFinalize());
+    return status;
+  }
+}

@@ -134,6 +134,9 @@ PETSC_EXTERN PetscErrorCode TalusBodiesAdd(TalusBodies *, PetscInt id, TalusShap
                                            PetscReal mass, PetscInt material, PetscBool fixed,
                                            const PetscReal position[3], PetscInt *index);
 PETSC_EXTERN PetscReal      TalusBodiesPairFriction(const TalusBodies *, PetscInt a, PetscInt b);
+/* the velocity of body k's material at the world-frame lever arm S from its centre: v + omega x S
+   (a fixed body's: its surface velocity, or a prescribed body's) */
+PETSC_EXTERN void TalusBodyPointVelocity(const TalusBodies *, PetscInt k, const PetscReal S[3], PetscReal v[3]);
 /* Mass and principal inertia of a solid shape of the given density (the shape's table entry). */
 PETSC_EXTERN void TalusShapeMassProperties(TalusShape, const PetscReal size[3], PetscReal density, PetscReal *mass,
                                            PetscReal inertia[3]);

@@ -11,9 +11,11 @@
 
 /* The points of a step (TalusSimStep, src/sim/step.c) where modules are called, in their order */
 typedef enum {
-  TALUS_HOOK_AFTER_COLLIDE, /* the contacts and the joints' rows of the step are known, the ghosts built */
-  TALUS_HOOK_AFTER_SOLVE,   /* the impulses are applied and shared: velocities and reactions of the step */
-  TALUS_HOOK_END_OF_STEP,   /* the bodies have moved, time and step count advanced; before migration */
+  TALUS_HOOK_BEFORE_GHOSTS,   /* the bodies are on their owners, the ghosts not yet copied (at the step's start) */
+  TALUS_HOOK_AFTER_COLLIDE,   /* the contacts and the joints' rows of the step are known, the ghosts built */
+  TALUS_HOOK_AFTER_SOLVE,     /* the impulses are applied and shared: velocities and reactions of the step */
+  TALUS_HOOK_AFTER_INTEGRATE, /* the free bodies have moved to t + h; the clock has not advanced */
+  TALUS_HOOK_END_OF_STEP,     /* time and step count advanced, the step's figures reduced; before migration */
   TALUS_NHOOKS
 } TalusSimHook;
 
@@ -24,6 +26,13 @@ typedef struct {
   PetscErrorCode (*destroy)(TalusSim, void *state);
   /* each hook, or NULL: called collectively on every rank of the simulation */
   PetscErrorCode (*hook[TALUS_NHOOKS])(TalusSim, void *state);
+  /* its share of the potential energy (collective; summed over the modules in their order), or NULL */
+  PetscErrorCode (*energy)(TalusSim, void *state, PetscReal *energy);
+  /* the bodies its links join at any distance, as (keeper, other) pairs: the keeper's rank needs the
+     other as a ghost; with pairs NULL only their count *n (the same on every rank), or NULL */
+  PetscErrorCode (*links)(TalusSim, void *state, PetscInt *n, PetscInt (*pairs)[2]);
+  /* what of it names body id, for messages ("spring 3"; left empty if nothing does), or NULL */
+  PetscErrorCode (*describe)(TalusSim, void *state, PetscInt id, char what[], size_t size);
 } TalusSimModuleOps;
 
 /* Registers talus's own modules (TalusRegisterAll calls it; src/sim/modules.c) */

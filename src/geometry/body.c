@@ -332,3 +332,12 @@ PetscErrorCode TalusBodiesSortById(TalusBodies *b)
   PetscCall(PetscFree3(all, ids, perm));
   PetscFunctionReturn(0);
 }
+
+void TalusBodyPointVelocity(const TalusBodies *b, PetscInt k, const PetscReal S[3], PetscReal v[3])
+{
+  PetscReal w[3], wxS[3];
+
+  TalusBodiesGetAngularVelocityWorld(b, k, w);
+  TalusCross3(w, S, wxS);
+  for (int d = 0; d < 3; d++) v[d] = b->velocity[3 * k + d] + wxS[d];
+}

@@ -10,82 +10,98 @@
  * seed 002 eq. 70, 72). Loads and springs are forces evaluated at the start of the step and applied
  * with gravity, h M^-1 F in the free velocity (seed 000 eq. 9b's f^l).
  */
-#include "sim_impl.h"
+#include "modules.h"
 
-void TalusBodyPointVelocity(const TalusBodies *b, PetscInt k, const PetscReal S[3], PetscReal v[3])
-{
-  PetscReal w[3], wxS[3];
+/* The module's state: the drives, the same on every rank */
+typedef struct {
+  PetscInt               nprescribed, nloads, nsprings;
+  TalusPrescribedMotion *prescribed;
+  TalusLoad             *loads;
+  TalusSpring           *springs;
+  PetscBool              springs_checked; /* their stability at this run's time step */
+} Drives;
 
-  TalusBodiesGetAngularVelocityWorld(b, k, w);
-  TalusCross3(w, S, wxS);
-  for (int d = 0; d < 3; d++) v[d] = b->velocity[3 * k + d] + wxS[d];
-}
+/* What a function of this file reads of the simulation: its communicator, bodies, clock and the drives */
+typedef struct {
+  MPI_Comm     comm;
+  TalusBodies *b;
+  PetscReal    t, dt;
+  Drives      *dr;
+} Context;
 
-PetscErrorCode TalusSimCheckBeforeStart(TalusSim sim, const char what[])
+static PetscErrorCode GetContext(TalusSim sim, Context *c)
 {
   PetscFunctionBegin;
-  PetscCheck(!sim->distributed, sim->comm, PETSC_ERR_ORDER,
-             "%s is given while every rank holds every body: before the first step", what);
+  PetscCall(TalusSimGetComm(sim, &c->comm));
+  PetscCall(TalusSimGetBodies(sim, &c->b));
+  PetscCall(TalusSimGetTime(sim, &c->t, NULL, &c->dt));
+  PetscCall(TalusSimGetModuleState(sim, &TalusDrivesModule, (void **)&c->dr));
   PetscFunctionReturn(0);
 }
 
-static PetscBool IsPrescribed(TalusSim sim, PetscInt id)
+static PetscBool IsPrescribed(const Drives *dr, PetscInt id)
 {
-  for (PetscInt p = 0; p < sim->nprescribed; p++)
-    if (sim->prescribed[p].body == id) return PETSC_TRUE;
+  for (PetscInt p = 0; p < dr->nprescribed; p++)
+    if (dr->prescribed[p].body == id) return PETSC_TRUE;
   return PETSC_FALSE;
 }
 
 PetscErrorCode TalusSimAddPrescribedMotion(TalusSim sim, const TalusPrescribedMotion *motion)
 {
-  TalusBodies          *b = sim->bodies;
+  Context               c;
+  TalusBodies          *b;
   const PetscInt        k = TalusSimFindBody(sim, motion->body);
   TalusPrescribedMotion m = *motion;
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
+  b = c.b;
   PetscCall(TalusSimCheckBeforeStart(sim, "a prescribed motion"));
-  PetscCheck(k >= 0 && TalusBodiesIsFinite(b, k), sim->comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(k >= 0 && TalusBodiesIsFinite(b, k), c.comm, PETSC_ERR_USER_INPUT,
              "a prescribed motion needs a body of finite shape, and %" PetscInt_FMT " is not one", motion->body);
-  PetscCheck(!IsPrescribed(sim, motion->body), sim->comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(!IsPrescribed(c.dr, motion->body), c.comm, PETSC_ERR_USER_INPUT,
              "body %" PetscInt_FMT " is given two motions", motion->body);
   for (int d = 0; d < 3; d++)
     PetscCheck(!PetscIsInfOrNanReal(m.velocity[d]) && !PetscIsInfOrNanReal(m.amplitude[d]) &&
                  !PetscIsInfOrNanReal(m.angular_velocity[d]) && !PetscIsInfOrNanReal(m.frequency) &&
                  !PetscIsInfOrNanReal(m.phase),
-               sim->comm, PETSC_ERR_USER_INPUT,
-               "body %" PetscInt_FMT "'s motion has a value that is not a finite number", motion->body);
+               c.comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT "'s motion has a value that is not a finite number",
+               motion->body);
   {
     const char *why;
     PetscCall(TalusSimTableFault(sim, m.table, 3, &why));
-    PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT "'s motion: %s", motion->body, why);
+    PetscCheck(!why, c.comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT "'s motion: %s", motion->body, why);
   }
   /* fixed: infinite mass, out of the velocity space, as TalusBodiesAdd makes fixed bodies */
   b->fixed[k] = PETSC_TRUE, b->mass[k] = 0.0;
   for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = 0.0;
-  m.t0 = sim->t;
+  m.t0 = c.t;
   for (int d = 0; d < 3; d++) m.position0[d] = b->position[3 * k + d];
   for (int d = 0; d < 4; d++) m.quaternion0[d] = b->quaternion[4 * k + d];
-  PetscCall(PetscRealloc(sizeof(m) * (sim->nprescribed + 1), &sim->prescribed));
-  sim->prescribed[sim->nprescribed++] = m;
+  PetscCall(PetscRealloc(sizeof(m) * (c.dr->nprescribed + 1), &c.dr->prescribed));
+  c.dr->prescribed[c.dr->nprescribed++] = m;
   PetscCall(TalusSimLinkBodies(sim, 1, &m.body));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimSetSurfaceVelocity(TalusSim sim, PetscInt id, const PetscReal v[3], const PetscReal w[3])
 {
-  TalusBodies   *b = sim->bodies;
+  Context        c;
+  TalusBodies   *b;
   const PetscInt k = TalusSimFindBody(sim, id);
   PetscReal      A[9];
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
+  b = c.b;
   PetscCall(TalusSimCheckBeforeStart(sim, "a surface velocity"));
   PetscCheck(
-    k >= 0 && b->fixed[k] && !IsPrescribed(sim, id), sim->comm, PETSC_ERR_USER_INPUT,
+    k >= 0 && b->fixed[k] && !IsPrescribed(c.dr, id), c.comm, PETSC_ERR_USER_INPUT,
     "a surface velocity is for a fixed body (a plane, a fixed box) whose pose is not prescribed; body %" PetscInt_FMT
     " is not one",
     id);
   if (!TalusBodiesIsFinite(b, k)) { /* a plane's material moves in its plane */
-    PetscCheck(PetscAbsReal(TalusDot3(v, &b->size[3 * k])) <= 1e-12 * TalusNorm3(v) && TalusNorm3(w) == 0.0, sim->comm,
+    PetscCheck(PetscAbsReal(TalusDot3(v, &b->size[3 * k])) <= 1e-12 * TalusNorm3(v) && TalusNorm3(w) == 0.0, c.comm,
                PETSC_ERR_USER_INPUT,
                "a plane's surface velocity must lie in the plane (normal to (%g, %g, %g)) and it cannot spin",
                (double)b->size[3 * k], (double)b->size[3 * k + 1], (double)b->size[3 * k + 2]);
@@ -98,20 +114,22 @@ PetscErrorCode TalusSimSetSurfaceVelocity(TalusSim sim, PetscInt id, const Petsc
 
 PetscErrorCode TalusSimAddLoad(TalusSim sim, const TalusLoad *load)
 {
+  Context        c;
   const PetscInt k = TalusSimFindBody(sim, load->body);
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
   PetscCall(TalusSimCheckBeforeStart(sim, "a load"));
-  PetscCheck(k >= 0 && !sim->bodies->fixed[k], sim->comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(k >= 0 && !c.b->fixed[k], c.comm, PETSC_ERR_USER_INPUT,
              "a load acts on a body that moves, and %" PetscInt_FMT " is %s", load->body,
              k < 0 ? "not a body" : "fixed");
   for (int which = 0; which < 2; which++) {
     const char *why;
     PetscCall(TalusSimTableFault(sim, which ? load->torque_table : load->force_table, 3, &why));
-    PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT, "the load on body %" PetscInt_FMT ": %s", load->body, why);
+    PetscCheck(!why, c.comm, PETSC_ERR_USER_INPUT, "the load on body %" PetscInt_FMT ": %s", load->body, why);
   }
-  PetscCall(PetscRealloc(sizeof(*load) * (sim->nloads + 1), &sim->loads));
-  sim->loads[sim->nloads++] = *load;
+  PetscCall(PetscRealloc(sizeof(*load) * (c.dr->nloads + 1), &c.dr->loads));
+  c.dr->loads[c.dr->nloads++] = *load;
   PetscCall(TalusSimLinkBodies(sim, 1, &load->body));
   PetscFunctionReturn(0);
 }
@@ -167,17 +185,20 @@ static PetscReal SpringStability(const TalusBodies *b, const TalusSpring *s, con
 static PetscErrorCode SpringFromPoints(TalusSim sim, const TalusSpring *spec, const PetscReal points[2][3],
                                        TalusSpring *s, PetscInt k[2])
 {
-  TalusBodies *b = sim->bodies;
+  Context      c;
+  TalusBodies *b;
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
+  b = c.b;
   PetscCall(TalusSimCheckBeforeStart(sim, "a spring"));
   *s = *spec;
   PetscCheck(s->stiffness >= 0.0 && s->damping >= 0.0 && s->rest_length >= 0.0 && s->stiffness < PETSC_INFINITY &&
                s->damping < PETSC_INFINITY && s->rest_length < PETSC_INFINITY,
-             sim->comm, PETSC_ERR_USER_INPUT, "a spring's stiffness, damping and rest length must be finite and >= 0");
+             c.comm, PETSC_ERR_USER_INPUT, "a spring's stiffness, damping and rest length must be finite and >= 0");
   for (int end = 0; end < 2; end++) {
     k[end] = spec->body[end] == TALUS_WORLD ? -1 : TalusSimFindBody(sim, spec->body[end]);
-    PetscCheck(spec->body[end] == TALUS_WORLD || k[end] >= 0, sim->comm, PETSC_ERR_USER_INPUT,
+    PetscCheck(spec->body[end] == TALUS_WORLD || k[end] >= 0, c.comm, PETSC_ERR_USER_INPUT,
                "a spring names body %" PetscInt_FMT ", which does not exist", spec->body[end]);
     if (k[end] < 0) {
       for (int d = 0; d < 3; d++) s->anchor[end][d] = points[end][d];
@@ -188,8 +209,8 @@ static PetscErrorCode SpringFromPoints(TalusSim sim, const TalusSpring *spec, co
       TalusRotateBack(A, lever, s->anchor[end]);
     }
   }
-  PetscCheck(spec->body[0] != spec->body[1], sim->comm, PETSC_ERR_USER_INPUT, "a spring needs two different bodies");
-  PetscCheck((k[0] >= 0 && !b->fixed[k[0]]) || (k[1] >= 0 && !b->fixed[k[1]]), sim->comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(spec->body[0] != spec->body[1], c.comm, PETSC_ERR_USER_INPUT, "a spring needs two different bodies");
+  PetscCheck((k[0] >= 0 && !b->fixed[k[0]]) || (k[1] >= 0 && !b->fixed[k[1]]), c.comm, PETSC_ERR_USER_INPUT,
              "neither end of the spring is on a body that moves");
   PetscFunctionReturn(0);
 }
@@ -197,38 +218,44 @@ static PetscErrorCode SpringFromPoints(TalusSim sim, const TalusSpring *spec, co
 PetscErrorCode TalusSimCheckSpring(TalusSim sim, const TalusSpring *spec, const PetscReal points[2][3],
                                    PetscReal *stability)
 {
+  Context     c;
   TalusSpring s;
   PetscInt    k[2];
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
   PetscCall(SpringFromPoints(sim, spec, points, &s, k));
-  *stability = SpringStability(sim->bodies, &s, k, sim->dt);
+  *stability = SpringStability(c.b, &s, k, c.dt);
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode RefuseUnstable(TalusSim sim, PetscInt index, const TalusSpring *s, PetscReal stability)
 {
+  Context c;
   PetscFunctionBegin;
-  PetscCheck(stability < 4.0, sim->comm, PETSC_ERR_USER_INPUT,
+  PetscCall(GetContext(sim, &c));
+  PetscCheck(stability < 4.0, c.comm, PETSC_ERR_USER_INPUT,
              "spring %" PetscInt_FMT
              " (K = %g N/m, C = %g N s/m) is unstable at h = %g s: h^2 K / m + 2 h C / m = %g with m "
              "its effective mass must be below 4 (explicit spring-damper: a smaller -dt, or a softer spring)",
-             index, (double)s->stiffness, (double)s->damping, (double)sim->dt, (double)stability);
+             index, (double)s->stiffness, (double)s->damping, (double)c.dt, (double)stability);
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimAddSpring(TalusSim sim, const TalusSpring *spec, const PetscReal points[2][3],
                                  PetscReal *stability)
 {
+  Context     c;
   TalusSpring s;
   PetscInt    k[2];
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
   PetscCall(SpringFromPoints(sim, spec, points, &s, k));
-  *stability = SpringStability(sim->bodies, &s, k, sim->dt);
-  PetscCall(RefuseUnstable(sim, sim->nsprings, &s, *stability));
-  PetscCall(PetscRealloc(sizeof(s) * (sim->nsprings + 1), &sim->springs));
-  sim->springs[sim->nsprings++] = s;
+  *stability = SpringStability(c.b, &s, k, c.dt);
+  PetscCall(RefuseUnstable(sim, c.dr->nsprings, &s, *stability));
+  PetscCall(PetscRealloc(sizeof(s) * (c.dr->nsprings + 1), &c.dr->springs));
+  c.dr->springs[c.dr->nsprings++] = s;
   PetscCall(TalusSimLinkBodies(sim, 2, s.body));
   PetscFunctionReturn(0);
 }
@@ -237,10 +264,12 @@ PetscErrorCode TalusSimAddSpring(TalusSim sim, const TalusSpring *spec, const Pe
    by -dt or at a restart): every spring's stability at the step's h, from its ends' owners */
 static PetscErrorCode CheckSpringsOnce(TalusSim sim)
 {
+  Context c;
   PetscFunctionBegin;
-  if (sim->springs_checked || !sim->nsprings) PetscFunctionReturn(0);
-  for (PetscInt s = 0; s < sim->nsprings; s++) {
-    const TalusSpring *spring     = &sim->springs[s];
+  PetscCall(GetContext(sim, &c));
+  if (c.dr->springs_checked || !c.dr->nsprings) PetscFunctionReturn(0);
+  for (PetscInt s = 0; s < c.dr->nsprings; s++) {
+    const TalusSpring *spring     = &c.dr->springs[s];
     PetscReal          inverse[2] = {0.0, 0.0}, e[3] = {1, 0, 0}, p[2][3], S[2][3], v[3], L, stability;
     TalusPose          pose[2];
     PetscInt           local_k;
@@ -255,14 +284,14 @@ static PetscErrorCode CheckSpringsOnce(TalusSim sim)
       for (int d = 0; d < 3; d++) e[d] = v[d] / L;
     for (int end = 0; end < 2; end++) { /* each end's owner adds its inverse mass along e */
       local_k = TalusSimLinkedIndex(sim, spring->body[end]);
-      if (local_k >= 0 && local_k < sim->bodies->nowned && TalusBodiesIsFinite(sim->bodies, local_k))
-        inverse[end] = InverseMassAlong(sim->bodies, local_k, S[end], e);
+      if (local_k >= 0 && local_k < c.b->nowned && TalusBodiesIsFinite(c.b, local_k))
+        inverse[end] = InverseMassAlong(c.b, local_k, S[end], e);
     }
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, inverse, 2, MPIU_REAL, MPIU_SUM, sim->comm));
-    stability = (sim->dt * sim->dt * spring->stiffness + 2.0 * sim->dt * spring->damping) * (inverse[0] + inverse[1]);
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, inverse, 2, MPIU_REAL, MPIU_SUM, c.comm));
+    stability = (c.dt * c.dt * spring->stiffness + 2.0 * c.dt * spring->damping) * (inverse[0] + inverse[1]);
     PetscCall(RefuseUnstable(sim, s, spring, stability));
   }
-  sim->springs_checked = PETSC_TRUE;
+  c.dr->springs_checked = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -270,44 +299,36 @@ PetscErrorCode TalusSimGetDrives(TalusSim sim, PetscInt *nprescribed, const Talu
                                  PetscInt *nloads, const TalusLoad **loads, PetscInt *nsprings,
                                  const TalusSpring **springs)
 {
+  Context c;
   PetscFunctionBegin;
-  if (nprescribed) *nprescribed = sim->nprescribed;
-  if (prescribed) *prescribed = sim->prescribed;
-  if (nloads) *nloads = sim->nloads;
-  if (loads) *loads = sim->loads;
-  if (nsprings) *nsprings = sim->nsprings;
-  if (springs) *springs = sim->springs;
+  PetscCall(GetContext(sim, &c));
+  if (nprescribed) *nprescribed = c.dr->nprescribed;
+  if (prescribed) *prescribed = c.dr->prescribed;
+  if (nloads) *nloads = c.dr->nloads;
+  if (loads) *loads = c.dr->loads;
+  if (nsprings) *nsprings = c.dr->nsprings;
+  if (springs) *springs = c.dr->springs;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimSetDrives(TalusSim sim, PetscInt nprescribed, const TalusPrescribedMotion *prescribed,
                                  PetscInt nloads, const TalusLoad *loads, PetscInt nsprings, const TalusSpring *springs)
 {
+  Context c;
   PetscFunctionBegin;
-  PetscCheck(!sim->nprescribed && !sim->nloads && !sim->nsprings, sim->comm, PETSC_ERR_ORDER,
+  PetscCall(GetContext(sim, &c));
+  PetscCheck(!c.dr->nprescribed && !c.dr->nloads && !c.dr->nsprings, c.comm, PETSC_ERR_ORDER,
              "drives are restored into a simulation without them");
-  PetscCall(PetscMalloc1(nprescribed + 1, &sim->prescribed)); /* grown one by one by the Add functions */
-  PetscCall(PetscMalloc1(nloads + 1, &sim->loads));
-  PetscCall(PetscMalloc1(nsprings + 1, &sim->springs));
-  PetscCall(PetscArraycpy(sim->prescribed, prescribed, nprescribed));
-  PetscCall(PetscArraycpy(sim->loads, loads, nloads));
-  PetscCall(PetscArraycpy(sim->springs, springs, nsprings));
-  sim->nprescribed = nprescribed, sim->nloads = nloads, sim->nsprings = nsprings;
+  PetscCall(PetscMalloc1(nprescribed + 1, &c.dr->prescribed)); /* grown one by one by the Add functions */
+  PetscCall(PetscMalloc1(nloads + 1, &c.dr->loads));
+  PetscCall(PetscMalloc1(nsprings + 1, &c.dr->springs));
+  PetscCall(PetscArraycpy(c.dr->prescribed, prescribed, nprescribed));
+  PetscCall(PetscArraycpy(c.dr->loads, loads, nloads));
+  PetscCall(PetscArraycpy(c.dr->springs, springs, nsprings));
+  c.dr->nprescribed = nprescribed, c.dr->nloads = nloads, c.dr->nsprings = nsprings;
   for (PetscInt p = 0; p < nprescribed; p++) PetscCall(TalusSimLinkBodies(sim, 1, &prescribed[p].body));
   for (PetscInt l = 0; l < nloads; l++) PetscCall(TalusSimLinkBodies(sim, 1, &loads[l].body));
   for (PetscInt s = 0; s < nsprings; s++) PetscCall(TalusSimLinkBodies(sim, 2, springs[s].body));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusSimDestroyDrives(TalusSim sim)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree(sim->prescribed));
-  PetscCall(PetscFree(sim->loads));
-  PetscCall(PetscFree(sim->springs));
-  PetscCall(PetscFree(sim->wrench));
-  PetscCall(PetscFree(sim->linked_ids));
-  PetscCall(PetscFree(sim->linked_local));
   PetscFunctionReturn(0);
 }
 
@@ -315,26 +336,32 @@ PetscErrorCode TalusSimDestroyDrives(TalusSim sim)
 static PetscErrorCode EachPrescribed(TalusSim sim,
                                      PetscErrorCode (*fn)(TalusSim, PetscInt, const TalusPrescribedMotion *))
 {
+  Context c;
+
   PetscFunctionBegin;
-  if (!sim->nprescribed) PetscFunctionReturn(0);
-  for (PetscInt p = 0; p < sim->nprescribed; p++) {
-    const PetscInt k = TalusSimLinkedIndex(sim, sim->prescribed[p].body);
-    if (k >= 0 && k < sim->bodies->nowned) PetscCall(fn(sim, k, &sim->prescribed[p]));
+  PetscCall(GetContext(sim, &c));
+  if (!c.dr->nprescribed) PetscFunctionReturn(0);
+  for (PetscInt p = 0; p < c.dr->nprescribed; p++) {
+    const PetscInt k = TalusSimLinkedIndex(sim, c.dr->prescribed[p].body);
+    if (k >= 0 && k < c.b->nowned) PetscCall(fn(sim, k, &c.dr->prescribed[p]));
   }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode SetVelocity(TalusSim sim, PetscInt k, const TalusPrescribedMotion *m)
 {
+  Context           c;
   const TalusTable *tables;
-  TalusBodies      *b = sim->bodies;
+  TalusBodies      *b;
   PetscReal         x0[3], x1[3], q[4], A[9];
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
+  b = c.b;
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
-  TalusPrescribedPose(m, tables, sim->t, x0, q);
-  TalusPrescribedPose(m, tables, sim->t + sim->dt, x1, q);
-  for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / sim->dt;
+  TalusPrescribedPose(m, tables, c.t, x0, q);
+  TalusPrescribedPose(m, tables, c.t + c.dt, x1, q);
+  for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / c.dt;
   TalusQuatToMatrix(&b->quaternion[4 * k], A);
   TalusRotateBack(A, m->angular_velocity, &b->omega[3 * k]);
   PetscFunctionReturn(0);
@@ -342,20 +369,24 @@ static PetscErrorCode SetVelocity(TalusSim sim, PetscInt k, const TalusPrescribe
 
 static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMotion *m)
 {
+  Context           c;
   const TalusTable *tables;
-  TalusBodies      *b = sim->bodies;
-  PetscReal         x[3], q[4], travel[3], A[9];
+  TalusBodies      *b;
+  PetscReal         x[3], q[4], travel[3], A[9], rmax;
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
+  PetscCall(TalusSimGetLargestRadius(sim, &rmax));
+  b = c.b;
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
-  TalusPrescribedPose(m, tables, sim->t + sim->dt, x, q);
+  TalusPrescribedPose(m, tables, c.t + c.dt, x, q);
   for (int d = 0; d < 3; d++) travel[d] = x[d] - b->position[3 * k + d];
   /* as CheckTravel (step.c) for the bodies that move freely: ghosts reach r_max beyond a step */
-  PetscCheck(TalusNorm3(travel) <= sim->rmax || sim->rmax == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
+  PetscCheck(TalusNorm3(travel) <= rmax || rmax == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
              "prescribed body %" PetscInt_FMT
              " moves %g m in one step (t = %g s), more than the largest body radius %g m: "
              "contacts would be missed; use a smaller -dt (now %g s)",
-             b->id[k], (double)TalusNorm3(travel), (double)sim->t, (double)sim->rmax, (double)sim->dt);
+             b->id[k], (double)TalusNorm3(travel), (double)c.t, (double)rmax, (double)c.dt);
   for (int d = 0; d < 3; d++) b->position[3 * k + d] = x[d];
   for (int d = 0; d < 4; d++) b->quaternion[4 * k + d] = q[d];
   TalusQuatToMatrix(q, A); /* the body-frame angular velocity follows the new orientation */
@@ -363,17 +394,24 @@ static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMot
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimPrescribeVelocities(TalusSim sim)
+/* TALUS_HOOK_BEFORE_GHOSTS: the prescribed bodies' velocities for the step to come */
+static PetscErrorCode DrivesPrescribeVelocities(TalusSim sim, void *state)
 {
+  Context c;
+
   PetscFunctionBegin;
-  if (sim->nprescribed) PetscCall(TalusSimMapLinked(sim, 0)); /* before the ghosts, which map them again */
+  (void)state;
+  PetscCall(GetContext(sim, &c));
+  if (c.dr->nprescribed) PetscCall(TalusSimMapLinked(sim, 0)); /* before the ghosts, which map them again */
   PetscCall(EachPrescribed(sim, SetVelocity));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimMovePrescribed(TalusSim sim)
+/* TALUS_HOOK_AFTER_INTEGRATE: the prescribed bodies' poses at the step's end, set, never integrated */
+static PetscErrorCode DrivesMovePrescribed(TalusSim sim, void *state)
 {
   PetscFunctionBegin;
+  (void)state;
   PetscCall(EachPrescribed(sim, SetPose));
   PetscFunctionReturn(0);
 }
@@ -387,29 +425,40 @@ static void AddWrench(PetscReal *wrench, PetscInt k, const PetscReal F[3], const
   for (int d = 0; d < 3; d++) wrench[6 * k + d] += F[d], wrench[6 * k + 3 + d] += SxF[d] + T[d];
 }
 
-PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
+/* TALUS_HOOK_AFTER_COLLIDE: the loads' and springs' wrenches of the step (after the ghosts, which the
+   springs' far ends may be), taken at its start */
+static PetscErrorCode DrivesComputeWrenches(TalusSim sim, void *state)
 {
+  Context           c;
   const TalusTable *tables;
-  TalusBodies      *b = sim->bodies;
+  TalusBodies      *b;
+  PetscReal        *wrench;
+  PetscMPIInt       rank;
 
   PetscFunctionBegin;
+  (void)state;
+  PetscCall(GetContext(sim, &c));
+  PetscCallMPI(MPI_Comm_rank(c.comm, &rank));
+  b = c.b;
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
-  PetscCall(PetscFree(sim->wrench));
-  if (!sim->nloads && !sim->nsprings) PetscFunctionReturn(0);
+  if (!c.dr->nloads && !c.dr->nsprings) {
+    PetscCall(TalusSimResetWrenches(sim, PETSC_FALSE, &wrench));
+    PetscFunctionReturn(0);
+  }
   PetscCall(CheckSpringsOnce(sim));
-  PetscCall(PetscCalloc1(6 * b->nowned + 1, &sim->wrench));
-  for (PetscInt l = 0; l < sim->nloads; l++) {
-    const TalusLoad *load = &sim->loads[l];
+  PetscCall(TalusSimResetWrenches(sim, PETSC_TRUE, &wrench));
+  for (PetscInt l = 0; l < c.dr->nloads; l++) {
+    const TalusLoad *load = &c.dr->loads[l];
     const PetscInt   k    = TalusSimLinkedIndex(sim, load->body);
     PetscReal        F[3], T[3], S[3], A[9], force[3], torque[3], add[3];
     if (k < 0 || k >= b->nowned) continue;
     for (int d = 0; d < 3; d++) force[d] = load->force[d], torque[d] = load->torque[d];
     if (load->force_table) { /* the tables' values at the step's start, as every load is taken */
-      TalusTableEvaluate(&tables[load->force_table - 1], sim->t, add, NULL);
+      TalusTableEvaluate(&tables[load->force_table - 1], c.t, add, NULL);
       for (int d = 0; d < 3; d++) force[d] += add[d];
     }
     if (load->torque_table) {
-      TalusTableEvaluate(&tables[load->torque_table - 1], sim->t, add, NULL);
+      TalusTableEvaluate(&tables[load->torque_table - 1], c.t, add, NULL);
       for (int d = 0; d < 3; d++) torque[d] += add[d];
     }
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
@@ -419,10 +468,10 @@ PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
       TalusRotate(A, load->point, S);
     } else
       for (int d = 0; d < 3; d++) F[d] = force[d], T[d] = torque[d], S[d] = load->point[d];
-    AddWrench(sim->wrench, k, F, S, T);
+    AddWrench(wrench, k, F, S, T);
   }
-  for (PetscInt s = 0; s < sim->nsprings; s++) {
-    const TalusSpring *spring = &sim->springs[s];
+  for (PetscInt s = 0; s < c.dr->nsprings; s++) {
+    const TalusSpring *spring = &c.dr->springs[s];
     PetscInt           k[2];
     PetscReal          p[2][3], S[2][3], v[2][3], f[3];
     const PetscReal    none[3] = {0, 0, 0};
@@ -430,7 +479,7 @@ PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
     if (!((k[0] >= 0 && k[0] < b->nowned) || (k[1] >= 0 && k[1] < b->nowned))) continue; /* no end here */
     for (int end = 0; end < 2; end++) {
       PetscCheck(k[end] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                 "spring %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d", s, spring->body[end], sim->rank);
+                 "spring %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d", s, spring->body[end], rank);
       SpringEnd(b, k[end], spring->anchor[end], p[end], S[end], v[end]);
     }
     TalusSpringForce(spring, p[0], p[1], v[0], v[1], f);
@@ -438,36 +487,30 @@ PetscErrorCode TalusSimComputeWrenches(TalusSim sim)
       PetscReal F[3];
       if (k[end] < 0 || k[end] >= b->nowned || b->fixed[k[end]]) continue;
       for (int d = 0; d < 3; d++) F[d] = end ? f[d] : -f[d];
-      AddWrench(sim->wrench, k[end], F, S[end], none);
+      AddWrench(wrench, k[end], F, S[end], none);
     }
   }
   PetscFunctionReturn(0);
 }
 
-PetscReal TalusSimGravityEnergyLocal(TalusSim sim)
+/* The springs' potential energy (the module's energy: collective) */
+static PetscErrorCode DrivesSpringEnergy(TalusSim sim, void *state, PetscReal *energy)
 {
-  const TalusBodies *b = sim->bodies;
-  PetscReal          e = 0.0;
-
-  for (PetscInt k = 0; k < b->nowned; k++)
-    if (!b->fixed[k]) e -= b->mass[k] * TalusDot3(sim->gravity, &b->position[3 * k]);
-  return e;
-}
-
-PetscErrorCode TalusSimSpringEnergy(TalusSim sim, PetscReal *energy)
-{
+  Context    c;
   PetscInt  *ids;
   TalusPose *pose;
 
   PetscFunctionBegin;
+  (void)state;
+  PetscCall(GetContext(sim, &c));
   *energy = 0.0;
-  if (!sim->nsprings) PetscFunctionReturn(0);
-  PetscCall(PetscMalloc2(2 * sim->nsprings, &ids, 2 * sim->nsprings, &pose));
-  for (PetscInt s = 0; s < sim->nsprings; s++)
-    ids[2 * s] = sim->springs[s].body[0], ids[2 * s + 1] = sim->springs[s].body[1];
-  PetscCall(TalusSimGatherPoses(sim, 2 * sim->nsprings, ids, pose)); /* every end from its owner, in one reduction */
-  for (PetscInt s = 0; s < sim->nsprings; s++) {
-    const TalusSpring *spring = &sim->springs[s];
+  if (!c.dr->nsprings) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(2 * c.dr->nsprings, &ids, 2 * c.dr->nsprings, &pose));
+  for (PetscInt s = 0; s < c.dr->nsprings; s++)
+    ids[2 * s] = c.dr->springs[s].body[0], ids[2 * s + 1] = c.dr->springs[s].body[1];
+  PetscCall(TalusSimGatherPoses(sim, 2 * c.dr->nsprings, ids, pose)); /* every end from its owner, in one reduction */
+  for (PetscInt s = 0; s < c.dr->nsprings; s++) {
+    const TalusSpring *spring = &c.dr->springs[s];
     PetscReal          p[2][3], L;
     for (int end = 0; end < 2; end++) {
       TalusRotate(pose[2 * s + end].A, spring->anchor[end], p[end]);
@@ -481,15 +524,57 @@ PetscErrorCode TalusSimSpringEnergy(TalusSim sim, PetscReal *energy)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimGetPotentialEnergy(TalusSim sim, PetscReal *energy)
+/* The springs join their two bodies at any distance: each end's rank needs the other end */
+static PetscErrorCode DrivesLinks(TalusSim sim, void *state, PetscInt *n, PetscInt (*pairs)[2])
 {
-  PetscReal gravity, springs;
+  const Drives *dr = (const Drives *)state;
 
   PetscFunctionBegin;
-  PetscCall(TalusSimDistribute(sim));
-  gravity = TalusSimGravityEnergyLocal(sim);
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &gravity, 1, MPIU_REAL, MPIU_SUM, sim->comm));
-  PetscCall(TalusSimSpringEnergy(sim, &springs));
-  *energy = gravity + springs;
+  (void)sim;
+  *n = 2 * dr->nsprings;
+  if (!pairs) PetscFunctionReturn(0);
+  for (PetscInt s = 0, i = 0; s < dr->nsprings; s++)
+    for (int end = 0; end < 2; end++, i++)
+      pairs[i][0] = dr->springs[s].body[end], pairs[i][1] = dr->springs[s].body[1 - end];
   PetscFunctionReturn(0);
 }
+
+static PetscErrorCode DrivesDescribe(TalusSim sim, void *state, PetscInt id, char what[], size_t size)
+{
+  const Drives *dr = (const Drives *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  for (PetscInt s = 0; s < dr->nsprings && !what[0]; s++)
+    if (dr->springs[s].body[0] == id || dr->springs[s].body[1] == id)
+      PetscCall(PetscSNPrintf(what, size, "spring %" PetscInt_FMT, s));
+  for (PetscInt l = 0; l < dr->nloads && !what[0]; l++)
+    if (dr->loads[l].body == id) PetscCall(PetscSNPrintf(what, size, "load %" PetscInt_FMT, l));
+  for (PetscInt p = 0; p < dr->nprescribed && !what[0]; p++)
+    if (dr->prescribed[p].body == id) PetscCall(PetscSNPrintf(what, size, "a prescribed motion"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DrivesDestroy(TalusSim sim, void *state)
+{
+  Drives *dr = (Drives *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  PetscCall(PetscFree(dr->prescribed));
+  PetscCall(PetscFree(dr->loads));
+  PetscCall(PetscFree(dr->springs));
+  PetscFunctionReturn(0);
+}
+
+const TalusSimModuleOps TalusDrivesModule = {
+  .name       = "drives",
+  .state_size = sizeof(Drives),
+  .destroy    = DrivesDestroy,
+  .hook       = {[TALUS_HOOK_BEFORE_GHOSTS]   = DrivesPrescribeVelocities,
+                 [TALUS_HOOK_AFTER_COLLIDE]   = DrivesComputeWrenches,
+                 [TALUS_HOOK_AFTER_INTEGRATE] = DrivesMovePrescribed},
+  .energy     = DrivesSpringEnergy,
+  .links      = DrivesLinks,
+  .describe   = DrivesDescribe,
+};

@@ -58,16 +58,18 @@ PetscInt TalusSimLinkedIndex(TalusSim sim, PetscInt id)
 /* The links as (keeper, other): the keeper's rank needs the other body */
 static PetscErrorCode LinkPairs(TalusSim sim, PetscInt *n, PetscInt (**pairs)[2])
 {
+  PetscInt nmodules;
+
   PetscFunctionBegin;
   *n = 0;
-  PetscCall(PetscMalloc1(sim->njoints + 2 * sim->nsprings + 1, pairs));
+  PetscCall(TalusSimModulesLinks(sim, &nmodules, NULL));
+  PetscCall(PetscMalloc1(sim->njoints + nmodules + 1, pairs));
   for (PetscInt j = 0; j < sim->njoints; j++) {
     const TalusJoint *joint = &sim->joints[j];
     (*pairs)[*n][0] = joint->body[joint->owner_side], (*pairs)[(*n)++][1] = joint->body[1 - joint->owner_side];
   }
-  for (PetscInt s = 0; s < sim->nsprings; s++)
-    for (int end = 0; end < 2; end++)
-      (*pairs)[*n][0] = sim->springs[s].body[end], (*pairs)[(*n)++][1] = sim->springs[s].body[1 - end];
+  PetscCall(TalusSimModulesLinks(sim, &nmodules, *pairs + *n)); /* the springs' (the drives module's) */
+  *n += nmodules;
   PetscFunctionReturn(0);
 }
 
@@ -155,13 +157,7 @@ PetscErrorCode TalusSimDescribeLink(TalusSim sim, PetscInt id, char what[], size
   for (PetscInt j = 0; j < sim->njoints && !what[0]; j++)
     if (sim->joints[j].body[0] == id || sim->joints[j].body[1] == id)
       PetscCall(PetscSNPrintf(what, size, "joint %" PetscInt_FMT " (%s)", j, TalusJointTypeNames[sim->joints[j].type]));
-  for (PetscInt s = 0; s < sim->nsprings && !what[0]; s++)
-    if (sim->springs[s].body[0] == id || sim->springs[s].body[1] == id)
-      PetscCall(PetscSNPrintf(what, size, "spring %" PetscInt_FMT, s));
-  for (PetscInt l = 0; l < sim->nloads && !what[0]; l++)
-    if (sim->loads[l].body == id) PetscCall(PetscSNPrintf(what, size, "load %" PetscInt_FMT, l));
-  for (PetscInt p = 0; p < sim->nprescribed && !what[0]; p++)
-    if (sim->prescribed[p].body == id) PetscCall(PetscSNPrintf(what, size, "a prescribed motion"));
+  PetscCall(TalusSimModulesDescribe(sim, id, what, size)); /* springs, loads, prescribed motions */
   for (PetscInt p = 0; p < sim->nplanar && !what[0]; p++)
     if (sim->planar[p].body == id) PetscCall(PetscSNPrintf(what, size, "a plane (planar)"));
   PetscFunctionReturn(0);

@@ -77,3 +77,45 @@ PetscErrorCode TalusSimDestroyModules(TalusSim sim)
   sim->nmodule_states = 0;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusSimModulesEnergy(TalusSim sim, PetscReal *energy)
+{
+  PetscFunctionBegin;
+  *energy = 0.0;
+  for (PetscInt m = 0; m < nmodules; m++) {
+    void     *state;
+    PetscReal e;
+    if (!modules[m]->energy) continue;
+    PetscCall(ModuleState(sim, m, &state));
+    PetscCall(modules[m]->energy(sim, state, &e));
+    *energy += e;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimModulesLinks(TalusSim sim, PetscInt *n, PetscInt (*pairs)[2])
+{
+  PetscFunctionBegin;
+  *n = 0;
+  for (PetscInt m = 0; m < nmodules; m++) {
+    void    *state;
+    PetscInt k;
+    if (!modules[m]->links) continue;
+    PetscCall(ModuleState(sim, m, &state));
+    PetscCall(modules[m]->links(sim, state, &k, pairs ? pairs + *n : NULL));
+    *n += k;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimModulesDescribe(TalusSim sim, PetscInt id, char what[], size_t size)
+{
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < nmodules && !what[0]; m++) {
+    void *state;
+    if (!modules[m]->describe) continue;
+    PetscCall(ModuleState(sim, m, &state));
+    PetscCall(modules[m]->describe(sim, state, id, what, size));
+  }
+  PetscFunctionReturn(0);
+}

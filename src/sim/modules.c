@@ -8,6 +8,7 @@ PetscErrorCode TalusSimRegisterModules(void)
 {
   PetscFunctionBegin;
   PetscCall(TalusSimModuleRegister(&TalusTablesModule));
+  PetscCall(TalusSimModuleRegister(&TalusDrivesModule));
   PetscCall(TalusSimModuleRegister(&TalusWatchesModule));
   PetscFunctionReturn(0);
 }

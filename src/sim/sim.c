@@ -34,7 +34,9 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(VecDestroy(&(*sim)->body_vector));
   PetscCall(PetscFree((*sim)->body_vector_ghosts));
   PetscCall(TalusSimDestroyJoints(*sim));
-  PetscCall(TalusSimDestroyDrives(*sim));
+  PetscCall(PetscFree((*sim)->wrench));
+  PetscCall(PetscFree((*sim)->linked_ids));
+  PetscCall(PetscFree((*sim)->linked_local));
   PetscCall(TalusSimDestroyPlanar(*sim));
   PetscCall(TalusSimDestroyModules(*sim));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));

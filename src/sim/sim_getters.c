@@ -1,7 +1,8 @@
 /*
  * The simulation's parts as the public API gives them (include/talus/sim.h): its communicator,
- * bodies, contacts and clock. Below the rest of the simulator: the modules and the files above the
- * simulator read through these, and they call nothing back.
+ * bodies, contacts and clock; and what the modules need of the core (modules.h): the ghosts' reach,
+ * the step's applied wrenches, whether links may still be given. Below the rest of the simulator:
+ * the modules and the files above the simulator read through these, and they call nothing back.
  */
 #include "sim_impl.h"
 
@@ -32,5 +33,29 @@ PetscErrorCode TalusSimGetTime(TalusSim sim, PetscReal *t, PetscReal *t_final, P
   if (t) *t = sim->t;
   if (t_final) *t_final = sim->t_final;
   if (dt) *dt = sim->dt;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetLargestRadius(TalusSim sim, PetscReal *rmax)
+{
+  PetscFunctionBegin;
+  *rmax = sim->rmax;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimResetWrenches(TalusSim sim, PetscBool any, PetscReal **wrench)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(sim->wrench));
+  if (any) PetscCall(PetscCalloc1(6 * sim->bodies->nowned + 1, &sim->wrench));
+  *wrench = sim->wrench;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimCheckBeforeStart(TalusSim sim, const char what[])
+{
+  PetscFunctionBegin;
+  PetscCheck(!sim->distributed, sim->comm, PETSC_ERR_ORDER,
+             "%s is given while every rank holds every body: before the first step", what);
   PetscFunctionReturn(0);
 }

@@ -73,14 +73,10 @@ struct _p_TalusSim {
     *jointed;              /* the pairs of bodies a joint holds (id_a < id_b, 2 each, sorted): they do not collide */
   PetscReal *joint_record; /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
   PetscInt  *joint_record_slot, joint_record_capacity;
-  /* drives.c: prescribed motions, applied loads, springs (the same on every rank) */
-  PetscInt               nprescribed, nloads, nsprings;
-  TalusPrescribedMotion *prescribed;
-  TalusLoad             *loads;
-  TalusSpring           *springs;
-  PetscReal             *wrench; /* this step's applied force and torque (world) per owned body, or NULL: none */
-  PetscBool              springs_checked;    /* their stability at this run's time step */
-  PetscBool              relaxation_checked; /* the materials' and joints' relaxation's (step.c) */
+  /* this step's applied force and torque (world) per owned body, or NULL: none (the drives module's loads
+     and springs, TalusSimResetWrenches) */
+  PetscReal *wrench;
+  PetscBool  relaxation_checked; /* the materials' and joints' relaxation's (step.c) */
   /* planar.c: bodies that move in a plane (the same on every rank), and this step's owned ones: their
      slots in the matrix-free body vector and normals (jacobian_shell.c projects their M^-1) */
   PetscInt     nplanar, nplanar_local;
@@ -174,31 +170,11 @@ PETSC_INTERN PetscErrorCode TalusSimBuildJointRows(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimShareJointImpulses(TalusSim);
 /* whether a joint holds bodies id_a < id_b together (then they do not collide) */
 PETSC_INTERN PetscBool TalusSimJointed(TalusSim, PetscInt id_a, PetscInt id_b);
-/* linked.c: ids into the linked bodies; TalusSimMapLinked finds them among the bodies [from, n) (0:
-   afresh; TalusSimBuildGhosts maps the owned ones, then its ghosts); a linked body's local index by
-   id (-1: the world, -2: not on this rank); the other ranks that need an owned body as a ghost
-   because a link they keep reaches it: n pairs (owned body, rank), sorted by body */
-PETSC_INTERN PetscErrorCode TalusSimLinkBodies(TalusSim, PetscInt n, const PetscInt ids[]);
-/* body id's index while every rank holds every body (before the first step), or -1 */
-PETSC_INTERN PetscInt       TalusSimFindBody(TalusSim, PetscInt id);
-PETSC_INTERN PetscErrorCode TalusSimMapLinked(TalusSim, PetscInt from);
+/* linked.c (besides what modules.h declares): the other ranks that need an owned body as a ghost
+   because a link they keep reaches it: n pairs (owned body, rank), sorted by body; "joint 3
+   (revolute)", "spring 0", ...: the first link that names body id, for messages ("" if none) */
 PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
-/* "joint 3 (revolute)", "spring 0", ...: the first link that names body id, for messages ("" if none) */
 PETSC_INTERN PetscErrorCode TalusSimDescribeLink(TalusSim, PetscInt id, char what[], size_t size);
-/* The poses of bodies by id (TALUS_WORLD: the world's) on every rank, from their owners (collective,
-   between steps) */
-PETSC_INTERN PetscErrorCode TalusSimGatherPoses(TalusSim, PetscInt n, const PetscInt ids[], TalusPose poses[]);
-/* drives.c: prescribed bodies' velocities for the step to come (before the ghosts); their poses at
-   its end (after integrating); sim->wrench for this step (after the ghosts), its energy */
-PETSC_INTERN PetscErrorCode TalusSimPrescribeVelocities(TalusSim);
-/* refuses a link given after the bodies are distributed (`what` names it) */
-PETSC_INTERN PetscErrorCode TalusSimCheckBeforeStart(TalusSim, const char what[]);
-PETSC_INTERN PetscErrorCode TalusSimMovePrescribed(TalusSim);
-PETSC_INTERN PetscErrorCode TalusSimComputeWrenches(TalusSim);
-PETSC_INTERN PetscErrorCode TalusSimDestroyDrives(TalusSim);
-/* gravity's potential energy of this rank's dynamic bodies (-sum m g . x); the springs' (collective) */
-PETSC_INTERN PetscReal      TalusSimGravityEnergyLocal(TalusSim);
-PETSC_INTERN PetscErrorCode TalusSimSpringEnergy(TalusSim, PetscReal *);
 /* planar.c: this step's owned planar bodies in the matrix-free body vector: their free velocities
    (world frame, in vf) and inverse-mass records projected, their slots and normals listed */
 PETSC_INTERN PetscErrorCode TalusSimPlanarFreeVelocities(TalusSim, const PetscInt slot[], PetscScalar vf[]);
@@ -208,9 +184,11 @@ PETSC_INTERN PetscErrorCode TalusSimDestroyPlanar(TalusSim);
 /* module.c: the modules' hooks at one point of the step, in their order; their states' release */
 PETSC_INTERN PetscErrorCode TalusSimRunHook(TalusSim, TalusSimHook);
 PETSC_INTERN PetscErrorCode TalusSimDestroyModules(TalusSim);
-/* the velocity of body k's material at the world-frame lever arm S from its centre: v + omega x S
-   (a fixed body's: its surface velocity, or a prescribed body's) */
-PETSC_INTERN void TalusBodyPointVelocity(const TalusBodies *, PetscInt k, const PetscReal S[3], PetscReal v[3]);
+/* the modules' potential energy (collective), the pairs of bodies their links join (pairs NULL: the
+   count), what of them names body id (what left empty if nothing) */
+PETSC_INTERN PetscErrorCode TalusSimModulesEnergy(TalusSim, PetscReal *);
+PETSC_INTERN PetscErrorCode TalusSimModulesLinks(TalusSim, PetscInt *n, PetscInt (*pairs)[2]);
+PETSC_INTERN PetscErrorCode TalusSimModulesDescribe(TalusSim, PetscInt id, char what[], size_t size);
 PETSC_INTERN PetscErrorCode TalusSimDestroyJoints(TalusSim);
 /* A restart's joints and their rows' impulses, prescribed motions, loads and springs (into a simulation
    without them). */

@@ -191,7 +191,7 @@ static PetscErrorCode Integrate(TalusSim sim)
     for (int d = 0; d < 3; d++) b->position[3 * k + d] += sim->dt * b->velocity[3 * k + d]; /* seed 000 eq. 9a */
     TalusQuatIntegrate(&b->quaternion[4 * k], &b->omega[3 * k], sim->dt);
   }
-  PetscCall(TalusSimMovePrescribed(sim)); /* set, never integrated */
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_INTEGRATE)); /* the prescribed bodies' poses: set, never integrated */
   PetscCall(PetscLogEventEnd(TALUS_EventIntegrate, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -239,13 +239,13 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(TalusSimDistribute(sim));
   PetscCall(CheckRelaxationOnce(sim));
   PetscCall(PetscTime(&t0));
-  PetscCall(TalusSimPrescribeVelocities(sim)); /* before the ghosts copy them */
+  PetscCall(
+    TalusSimRunHook(sim, TALUS_HOOK_BEFORE_GHOSTS)); /* the prescribed velocities, before the ghosts copy them */
   PetscCall(TalusSimNumberDofs(sim));
   PetscCall(TalusSimBuildGhosts(sim));
   PetscCall(Collide(sim, stats));
   PetscCall(TalusSimBuildJointRows(sim));
-  PetscCall(TalusSimComputeWrenches(sim));
-  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_COLLIDE));
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_COLLIDE)); /* the loads' and springs' wrenches */
   PetscCall(PetscTime(&t1));
   PetscCall(TalusSimAssembleCCP(sim, &ccp));
   PetscCall(PetscTime(&t2));

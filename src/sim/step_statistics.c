@@ -129,6 +129,17 @@ static PetscErrorCode CheckTravel(TalusSim sim, PetscReal travel, PetscReal fast
           id, (double)travel, (double)sim->t, (double)sim->rmax, (double)sim->dt);
 }
 
+/* gravity's potential energy of this rank's dynamic bodies (-sum m g . x) */
+static PetscReal GravityEnergyLocal(TalusSim sim)
+{
+  const TalusBodies *b = sim->bodies;
+  PetscReal          e = 0.0;
+
+  for (PetscInt k = 0; k < b->nowned; k++)
+    if (!b->fixed[k]) e -= b->mass[k] * TalusDot3(sim->gravity, &b->position[3 * k]);
+  return e;
+}
+
 /* Global totals and the per-rank spread of the step's figures, after the bodies moved; then the travel check. */
 PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, TalusStepTotals *totals)
 {
@@ -145,7 +156,7 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
     }
   }
   sum[SUM_BODIES] = finite, sum[SUM_CONTACTS] = stats->contacts, sum[SUM_WARM_STARTED] = stats->warm_started;
-  sum[SUM_KINETIC] = TalusBodiesKineticEnergyLocal(b), sum[SUM_GRAVITY] = TalusSimGravityEnergyLocal(sim);
+  sum[SUM_KINETIC] = TalusBodiesKineticEnergyLocal(b), sum[SUM_GRAVITY] = GravityEnergyLocal(sim);
   sum[SUM_WORK] = max[MAX_WORK] = (PetscReal)(finite + sim->contacts.n); /* bodies and contacts this rank handles */
   max[MAX_PENETRATION]          = stats->max_penetration;
   max[MAX_BODIES] = finite, max[MAX_CONTACTS] = stats->contacts;
@@ -156,7 +167,7 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
   max[MAX_JOINT_DRIFT] = sim->joint_drift[0], max[MAX_JOINT_ANGLE_DRIFT] = sim->joint_drift[1];
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sum, NSUMS, MPIU_REAL, MPIU_SUM, sim->comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, max, NMAXIMA, MPIU_REAL, MPIU_MAX, sim->comm));
-  PetscCall(TalusSimSpringEnergy(sim, &springs)); /* the springs' ends come from their owners: a gather of its own */
+  PetscCall(TalusSimModulesEnergy(sim, &springs)); /* the modules' (the springs': their ends from their owners) */
   stats->support_force_over_weight = sum[SUM_WEIGHT] > 0.0 ? sum[SUM_SUPPORT] / sum[SUM_WEIGHT] : 0.0;
   stats->force_residual_max        = max[MAX_FORCE_RESIDUAL];
   stats->force_residual_rms = sum[SUM_CONTACTS] > 0.0 ? PetscSqrtReal(sum[SUM_FORCE_SQUARES] / sum[SUM_CONTACTS]) : 0.0;
@@ -172,5 +183,18 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
   stats->joint_drift = max[MAX_JOINT_DRIFT], stats->joint_angle_drift = max[MAX_JOINT_ANGLE_DRIFT];
   stats->imbalance = sim->imbalance = TalusDecompImbalanceOf(sim->decomp, max[MAX_WORK], sum[SUM_WORK]);
   PetscCall(CheckTravel(sim, max[MAX_TRAVEL], fastest, culprit));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetPotentialEnergy(TalusSim sim, PetscReal *energy)
+{
+  PetscReal gravity, springs;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimDistribute(sim));
+  gravity = GravityEnergyLocal(sim);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &gravity, 1, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscCall(TalusSimModulesEnergy(sim, &springs)); /* the springs' (the drives module's) */
+  *energy = gravity + springs;
   PetscFunctionReturn(0);
 }

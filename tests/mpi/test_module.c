@@ -2,7 +2,8 @@
  * A module made in the test tree (include/talus/module.h), as a program adds one: registered by its
  * record, its state in each simulation, its hooks called at the step's fixed points. On any number of
  * ranks, three balls (one resting on a plane, two falling freely):
- *   - each hook is called once a step, END_OF_STEP after the clock advanced (t = steps h);
+ *   - each of the five hooks is called once a step; AFTER_INTEGRATE before the clock advanced, END_OF_STEP
+ *     after (t = steps h);
  *   - the state is the module's own in each simulation (two simulations, stepped 4 and 2 times);
  *   - what a hook reads is the step's: the free balls' momentum, summed over the ranks that own them,
  *     is -m g t at each step's end (seed 000 eq. 9: v+ = v + h g without contacts);
@@ -15,12 +16,31 @@
 #include <talus/module.h>
 
 typedef struct {
-  PetscInt  after_collide, after_solve, end_of_step;
-  PetscReal t, momentum_z, support_z;
+  PetscInt  before_ghosts, after_collide, after_solve, after_integrate, end_of_step;
+  PetscReal t, t_integrated, momentum_z, support_z;
   PetscInt  watch;
 } Toy;
 
 static int destroyed = 0;
+
+static PetscErrorCode ToyBeforeGhosts(TalusSim sim, void *state)
+{
+  PetscFunctionBegin;
+  (void)sim;
+  ((Toy *)state)->before_ghosts++;
+  PetscFunctionReturn(0);
+}
+
+/* the clock has not advanced yet: t is the step's start */
+static PetscErrorCode ToyAfterIntegrate(TalusSim sim, void *state)
+{
+  Toy *toy = (Toy *)state;
+
+  PetscFunctionBegin;
+  toy->after_integrate++;
+  PetscCall(TalusSimGetTime(sim, &toy->t_integrated, NULL, NULL));
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode ToyAfterCollide(TalusSim sim, void *state)
 {
@@ -73,9 +93,11 @@ static const TalusSimModuleOps toy_module = {
   .name       = "toy",
   .state_size = sizeof(Toy),
   .destroy    = ToyDestroy,
-  .hook       = {[TALUS_HOOK_AFTER_COLLIDE] = ToyAfterCollide,
-                 [TALUS_HOOK_AFTER_SOLVE]   = ToyAfterSolve,
-                 [TALUS_HOOK_END_OF_STEP]   = ToyEndOfStep},
+  .hook       = {[TALUS_HOOK_BEFORE_GHOSTS]   = ToyBeforeGhosts,
+                 [TALUS_HOOK_AFTER_COLLIDE]   = ToyAfterCollide,
+                 [TALUS_HOOK_AFTER_SOLVE]     = ToyAfterSolve,
+                 [TALUS_HOOK_AFTER_INTEGRATE] = ToyAfterIntegrate,
+                 [TALUS_HOOK_END_OF_STEP]     = ToyEndOfStep},
 };
 
 static PetscErrorCode NewScene(TalusSim *sim, Toy **toy)
@@ -105,9 +127,13 @@ static PetscErrorCode Steps(TalusSim sim, Toy *toy, PetscInt n)
   PetscFunctionBegin;
   for (PetscInt s = 1; s <= n; s++) {
     PetscCall(TalusSimStep(sim, &st));
-    CHECK(toy->after_collide == s && toy->after_solve == s && toy->end_of_step == s,
-          "after step %" PetscInt_FMT ": hooks called %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT " times", s,
-          toy->after_collide, toy->after_solve, toy->end_of_step);
+    CHECK(toy->before_ghosts == s && toy->after_collide == s && toy->after_solve == s && toy->after_integrate == s &&
+            toy->end_of_step == s,
+          "after step %" PetscInt_FMT ": hooks called %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT
+          ", %" PetscInt_FMT ", %" PetscInt_FMT " times",
+          s, toy->before_ghosts, toy->after_collide, toy->after_solve, toy->after_integrate, toy->end_of_step);
+    CHECK(PetscAbsReal(toy->t_integrated - (s - 1) * 0.01) < 1e-14, "AFTER_INTEGRATE at t = %g in step %" PetscInt_FMT,
+          (double)toy->t_integrated, s);
     CHECK(PetscAbsReal(toy->t - s * 0.01) < 1e-14, "END_OF_STEP at t = %g after step %" PetscInt_FMT, (double)toy->t,
           s);
     CHECK(PetscAbsReal(toy->momentum_z + 5.0 * 9.81 * toy->t) < 1e-12,

@@ -19,6 +19,9 @@ typedef enum {
   TALUS_NHOOKS
 } TalusSimHook;
 
+/* The matrix-free step's body space as its builder makes it (src/sim/modules.h) */
+typedef struct _TalusSimBodySpace TalusSimBodySpace;
+
 typedef struct {
   const char *name;       /* unique among the modules */
   size_t      state_size; /* bytes of its state in each simulation, zeroed when the simulation is made */
@@ -33,6 +36,10 @@ typedef struct {
   PetscErrorCode (*links)(TalusSim, void *state, PetscInt *n, PetscInt (*pairs)[2]);
   /* what of it names body id, for messages ("spring 3"; left empty if nothing does), or NULL */
   PetscErrorCode (*describe)(TalusSim, void *state, PetscInt id, char what[], size_t size);
+  /* the matrix-free B's body space, twice a step: once every owned body's free velocity and M^-1 record
+     are in place (space->B NULL), and once B is made; a module that changes bodies' M^-1 (planar
+     bodies) does it here. Only the matrix-free builder calls it. Or NULL */
+  PetscErrorCode (*body_space)(TalusSim, void *state, const TalusSimBodySpace *space);
 } TalusSimModuleOps;
 
 /* Registers talus's own modules (TalusRegisterAll calls it; src/sim/modules.c) */

@@ -114,16 +114,16 @@ static void MatrixFreeAddBody(TalusJacobianBuilder *jb, PetscInt k, PetscInt d, 
   TalusInverseMassRecord(b->mass[k], &b->inertia[3 * k], A, &jb->sim->inverse_mass[TALUS_INVERSE_MASS * (d / 6)]);
 }
 
-/* the planar bodies' free velocities and M^-1 (planar.c), once the others' are in place */
+/* the modules' changes of the body space (the planar bodies' free velocities and M^-1), once every body's
+   is in place */
 static PetscErrorCode MatrixFreeEndBodies(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
 {
-  PetscScalar *vf;
+  TalusSimBodySpace space = {.slot = jb->slot, .inverse_mass = jb->sim->inverse_mass, .wrench = jb->sim->wrench};
 
   PetscFunctionBegin;
-  if (!jb->sim->nplanar) PetscFunctionReturn(0);
-  PetscCall(VecGetArray(ccp->v_free, &vf));
-  PetscCall(TalusSimPlanarFreeVelocities(jb->sim, jb->slot, vf));
-  PetscCall(VecRestoreArray(ccp->v_free, &vf));
+  PetscCall(VecGetArray(ccp->v_free, &space.v_free));
+  PetscCall(TalusSimModulesBodySpace(jb->sim, &space));
+  PetscCall(VecRestoreArray(ccp->v_free, &space.v_free));
   PetscFunctionReturn(0);
 }
 
@@ -185,7 +185,10 @@ static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
   PetscCall(TalusJacobianCreateShell(rows, columns, jb->nblocks[TALUS_BLOCK_CONE], jb->nblocks[TALUS_BLOCK_FREE_ROW],
                                      sim->ndynamic, sim->jacobian_slot, sim->jacobian_kind, sim->jacobian,
                                      sim->joint_record_slot, sim->joint_record, sim->inverse_mass, &ccp->B));
-  if (sim->nplanar) PetscCall(TalusJacobianSetPlanar(ccp->B, sim->nplanar_local, sim->planar_slot, sim->planar_normal));
+  {
+    const TalusSimBodySpace space = {.B = ccp->B}; /* the modules' changes of M^-1 (planar bodies) */
+    PetscCall(TalusSimModulesBodySpace(sim, &space));
+  }
   PetscCall(PetscFree(jb->slot));
   ccp->apply_inverse_mass = TalusJacobianApplyInverseMass, ccp->inverse_mass_ctx = ccp->B;
   PetscFunctionReturn(0);

@@ -157,8 +157,6 @@ PetscErrorCode TalusSimDescribeLink(TalusSim sim, PetscInt id, char what[], size
   for (PetscInt j = 0; j < sim->njoints && !what[0]; j++)
     if (sim->joints[j].body[0] == id || sim->joints[j].body[1] == id)
       PetscCall(PetscSNPrintf(what, size, "joint %" PetscInt_FMT " (%s)", j, TalusJointTypeNames[sim->joints[j].type]));
-  PetscCall(TalusSimModulesDescribe(sim, id, what, size)); /* springs, loads, prescribed motions */
-  for (PetscInt p = 0; p < sim->nplanar && !what[0]; p++)
-    if (sim->planar[p].body == id) PetscCall(PetscSNPrintf(what, size, "a plane (planar)"));
+  PetscCall(TalusSimModulesDescribe(sim, id, what, size)); /* springs, loads, prescribed motions; planar bodies */
   PetscFunctionReturn(0);
 }

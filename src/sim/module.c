@@ -119,3 +119,15 @@ PetscErrorCode TalusSimModulesDescribe(TalusSim sim, PetscInt id, char what[], s
   }
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusSimModulesBodySpace(TalusSim sim, const TalusSimBodySpace *space)
+{
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < nmodules; m++) {
+    void *state;
+    if (!modules[m]->body_space) continue;
+    PetscCall(ModuleState(sim, m, &state));
+    PetscCall(modules[m]->body_space(sim, state, space));
+  }
+  PetscFunctionReturn(0);
+}

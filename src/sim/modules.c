@@ -9,6 +9,7 @@ PetscErrorCode TalusSimRegisterModules(void)
   PetscFunctionBegin;
   PetscCall(TalusSimModuleRegister(&TalusTablesModule));
   PetscCall(TalusSimModuleRegister(&TalusDrivesModule));
+  PetscCall(TalusSimModuleRegister(&TalusPlanarModule));
   PetscCall(TalusSimModuleRegister(&TalusWatchesModule));
   PetscFunctionReturn(0);
 }

@@ -13,6 +13,7 @@
 /* talus's modules, registered in this order by TalusSimRegisterModules (modules.c) */
 PETSC_INTERN const TalusSimModuleOps TalusTablesModule;  /* tables.c: the tables of time */
 PETSC_INTERN const TalusSimModuleOps TalusDrivesModule;  /* drives.c: prescribed motions, loads, springs */
+PETSC_INTERN const TalusSimModuleOps TalusPlanarModule;  /* planar.c: bodies that move in a plane */
 PETSC_INTERN const TalusSimModuleOps TalusWatchesModule; /* probe.c: the watched bodies' and groups' forces */
 
 /* tables.c: *why NULL if handle (0: none) names a table of that many value columns, else why not */
@@ -34,5 +35,22 @@ PETSC_INTERN PetscErrorCode TalusSimCheckBeforeStart(TalusSim, const char what[]
    freed and, with any, made zeroed for this one (else NULL), read by the free velocities */
 PETSC_INTERN PetscErrorCode TalusSimGetLargestRadius(TalusSim, PetscReal *);
 PETSC_INTERN PetscErrorCode TalusSimResetWrenches(TalusSim, PetscBool any, PetscReal **wrench);
+
+/* doubles of a body's M^-1 record in the matrix-free B: 1 / m, then A J^-1 A^T as xx yy zz xy xz yz */
+#define TALUS_INVERSE_MASS 7
+/* The matrix-free step's body space (the body_space op): per local body its slot in the body vector (-1:
+   none), per slot the free velocity (6, world frame) and M^-1 record (TALUS_INVERSE_MASS, world frame),
+   per owned body the step's applied wrench (6, or NULL: none); B once made (else NULL) */
+struct _TalusSimBodySpace {
+  const PetscInt  *slot;
+  PetscScalar     *v_free;
+  PetscReal       *inverse_mass;
+  const PetscReal *wrench;
+  Mat              B;
+};
+/* jacobian_shell.c: the owned slots whose bodies move in a plane (normal: 3 per slot): the matrix-free
+   M^-1 drops their velocity's out-of-plane part (their records hold the planar angular part already).
+   Arrays stay the caller's. */
+PETSC_INTERN PetscErrorCode TalusJacobianSetPlanar(Mat B, PetscInt n, const PetscInt slot[], const PetscReal normal[]);
 
 #endif

@@ -10,15 +10,32 @@
  * its principal axes. Turning about n keeps n . I n constant. The gyroscopic torque -w x I w is
  * normal to w = (w . n) n, so it drops out.
  *
- * Each step (matrix-free B only) the owned planar bodies' free velocities and inverse-mass records
- * are made planar here, and jacobian_shell.c removes the normal part of M^-1's linear rows.
+ * A module (include/talus/module.h): each step (matrix-free B only) the owned planar bodies' free
+ * velocities and inverse-mass records are made planar in its body_space op, and jacobian_shell.c
+ * removes the normal part of M^-1's linear rows (TalusJacobianSetPlanar).
  */
-#include "sim_impl.h"
+#include "modules.h"
 
-static PetscBool IsPlanar(TalusSim sim, PetscInt id)
+/* The module's state: the planar bodies (the same on every rank), and this step's owned ones: their
+   slots in the matrix-free body vector and their normals */
+typedef struct {
+  PetscInt     n, nlocal;
+  TalusPlanar *planar;
+  PetscInt    *slot;
+  PetscReal   *normal;
+} Planar;
+
+static PetscErrorCode GetPlanar(TalusSim sim, Planar **pl)
 {
-  for (PetscInt p = 0; p < sim->nplanar; p++)
-    if (sim->planar[p].body == id) return PETSC_TRUE;
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetModuleState(sim, &TalusPlanarModule, (void **)pl));
+  PetscFunctionReturn(0);
+}
+
+static PetscBool IsPlanar(const Planar *pl, PetscInt id)
+{
+  for (PetscInt p = 0; p < pl->n; p++)
+    if (pl->planar[p].body == id) return PETSC_TRUE;
   return PETSC_FALSE;
 }
 
@@ -32,20 +49,25 @@ static void Project(const PetscReal n[3], PetscBool keep_normal, PetscReal x[3])
 
 PetscErrorCode TalusSimAddPlanar(TalusSim sim, PetscInt id, const PetscReal normal[3])
 {
-  TalusBodies    *b      = sim->bodies;
   const PetscInt  k      = TalusSimFindBody(sim, id);
   const PetscReal length = TalusNorm3(normal);
   TalusPlanar     p      = {.body = id};
+  TalusBodies    *b;
+  Planar         *pl;
+  MPI_Comm        comm;
   PetscReal       A[9], w[3];
 
   PetscFunctionBegin;
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusSimGetComm(sim, &comm));
+  PetscCall(GetPlanar(sim, &pl));
   PetscCall(TalusSimCheckBeforeStart(sim, "a planar body"));
-  PetscCheck(k >= 0 && TalusBodiesIsFinite(b, k) && !b->fixed[k], sim->comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(k >= 0 && TalusBodiesIsFinite(b, k) && !b->fixed[k], comm, PETSC_ERR_USER_INPUT,
              "planar motion is for a moving body of finite shape (not fixed, not prescribed), and %" PetscInt_FMT
              " is not one",
              id);
-  PetscCheck(!IsPlanar(sim, id), sim->comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT " is made planar twice", id);
-  PetscCheck(length > 0.0 && length < PETSC_INFINITY, sim->comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(!IsPlanar(pl, id), comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT " is made planar twice", id);
+  PetscCheck(length > 0.0 && length < PETSC_INFINITY, comm, PETSC_ERR_USER_INPUT,
              "body %" PetscInt_FMT "'s plane needs a normal of finite, non-zero length", id);
   for (int d = 0; d < 3; d++) p.normal[d] = normal[d] / length;
   /* from now on it moves in the plane: its velocity loses the normal part, its spin all but it */
@@ -54,87 +76,108 @@ PetscErrorCode TalusSimAddPlanar(TalusSim sim, PetscInt id, const PetscReal norm
   TalusRotate(A, &b->omega[3 * k], w);
   Project(p.normal, PETSC_TRUE, w);
   TalusRotateBack(A, w, &b->omega[3 * k]);
-  PetscCall(PetscRealloc(sizeof(p) * (sim->nplanar + 1), &sim->planar));
-  sim->planar[sim->nplanar++] = p;
+  PetscCall(PetscRealloc(sizeof(p) * (pl->n + 1), &pl->planar));
+  pl->planar[pl->n++] = p;
   PetscCall(TalusSimLinkBodies(sim, 1, &id));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimGetPlanar(TalusSim sim, PetscInt *n, const TalusPlanar **planar)
 {
+  Planar *pl;
+
   PetscFunctionBegin;
-  if (n) *n = sim->nplanar;
-  if (planar) *planar = sim->planar;
+  PetscCall(GetPlanar(sim, &pl));
+  if (n) *n = pl->n;
+  if (planar) *planar = pl->planar;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimSetPlanar(TalusSim sim, PetscInt n, const TalusPlanar *planar)
 {
+  Planar  *pl;
+  MPI_Comm comm;
+
   PetscFunctionBegin;
-  PetscCheck(!sim->nplanar, sim->comm, PETSC_ERR_ORDER, "planar bodies are restored into a simulation without them");
-  PetscCall(PetscMalloc1(n + 1, &sim->planar));
-  PetscCall(PetscArraycpy(sim->planar, planar, n));
-  sim->nplanar = n;
+  PetscCall(GetPlanar(sim, &pl));
+  PetscCall(TalusSimGetComm(sim, &comm));
+  PetscCheck(!pl->n, comm, PETSC_ERR_ORDER, "planar bodies are restored into a simulation without them");
+  PetscCall(PetscMalloc1(n + 1, &pl->planar));
+  PetscCall(PetscArraycpy(pl->planar, planar, n));
+  pl->n = n;
   for (PetscInt p = 0; p < n; p++) PetscCall(TalusSimLinkBodies(sim, 1, &planar[p].body));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimDestroyPlanar(TalusSim sim)
+static PetscErrorCode PlanarDestroy(TalusSim sim, void *state)
 {
+  Planar *pl = (Planar *)state;
+
   PetscFunctionBegin;
-  PetscCall(PetscFree(sim->planar));
-  PetscCall(PetscFree2(sim->planar_slot, sim->planar_normal));
+  (void)sim;
+  PetscCall(PetscFree(pl->planar));
+  PetscCall(PetscFree2(pl->slot, pl->normal));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimPlanarRefuse(TalusSim sim, const char where[])
+static PetscErrorCode PlanarDescribe(TalusSim sim, void *state, PetscInt id, char what[], size_t size)
 {
   PetscFunctionBegin;
-  PetscCheck(!sim->nplanar, sim->comm, PETSC_ERR_SUP,
-             "%s cannot hold bodies in a plane (%" PetscInt_FMT
-             " are planar): they need the matrix-free B (-ccp_matrix_free true, the default) and a solver that "
-             "applies it, such as apgd",
-             where, sim->nplanar);
+  (void)sim;
+  if (IsPlanar((const Planar *)state, id)) PetscCall(PetscSNPrintf(what, size, "a plane (planar)"));
   PetscFunctionReturn(0);
 }
 
 /*
  * v_free = v + h M^-1 F with the planar M^-1 (seed 000 eq. 9b's free velocity): the in-plane part
  * of v + h (g + F / m), and the spin n ((n . w) + h (n . T) / (n . I n)); the record's angular part
- * n n^T / (n . I n).
+ * n n^T / (n . I n). Once B is made, its M^-1 learns the planar slots.
  */
-PetscErrorCode TalusSimPlanarFreeVelocities(TalusSim sim, const PetscInt slot[], PetscScalar vf[])
+static PetscErrorCode PlanarBodySpace(TalusSim sim, void *state, const TalusSimBodySpace *space)
 {
-  const TalusBodies *b = sim->bodies;
+  Planar      *pl = (Planar *)state;
+  TalusBodies *b;
+  PetscReal    gravity[3], dt;
 
   PetscFunctionBegin;
-  if (!sim->nplanar) PetscFunctionReturn(0);
-  if (!sim->planar_slot)
-    PetscCall(PetscMalloc2(sim->nplanar, &sim->planar_slot, 3 * sim->nplanar, &sim->planar_normal));
-  sim->nplanar_local = 0;
-  for (PetscInt p = 0; p < sim->nplanar; p++) {
-    const PetscInt   k = TalusSimLinkedIndex(sim, sim->planar[p].body);
-    const PetscReal *n = sim->planar[p].normal, *F = sim->wrench ? &sim->wrench[6 * k] : NULL;
+  if (!pl->n) PetscFunctionReturn(0);
+  if (space->B) {
+    PetscCall(TalusJacobianSetPlanar(space->B, pl->nlocal, pl->slot, pl->normal));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusSimGetGravity(sim, gravity));
+  PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
+  if (!pl->slot) PetscCall(PetscMalloc2(pl->n, &pl->slot, 3 * pl->n, &pl->normal));
+  pl->nlocal = 0;
+  for (PetscInt p = 0; p < pl->n; p++) {
+    const PetscInt   k = TalusSimLinkedIndex(sim, pl->planar[p].body);
+    const PetscReal *n = pl->planar[p].normal, *F = space->wrench ? &space->wrench[6 * k] : NULL;
     PetscReal        A[9], nb[3], w[3], nIn = 0.0, *minv;
     PetscScalar     *v;
-    if (k < 0 || k >= b->nowned || slot[k] < 0) continue;
-    v = &vf[6 * slot[k]], minv = &sim->inverse_mass[TALUS_INVERSE_MASS * slot[k]];
+    if (k < 0 || k >= b->nowned || space->slot[k] < 0) continue;
+    v = &space->v_free[6 * space->slot[k]], minv = &space->inverse_mass[TALUS_INVERSE_MASS * space->slot[k]];
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
     TalusRotateBack(A, n, nb);
     for (int d = 0; d < 3; d++) nIn += b->inertia[3 * k + d] * nb[d] * nb[d];
-    for (int d = 0; d < 3; d++)
-      v[d] = b->velocity[3 * k + d] + sim->dt * (sim->gravity[d] + (F ? F[d] / b->mass[k] : 0.0));
+    for (int d = 0; d < 3; d++) v[d] = b->velocity[3 * k + d] + dt * (gravity[d] + (F ? F[d] / b->mass[k] : 0.0));
     Project(n, PETSC_FALSE, v);
     TalusRotate(A, &b->omega[3 * k], w);
     {
-      const PetscReal spin = TalusDot3(n, w) + (F ? sim->dt * TalusDot3(n, &F[3]) / nIn : 0.0);
+      const PetscReal spin = TalusDot3(n, w) + (F ? dt * TalusDot3(n, &F[3]) / nIn : 0.0);
       for (int d = 0; d < 3; d++) v[3 + d] = spin * n[d];
     }
     /* A J^-1 A^T as xx yy zz xy xz yz (TalusInverseMassRecord) becomes n n^T / (n . I n) */
     minv[1] = n[0] * n[0] / nIn, minv[2] = n[1] * n[1] / nIn, minv[3] = n[2] * n[2] / nIn;
     minv[4] = n[0] * n[1] / nIn, minv[5] = n[0] * n[2] / nIn, minv[6] = n[1] * n[2] / nIn;
-    sim->planar_slot[sim->nplanar_local] = slot[k];
-    PetscCall(PetscArraycpy(&sim->planar_normal[3 * sim->nplanar_local++], n, 3));
+    pl->slot[pl->nlocal] = space->slot[k];
+    PetscCall(PetscArraycpy(&pl->normal[3 * pl->nlocal++], n, 3));
   }
   PetscFunctionReturn(0);
 }
+
+const TalusSimModuleOps TalusPlanarModule = {.name       = "planar",
+                                             .state_size = sizeof(Planar),
+                                             .destroy    = PlanarDestroy,
+                                             .describe   = PlanarDescribe,
+                                             .body_space = PlanarBodySpace};

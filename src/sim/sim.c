@@ -37,7 +37,6 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(PetscFree((*sim)->wrench));
   PetscCall(PetscFree((*sim)->linked_ids));
   PetscCall(PetscFree((*sim)->linked_local));
-  PetscCall(TalusSimDestroyPlanar(*sim));
   PetscCall(TalusSimDestroyModules(*sim));
   PetscCall(TalusDecompDestroy(&(*sim)->decomp));
   PetscCall(TalusCCPDestroy(&(*sim)->ccp));

@@ -77,12 +77,6 @@ struct _p_TalusSim {
      and springs, TalusSimResetWrenches) */
   PetscReal *wrench;
   PetscBool  relaxation_checked; /* the materials' and joints' relaxation's (step.c) */
-  /* planar.c: bodies that move in a plane (the same on every rank), and this step's owned ones: their
-     slots in the matrix-free body vector and normals (jacobian_shell.c projects their M^-1) */
-  PetscInt     nplanar, nplanar_local;
-  TalusPlanar *planar;
-  PetscInt    *planar_slot;
-  PetscReal   *planar_normal;
   /* module.c: each registered module's state (include/talus/module.h), indexed as the registry */
   void   **module_states;
   PetscInt nmodule_states;
@@ -146,7 +140,6 @@ PETSC_INTERN PetscErrorCode TalusSimKeepBodyVector(TalusSim, TalusStepCCP *);
    world frame. The arrays stay the caller's and must outlive B. */
 #define TALUS_JACOBIAN_AXIAL   8
 #define TALUS_JACOBIAN_GENERAL 12
-#define TALUS_INVERSE_MASS     7
 /* A free row's record (a joint's): its row of B for each side, linear then angular, world frame. */
 #define TALUS_JACOBIAN_ROW 12
 /* Writes contact's record from its frame and world-frame lever arms; returns its kind (length). */
@@ -160,9 +153,6 @@ PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayo
                                                      const PetscReal *row_J, const PetscReal *minv, Mat *B);
 /* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
-/* The owned slots whose bodies move in a plane (normal: 3 per slot): M^-1 drops their velocity's
-   out-of-plane part (their records hold the planar angular part already). Arrays stay the caller's. */
-PETSC_INTERN PetscErrorCode TalusJacobianSetPlanar(Mat B, PetscInt n, const PetscInt slot[], const PetscReal normal[]);
 
 /* joints.c: this step's rows of the joints this rank keeps (after the ghosts are built); the
    impulses into sim->joint_impulse on every rank (after the solve) */
@@ -175,12 +165,6 @@ PETSC_INTERN PetscBool TalusSimJointed(TalusSim, PetscInt id_a, PetscInt id_b);
    (revolute)", "spring 0", ...: the first link that names body id, for messages ("" if none) */
 PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
 PETSC_INTERN PetscErrorCode TalusSimDescribeLink(TalusSim, PetscInt id, char what[], size_t size);
-/* planar.c: this step's owned planar bodies in the matrix-free body vector: their free velocities
-   (world frame, in vf) and inverse-mass records projected, their slots and normals listed */
-PETSC_INTERN PetscErrorCode TalusSimPlanarFreeVelocities(TalusSim, const PetscInt slot[], PetscScalar vf[]);
-/* refuses planar bodies where M^-1 is applied otherwise than by the matrix-free B (`where` says how) */
-PETSC_INTERN PetscErrorCode TalusSimPlanarRefuse(TalusSim, const char where[]);
-PETSC_INTERN PetscErrorCode TalusSimDestroyPlanar(TalusSim);
 /* module.c: the modules' hooks at one point of the step, in their order; their states' release */
 PETSC_INTERN PetscErrorCode TalusSimRunHook(TalusSim, TalusSimHook);
 PETSC_INTERN PetscErrorCode TalusSimDestroyModules(TalusSim);
@@ -189,6 +173,7 @@ PETSC_INTERN PetscErrorCode TalusSimDestroyModules(TalusSim);
 PETSC_INTERN PetscErrorCode TalusSimModulesEnergy(TalusSim, PetscReal *);
 PETSC_INTERN PetscErrorCode TalusSimModulesLinks(TalusSim, PetscInt *n, PetscInt (*pairs)[2]);
 PETSC_INTERN PetscErrorCode TalusSimModulesDescribe(TalusSim, PetscInt id, char what[], size_t size);
+PETSC_INTERN PetscErrorCode TalusSimModulesBodySpace(TalusSim, const TalusSimBodySpace *);
 PETSC_INTERN PetscErrorCode TalusSimDestroyJoints(TalusSim);
 /* A restart's joints and their rows' impulses, prescribed motions, loads and springs (into a simulation
    without them). */

@@ -7,7 +7,41 @@
  * every joint row are shared by all ranks after each step: the next step's warm start (seed 001)
  * wherever its bodies have migrated, and what outputs and checkpoints write.
  */
-#include "sim_impl.h"
+#include "modules.h"
+#include "../grow.h"
+
+/* The module's state: the joints and their rows' last impulses (the same on every rank), the pairs they
+   hold together, this step's rows of the joints this rank keeps */
+typedef struct {
+  PetscInt       njoints, njoint_rows;
+  TalusJoint    *joints;
+  PetscInt      *joint_row_start;    /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
+  PetscReal     *joint_impulse;      /* per joint row, the last step's impulse */
+  PetscReal     *joint_wrench;       /* per joint, the last step's force and torque on B, then A (12, world): after the
+                                     impulses, in their array */
+  PetscInt       njointed, *jointed; /* the pairs of bodies a joint holds (id_a < id_b, 2 each, sorted) */
+  TalusJointRow *rows;               /* this step's rows (TalusSimSetJointRows publishes them) */
+  PetscInt       nrows_local, rows_capacity;
+  PetscBool      relaxation_checked;
+} Joints;
+
+/* What a function of this file reads of the simulation */
+typedef struct {
+  MPI_Comm     comm;
+  TalusBodies *b;
+  PetscReal    t, dt;
+  Joints      *js;
+} Context;
+
+static PetscErrorCode GetContext(TalusSim sim, Context *c)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetComm(sim, &c->comm));
+  PetscCall(TalusSimGetBodies(sim, &c->b));
+  PetscCall(TalusSimGetTime(sim, &c->t, NULL, &c->dt));
+  PetscCall(TalusSimGetModuleState(sim, &TalusJointsModule, (void **)&c->js));
+  PetscFunctionReturn(0);
+}
 
 static TalusPose PoseOf(const TalusBodies *b, PetscInt k)
 {
@@ -25,31 +59,33 @@ static TalusPose PoseOf(const TalusBodies *b, PetscInt k)
 /* Joint j = njoints, its rows after the others' with impulse 0; its bodies among the joints' bodies */
 static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscReal impulse)
 {
+  Context c;
   PetscFunctionBegin;
-  PetscCall(PetscRealloc(sizeof(TalusJoint) * (sim->njoints + 1), &sim->joints));
-  PetscCall(PetscRealloc(sizeof(PetscInt) * (sim->njoints + 2), &sim->joint_row_start));
-  if (sim->njoints == 0) sim->joint_row_start[0] = 0;
-  sim->joints[sim->njoints]              = *joint;
-  sim->joint_row_start[sim->njoints + 1] = sim->joint_row_start[sim->njoints] +
-                                           TalusJointTypeRows((TalusJointType)joint->type);
-  sim->njoint_rows = sim->joint_row_start[sim->njoints + 1];
-  PetscCall(PetscRealloc(sizeof(PetscReal) * sim->njoint_rows, &sim->joint_impulse));
-  sim->joint_wrench = NULL; /* it lived after the impulses (TalusSimShareJointImpulses): the next step places it */
-  for (PetscInt r = sim->joint_row_start[sim->njoints]; r < sim->njoint_rows; r++) sim->joint_impulse[r] = impulse;
-  sim->njoints++;
+  PetscCall(GetContext(sim, &c));
+  PetscCall(PetscRealloc(sizeof(TalusJoint) * (c.js->njoints + 1), &c.js->joints));
+  PetscCall(PetscRealloc(sizeof(PetscInt) * (c.js->njoints + 2), &c.js->joint_row_start));
+  if (c.js->njoints == 0) c.js->joint_row_start[0] = 0;
+  c.js->joints[c.js->njoints]              = *joint;
+  c.js->joint_row_start[c.js->njoints + 1] = c.js->joint_row_start[c.js->njoints] +
+                                             TalusJointTypeRows((TalusJointType)joint->type);
+  c.js->njoint_rows = c.js->joint_row_start[c.js->njoints + 1];
+  PetscCall(PetscRealloc(sizeof(PetscReal) * c.js->njoint_rows, &c.js->joint_impulse));
+  c.js->joint_wrench = NULL; /* it lived after the impulses (TalusSimShareJointImpulses): the next step places it */
+  for (PetscInt r = c.js->joint_row_start[c.js->njoints]; r < c.js->njoint_rows; r++) c.js->joint_impulse[r] = impulse;
+  c.js->njoints++;
   PetscCall(TalusSimLinkBodies(sim, 2, joint->body));
   if (joint->body[0] != TALUS_WORLD && joint->body[1] != TALUS_WORLD) { /* the pair, sorted, once */
     const PetscInt a = PetscMin(joint->body[0], joint->body[1]), b = PetscMax(joint->body[0], joint->body[1]);
-    if (!TalusSimJointed(sim, a, b)) {
-      PetscInt at = sim->njointed;
-      PetscCall(PetscRealloc(sizeof(PetscInt) * 2 * (sim->njointed + 1), &sim->jointed));
+    if (!TalusJointedPair(c.js->njointed, c.js->jointed, a, b)) {
+      PetscInt at = c.js->njointed;
+      PetscCall(PetscRealloc(sizeof(PetscInt) * 2 * (c.js->njointed + 1), &c.js->jointed));
       while (at > 0 &&
-             (sim->jointed[2 * at - 2] > a || (sim->jointed[2 * at - 2] == a && sim->jointed[2 * at - 1] > b))) {
-        sim->jointed[2 * at] = sim->jointed[2 * at - 2], sim->jointed[2 * at + 1] = sim->jointed[2 * at - 1];
+             (c.js->jointed[2 * at - 2] > a || (c.js->jointed[2 * at - 2] == a && c.js->jointed[2 * at - 1] > b))) {
+        c.js->jointed[2 * at] = c.js->jointed[2 * at - 2], c.js->jointed[2 * at + 1] = c.js->jointed[2 * at - 1];
         at--;
       }
-      sim->jointed[2 * at] = a, sim->jointed[2 * at + 1] = b;
-      sim->njointed++;
+      c.js->jointed[2 * at] = a, c.js->jointed[2 * at + 1] = b;
+      c.js->njointed++;
     }
   }
   PetscFunctionReturn(0);
@@ -58,13 +94,18 @@ static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscRe
 /* The joint a spec describes at the bodies' present poses, or in *why the reason it cannot be */
 static PetscErrorCode JointOf(TalusSim sim, const TalusJointSpec *spec, TalusJoint *joint, const char **why)
 {
-  TalusBodies *b    = sim->bodies;
+  Context      c;
+  TalusBodies *b;
+  PetscBool    distributed;
   PetscInt     k[2] = {-1, -1};
   TalusPose    pose[2];
   PetscBool    dynamic[2] = {PETSC_FALSE, PETSC_FALSE};
 
   PetscFunctionBegin;
-  PetscCheck(!sim->distributed, sim->comm, PETSC_ERR_ORDER,
+  PetscCall(GetContext(sim, &c));
+  b = c.b;
+  PetscCall(TalusSimGetDistributed(sim, &distributed));
+  PetscCheck(!distributed, c.comm, PETSC_ERR_ORDER,
              "joints are added while every rank holds every body: before the first step");
   *why = NULL;
   for (int side = 0; side < 2; side++) {
@@ -93,27 +134,32 @@ PetscErrorCode TalusSimCheckJoint(TalusSim sim, const TalusJointSpec *spec, cons
 
 PetscErrorCode TalusSimAddJoint(TalusSim sim, const TalusJointSpec *spec, PetscInt *index)
 {
+  Context     c;
   TalusJoint  joint;
   const char *why;
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
   PetscCall(JointOf(sim, spec, &joint, &why));
-  PetscCheck(!why, sim->comm, PETSC_ERR_USER_INPUT,
-             "joint %" PetscInt_FMT " (%s, bodies %" PetscInt_FMT " and %" PetscInt_FMT "): %s", sim->njoints,
+  PetscCheck(!why, c.comm, PETSC_ERR_USER_INPUT,
+             "joint %" PetscInt_FMT " (%s, bodies %" PetscInt_FMT " and %" PetscInt_FMT "): %s", c.js->njoints,
              spec->type >= 0 && spec->type < TALUS_NJOINT_TYPES ? TalusJointTypeNames[spec->type] : "?", spec->body[0],
              spec->body[1], why);
-  if (index) *index = sim->njoints;
+  if (index) *index = c.js->njoints;
   PetscCall(AppendJoint(sim, &joint, 0.0));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimSetJoints(TalusSim sim, PetscInt n, const TalusJoint joints[], const PetscReal impulse[])
 {
+  Context c;
   PetscFunctionBegin;
-  PetscCheck(sim->njoints == 0, sim->comm, PETSC_ERR_ORDER, "joints are restored into a simulation without joints");
+  PetscCall(GetContext(sim, &c));
+  PetscCheck(c.js->njoints == 0, c.comm, PETSC_ERR_ORDER, "joints are restored into a simulation without joints");
   for (PetscInt j = 0; j < n; j++) {
     PetscCall(AppendJoint(sim, &joints[j], 0.0));
-    for (PetscInt r = sim->joint_row_start[j]; r < sim->joint_row_start[j + 1]; r++) sim->joint_impulse[r] = impulse[r];
+    for (PetscInt r = c.js->joint_row_start[j]; r < c.js->joint_row_start[j + 1]; r++)
+      c.js->joint_impulse[r] = impulse[r];
   }
   PetscFunctionReturn(0);
 }
@@ -121,20 +167,22 @@ PetscErrorCode TalusSimSetJoints(TalusSim sim, PetscInt n, const TalusJoint join
 PetscErrorCode TalusSimGetJoints(TalusSim sim, PetscInt *n, const TalusJoint **joints, const PetscInt **row_start,
                                  const PetscReal **impulse)
 {
+  Context c;
   PetscFunctionBegin;
-  if (n) *n = sim->njoints;
-  if (joints) *joints = sim->joints;
-  if (row_start) *row_start = sim->joint_row_start;
-  if (impulse) *impulse = sim->joint_impulse;
+  PetscCall(GetContext(sim, &c));
+  if (n) *n = c.js->njoints;
+  if (joints) *joints = c.js->joints;
+  if (row_start) *row_start = c.js->joint_row_start;
+  if (impulse) *impulse = c.js->joint_impulse;
   PetscFunctionReturn(0);
 }
 
-PetscBool TalusSimJointed(TalusSim sim, PetscInt id_a, PetscInt id_b)
+PetscBool TalusJointedPair(PetscInt n, const PetscInt pairs[], PetscInt id_a, PetscInt id_b)
 {
-  PetscInt lo = 0, hi = sim->njointed;
+  PetscInt lo = 0, hi = n;
 
   while (lo < hi) { /* the pairs are sorted by (a, b) */
-    const PetscInt mid = (lo + hi) / 2, a = sim->jointed[2 * mid], b = sim->jointed[2 * mid + 1];
+    const PetscInt mid = (lo + hi) / 2, a = pairs[2 * mid], b = pairs[2 * mid + 1];
     if (a == id_a && b == id_b) return PETSC_TRUE;
     if (a < id_a || (a == id_a && b < id_b)) lo = mid + 1;
     else hi = mid;
@@ -142,23 +190,38 @@ PetscBool TalusSimJointed(TalusSim sim, PetscInt id_a, PetscInt id_b)
   return PETSC_FALSE;
 }
 
-PetscErrorCode TalusSimGetJointWrenches(TalusSim sim, const PetscReal **wrench)
+PetscErrorCode TalusSimGetJointed(TalusSim sim, PetscInt *n, const PetscInt **pairs)
 {
+  Joints *js;
+
   PetscFunctionBegin;
-  *wrench = sim->joint_wrench;
+  PetscCall(TalusSimGetModuleState(sim, &TalusJointsModule, (void **)&js));
+  *n     = js->njointed;
+  *pairs = js->jointed;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimDestroyJoints(TalusSim sim)
+PetscErrorCode TalusSimGetJointWrenches(TalusSim sim, const PetscReal **wrench)
 {
+  Context c;
   PetscFunctionBegin;
-  PetscCall(PetscFree(sim->joints));
-  PetscCall(PetscFree(sim->joint_row_start));
-  PetscCall(PetscFree(sim->joint_impulse)); /* the wrenches with them */
-  sim->joint_wrench = NULL;
-  PetscCall(PetscFree(sim->jointed));
-  PetscCall(PetscFree(sim->joint_rows));
-  PetscCall(PetscFree2(sim->joint_record, sim->joint_record_slot));
+  PetscCall(GetContext(sim, &c));
+  *wrench = c.js->joint_wrench;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode JointsDestroy(TalusSim sim, void *state)
+{
+  Joints *js = (Joints *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  PetscCall(PetscFree(js->joints));
+  PetscCall(PetscFree(js->joint_row_start));
+  PetscCall(PetscFree(js->joint_impulse)); /* the wrenches with them */
+  js->joint_wrench = NULL;
+  PetscCall(PetscFree(js->jointed));
+  PetscCall(PetscFree(js->rows));
   PetscFunctionReturn(0);
 }
 
@@ -197,31 +260,31 @@ static TalusPose PredictedPose(const TalusBodies *b, PetscInt k, PetscReal h)
  * price of a first-order damping (seed 000's rows, theta = 0, gain and lose O(h) about the start's
  * energy; docs/mechanisms.md has both measured).
  */
-static PetscErrorCode PredictRows(TalusSim sim, const TalusJoint *joint, const PetscInt k[2],
-                                  TalusJointRowTerms terms[])
+static PetscErrorCode PredictRows(const Context *c, const TalusTable *tables, PetscReal lookahead,
+                                  const TalusJoint *joint, const PetscInt k[2], TalusJointRowTerms terms[])
 {
-  const TalusTable  *tables;
-  const TalusBodies *b        = sim->bodies;
+  const TalusBodies *b        = c->b;
   const PetscInt     n        = TalusJointTypeRows((TalusJointType)joint->type);
-  const PetscReal    ahead_by = sim->joint_lookahead * sim->dt;
+  const PetscReal    ahead_by = lookahead * c->dt;
   TalusPose          ahead[2];
 
   PetscFunctionBegin;
-  PetscCall(TalusSimGetTables(sim, NULL, &tables));
   for (int side = 0; side < 2; side++) ahead[side] = PredictedPose(b, k[side], ahead_by);
-  TalusJointEvaluate(joint, &ahead[0], &ahead[1], tables, sim->t, terms);
+  TalusJointEvaluate(joint, &ahead[0], &ahead[1], tables, c->t, terms);
   for (PetscInt r = 0; r < n; r++)
     for (int side = 0; side < 2; side++)
       if (k[side] >= 0) terms[r].g -= ahead_by * KnownVelocity(b, k[side], terms[r].G[side]);
   PetscFunctionReturn(0);
 }
 
-/* Joint j's rows when this rank keeps it, after those already built */
-static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
+/* Joint j's rows when this rank keeps it, after those already built; its largest violations into drift
+   (lengths, angles) */
+static PetscErrorCode BuildRowsOf(TalusSim sim, const Context *c, const TalusTable *tables, PetscReal lookahead,
+                                  PetscInt j, PetscReal drift[2])
 {
-  const TalusTable  *tables;
-  TalusBodies       *b     = sim->bodies;
-  const TalusJoint  *joint = &sim->joints[j];
+  Joints            *js    = c->js;
+  TalusBodies       *b     = c->b;
+  const TalusJoint  *joint = &js->joints[j];
   const PetscInt     owner = TalusSimLinkedIndex(sim, joint->body[joint->owner_side]);
   const PetscInt     n     = TalusJointTypeRows((TalusJointType)joint->type);
   const PetscBool    limit = TalusJointTypeIsLimit((TalusJointType)joint->type);
@@ -230,121 +293,205 @@ static PetscErrorCode BuildRowsOf(TalusSim sim, PetscInt j)
   TalusJointRowTerms terms[6];
 
   PetscFunctionBegin;
-  PetscCall(TalusSimGetTables(sim, NULL, &tables));
   if (owner < 0 || owner >= b->nowned) PetscFunctionReturn(0); /* another rank keeps it */
   for (int side = 0; side < 2; side++) {
     k[side] = TalusSimLinkedIndex(sim, joint->body[side]);
-    PetscCheck(k[side] >= -1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "joint %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d, which keeps the joint", j,
-               joint->body[side], sim->rank);
+    if (k[side] < -1) {
+      PetscMPIInt rank;
+      PetscCallMPI(MPI_Comm_rank(c->comm, &rank));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB,
+              "joint %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d, which keeps the joint", j,
+              joint->body[side], rank);
+    }
     pose[side] = PoseOf(b, k[side]);
   }
-  TalusJointEvaluate(joint, &pose[0], &pose[1], tables, sim->t, terms);
+  TalusJointEvaluate(joint, &pose[0], &pose[1], tables, c->t, terms);
   for (PetscInt r = 0; r < n; r++) /* a limit's row is violated only below 0; any g of a two-sided row is */
-    sim->joint_drift[terms[r].angular] = PetscMax(sim->joint_drift[terms[r].angular],
-                                                  limit ? -terms[r].g : PetscAbsReal(terms[r].g));
-  if (sim->joint_lookahead > 0.0 && !limit && !(joint->delta > 0.0)) PetscCall(PredictRows(sim, joint, k, terms));
-  PetscCall(
-    TalusGrowArray(sizeof(TalusJointRow), sim->njoint_rows_local + n, &sim->joint_rows_capacity, &sim->joint_rows));
+    drift[terms[r].angular] = PetscMax(drift[terms[r].angular], limit ? -terms[r].g : PetscAbsReal(terms[r].g));
+  if (lookahead > 0.0 && !limit && !(joint->delta > 0.0)) PetscCall(PredictRows(c, tables, lookahead, joint, k, terms));
+  PetscCall(TalusGrowArray(sizeof(TalusJointRow), js->nrows_local + n, &js->rows_capacity, &js->rows));
   for (PetscInt r = 0; r < n; r++) {
-    TalusJointRow *row = &sim->joint_rows[sim->njoint_rows_local++];
+    TalusJointRow *row = &js->rows[js->nrows_local++];
     row->a = k[0], row->b = k[1];
     row->joint      = j;
-    row->row        = sim->joint_row_start[j] + r;
+    row->row        = js->joint_row_start[j] + r;
     row->compliance = 0.0;
     PetscCall(PetscArraycpy(&row->G[0][0], &terms[r].G[0][0], 12));
     if (joint->delta > 0.0) { /* seed 003 eq. 64 as for contacts: (h/delta^2) g + (2 zeta h/delta - 1) G v^l + g_t */
       PetscReal Gv = 0.0;
       for (int side = 0; side < 2; side++)
         if (k[side] >= 0) Gv += KnownVelocity(b, k[side], terms[r].G[side]);
-      row->bias = sim->dt / (joint->delta * joint->delta) * terms[r].g +
-                  (2.0 * joint->zeta * sim->dt / joint->delta - 1.0) * Gv + terms[r].gt;
+      row->bias = c->dt / (joint->delta * joint->delta) * terms[r].g +
+                  (2.0 * joint->zeta * c->dt / joint->delta - 1.0) * Gv + terms[r].gt;
     } else if (joint->stiffness > 0.0) { /* seed 004 eq. 61 in the CCP: K / (h K + B) g + g_t; N + E (eq. 60) */
-      const PetscReal h = sim->dt, K = joint->stiffness, B = joint->damping;
+      const PetscReal h = c->dt, K = joint->stiffness, B = joint->damping;
       row->bias       = K / (h * K + B) * terms[r].g + terms[r].gt;
       row->compliance = 1.0 / (h * h * K + h * B);
-    } else row->bias = terms[r].g / sim->dt + terms[r].gt; /* seed 000 eq. 9c */
-    for (int side = 0; side < 2; side++)                   /* a fixed side's known velocity (seed 002 eq. 70) */
+    } else row->bias = terms[r].g / c->dt + terms[r].gt; /* seed 000 eq. 9c */
+    for (int side = 0; side < 2; side++)                 /* a fixed side's known velocity (seed 002 eq. 70) */
       if (k[side] >= 0 && b->dof[k[side]] < 0) row->bias += KnownVelocity(b, k[side], terms[r].G[side]);
-    row->impulse = sim->joint_impulse[row->row];
+    row->impulse = js->joint_impulse[row->row];
   }
   PetscFunctionReturn(0);
 }
 
-/* The limits' one-sided rows first, the CCP's non-negative rows, then the two-sided ones, its free rows */
-PetscErrorCode TalusSimBuildJointRows(TalusSim sim)
+/* TALUS_HOOK_AFTER_COLLIDE: this step's rows of the joints this rank keeps (after the ghosts), published to
+   the core's CCP: the limits' one-sided rows first, the CCP's non-negative rows, then the two-sided ones,
+   its free rows */
+static PetscErrorCode JointsBuildRows(TalusSim sim, void *state)
 {
+  Context           c;
+  const TalusTable *tables;
+  PetscReal         lookahead, drift[2] = {0.0, 0.0};
+  PetscInt          nlimit = 0;
+
   PetscFunctionBegin;
-  sim->njoint_rows_local = sim->nlimit_rows_local = 0;
-  sim->joint_drift[0] = sim->joint_drift[1] = 0.0;
+  (void)state;
+  PetscCall(GetContext(sim, &c));
+  PetscCall(TalusSimGetTables(sim, NULL, &tables));
+  PetscCall(TalusSimGetJointLookahead(sim, &lookahead));
+  c.js->nrows_local = 0;
   for (int limits = 1; limits >= 0; limits--) {
-    for (PetscInt j = 0; j < sim->njoints; j++)
-      if (TalusJointTypeIsLimit((TalusJointType)sim->joints[j].type) == (PetscBool)limits)
-        PetscCall(BuildRowsOf(sim, j));
-    if (limits) sim->nlimit_rows_local = sim->njoint_rows_local;
+    for (PetscInt j = 0; j < c.js->njoints; j++)
+      if (TalusJointTypeIsLimit((TalusJointType)c.js->joints[j].type) == (PetscBool)limits)
+        PetscCall(BuildRowsOf(sim, &c, tables, lookahead, j, drift));
+    if (limits) nlimit = c.js->nrows_local;
   }
+  PetscCall(TalusSimSetJointRows(sim, c.js->nrows_local, nlimit, c.js->rows, drift));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimShareJointImpulses(TalusSim sim)
+/* TALUS_HOOK_AFTER_SOLVE: the impulses of every joint row and the joints' wrenches shared by all ranks */
+static PetscErrorCode JointsShareImpulses(TalusSim sim, void *state)
 {
-  const PetscInt n = sim->njoint_rows + 12 * sim->njoints;
+  Context  c;
+  PetscInt n;
 
   PetscFunctionBegin;
-  if (!sim->njoints) PetscFunctionReturn(0);
+  (void)state;
+  PetscCall(GetContext(sim, &c));
+  n = c.js->njoint_rows + 12 * c.js->njoints;
+  if (!c.js->njoints) PetscFunctionReturn(0);
   /* the wrenches live after the impulses in one array, so that one reduction shares both */
-  PetscCall(PetscRealloc(sizeof(PetscReal) * n, &sim->joint_impulse));
-  sim->joint_wrench = sim->joint_impulse + sim->njoint_rows;
-  PetscCall(PetscArrayzero(sim->joint_impulse, n));
-  for (PetscInt r = 0; r < sim->njoint_rows_local; r++) {
-    const TalusJointRow *row     = &sim->joint_rows[r];
-    sim->joint_impulse[row->row] = row->impulse;
+  PetscCall(PetscRealloc(sizeof(PetscReal) * n, &c.js->joint_impulse));
+  c.js->joint_wrench = c.js->joint_impulse + c.js->njoint_rows;
+  PetscCall(PetscArrayzero(c.js->joint_impulse, n));
+  for (PetscInt r = 0; r < c.js->nrows_local; r++) {
+    const TalusJointRow *row      = &c.js->rows[r];
+    c.js->joint_impulse[row->row] = row->impulse;
     /* the row's impulse acts on each side as gamma G_side / h: a force, and a torque about the side's
        centre; B's first, then A's */
     for (int side = 0; side < 2; side++)
       for (int e = 0; e < 6; e++)
-        sim->joint_wrench[12 * row->joint + 6 * (1 - side) + e] += row->impulse * row->G[side][e] / sim->dt;
+        c.js->joint_wrench[12 * row->joint + 6 * (1 - side) + e] += row->impulse * row->G[side][e] / c.dt;
   }
   /* each row is kept by one rank: the sums add zeros to it, exactly (the drift goes with the step's other maxima,
      step_statistics.c) */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sim->joint_impulse, n, MPIU_REAL, MPIU_SUM, sim->comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, c.js->joint_impulse, n, MPIU_REAL, MPIU_SUM, c.comm));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimEvaluateJoint(TalusSim sim, PetscInt j, TalusJointRowTerms rows[])
 {
+  Context           c;
   const TalusTable *tables;
   TalusPose         pose[2];
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
   PetscCall(TalusSimDistribute(sim)); /* before it every rank holds every body */
-  PetscCheck(j >= 0 && j < sim->njoints, sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "joint %" PetscInt_FMT " of %" PetscInt_FMT, j, sim->njoints);
-  PetscCall(TalusSimGatherPoses(sim, 2, sim->joints[j].body, pose));
-  TalusJointEvaluate(&sim->joints[j], &pose[0], &pose[1], tables, sim->t, rows);
+  PetscCheck(j >= 0 && j < c.js->njoints, c.comm, PETSC_ERR_ARG_OUTOFRANGE, "joint %" PetscInt_FMT " of %" PetscInt_FMT,
+             j, c.js->njoints);
+  PetscCall(TalusSimGatherPoses(sim, 2, c.js->joints[j].body, pose));
+  TalusJointEvaluate(&c.js->joints[j], &pose[0], &pose[1], tables, c.t, rows);
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimGetJointAnchors(TalusSim sim, PetscReal points[])
 {
+  Context    c;
   PetscInt  *ids;
   TalusPose *poses;
 
   PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
   PetscCall(TalusSimDistribute(sim));
-  PetscCall(PetscMalloc2(2 * sim->njoints + 1, &ids, 2 * sim->njoints + 1, &poses));
-  for (PetscInt j = 0; j < sim->njoints; j++)
-    ids[2 * j] = sim->joints[j].body[0], ids[2 * j + 1] = sim->joints[j].body[1];
-  PetscCall(TalusSimGatherPoses(sim, 2 * sim->njoints, ids, poses)); /* one reduction for all */
-  for (PetscInt j = 0; j < sim->njoints; j++)
+  PetscCall(PetscMalloc2(2 * c.js->njoints + 1, &ids, 2 * c.js->njoints + 1, &poses));
+  for (PetscInt j = 0; j < c.js->njoints; j++)
+    ids[2 * j] = c.js->joints[j].body[0], ids[2 * j + 1] = c.js->joints[j].body[1];
+  PetscCall(TalusSimGatherPoses(sim, 2 * c.js->njoints, ids, poses)); /* one reduction for all */
+  for (PetscInt j = 0; j < c.js->njoints; j++)
     for (int side = 0; side < 2; side++) {
       const TalusPose *P      = &poses[2 * j + side];
       PetscReal       *centre = &points[12 * j + 9 * side], *anchor = &points[12 * j + 3 + 3 * side];
-      TalusRotate(P->A, sim->joints[j].anchor[side], anchor);
+      TalusRotate(P->A, c.js->joints[j].anchor[side], anchor);
       for (int d = 0; d < 3; d++) anchor[d] += P->r[d];
       for (int d = 0; d < 3; d++) centre[d] = ids[2 * j + side] == TALUS_WORLD ? anchor[d] : P->r[d];
     }
   PetscCall(PetscFree2(ids, poses));
   PetscFunctionReturn(0);
 }
+
+/* TALUS_HOOK_BEFORE_GHOSTS, the first step of a run: each relaxed joint's (zeta, delta) inside the
+   stability region at this run's time step (the formulations note, sec. 3.4) */
+static PetscErrorCode JointsCheckRelaxation(TalusSim sim, void *state)
+{
+  Joints   *js = (Joints *)state;
+  MPI_Comm  comm;
+  PetscReal dt;
+
+  PetscFunctionBegin;
+  if (js->relaxation_checked) PetscFunctionReturn(0);
+  PetscCall(TalusSimGetComm(sim, &comm));
+  PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
+  for (PetscInt j = 0; j < js->njoints; j++) {
+    const TalusJoint *joint = &js->joints[j];
+    PetscCheck(joint->delta == 0.0 || TalusRelaxationStable(joint->zeta, joint->delta, dt), comm, PETSC_ERR_USER_INPUT,
+               "joint %" PetscInt_FMT ": the relaxation zeta = %g, delta = %g s is unstable at the time step h = %g s "
+               "(delta > %g s at this zeta)",
+               j, (double)joint->zeta, (double)joint->delta, (double)dt,
+               (double)TalusRelaxationMinDelta(joint->zeta, dt));
+  }
+  js->relaxation_checked = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* A joint's rank (its owner side's) needs the other body */
+static PetscErrorCode JointsLinks(TalusSim sim, void *state, PetscInt *n, PetscInt (*pairs)[2])
+{
+  const Joints *js = (const Joints *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  *n = js->njoints;
+  if (!pairs) PetscFunctionReturn(0);
+  for (PetscInt j = 0; j < js->njoints; j++) {
+    const TalusJoint *joint = &js->joints[j];
+    pairs[j][0] = joint->body[joint->owner_side], pairs[j][1] = joint->body[1 - joint->owner_side];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode JointsDescribe(TalusSim sim, void *state, PetscInt id, char what[], size_t size)
+{
+  const Joints *js = (const Joints *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  for (PetscInt j = 0; j < js->njoints && !what[0]; j++)
+    if (js->joints[j].body[0] == id || js->joints[j].body[1] == id)
+      PetscCall(PetscSNPrintf(what, size, "joint %" PetscInt_FMT " (%s)", j, TalusJointTypeNames[js->joints[j].type]));
+  PetscFunctionReturn(0);
+}
+
+const TalusSimModuleOps TalusJointsModule = {
+  .name       = "joints",
+  .state_size = sizeof(Joints),
+  .destroy    = JointsDestroy,
+  .hook       = {[TALUS_HOOK_BEFORE_GHOSTS] = JointsCheckRelaxation,
+                 [TALUS_HOOK_AFTER_COLLIDE] = JointsBuildRows,
+                 [TALUS_HOOK_AFTER_SOLVE]   = JointsShareImpulses},
+  .links      = JointsLinks,
+  .describe   = JointsDescribe,
+};

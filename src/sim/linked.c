@@ -63,13 +63,8 @@ static PetscErrorCode LinkPairs(TalusSim sim, PetscInt *n, PetscInt (**pairs)[2]
   PetscFunctionBegin;
   *n = 0;
   PetscCall(TalusSimModulesLinks(sim, &nmodules, NULL));
-  PetscCall(PetscMalloc1(sim->njoints + nmodules + 1, pairs));
-  for (PetscInt j = 0; j < sim->njoints; j++) {
-    const TalusJoint *joint = &sim->joints[j];
-    (*pairs)[*n][0] = joint->body[joint->owner_side], (*pairs)[(*n)++][1] = joint->body[1 - joint->owner_side];
-  }
-  PetscCall(TalusSimModulesLinks(sim, &nmodules, *pairs + *n)); /* the springs' (the drives module's) */
-  *n += nmodules;
+  PetscCall(PetscMalloc1(nmodules + 1, pairs));
+  PetscCall(TalusSimModulesLinks(sim, n, *pairs)); /* the joints', then the springs' */
   PetscFunctionReturn(0);
 }
 
@@ -154,9 +149,6 @@ PetscErrorCode TalusSimDescribeLink(TalusSim sim, PetscInt id, char what[], size
 {
   PetscFunctionBegin;
   what[0] = 0;
-  for (PetscInt j = 0; j < sim->njoints && !what[0]; j++)
-    if (sim->joints[j].body[0] == id || sim->joints[j].body[1] == id)
-      PetscCall(PetscSNPrintf(what, size, "joint %" PetscInt_FMT " (%s)", j, TalusJointTypeNames[sim->joints[j].type]));
-  PetscCall(TalusSimModulesDescribe(sim, id, what, size)); /* springs, loads, prescribed motions; planar bodies */
+  PetscCall(TalusSimModulesDescribe(sim, id, what, size)); /* joints; springs, loads, prescribed motions; planar */
   PetscFunctionReturn(0);
 }

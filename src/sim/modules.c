@@ -8,6 +8,7 @@ PetscErrorCode TalusSimRegisterModules(void)
 {
   PetscFunctionBegin;
   PetscCall(TalusSimModuleRegister(&TalusTablesModule));
+  PetscCall(TalusSimModuleRegister(&TalusJointsModule));
   PetscCall(TalusSimModuleRegister(&TalusDrivesModule));
   PetscCall(TalusSimModuleRegister(&TalusPlanarModule));
   PetscCall(TalusSimModuleRegister(&TalusWatchesModule));

@@ -9,9 +9,11 @@
 #include <talus/joints.h>
 #include <talus/drives.h>
 #include <talus/math3.h>
+#include <talus/relaxation.h>
 
 /* talus's modules, registered in this order by TalusSimRegisterModules (modules.c) */
 PETSC_INTERN const TalusSimModuleOps TalusTablesModule;  /* tables.c: the tables of time */
+PETSC_INTERN const TalusSimModuleOps TalusJointsModule;  /* joints.c: joints, drivers, limits */
 PETSC_INTERN const TalusSimModuleOps TalusDrivesModule;  /* drives.c: prescribed motions, loads, springs */
 PETSC_INTERN const TalusSimModuleOps TalusPlanarModule;  /* planar.c: bodies that move in a plane */
 PETSC_INTERN const TalusSimModuleOps TalusWatchesModule; /* probe.c: the watched bodies' and groups' forces */
@@ -36,6 +38,32 @@ PETSC_INTERN PetscErrorCode TalusSimCheckBeforeStart(TalusSim, const char what[]
 PETSC_INTERN PetscErrorCode TalusSimGetLargestRadius(TalusSim, PetscReal *);
 PETSC_INTERN PetscErrorCode TalusSimResetWrenches(TalusSim, PetscBool any, PetscReal **wrench);
 
+/* One row of a joint in this step's CCP (joints.c builds them, joint_kind.c is their constraint kind): its
+   bodies, its row of B in the world frame (TalusJointRowTerms), its linear term g / h + g_t (seed 000
+   eq. 9c) and impulse. */
+typedef struct {
+  PetscInt  a, b;       /* local body indices (owned or ghost), -1 for the world */
+  PetscInt  joint;      /* its joint */
+  PetscInt  row;        /* among all joints' rows */
+  PetscReal G[2][6];    /* side A, side B: linear, then angular (world) */
+  PetscReal bias;       /* g / h + g_t */
+  PetscReal compliance; /* E = 1 / (h^2 K + h B) of a compliant joint (seed 004 eq. 60), 0 for a rigid one */
+  PetscReal impulse;    /* warm start in, solution out */
+} TalusJointRow;
+/* sim_getters.c: this step's joint rows for the CCP (the rows stay the joints module's): nlimit
+   non-negative rows first, then two-sided ones; the largest violations before the step (lengths, angles) */
+PETSC_INTERN PetscErrorCode TalusSimSetJointRows(TalusSim, PetscInt n, PetscInt nlimit, TalusJointRow rows[],
+                                                 const PetscReal drift[2]);
+/* sim_getters.c: -joint_lookahead theta (joints.c linearises two-sided rows at q + theta h v); whether the
+   bodies are distributed (the first step has begun) */
+PETSC_INTERN PetscErrorCode TalusSimGetJointLookahead(TalusSim, PetscReal *);
+PETSC_INTERN PetscErrorCode TalusSimGetDistributed(TalusSim, PetscBool *);
+/* joints.c, for the core: the pairs of bodies joints hold together (sorted (a, b), a < b: they do not
+   collide); whether (a, b) is among n such pairs */
+PETSC_INTERN PetscErrorCode TalusSimGetJointed(TalusSim, PetscInt *n, const PetscInt **pairs);
+PETSC_INTERN PetscBool      TalusJointedPair(PetscInt n, const PetscInt pairs[], PetscInt id_a, PetscInt id_b);
+/* joints.c: a restart's joints and their rows' impulses (into a simulation without them) */
+PETSC_INTERN PetscErrorCode TalusSimSetJoints(TalusSim, PetscInt n, const TalusJoint[], const PetscReal impulse[]);
 /* doubles of a body's M^-1 record in the matrix-free B: 1 / m, then A J^-1 A^T as xx yy zz xy xz yz */
 #define TALUS_INVERSE_MASS 7
 /* The matrix-free step's body space (the body_space op): per local body its slot in the body vector (-1:

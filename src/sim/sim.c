@@ -33,7 +33,7 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(PetscFree((*sim)->inverse_mass));
   PetscCall(VecDestroy(&(*sim)->body_vector));
   PetscCall(PetscFree((*sim)->body_vector_ghosts));
-  PetscCall(TalusSimDestroyJoints(*sim));
+  PetscCall(PetscFree2((*sim)->joint_record, (*sim)->joint_record_slot));
   PetscCall(PetscFree((*sim)->wrench));
   PetscCall(PetscFree((*sim)->linked_ids));
   PetscCall(PetscFree((*sim)->linked_local));

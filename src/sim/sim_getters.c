@@ -59,3 +59,28 @@ PetscErrorCode TalusSimCheckBeforeStart(TalusSim sim, const char what[])
              "%s is given while every rank holds every body: before the first step", what);
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusSimSetJointRows(TalusSim sim, PetscInt n, PetscInt nlimit, TalusJointRow rows[],
+                                    const PetscReal drift[2])
+{
+  PetscFunctionBegin;
+  sim->joint_rows        = rows;
+  sim->njoint_rows_local = n;
+  sim->nlimit_rows_local = nlimit;
+  sim->joint_drift[0] = drift[0], sim->joint_drift[1] = drift[1];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetJointLookahead(TalusSim sim, PetscReal *theta)
+{
+  PetscFunctionBegin;
+  *theta = sim->joint_lookahead;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetDistributed(TalusSim sim, PetscBool *distributed)
+{
+  PetscFunctionBegin;
+  *distributed = sim->distributed;
+  PetscFunctionReturn(0);
+}

@@ -17,18 +17,6 @@ typedef struct {
   PetscReal beta, sigma;
 } TalusContactFloor;
 
-/* One row of a joint in this step's CCP (joints.c, joint_kind.c): its bodies, its row of B in the
-   world frame (TalusJointRowTerms), its linear term g / h + g_t (seed 000 eq. 9c) and impulse. */
-typedef struct {
-  PetscInt  a, b;       /* local body indices (owned or ghost), -1 for the world */
-  PetscInt  joint;      /* its joint */
-  PetscInt  row;        /* among all joints' rows (sim->joint_row_start) */
-  PetscReal G[2][6];    /* side A, side B: linear, then angular (world) */
-  PetscReal bias;       /* g / h + g_t */
-  PetscReal compliance; /* E = 1 / (h^2 K + h B) of a compliant joint (seed 004 eq. 60), 0 for a rigid one */
-  PetscReal impulse;    /* warm start in, solution out */
-} TalusJointRow;
-
 struct _p_TalusSim {
   MPI_Comm                comm;
   PetscMPIInt             rank, size;
@@ -55,28 +43,20 @@ struct _p_TalusSim {
   Vec       body_vector;
   PetscInt *body_vector_ghosts, body_vector_nghost, body_vector_capacity;
   TalusCCP  ccp;
-  /* joints (joints.c): the same on every rank */
-  PetscInt       njoints, njoint_rows;
-  TalusJoint    *joints;
-  PetscInt      *joint_row_start; /* njoints + 1: joint j's rows are [start[j], start[j + 1]) */
-  PetscReal     *joint_impulse;   /* per joint row, the last step's impulse (every rank holds them all) */
-  PetscReal     *joint_wrench;    /* per joint, the last step's force and torque on B, then A (12, world): after the
-                                     impulses, in their array */
-  TalusJointRow *joint_rows;      /* this step's rows of the joints this rank keeps */
-  PetscInt       njoint_rows_local, joint_rows_capacity;
-  PetscInt       nlimit_rows_local; /* the first of them: limits' one-sided rows (the CCP's non-negative rows) */
+  /* this step's joint rows (the joints module's, TalusSimSetJointRows): the limits' one-sided rows first
+     (nlimit_rows_local, the CCP's non-negative rows), then the two-sided ones (its free rows) */
+  TalusJointRow *joint_rows;
+  PetscInt       njoint_rows_local, nlimit_rows_local;
   /* this rank's largest violation before the step: lengths (m), angles (rad) (the step's statistics reduce them) */
   PetscReal         joint_drift[2];
   PetscReal         joint_lookahead; /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (joints.c) */
   TalusContactFloor contact_floor;   /* -contact_near_rigid, -contact_friction_sigma (contact_kind.c) */
-  PetscInt          njointed,
-    *jointed;              /* the pairs of bodies a joint holds (id_a < id_b, 2 each, sorted): they do not collide */
-  PetscReal *joint_record; /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
-  PetscInt  *joint_record_slot, joint_record_capacity;
+  PetscReal        *joint_record;    /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
+  PetscInt         *joint_record_slot, joint_record_capacity;
   /* this step's applied force and torque (world) per owned body, or NULL: none (the drives module's loads
      and springs, TalusSimResetWrenches) */
   PetscReal *wrench;
-  PetscBool  relaxation_checked; /* the materials' and joints' relaxation's (step.c) */
+  PetscBool  relaxation_checked; /* the materials' relaxation's (step.c; the joints module checks the joints') */
   /* module.c: each registered module's state (include/talus/module.h), indexed as the registry */
   void   **module_states;
   PetscInt nmodule_states;
@@ -154,12 +134,6 @@ PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayo
 /* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
 
-/* joints.c: this step's rows of the joints this rank keeps (after the ghosts are built); the
-   impulses into sim->joint_impulse on every rank (after the solve) */
-PETSC_INTERN PetscErrorCode TalusSimBuildJointRows(TalusSim);
-PETSC_INTERN PetscErrorCode TalusSimShareJointImpulses(TalusSim);
-/* whether a joint holds bodies id_a < id_b together (then they do not collide) */
-PETSC_INTERN PetscBool TalusSimJointed(TalusSim, PetscInt id_a, PetscInt id_b);
 /* linked.c (besides what modules.h declares): the other ranks that need an owned body as a ghost
    because a link they keep reaches it: n pairs (owned body, rank), sorted by body; "joint 3
    (revolute)", "spring 0", ...: the first link that names body id, for messages ("" if none) */
@@ -174,10 +148,6 @@ PETSC_INTERN PetscErrorCode TalusSimModulesEnergy(TalusSim, PetscReal *);
 PETSC_INTERN PetscErrorCode TalusSimModulesLinks(TalusSim, PetscInt *n, PetscInt (*pairs)[2]);
 PETSC_INTERN PetscErrorCode TalusSimModulesDescribe(TalusSim, PetscInt id, char what[], size_t size);
 PETSC_INTERN PetscErrorCode TalusSimModulesBodySpace(TalusSim, const TalusSimBodySpace *);
-PETSC_INTERN PetscErrorCode TalusSimDestroyJoints(TalusSim);
-/* A restart's joints and their rows' impulses, prescribed motions, loads and springs (into a simulation
-   without them). */
-PETSC_INTERN PetscErrorCode TalusSimSetJoints(TalusSim, PetscInt n, const TalusJoint[], const PetscReal impulse[]);
 
 /* distribute.c */
 PETSC_INTERN PetscErrorCode TalusSimNumberDofs(TalusSim);

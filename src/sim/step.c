@@ -46,16 +46,18 @@ static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 {
   TalusBodies      *b    = sim->bodies;
   TalusContactList *list = &sim->contacts;
-  PetscInt          matched, kept = 0;
+  PetscInt          matched, kept = 0, njointed;
+  const PetscInt   *jointed;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventCollide, 0, 0, 0, 0));
   PetscCall(TalusFindContacts(b, sim->envelope, list));
   /* keep the contacts whose lower-id dynamic body this rank owns: each contact on exactly one rank;
      bodies a joint holds together do not collide (docs/mechanisms.md) */
+  PetscCall(TalusSimGetJointed(sim, &njointed, &jointed));
   for (PetscInt c = 0; c < list->n; c++) {
     const PetscInt owner = b->fixed[list->c[c].a] ? list->c[c].b : list->c[c].a;
-    if (owner < b->nowned && !(sim->njointed && TalusSimJointed(sim, list->c[c].id_a, list->c[c].id_b)))
+    if (owner < b->nowned && !(njointed && TalusJointedPair(njointed, jointed, list->c[c].id_a, list->c[c].id_b)))
       list->c[kept++] = list->c[c];
   }
   list->n = kept;
@@ -196,8 +198,8 @@ static PetscErrorCode Integrate(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
-/* Each relaxed material's and joint's (zeta, delta) inside the stability region at this run's time step, once
-   (the formulations note, sec. 3.4). */
+/* Each relaxed material's (zeta, delta) inside the stability region at this run's time step, once (the
+   formulations note, sec. 3.4; the joints module checks the joints'). */
 static PetscErrorCode CheckRelaxationOnce(TalusSim sim)
 {
   const TalusBodies *b = sim->bodies;
@@ -212,15 +214,6 @@ static PetscErrorCode CheckRelaxationOnce(TalusSim sim)
                "(it needs (h/delta)^2 + 4 zeta h/delta < 4 and zeta h/delta < 1: delta > %g s at this zeta)",
                mat->name, (double)mat->zeta, (double)mat->delta, (double)sim->dt,
                (double)TalusRelaxationMinDelta(mat->zeta, sim->dt));
-  }
-  for (PetscInt j = 0; j < sim->njoints; j++) {
-    const TalusJoint *joint = &sim->joints[j];
-    PetscCheck(joint->delta == 0.0 || TalusRelaxationStable(joint->zeta, joint->delta, sim->dt), sim->comm,
-               PETSC_ERR_USER_INPUT,
-               "joint %" PetscInt_FMT ": the relaxation zeta = %g, delta = %g s is unstable at the time step h = %g s "
-               "(delta > %g s at this zeta)",
-               j, (double)joint->zeta, (double)joint->delta, (double)sim->dt,
-               (double)TalusRelaxationMinDelta(joint->zeta, sim->dt));
   }
   sim->relaxation_checked = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -244,8 +237,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(TalusSimNumberDofs(sim));
   PetscCall(TalusSimBuildGhosts(sim));
   PetscCall(Collide(sim, stats));
-  PetscCall(TalusSimBuildJointRows(sim));
-  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_COLLIDE)); /* the loads' and springs' wrenches */
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_COLLIDE)); /* the joints' rows, the loads' and springs' wrenches */
   PetscCall(PetscTime(&t1));
   PetscCall(TalusSimAssembleCCP(sim, &ccp));
   PetscCall(PetscTime(&t2));
@@ -263,9 +255,8 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   }
   PetscCall(PetscTime(&t3));
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
-  PetscCall(TalusSimShareJointImpulses(sim));
-  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_SOLVE));
-  stats->joints = sim->njoints;
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_SOLVE)); /* the joints' impulses shared, the watches measured */
+  PetscCall(TalusSimGetJoints(sim, &stats->joints, NULL, NULL, NULL));
   PetscCall(TalusSimContactStatistics(sim, &ccp, stats, &totals));
   PetscCall(Integrate(sim));
   PetscCall(TalusSimKeepBodyVector(sim, &ccp));

@@ -70,12 +70,18 @@ static PetscBool AnyFloor(TalusSim sim)
 
 /* Whether the problem is N + E (seed 004): a compliant material or joint, or the contacts' floor; the
    same answer on every rank */
-static PetscBool AnyCompliance(TalusSim sim)
+static PetscErrorCode AnyCompliance(TalusSim sim, PetscBool *any)
 {
-  if (AnyFloor(sim)) return PETSC_TRUE;
-  for (PetscInt j = 0; j < sim->njoints; j++)
-    if (sim->joints[j].stiffness > 0.0) return PETSC_TRUE;
-  return TalusBodiesAnyCompliant(sim->bodies);
+  const TalusJoint *joints;
+  PetscInt          njoints;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimGetJoints(sim, &njoints, &joints, NULL, NULL));
+  *any = AnyFloor(sim);
+  for (PetscInt j = 0; j < njoints && !*any; j++)
+    if (joints[j].stiffness > 0.0) *any = PETSC_TRUE;
+  if (!*any) *any = TalusBodiesAnyCompliant(sim->bodies);
+  PetscFunctionReturn(0);
 }
 
 /* The step's friction coefficients (one per contact) and q (one per row) on layouts made from one gather of every
@@ -110,7 +116,8 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   const PetscInt       nrows = LocalRows(sim);
   PetscInt             row_start, row;
   PetscScalar         *vf, *gam, *q, *mu, *E = NULL;
-  const PetscBool      floored = AnyFloor(sim);
+  const PetscBool      floored   = AnyFloor(sim);
+  PetscBool            compliant = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAssemble, 0, 0, 0, 0));
@@ -133,7 +140,8 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   PetscCall(VecGetArray(ccp->mu, &mu));
   PetscCall(VecGetArray(ccp->q, &q));
   PetscCall(VecGetArray(ccp->gamma, &gam));
-  if (AnyCompliance(sim)) {
+  PetscCall(AnyCompliance(sim, &compliant));
+  if (compliant) {
     PetscCall(VecDuplicate(ccp->q, &ccp->compliance));
     PetscCall(VecSet(ccp->compliance, 0.0));
     PetscCall(VecGetArray(ccp->compliance, &E));

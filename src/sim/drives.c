@@ -21,21 +21,16 @@ typedef struct {
   PetscBool              springs_checked; /* their stability at this run's time step */
 } Drives;
 
-/* What a function of this file reads of the simulation: its communicator, bodies, clock and the drives */
+/* What a function of this file reads of the simulation (its communicator, bodies, clock) and the module's state */
 typedef struct {
-  MPI_Comm     comm;
-  TalusBodies *b;
-  PetscReal    t, dt;
-  Drives      *dr;
+  TalusSimModuleView v;
+  Drives            *dr;
 } Context;
 
 static PetscErrorCode GetContext(TalusSim sim, Context *c)
 {
   PetscFunctionBegin;
-  PetscCall(TalusSimGetComm(sim, &c->comm));
-  PetscCall(TalusSimGetBodies(sim, &c->b));
-  PetscCall(TalusSimGetTime(sim, &c->t, NULL, &c->dt));
-  PetscCall(TalusSimGetModuleState(sim, &TalusDrivesModule, (void **)&c->dr));
+  PetscCall(TalusSimGetModuleView(sim, &TalusDrivesModule, &c->v, (void **)&c->dr));
   PetscFunctionReturn(0);
 }
 
@@ -55,27 +50,27 @@ PetscErrorCode TalusSimAddPrescribedMotion(TalusSim sim, const TalusPrescribedMo
 
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
-  b = c.b;
+  b = c.v.b;
   PetscCall(TalusSimCheckBeforeStart(sim, "a prescribed motion"));
-  PetscCheck(k >= 0 && TalusBodiesIsFinite(b, k), c.comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(k >= 0 && TalusBodiesIsFinite(b, k), c.v.comm, PETSC_ERR_USER_INPUT,
              "a prescribed motion needs a body of finite shape, and %" PetscInt_FMT " is not one", motion->body);
-  PetscCheck(!IsPrescribed(c.dr, motion->body), c.comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(!IsPrescribed(c.dr, motion->body), c.v.comm, PETSC_ERR_USER_INPUT,
              "body %" PetscInt_FMT " is given two motions", motion->body);
   for (int d = 0; d < 3; d++)
     PetscCheck(!PetscIsInfOrNanReal(m.velocity[d]) && !PetscIsInfOrNanReal(m.amplitude[d]) &&
                  !PetscIsInfOrNanReal(m.angular_velocity[d]) && !PetscIsInfOrNanReal(m.frequency) &&
                  !PetscIsInfOrNanReal(m.phase),
-               c.comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT "'s motion has a value that is not a finite number",
-               motion->body);
+               c.v.comm, PETSC_ERR_USER_INPUT,
+               "body %" PetscInt_FMT "'s motion has a value that is not a finite number", motion->body);
   {
     const char *why;
     PetscCall(TalusSimTableFault(sim, m.table, 3, &why));
-    PetscCheck(!why, c.comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT "'s motion: %s", motion->body, why);
+    PetscCheck(!why, c.v.comm, PETSC_ERR_USER_INPUT, "body %" PetscInt_FMT "'s motion: %s", motion->body, why);
   }
   /* fixed: infinite mass, out of the velocity space, as TalusBodiesAdd makes fixed bodies */
   b->fixed[k] = PETSC_TRUE, b->mass[k] = 0.0;
   for (int d = 0; d < 3; d++) b->inertia[3 * k + d] = 0.0;
-  m.t0 = c.t;
+  m.t0 = c.v.t;
   for (int d = 0; d < 3; d++) m.position0[d] = b->position[3 * k + d];
   for (int d = 0; d < 4; d++) m.quaternion0[d] = b->quaternion[4 * k + d];
   PetscCall(PetscRealloc(sizeof(m) * (c.dr->nprescribed + 1), &c.dr->prescribed));
@@ -93,15 +88,15 @@ PetscErrorCode TalusSimSetSurfaceVelocity(TalusSim sim, PetscInt id, const Petsc
 
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
-  b = c.b;
+  b = c.v.b;
   PetscCall(TalusSimCheckBeforeStart(sim, "a surface velocity"));
   PetscCheck(
-    k >= 0 && b->fixed[k] && !IsPrescribed(c.dr, id), c.comm, PETSC_ERR_USER_INPUT,
+    k >= 0 && b->fixed[k] && !IsPrescribed(c.dr, id), c.v.comm, PETSC_ERR_USER_INPUT,
     "a surface velocity is for a fixed body (a plane, a fixed box) whose pose is not prescribed; body %" PetscInt_FMT
     " is not one",
     id);
   if (!TalusBodiesIsFinite(b, k)) { /* a plane's material moves in its plane */
-    PetscCheck(PetscAbsReal(TalusDot3(v, &b->size[3 * k])) <= 1e-12 * TalusNorm3(v) && TalusNorm3(w) == 0.0, c.comm,
+    PetscCheck(PetscAbsReal(TalusDot3(v, &b->size[3 * k])) <= 1e-12 * TalusNorm3(v) && TalusNorm3(w) == 0.0, c.v.comm,
                PETSC_ERR_USER_INPUT,
                "a plane's surface velocity must lie in the plane (normal to (%g, %g, %g)) and it cannot spin",
                (double)b->size[3 * k], (double)b->size[3 * k + 1], (double)b->size[3 * k + 2]);
@@ -120,13 +115,13 @@ PetscErrorCode TalusSimAddLoad(TalusSim sim, const TalusLoad *load)
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCall(TalusSimCheckBeforeStart(sim, "a load"));
-  PetscCheck(k >= 0 && !c.b->fixed[k], c.comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(k >= 0 && !c.v.b->fixed[k], c.v.comm, PETSC_ERR_USER_INPUT,
              "a load acts on a body that moves, and %" PetscInt_FMT " is %s", load->body,
              k < 0 ? "not a body" : "fixed");
   for (int which = 0; which < 2; which++) {
     const char *why;
     PetscCall(TalusSimTableFault(sim, which ? load->torque_table : load->force_table, 3, &why));
-    PetscCheck(!why, c.comm, PETSC_ERR_USER_INPUT, "the load on body %" PetscInt_FMT ": %s", load->body, why);
+    PetscCheck(!why, c.v.comm, PETSC_ERR_USER_INPUT, "the load on body %" PetscInt_FMT ": %s", load->body, why);
   }
   PetscCall(PetscRealloc(sizeof(*load) * (c.dr->nloads + 1), &c.dr->loads));
   c.dr->loads[c.dr->nloads++] = *load;
@@ -190,15 +185,15 @@ static PetscErrorCode SpringFromPoints(TalusSim sim, const TalusSpring *spec, co
 
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
-  b = c.b;
+  b = c.v.b;
   PetscCall(TalusSimCheckBeforeStart(sim, "a spring"));
   *s = *spec;
   PetscCheck(s->stiffness >= 0.0 && s->damping >= 0.0 && s->rest_length >= 0.0 && s->stiffness < PETSC_INFINITY &&
                s->damping < PETSC_INFINITY && s->rest_length < PETSC_INFINITY,
-             c.comm, PETSC_ERR_USER_INPUT, "a spring's stiffness, damping and rest length must be finite and >= 0");
+             c.v.comm, PETSC_ERR_USER_INPUT, "a spring's stiffness, damping and rest length must be finite and >= 0");
   for (int end = 0; end < 2; end++) {
     k[end] = spec->body[end] == TALUS_WORLD ? -1 : TalusSimFindBody(sim, spec->body[end]);
-    PetscCheck(spec->body[end] == TALUS_WORLD || k[end] >= 0, c.comm, PETSC_ERR_USER_INPUT,
+    PetscCheck(spec->body[end] == TALUS_WORLD || k[end] >= 0, c.v.comm, PETSC_ERR_USER_INPUT,
                "a spring names body %" PetscInt_FMT ", which does not exist", spec->body[end]);
     if (k[end] < 0) {
       for (int d = 0; d < 3; d++) s->anchor[end][d] = points[end][d];
@@ -209,8 +204,8 @@ static PetscErrorCode SpringFromPoints(TalusSim sim, const TalusSpring *spec, co
       TalusRotateBack(A, lever, s->anchor[end]);
     }
   }
-  PetscCheck(spec->body[0] != spec->body[1], c.comm, PETSC_ERR_USER_INPUT, "a spring needs two different bodies");
-  PetscCheck((k[0] >= 0 && !b->fixed[k[0]]) || (k[1] >= 0 && !b->fixed[k[1]]), c.comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(spec->body[0] != spec->body[1], c.v.comm, PETSC_ERR_USER_INPUT, "a spring needs two different bodies");
+  PetscCheck((k[0] >= 0 && !b->fixed[k[0]]) || (k[1] >= 0 && !b->fixed[k[1]]), c.v.comm, PETSC_ERR_USER_INPUT,
              "neither end of the spring is on a body that moves");
   PetscFunctionReturn(0);
 }
@@ -225,7 +220,7 @@ PetscErrorCode TalusSimCheckSpring(TalusSim sim, const TalusSpring *spec, const 
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCall(SpringFromPoints(sim, spec, points, &s, k));
-  *stability = SpringStability(c.b, &s, k, c.dt);
+  *stability = SpringStability(c.v.b, &s, k, c.v.dt);
   PetscFunctionReturn(0);
 }
 
@@ -234,11 +229,11 @@ static PetscErrorCode RefuseUnstable(TalusSim sim, PetscInt index, const TalusSp
   Context c;
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
-  PetscCheck(stability < 4.0, c.comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(stability < 4.0, c.v.comm, PETSC_ERR_USER_INPUT,
              "spring %" PetscInt_FMT
              " (K = %g N/m, C = %g N s/m) is unstable at h = %g s: h^2 K / m + 2 h C / m = %g with m "
              "its effective mass must be below 4 (explicit spring-damper: a smaller -dt, or a softer spring)",
-             index, (double)s->stiffness, (double)s->damping, (double)c.dt, (double)stability);
+             index, (double)s->stiffness, (double)s->damping, (double)c.v.dt, (double)stability);
   PetscFunctionReturn(0);
 }
 
@@ -252,7 +247,7 @@ PetscErrorCode TalusSimAddSpring(TalusSim sim, const TalusSpring *spec, const Pe
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCall(SpringFromPoints(sim, spec, points, &s, k));
-  *stability = SpringStability(c.b, &s, k, c.dt);
+  *stability = SpringStability(c.v.b, &s, k, c.v.dt);
   PetscCall(RefuseUnstable(sim, c.dr->nsprings, &s, *stability));
   PetscCall(PetscRealloc(sizeof(s) * (c.dr->nsprings + 1), &c.dr->springs));
   c.dr->springs[c.dr->nsprings++] = s;
@@ -284,11 +279,11 @@ static PetscErrorCode CheckSpringsOnce(TalusSim sim)
       for (int d = 0; d < 3; d++) e[d] = v[d] / L;
     for (int end = 0; end < 2; end++) { /* each end's owner adds its inverse mass along e */
       local_k = TalusSimLinkedIndex(sim, spring->body[end]);
-      if (local_k >= 0 && local_k < c.b->nowned && TalusBodiesIsFinite(c.b, local_k))
-        inverse[end] = InverseMassAlong(c.b, local_k, S[end], e);
+      if (local_k >= 0 && local_k < c.v.b->nowned && TalusBodiesIsFinite(c.v.b, local_k))
+        inverse[end] = InverseMassAlong(c.v.b, local_k, S[end], e);
     }
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, inverse, 2, MPIU_REAL, MPIU_SUM, c.comm));
-    stability = (c.dt * c.dt * spring->stiffness + 2.0 * c.dt * spring->damping) * (inverse[0] + inverse[1]);
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, inverse, 2, MPIU_REAL, MPIU_SUM, c.v.comm));
+    stability = (c.v.dt * c.v.dt * spring->stiffness + 2.0 * c.v.dt * spring->damping) * (inverse[0] + inverse[1]);
     PetscCall(RefuseUnstable(sim, s, spring, stability));
   }
   c.dr->springs_checked = PETSC_TRUE;
@@ -317,7 +312,7 @@ PetscErrorCode TalusSimSetDrives(TalusSim sim, PetscInt nprescribed, const Talus
   Context c;
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
-  PetscCheck(!c.dr->nprescribed && !c.dr->nloads && !c.dr->nsprings, c.comm, PETSC_ERR_ORDER,
+  PetscCheck(!c.dr->nprescribed && !c.dr->nloads && !c.dr->nsprings, c.v.comm, PETSC_ERR_ORDER,
              "drives are restored into a simulation without them");
   PetscCall(PetscMalloc1(nprescribed + 1, &c.dr->prescribed)); /* grown one by one by the Add functions */
   PetscCall(PetscMalloc1(nloads + 1, &c.dr->loads));
@@ -343,7 +338,7 @@ static PetscErrorCode EachPrescribed(TalusSim sim,
   if (!c.dr->nprescribed) PetscFunctionReturn(0);
   for (PetscInt p = 0; p < c.dr->nprescribed; p++) {
     const PetscInt k = TalusSimLinkedIndex(sim, c.dr->prescribed[p].body);
-    if (k >= 0 && k < c.b->nowned) PetscCall(fn(sim, k, &c.dr->prescribed[p]));
+    if (k >= 0 && k < c.v.b->nowned) PetscCall(fn(sim, k, &c.dr->prescribed[p]));
   }
   PetscFunctionReturn(0);
 }
@@ -357,11 +352,11 @@ static PetscErrorCode SetVelocity(TalusSim sim, PetscInt k, const TalusPrescribe
 
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
-  b = c.b;
+  b = c.v.b;
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
-  TalusPrescribedPose(m, tables, c.t, x0, q);
-  TalusPrescribedPose(m, tables, c.t + c.dt, x1, q);
-  for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / c.dt;
+  TalusPrescribedPose(m, tables, c.v.t, x0, q);
+  TalusPrescribedPose(m, tables, c.v.t + c.v.dt, x1, q);
+  for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / c.v.dt;
   TalusQuatToMatrix(&b->quaternion[4 * k], A);
   TalusRotateBack(A, m->angular_velocity, &b->omega[3 * k]);
   PetscFunctionReturn(0);
@@ -377,16 +372,16 @@ static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMot
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCall(TalusSimGetLargestRadius(sim, &rmax));
-  b = c.b;
+  b = c.v.b;
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
-  TalusPrescribedPose(m, tables, c.t + c.dt, x, q);
+  TalusPrescribedPose(m, tables, c.v.t + c.v.dt, x, q);
   for (int d = 0; d < 3; d++) travel[d] = x[d] - b->position[3 * k + d];
   /* as CheckTravel (step.c) for the bodies that move freely: ghosts reach r_max beyond a step */
   PetscCheck(TalusNorm3(travel) <= rmax || rmax == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
              "prescribed body %" PetscInt_FMT
              " moves %g m in one step (t = %g s), more than the largest body radius %g m: "
              "contacts would be missed; use a smaller -dt (now %g s)",
-             b->id[k], (double)TalusNorm3(travel), (double)c.t, (double)rmax, (double)c.dt);
+             b->id[k], (double)TalusNorm3(travel), (double)c.v.t, (double)rmax, (double)c.v.dt);
   for (int d = 0; d < 3; d++) b->position[3 * k + d] = x[d];
   for (int d = 0; d < 4; d++) b->quaternion[4 * k + d] = q[d];
   TalusQuatToMatrix(q, A); /* the body-frame angular velocity follows the new orientation */
@@ -438,8 +433,8 @@ static PetscErrorCode DrivesComputeWrenches(TalusSim sim, void *state)
   PetscFunctionBegin;
   (void)state;
   PetscCall(GetContext(sim, &c));
-  PetscCallMPI(MPI_Comm_rank(c.comm, &rank));
-  b = c.b;
+  PetscCallMPI(MPI_Comm_rank(c.v.comm, &rank));
+  b = c.v.b;
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
   if (!c.dr->nloads && !c.dr->nsprings) {
     PetscCall(TalusSimResetWrenches(sim, PETSC_FALSE, &wrench));
@@ -454,11 +449,11 @@ static PetscErrorCode DrivesComputeWrenches(TalusSim sim, void *state)
     if (k < 0 || k >= b->nowned) continue;
     for (int d = 0; d < 3; d++) force[d] = load->force[d], torque[d] = load->torque[d];
     if (load->force_table) { /* the tables' values at the step's start, as every load is taken */
-      TalusTableEvaluate(&tables[load->force_table - 1], c.t, add, NULL);
+      TalusTableEvaluate(&tables[load->force_table - 1], c.v.t, add, NULL);
       for (int d = 0; d < 3; d++) force[d] += add[d];
     }
     if (load->torque_table) {
-      TalusTableEvaluate(&tables[load->torque_table - 1], c.t, add, NULL);
+      TalusTableEvaluate(&tables[load->torque_table - 1], c.v.t, add, NULL);
       for (int d = 0; d < 3; d++) torque[d] += add[d];
     }
     TalusQuatToMatrix(&b->quaternion[4 * k], A);

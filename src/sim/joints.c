@@ -25,21 +25,16 @@ typedef struct {
   PetscBool      relaxation_checked;
 } Joints;
 
-/* What a function of this file reads of the simulation */
+/* What a function of this file reads of the simulation (its communicator, bodies, clock) and the module's state */
 typedef struct {
-  MPI_Comm     comm;
-  TalusBodies *b;
-  PetscReal    t, dt;
-  Joints      *js;
+  TalusSimModuleView v;
+  Joints            *js;
 } Context;
 
 static PetscErrorCode GetContext(TalusSim sim, Context *c)
 {
   PetscFunctionBegin;
-  PetscCall(TalusSimGetComm(sim, &c->comm));
-  PetscCall(TalusSimGetBodies(sim, &c->b));
-  PetscCall(TalusSimGetTime(sim, &c->t, NULL, &c->dt));
-  PetscCall(TalusSimGetModuleState(sim, &TalusJointsModule, (void **)&c->js));
+  PetscCall(TalusSimGetModuleView(sim, &TalusJointsModule, &c->v, (void **)&c->js));
   PetscFunctionReturn(0);
 }
 
@@ -103,9 +98,9 @@ static PetscErrorCode JointOf(TalusSim sim, const TalusJointSpec *spec, TalusJoi
 
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
-  b = c.b;
+  b = c.v.b;
   PetscCall(TalusSimGetDistributed(sim, &distributed));
-  PetscCheck(!distributed, c.comm, PETSC_ERR_ORDER,
+  PetscCheck(!distributed, c.v.comm, PETSC_ERR_ORDER,
              "joints are added while every rank holds every body: before the first step");
   *why = NULL;
   for (int side = 0; side < 2; side++) {
@@ -141,7 +136,7 @@ PetscErrorCode TalusSimAddJoint(TalusSim sim, const TalusJointSpec *spec, PetscI
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCall(JointOf(sim, spec, &joint, &why));
-  PetscCheck(!why, c.comm, PETSC_ERR_USER_INPUT,
+  PetscCheck(!why, c.v.comm, PETSC_ERR_USER_INPUT,
              "joint %" PetscInt_FMT " (%s, bodies %" PetscInt_FMT " and %" PetscInt_FMT "): %s", c.js->njoints,
              spec->type >= 0 && spec->type < TALUS_NJOINT_TYPES ? TalusJointTypeNames[spec->type] : "?", spec->body[0],
              spec->body[1], why);
@@ -155,7 +150,7 @@ PetscErrorCode TalusSimSetJoints(TalusSim sim, PetscInt n, const TalusJoint join
   Context c;
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
-  PetscCheck(c.js->njoints == 0, c.comm, PETSC_ERR_ORDER, "joints are restored into a simulation without joints");
+  PetscCheck(c.js->njoints == 0, c.v.comm, PETSC_ERR_ORDER, "joints are restored into a simulation without joints");
   for (PetscInt j = 0; j < n; j++) {
     PetscCall(AppendJoint(sim, &joints[j], 0.0));
     for (PetscInt r = c.js->joint_row_start[j]; r < c.js->joint_row_start[j + 1]; r++)
@@ -263,14 +258,14 @@ static TalusPose PredictedPose(const TalusBodies *b, PetscInt k, PetscReal h)
 static PetscErrorCode PredictRows(const Context *c, const TalusTable *tables, PetscReal lookahead,
                                   const TalusJoint *joint, const PetscInt k[2], TalusJointRowTerms terms[])
 {
-  const TalusBodies *b        = c->b;
+  const TalusBodies *b        = c->v.b;
   const PetscInt     n        = TalusJointTypeRows((TalusJointType)joint->type);
-  const PetscReal    ahead_by = lookahead * c->dt;
+  const PetscReal    ahead_by = lookahead * c->v.dt;
   TalusPose          ahead[2];
 
   PetscFunctionBegin;
   for (int side = 0; side < 2; side++) ahead[side] = PredictedPose(b, k[side], ahead_by);
-  TalusJointEvaluate(joint, &ahead[0], &ahead[1], tables, c->t, terms);
+  TalusJointEvaluate(joint, &ahead[0], &ahead[1], tables, c->v.t, terms);
   for (PetscInt r = 0; r < n; r++)
     for (int side = 0; side < 2; side++)
       if (k[side] >= 0) terms[r].g -= ahead_by * KnownVelocity(b, k[side], terms[r].G[side]);
@@ -283,7 +278,7 @@ static PetscErrorCode BuildRowsOf(TalusSim sim, const Context *c, const TalusTab
                                   PetscInt j, PetscReal drift[2])
 {
   Joints            *js    = c->js;
-  TalusBodies       *b     = c->b;
+  TalusBodies       *b     = c->v.b;
   const TalusJoint  *joint = &js->joints[j];
   const PetscInt     owner = TalusSimLinkedIndex(sim, joint->body[joint->owner_side]);
   const PetscInt     n     = TalusJointTypeRows((TalusJointType)joint->type);
@@ -298,14 +293,14 @@ static PetscErrorCode BuildRowsOf(TalusSim sim, const Context *c, const TalusTab
     k[side] = TalusSimLinkedIndex(sim, joint->body[side]);
     if (k[side] < -1) {
       PetscMPIInt rank;
-      PetscCallMPI(MPI_Comm_rank(c->comm, &rank));
+      PetscCallMPI(MPI_Comm_rank(c->v.comm, &rank));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB,
               "joint %" PetscInt_FMT ": body %" PetscInt_FMT " is not on rank %d, which keeps the joint", j,
               joint->body[side], rank);
     }
     pose[side] = PoseOf(b, k[side]);
   }
-  TalusJointEvaluate(joint, &pose[0], &pose[1], tables, c->t, terms);
+  TalusJointEvaluate(joint, &pose[0], &pose[1], tables, c->v.t, terms);
   for (PetscInt r = 0; r < n; r++) /* a limit's row is violated only below 0; any g of a two-sided row is */
     drift[terms[r].angular] = PetscMax(drift[terms[r].angular], limit ? -terms[r].g : PetscAbsReal(terms[r].g));
   if (lookahead > 0.0 && !limit && !(joint->delta > 0.0)) PetscCall(PredictRows(c, tables, lookahead, joint, k, terms));
@@ -321,14 +316,14 @@ static PetscErrorCode BuildRowsOf(TalusSim sim, const Context *c, const TalusTab
       PetscReal Gv = 0.0;
       for (int side = 0; side < 2; side++)
         if (k[side] >= 0) Gv += KnownVelocity(b, k[side], terms[r].G[side]);
-      row->bias = c->dt / (joint->delta * joint->delta) * terms[r].g +
-                  (2.0 * joint->zeta * c->dt / joint->delta - 1.0) * Gv + terms[r].gt;
+      row->bias = c->v.dt / (joint->delta * joint->delta) * terms[r].g +
+                  (2.0 * joint->zeta * c->v.dt / joint->delta - 1.0) * Gv + terms[r].gt;
     } else if (joint->stiffness > 0.0) { /* seed 004 eq. 61 in the CCP: K / (h K + B) g + g_t; N + E (eq. 60) */
-      const PetscReal h = c->dt, K = joint->stiffness, B = joint->damping;
+      const PetscReal h = c->v.dt, K = joint->stiffness, B = joint->damping;
       row->bias       = K / (h * K + B) * terms[r].g + terms[r].gt;
       row->compliance = 1.0 / (h * h * K + h * B);
-    } else row->bias = terms[r].g / c->dt + terms[r].gt; /* seed 000 eq. 9c */
-    for (int side = 0; side < 2; side++)                 /* a fixed side's known velocity (seed 002 eq. 70) */
+    } else row->bias = terms[r].g / c->v.dt + terms[r].gt; /* seed 000 eq. 9c */
+    for (int side = 0; side < 2; side++)                   /* a fixed side's known velocity (seed 002 eq. 70) */
       if (k[side] >= 0 && b->dof[k[side]] < 0) row->bias += KnownVelocity(b, k[side], terms[r].G[side]);
     row->impulse = js->joint_impulse[row->row];
   }
@@ -383,11 +378,11 @@ static PetscErrorCode JointsShareImpulses(TalusSim sim, void *state)
        centre; B's first, then A's */
     for (int side = 0; side < 2; side++)
       for (int e = 0; e < 6; e++)
-        c.js->joint_wrench[12 * row->joint + 6 * (1 - side) + e] += row->impulse * row->G[side][e] / c.dt;
+        c.js->joint_wrench[12 * row->joint + 6 * (1 - side) + e] += row->impulse * row->G[side][e] / c.v.dt;
   }
   /* each row is kept by one rank: the sums add zeros to it, exactly (the drift goes with the step's other maxima,
      step_statistics.c) */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, c.js->joint_impulse, n, MPIU_REAL, MPIU_SUM, c.comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, c.js->joint_impulse, n, MPIU_REAL, MPIU_SUM, c.v.comm));
   PetscFunctionReturn(0);
 }
 
@@ -401,10 +396,10 @@ PetscErrorCode TalusSimEvaluateJoint(TalusSim sim, PetscInt j, TalusJointRowTerm
   PetscCall(GetContext(sim, &c));
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
   PetscCall(TalusSimDistribute(sim)); /* before it every rank holds every body */
-  PetscCheck(j >= 0 && j < c.js->njoints, c.comm, PETSC_ERR_ARG_OUTOFRANGE, "joint %" PetscInt_FMT " of %" PetscInt_FMT,
-             j, c.js->njoints);
+  PetscCheck(j >= 0 && j < c.js->njoints, c.v.comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "joint %" PetscInt_FMT " of %" PetscInt_FMT, j, c.js->njoints);
   PetscCall(TalusSimGatherPoses(sim, 2, c.js->joints[j].body, pose));
-  TalusJointEvaluate(&c.js->joints[j], &pose[0], &pose[1], tables, c.t, rows);
+  TalusJointEvaluate(&c.js->joints[j], &pose[0], &pose[1], tables, c.v.t, rows);
   PetscFunctionReturn(0);
 }
 

@@ -18,6 +18,15 @@ PETSC_INTERN const TalusSimModuleOps TalusDrivesModule;  /* drives.c: prescribed
 PETSC_INTERN const TalusSimModuleOps TalusPlanarModule;  /* planar.c: bodies that move in a plane */
 PETSC_INTERN const TalusSimModuleOps TalusWatchesModule; /* probe.c: the watched bodies' and groups' forces */
 
+/* What a module's functions read of the simulation most (sim_getters.c): its communicator, bodies and clock
+   (t the step's start, dt its length), with the module's state */
+typedef struct {
+  MPI_Comm     comm;
+  TalusBodies *b;
+  PetscReal    t, dt;
+} TalusSimModuleView;
+PETSC_INTERN PetscErrorCode TalusSimGetModuleView(TalusSim, const TalusSimModuleOps *, TalusSimModuleView *,
+                                                  void **state);
 /* tables.c: *why NULL if handle (0: none) names a table of that many value columns, else why not */
 PETSC_INTERN PetscErrorCode TalusSimTableFault(TalusSim, PetscInt handle, PetscInt columns, const char **why);
 /* linked.c: bodies a module links (by id, at any distance: found on every step, their ghosts made where the

@@ -84,3 +84,11 @@ PetscErrorCode TalusSimGetDistributed(TalusSim sim, PetscBool *distributed)
   *distributed = sim->distributed;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusSimGetModuleView(TalusSim sim, const TalusSimModuleOps *ops, TalusSimModuleView *view, void **state)
+{
+  PetscFunctionBegin;
+  view->comm = sim->comm, view->b = sim->bodies, view->t = sim->t, view->dt = sim->dt;
+  PetscCall(TalusSimGetModuleState(sim, ops, state));
+  PetscFunctionReturn(0);
+}

@@ -64,6 +64,8 @@ PETSC_INTERN PetscErrorCode TalusCCPResetSolverProblem(TalusCCP);
 /* The Tao type's attachment (ccp_solvers.c): found by the Tao's type, called by TalusCCPSetUp; its
    release, called by TalusCCPReset. And the attachments talus registers. */
 PETSC_INTERN PetscErrorCode TalusCCPSolverAttach(TalusCCP);
+/* the record of the Tao type the problem's Tao has now, or NULL */
+PETSC_INTERN PetscErrorCode TalusCCPGetSolverType(TalusCCP, const TalusCCPSolverType **);
 PETSC_INTERN PetscErrorCode TalusCCPSolverRelease(TalusCCP);
 /* The solver records (ccp_solver_types.c): their names joined by ", ", and their release. */
 PETSC_INTERN PetscErrorCode TalusCCPSolverTypeNames(char names[], size_t size);

@@ -161,11 +161,9 @@ PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP ccp)
 static PetscErrorCode SolverTakesScaling(TalusCCP ccp, PetscBool *scaled)
 {
   const TalusCCPSolverType *solver;
-  TaoType                   type;
 
   PetscFunctionBegin;
-  PetscCall(TaoGetType(ccp->tao, &type));
-  PetscCall(TalusCCPSolverTypeFind(type, &solver));
+  PetscCall(TalusCCPGetSolverType(ccp, &solver));
   *scaled = (PetscBool)(solver && solver->scaled);
   PetscFunctionReturn(0);
 }

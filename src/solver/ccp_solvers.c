@@ -103,23 +103,31 @@ PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusCCPGetSolverType(TalusCCP ccp, const TalusCCPSolverType **solver)
+{
+  TaoType type;
+
+  PetscFunctionBegin;
+  PetscCall(TaoGetType(ccp->tao, &type));
+  PetscCall(TalusCCPSolverTypeFind(type, solver));
+  PetscFunctionReturn(0);
+}
+
 /* What the chosen Tao type needs of N (TALUS_CCP_OPERATOR for a type without a record: it is refused at
    the set-up, with the choices) */
 static PetscErrorCode OperatorForm(TalusCCP ccp, TalusCCPOperatorForm *form)
 {
   const TalusCCPSolverType *solver;
-  TaoType                   type;
 
   PetscFunctionBegin;
-  PetscCall(TaoGetType(ccp->tao, &type));
-  PetscCall(TalusCCPSolverTypeFind(type, &solver));
+  PetscCall(TalusCCPGetSolverType(ccp, &solver));
   *form = solver ? solver->operator_form : TALUS_CCP_OPERATOR;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP ccp, PetscBool *factors)
 {
-  TalusCCPOperatorForm form;
+  TalusCCPOperatorForm form = TALUS_CCP_OPERATOR;
 
   PetscFunctionBegin;
   PetscCall(OperatorForm(ccp, &form));
@@ -129,7 +137,7 @@ PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP ccp, PetscBool *factors)
 
 PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP ccp, PetscBool *assembled)
 {
-  TalusCCPOperatorForm form;
+  TalusCCPOperatorForm form = TALUS_CCP_OPERATOR;
 
   PetscFunctionBegin;
   PetscCall(OperatorForm(ccp, &form));

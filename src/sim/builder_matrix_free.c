@@ -136,7 +136,7 @@ static PetscErrorCode MatrixFreeBeginBlocks(TalusJacobianBuilder *jb, const Talu
   PetscFunctionBegin;
   jb->nblocks[kind->form] = nblocks;
   jb->nrows += kind->rows * nblocks;
-  if (kind->form == TALUS_BLOCK_FREE_ROW) {
+  if (kind->form == TALUS_BLOCK_ROW) {
     if (nblocks > sim->joint_record_capacity) {
       PetscCall(PetscFree2(sim->joint_record, sim->joint_record_slot));
       sim->joint_record_capacity = TalusGrowCapacity(sim->joint_record_capacity, nblocks);
@@ -161,7 +161,7 @@ static void MatrixFreeAddBlock(TalusJacobianBuilder *jb, const TalusConstraintKi
   TalusSim sim = jb->sim;
 
   (void)row;
-  if (kind->form == TALUS_BLOCK_FREE_ROW) {
+  if (kind->form == TALUS_BLOCK_ROW) {
     (void)kind->record(sim->bodies, block, jb->slot, &sim->joint_record_slot[2 * index],
                        &sim->joint_record[TALUS_JACOBIAN_ROW * index]);
     return;
@@ -182,7 +182,7 @@ static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
   PetscFunctionBegin;
   PetscCall(VecGetLayout(ccp->q, &rows));
   PetscCall(VecGetLayout(ccp->v_free, &columns));
-  PetscCall(TalusJacobianCreateShell(rows, columns, jb->nblocks[TALUS_BLOCK_CONE], jb->nblocks[TALUS_BLOCK_FREE_ROW],
+  PetscCall(TalusJacobianCreateShell(rows, columns, jb->nblocks[TALUS_BLOCK_CONE], jb->nblocks[TALUS_BLOCK_ROW],
                                      sim->ndynamic, sim->jacobian_slot, sim->jacobian_kind, sim->jacobian,
                                      sim->joint_record_slot, sim->joint_record, sim->inverse_mass, &ccp->B));
   {

@@ -176,9 +176,23 @@ static void ContactFloor(const TalusBodies *bodies, const void *block, const Tal
   for (int r = 1; r < 3; r++) E[r] = PetscMax(E[r], fl->sigma * 0.5 * (w[1] + w[2]));
 }
 
+static PetscInt ContactCount(TalusSim sim)
+{
+  return sim->contacts.n;
+}
+
+static void *ContactBlock(TalusSim sim, PetscInt i)
+{
+  return &sim->contacts.c[i];
+}
+
 const TalusConstraintKind TalusContactKind = {
   .name          = "contact",
   .rows          = 3,
+  .form          = TALUS_BLOCK_CONE,
+  .set           = TALUS_SET_CONE,
+  .count         = ContactCount,
+  .block         = ContactBlock,
   .max_record    = TALUS_JACOBIAN_GENERAL,
   .max_entries   = 2 * 3 * 6,
   .stabilisation = ContactStabilisation,

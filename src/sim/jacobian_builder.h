@@ -2,9 +2,10 @@
  * Private to the simulator's assembly of a step's CCP (step_ccp.c and the builders).
  *
  * Constraint kinds: a row block of the CCP is one constraint, and its kind says how many rows it
- * has and gives its rows' terms. Contacts (contact_kind.c, 3 rows: normal and two tangents, seed 000
- * eq. 7, in a friction cone) come first on each rank, then the rows of joints (joint_kind.c, 1 free
- * row each, seed 000 eq. 12).
+ * has, where they go in the feasible set and gives its rows' terms. Contacts (contact_kind.c, 3 rows:
+ * normal and two tangents, seed 000 eq. 7, in a friction cone) come first on each rank, then the
+ * joints' limits (joint_kind.c, 1 non-negative row each), then the other rows of joints (joint_kind.c,
+ * 1 free row each, seed 000 eq. 12).
  *
  * Builders of B = D^T: one step's B in the form the run uses, fed the owned dynamic bodies and the
  * row blocks by TalusSimAssembleCCP, which knows no form. Matrix-free (builder_matrix_free.c: the
@@ -16,18 +17,30 @@
 #define TALUS_JACOBIAN_BUILDER_H
 #include "sim_impl.h"
 
-/* Where a kind's blocks go in the feasible set, and in which section of the matrix-free B. */
+/* The section of the matrix-free B a kind's blocks go in. */
 typedef enum {
-  TALUS_BLOCK_CONE,    /* a friction cone of 3 rows (TalusFeasibleSet's mu) */
-  TALUS_BLOCK_FREE_ROW /* 1 free row */
+  TALUS_BLOCK_CONE, /* 3 rows: a contact's record of 8 or 12 doubles */
+  TALUS_BLOCK_ROW   /* 1 row: its row of B for each side, 12 doubles */
 } TalusBlockForm;
+
+/* Where a kind's blocks go in the feasible set (TalusCCPSetFeasibleSet): every rank's rows are the
+   cones, then the non-negative rows, then the free rows. */
+typedef enum {
+  TALUS_SET_CONE,        /* a friction cone of 3 rows (the set's mu) */
+  TALUS_SET_NONNEGATIVE, /* one-sided rows (joint limits) */
+  TALUS_SET_FREE         /* two-sided rows (joints, drivers) */
+} TalusBlockSet;
 
 typedef struct {
   const char    *name;
   PetscInt       rows; /* rows per block */
   TalusBlockForm form;
-  PetscInt       max_record;  /* doubles of the longest matrix-free record of a block */
-  PetscInt       max_entries; /* nonzeros of B a block has at most (two bodies, 6 columns each) */
+  TalusBlockSet  set;
+  /* This step's blocks of the kind on this rank, and block i */
+  PetscInt (*count)(TalusSim);
+  void *(*block)(TalusSim, PetscInt i);
+  PetscInt max_record;  /* doubles of the longest matrix-free record of a block */
+  PetscInt max_entries; /* nonzeros of B a block has at most (two bodies, 6 columns each) */
   /* The block's rows of the linear term before B v_free: its stabilisation (contacts: seed 000
      eq. 13, b_n = Phi / h, 0 on the tangents) and the known velocity of its fixed bodies' material
      (seed 002 eq. 70, 72: a prescribed body's, a conveyor's). */
@@ -50,7 +63,9 @@ typedef struct {
   void (*floor)(const TalusBodies *, const void *block, const TalusContactFloor *, PetscScalar E[]);
 } TalusConstraintKind;
 
-PETSC_INTERN const TalusConstraintKind TalusContactKind, TalusJointRowKind;
+PETSC_INTERN const TalusConstraintKind TalusContactKind, TalusJointLimitKind, TalusJointRowKind;
+/* step_ccp.c: this rank's rows in a part of the feasible set (the non-negative rows, the free rows) */
+PETSC_INTERN PetscInt TalusSimRowsInSet(TalusSim, TalusBlockSet);
 
 /* contact_law.c: contact ct's normal stiffness K (N/m; 0: rigid) and damping B this step, seed 004's
    linear law or Hertz's secant at h (its impulse: the warm start), of which a foundation's point has
@@ -70,8 +85,8 @@ typedef struct {
      body-frame angular velocity: put into the form's frame, and its M^-1 recorded. */
   void (*add_body)(TalusJacobianBuilder *, PetscInt k, PetscInt d, PetscScalar v[6]);
   PetscErrorCode (*end_bodies)(TalusJacobianBuilder *, TalusStepCCP *);
-  /* Room for nblocks blocks of the kind, then each block (index among the kind's) at its first
-     global row; the cones' kind first, then the free rows' (one kind of each form). */
+  /* Room for nblocks blocks of a form (the kind is the form's first; the form's kinds are consecutive),
+     then each block (index among the form's blocks) at its first global row; the cones first. */
   PetscErrorCode (*begin_blocks)(TalusJacobianBuilder *, const TalusConstraintKind *, PetscInt nblocks);
   void (*add_block)(TalusJacobianBuilder *, const TalusConstraintKind *, PetscInt index, const void *block,
                     PetscInt row);

@@ -90,17 +90,35 @@ static void JointDiagonal(const TalusBodies *b, const void *block, PetscScalar d
   }
 }
 
+/* The joints' rows this rank keeps (joints.c publishes them): the limits' one-sided rows first */
+static PetscInt LimitCount(TalusSim sim)
+{
+  return sim->nlimit_rows_local;
+}
+
+static void *LimitBlock(TalusSim sim, PetscInt i)
+{
+  return &sim->joint_rows[i];
+}
+
+static PetscInt RowCount(TalusSim sim)
+{
+  return sim->njoint_rows_local - sim->nlimit_rows_local;
+}
+
+static void *RowBlock(TalusSim sim, PetscInt i)
+{
+  return &sim->joint_rows[sim->nlimit_rows_local + i];
+}
+
+/* A joint's row, one-sided (a limit's) or two-sided: the same terms, sets apart */
+#define JOINT_ROW_TERMS \
+  .rows = 1, .form = TALUS_BLOCK_ROW, .max_record = TALUS_JACOBIAN_ROW, .max_entries = 2 * 6, \
+  .stabilisation = JointStabilisation, .compliance = JointCompliance, .get_impulse = JointGetImpulse, \
+  .set_impulse = JointSetImpulse, .record = JointRecord, .entries = JointEntries, .diagonal = JointDiagonal
+
+const TalusConstraintKind TalusJointLimitKind = {
+  .name = "joint limit", .set = TALUS_SET_NONNEGATIVE, .count = LimitCount, .block = LimitBlock, JOINT_ROW_TERMS};
+
 const TalusConstraintKind TalusJointRowKind = {
-  .name          = "joint row",
-  .rows          = 1,
-  .form          = TALUS_BLOCK_FREE_ROW,
-  .max_record    = TALUS_JACOBIAN_ROW,
-  .max_entries   = 2 * 6,
-  .stabilisation = JointStabilisation,
-  .compliance    = JointCompliance,
-  .get_impulse   = JointGetImpulse,
-  .set_impulse   = JointSetImpulse,
-  .record        = JointRecord,
-  .entries       = JointEntries,
-  .diagonal      = JointDiagonal,
-};
+  .name = "joint row", .set = TALUS_SET_FREE, .count = RowCount, .block = RowBlock, JOINT_ROW_TERMS};

@@ -116,9 +116,8 @@ static PetscErrorCode SolveFacetedLCP(TalusSim sim, TalusStepCCP *ccp, TalusStep
   PetscFunctionBegin;
   PetscCall(AssembledDelassus(sim, ccp, &N));
   /* the joints' rows after the contacts: the limits' one-sided, the others' free (eliminated) */
-  PetscCall(TalusFacetedLCPSolve(N, ccp->q, ccp->mu, sim->nlimit_rows_local,
-                                 sim->njoint_rows_local - sim->nlimit_rows_local, &sim->lcp_settings, ccp->gamma,
-                                 &res));
+  PetscCall(TalusFacetedLCPSolve(N, ccp->q, ccp->mu, TalusSimRowsInSet(sim, TALUS_SET_NONNEGATIVE),
+                                 TalusSimRowsInSet(sim, TALUS_SET_FREE), &sim->lcp_settings, ccp->gamma, &res));
   PetscCall(MatDestroy(&N));
   PetscCheck(res.solved, sim->comm, PETSC_ERR_NOT_CONVERGED,
              "step %" PetscInt_FMT ": %s did not solve the faceted LCP (%" PetscInt_FMT " unknowns): %s", sim->step + 1,
@@ -165,9 +164,9 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   }
   PetscCall(TalusCCPSetOperator(sim->ccp, N));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
-  /* the limits' rows are non-negative, the other joints' free (joints.c puts them in that order) */
-  PetscCall(
-    TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, sim->nlimit_rows_local, sim->njoint_rows_local - sim->nlimit_rows_local));
+  /* the cones, then the non-negative rows (the joints' limits), then the free rows (step_ccp.c's kinds) */
+  PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, TalusSimRowsInSet(sim, TALUS_SET_NONNEGATIVE),
+                                   TalusSimRowsInSet(sim, TALUS_SET_FREE)));
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma));
   stats->bytes_per_product = ccp->bytes_per_product;
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));

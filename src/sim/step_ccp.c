@@ -39,26 +39,24 @@ static const TalusJacobianBuilderOps *BuilderOf(TalusSim sim)
   return sim->matrix_free ? &TalusJacobianBuilderMatrixFree : &TalusJacobianBuilderAssembled;
 }
 
-/* A kind's blocks in this step: the contacts, or the rows of the joints this rank keeps. */
-static PetscInt BlockCount(TalusSim sim, const TalusConstraintKind *kind)
-{
-  return kind->form == TALUS_BLOCK_CONE ? sim->contacts.n : sim->njoint_rows_local;
-}
-
-static void *BlockOf(TalusSim sim, const TalusConstraintKind *kind, PetscInt i)
-{
-  return kind->form == TALUS_BLOCK_CONE ? (void *)&sim->contacts.c[i] : (void *)&sim->joint_rows[i];
-}
-
-/* The kinds of row block, in their order among each rank's rows (the feasible set's: cones first). */
-static const TalusConstraintKind *const kinds[] = {&TalusContactKind, &TalusJointRowKind};
+/* The kinds of row block, in their order among each rank's rows (the feasible set's: cones, non-negative
+   rows, free rows; the kinds of one form of B consecutive) */
+static const TalusConstraintKind *const kinds[] = {&TalusContactKind, &TalusJointLimitKind, &TalusJointRowKind};
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
+PetscInt TalusSimRowsInSet(TalusSim sim, TalusBlockSet set)
+{
+  PetscInt n = 0;
+  for (int k = 0; k < NKINDS; k++)
+    if (kinds[k]->set == set) n += kinds[k]->rows * kinds[k]->count(sim);
+  return n;
+}
 
 /* This rank's rows: 3 per contact, then 1 per joint row */
 static PetscInt LocalRows(TalusSim sim)
 {
   PetscInt n = 0;
-  for (int k = 0; k < NKINDS; k++) n += kinds[k]->rows * BlockCount(sim, kinds[k]);
+  for (int k = 0; k < NKINDS; k++) n += kinds[k]->rows * kinds[k]->count(sim);
   return n;
 }
 
@@ -148,13 +146,18 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   }
   for (PetscInt c = 0; c < sim->contacts.n; c++) mu[c] = sim->contacts.c[c].mu;
   row = 0;
-  for (int k = 0; k < NKINDS; k++) {
+  for (int k = 0, index = 0; k < NKINDS; k++) {
     const TalusConstraintKind *kind = kinds[k];
-    const PetscInt             n    = BlockCount(sim, kind);
-    PetscCall(jb.ops->begin_blocks(&jb, kind, n));
-    for (PetscInt i = 0; i < n; i++, row += kind->rows) {
-      const void *block = BlockOf(sim, kind, i);
-      jb.ops->add_block(&jb, kind, i, block, row_start + row);
+    const PetscInt             n    = kind->count(sim);
+    if (k == 0 || kinds[k - 1]->form != kind->form) { /* the form's first kind: room for all the form's blocks */
+      PetscInt nform = 0;
+      for (int f = k; f < NKINDS && kinds[f]->form == kind->form; f++) nform += kinds[f]->count(sim);
+      PetscCall(jb.ops->begin_blocks(&jb, kind, nform));
+      index = 0;
+    }
+    for (PetscInt i = 0; i < n; i++, row += kind->rows, index++) {
+      const void *block = kind->block(sim, i);
+      jb.ops->add_block(&jb, kind, index, block, row_start + row);
       kind->stabilisation(b, block, sim->dt, &q[row]);
       kind->get_impulse(block, &gam[row]);
       if (E && kind->compliance) kind->compliance(b, block, sim->dt, &E[row]);
@@ -205,8 +208,8 @@ PetscErrorCode TalusSimGetDelassusDiagonal(TalusSim sim, Vec *diagonal)
   PetscCall(VecCreateMPI(sim->comm, LocalRows(sim), PETSC_DETERMINE, diagonal));
   PetscCall(VecGetArray(*diagonal, &d));
   for (int k = 0; k < NKINDS; k++)
-    for (PetscInt i = 0; i < BlockCount(sim, kinds[k]); i++, row += kinds[k]->rows)
-      kinds[k]->diagonal(sim->bodies, BlockOf(sim, kinds[k], i), &d[row]);
+    for (PetscInt i = 0; i < kinds[k]->count(sim); i++, row += kinds[k]->rows)
+      kinds[k]->diagonal(sim->bodies, kinds[k]->block(sim, i), &d[row]);
   PetscCall(VecRestoreArray(*diagonal, &d));
   PetscFunctionReturn(0);
 }
@@ -235,8 +238,8 @@ PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
   PetscCall(VecRestoreArrayRead(dv, &v));
   PetscCall(VecGetArrayRead(ccp->gamma, &gam));
   for (int k = 0; k < NKINDS; k++)
-    for (PetscInt i = 0; i < BlockCount(sim, kinds[k]); i++, row += kinds[k]->rows)
-      kinds[k]->set_impulse(BlockOf(sim, kinds[k], i), &gam[row]);
+    for (PetscInt i = 0; i < kinds[k]->count(sim); i++, row += kinds[k]->rows)
+      kinds[k]->set_impulse(kinds[k]->block(sim, i), &gam[row]);
   PetscCall(VecRestoreArrayRead(ccp->gamma, &gam));
   PetscFunctionReturn(0);
 }

@@ -64,8 +64,6 @@ typedef struct {
 } TalusConstraintKind;
 
 PETSC_INTERN const TalusConstraintKind TalusContactKind, TalusJointLimitKind, TalusJointRowKind;
-/* step_ccp.c: this rank's rows in a part of the feasible set (the non-negative rows, the free rows) */
-PETSC_INTERN PetscInt TalusSimRowsInSet(TalusSim, TalusBlockSet);
 
 /* contact_law.c: contact ct's normal stiffness K (N/m; 0: rigid) and damping B this step, seed 004's
    linear law or Hertz's secant at h (its impulse: the warm start), of which a foundation's point has

@@ -51,6 +51,18 @@ static TalusPose PoseOf(const TalusBodies *b, PetscInt k)
   return P;
 }
 
+/* The joints as the core needs them between steps (TalusSimJointsInfo): after every change */
+static PetscErrorCode PublishJoints(TalusSim sim, const Joints *js)
+{
+  TalusSimJointsInfo info = {.njoints = js->njoints, .njointed = js->njointed, .jointed = js->jointed};
+
+  PetscFunctionBegin;
+  for (PetscInt j = 0; j < js->njoints && !info.compliant; j++)
+    info.compliant = (PetscBool)(js->joints[j].stiffness > 0.0);
+  PetscCall(TalusSimSetJointsInfo(sim, &info));
+  PetscFunctionReturn(0);
+}
+
 /* Joint j = njoints, its rows after the others' with impulse 0; its bodies among the joints' bodies */
 static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscReal impulse)
 {
@@ -83,6 +95,7 @@ static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscRe
       c.js->njointed++;
     }
   }
+  PetscCall(PublishJoints(sim, c.js));
   PetscFunctionReturn(0);
 }
 
@@ -183,17 +196,6 @@ PetscBool TalusJointedPair(PetscInt n, const PetscInt pairs[], PetscInt id_a, Pe
     else hi = mid;
   }
   return PETSC_FALSE;
-}
-
-PetscErrorCode TalusSimGetJointed(TalusSim sim, PetscInt *n, const PetscInt **pairs)
-{
-  Joints *js;
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimGetModuleState(sim, &TalusJointsModule, (void **)&js));
-  *n     = js->njointed;
-  *pairs = js->jointed;
-  PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimGetJointWrenches(TalusSim sim, const PetscReal **wrench)

@@ -67,10 +67,19 @@ PETSC_INTERN PetscErrorCode TalusSimSetJointRows(TalusSim, PetscInt n, PetscInt 
    bodies are distributed (the first step has begun) */
 PETSC_INTERN PetscErrorCode TalusSimGetJointLookahead(TalusSim, PetscReal *);
 PETSC_INTERN PetscErrorCode TalusSimGetDistributed(TalusSim, PetscBool *);
-/* joints.c, for the core: the pairs of bodies joints hold together (sorted (a, b), a < b: they do not
-   collide); whether (a, b) is among n such pairs */
-PETSC_INTERN PetscErrorCode TalusSimGetJointed(TalusSim, PetscInt *n, const PetscInt **pairs);
-PETSC_INTERN PetscBool      TalusJointedPair(PetscInt n, const PetscInt pairs[], PetscInt id_a, PetscInt id_b);
+/* What the core needs to know of the joints between steps, published by the joints module whenever
+   they change (sim_getters.c keeps it): how many (the statistics, refusals), whether any is compliant (the
+   problem is N + E), the pairs of bodies they hold together (sorted (a, b), a < b: they do not collide;
+   the array stays the module's) */
+typedef struct {
+  PetscInt        njoints;
+  PetscBool       compliant;
+  PetscInt        njointed;
+  const PetscInt *jointed;
+} TalusSimJointsInfo;
+PETSC_INTERN PetscErrorCode TalusSimSetJointsInfo(TalusSim, const TalusSimJointsInfo *);
+/* whether (a, b) is among the n sorted pairs (joints.c) */
+PETSC_INTERN PetscBool TalusJointedPair(PetscInt n, const PetscInt pairs[], PetscInt id_a, PetscInt id_b);
 /* joints.c: a restart's joints and their rows' impulses (into a simulation without them) */
 PETSC_INTERN PetscErrorCode TalusSimSetJoints(TalusSim, PetscInt n, const TalusJoint[], const PetscReal impulse[]);
 /* doubles of a body's M^-1 record in the matrix-free B: 1 / m, then A J^-1 A^T as xx yy zz xy xz yz */

@@ -92,3 +92,10 @@ PetscErrorCode TalusSimGetModuleView(TalusSim sim, const TalusSimModuleOps *ops,
   PetscCall(TalusSimGetModuleState(sim, ops, state));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode TalusSimSetJointsInfo(TalusSim sim, const TalusSimJointsInfo *info)
+{
+  PetscFunctionBegin;
+  sim->joints_info = *info;
+  PetscFunctionReturn(0);
+}

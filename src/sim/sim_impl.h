@@ -40,9 +40,10 @@ struct _p_TalusSim {
   PetscInt   inverse_mass_capacity;
   /* the last step's ghosted body vector and its ghosts, kept for the next step while no rank's ghosts or dofs
      change (builder_matrix_free.c) */
-  Vec       body_vector;
-  PetscInt *body_vector_ghosts, body_vector_nghost, body_vector_capacity;
-  TalusCCP  ccp;
+  Vec                body_vector;
+  PetscInt          *body_vector_ghosts, body_vector_nghost, body_vector_capacity;
+  TalusCCP           ccp;
+  TalusSimJointsInfo joints_info; /* the joints' count, compliance and jointed pairs (TalusSimSetJointsInfo) */
   /* this step's joint rows (the joints module's, TalusSimSetJointRows): the limits' one-sided rows first
      (nlimit_rows_local, the CCP's non-negative rows), then the two-sided ones (its free rows) */
   TalusJointRow *joint_rows;
@@ -94,6 +95,7 @@ typedef struct {
   Vec       v_free, v_plus, gamma, q, mu; /* body-space ones are ghosted, in the world frame, when B is matrix-free */
   PetscReal bytes_per_product;            /* bytes of other ranks' velocities one product with B gathers */
   Vec       compliance;                   /* seed 004's E per row (the operator is N + E), or NULL: rigid rows */
+  PetscInt  nnonneg, nfree; /* this rank's non-negative and free rows, after its cones (the feasible set's) */
 } TalusStepCCP;
 
 PETSC_INTERN PetscErrorCode TalusSimAssembleCCP(TalusSim, TalusStepCCP *);

@@ -44,20 +44,20 @@ static PetscErrorCode DropSlackHertzContacts(TalusSim sim)
 
 static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 {
-  TalusBodies      *b    = sim->bodies;
-  TalusContactList *list = &sim->contacts;
-  PetscInt          matched, kept = 0, njointed;
-  const PetscInt   *jointed;
+  TalusBodies              *b    = sim->bodies;
+  TalusContactList         *list = &sim->contacts;
+  PetscInt                  matched, kept = 0;
+  const TalusSimJointsInfo *jointed = &sim->joints_info;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventCollide, 0, 0, 0, 0));
   PetscCall(TalusFindContacts(b, sim->envelope, list));
   /* keep the contacts whose lower-id dynamic body this rank owns: each contact on exactly one rank;
      bodies a joint holds together do not collide (docs/mechanisms.md) */
-  PetscCall(TalusSimGetJointed(sim, &njointed, &jointed));
   for (PetscInt c = 0; c < list->n; c++) {
     const PetscInt owner = b->fixed[list->c[c].a] ? list->c[c].b : list->c[c].a;
-    if (owner < b->nowned && !(njointed && TalusJointedPair(njointed, jointed, list->c[c].id_a, list->c[c].id_b)))
+    if (owner < b->nowned &&
+        !(jointed->njointed && TalusJointedPair(jointed->njointed, jointed->jointed, list->c[c].id_a, list->c[c].id_b)))
       list->c[kept++] = list->c[c];
   }
   list->n = kept;
@@ -116,8 +116,7 @@ static PetscErrorCode SolveFacetedLCP(TalusSim sim, TalusStepCCP *ccp, TalusStep
   PetscFunctionBegin;
   PetscCall(AssembledDelassus(sim, ccp, &N));
   /* the joints' rows after the contacts: the limits' one-sided, the others' free (eliminated) */
-  PetscCall(TalusFacetedLCPSolve(N, ccp->q, ccp->mu, TalusSimRowsInSet(sim, TALUS_SET_NONNEGATIVE),
-                                 TalusSimRowsInSet(sim, TALUS_SET_FREE), &sim->lcp_settings, ccp->gamma, &res));
+  PetscCall(TalusFacetedLCPSolve(N, ccp->q, ccp->mu, ccp->nnonneg, ccp->nfree, &sim->lcp_settings, ccp->gamma, &res));
   PetscCall(MatDestroy(&N));
   PetscCheck(res.solved, sim->comm, PETSC_ERR_NOT_CONVERGED,
              "step %" PetscInt_FMT ": %s did not solve the faceted LCP (%" PetscInt_FMT " unknowns): %s", sim->step + 1,
@@ -165,8 +164,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(TalusCCPSetOperator(sim->ccp, N));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
   /* the cones, then the non-negative rows (the joints' limits), then the free rows (step_ccp.c's kinds) */
-  PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, TalusSimRowsInSet(sim, TALUS_SET_NONNEGATIVE),
-                                   TalusSimRowsInSet(sim, TALUS_SET_FREE)));
+  PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, ccp->nnonneg, ccp->nfree));
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma));
   stats->bytes_per_product = ccp->bytes_per_product;
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
@@ -255,7 +253,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(PetscTime(&t3));
   PetscCall(TalusSimApplyImpulses(sim, &ccp));
   PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_SOLVE)); /* the joints' impulses shared, the watches measured */
-  PetscCall(TalusSimGetJoints(sim, &stats->joints, NULL, NULL, NULL));
+  stats->joints = sim->joints_info.njoints;
   PetscCall(TalusSimContactStatistics(sim, &ccp, stats, &totals));
   PetscCall(Integrate(sim));
   PetscCall(TalusSimKeepBodyVector(sim, &ccp));

@@ -44,14 +44,6 @@ static const TalusJacobianBuilderOps *BuilderOf(TalusSim sim)
 static const TalusConstraintKind *const kinds[] = {&TalusContactKind, &TalusJointLimitKind, &TalusJointRowKind};
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
-PetscInt TalusSimRowsInSet(TalusSim sim, TalusBlockSet set)
-{
-  PetscInt n = 0;
-  for (int k = 0; k < NKINDS; k++)
-    if (kinds[k]->set == set) n += kinds[k]->rows * kinds[k]->count(sim);
-  return n;
-}
-
 /* This rank's rows: 3 per contact, then 1 per joint row */
 static PetscInt LocalRows(TalusSim sim)
 {
@@ -68,18 +60,9 @@ static PetscBool AnyFloor(TalusSim sim)
 
 /* Whether the problem is N + E (seed 004): a compliant material or joint, or the contacts' floor; the
    same answer on every rank */
-static PetscErrorCode AnyCompliance(TalusSim sim, PetscBool *any)
+static PetscBool AnyCompliance(TalusSim sim)
 {
-  const TalusJoint *joints;
-  PetscInt          njoints;
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimGetJoints(sim, &njoints, &joints, NULL, NULL));
-  *any = AnyFloor(sim);
-  for (PetscInt j = 0; j < njoints && !*any; j++)
-    if (joints[j].stiffness > 0.0) *any = PETSC_TRUE;
-  if (!*any) *any = TalusBodiesAnyCompliant(sim->bodies);
-  PetscFunctionReturn(0);
+  return (PetscBool)(AnyFloor(sim) || sim->joints_info.compliant || TalusBodiesAnyCompliant(sim->bodies));
 }
 
 /* The step's friction coefficients (one per contact) and q (one per row) on layouts made from one gather of every
@@ -114,11 +97,11 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   const PetscInt       nrows = LocalRows(sim);
   PetscInt             row_start, row;
   PetscScalar         *vf, *gam, *q, *mu, *E = NULL;
-  const PetscBool      floored   = AnyFloor(sim);
-  PetscBool            compliant = PETSC_FALSE;
+  const PetscBool      floored = AnyFloor(sim);
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventAssemble, 0, 0, 0, 0));
+  ccp->nnonneg = ccp->nfree = 0;
   /* owned dynamic body k sits at entries b->dof[k] - dof_start of the velocity Vec (TalusSimNumberDofs);
      ghosts have only their owner's global dof */
   PetscCall(jb.ops->begin_bodies(&jb, ccp));
@@ -138,8 +121,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
   PetscCall(VecGetArray(ccp->mu, &mu));
   PetscCall(VecGetArray(ccp->q, &q));
   PetscCall(VecGetArray(ccp->gamma, &gam));
-  PetscCall(AnyCompliance(sim, &compliant));
-  if (compliant) {
+  if (AnyCompliance(sim)) {
     PetscCall(VecDuplicate(ccp->q, &ccp->compliance));
     PetscCall(VecSet(ccp->compliance, 0.0));
     PetscCall(VecGetArray(ccp->compliance, &E));
@@ -155,6 +137,8 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
       PetscCall(jb.ops->begin_blocks(&jb, kind, nform));
       index = 0;
     }
+    if (kind->set == TALUS_SET_NONNEGATIVE) ccp->nnonneg += kind->rows * n;
+    if (kind->set == TALUS_SET_FREE) ccp->nfree += kind->rows * n;
     for (PetscInt i = 0; i < n; i++, row += kind->rows, index++) {
       const void *block = kind->block(sim, i);
       jb.ops->add_block(&jb, kind, index, block, row_start + row);

@@ -35,17 +35,15 @@ PetscErrorCode TalusSimGetStepProblem(TalusSim sim, TalusFCLibProblem *local, Ta
 {
   TalusStepCCP ccp = {0};
   Vec          mass;
-  PetscInt     njoints;
 
   PetscFunctionBegin;
   PetscCheck(sim->in_problem_monitor, sim->comm, PETSC_ERR_ARG_WRONGSTATE,
              "TalusSimGetStepProblem is called from a problem monitor only (TalusSimSetProblemMonitor)");
   /* FCLib's local form has friction cones only; its global form's bilateral part (G, b) is not written yet */
-  PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
-  PetscCheck(!njoints, sim->comm, PETSC_ERR_SUP,
+  PetscCheck(!sim->joints_info.njoints, sim->comm, PETSC_ERR_SUP,
              "a step's problem with joints cannot be written in FCLib's form yet (its rows are contacts only): "
              "the scene has %" PetscInt_FMT " joints",
-             njoints);
+             sim->joints_info.njoints);
   PetscCall(TalusSimAssembleCCPAssembled(sim, &ccp));
   PetscCall(PetscMemzero(local, sizeof(*local)));
   PetscCall(PetscMemzero(global, sizeof(*global)));

@@ -227,6 +227,7 @@ PetscErrorCode TalusSimCheckSpring(TalusSim sim, const TalusSpring *spec, const 
 static PetscErrorCode RefuseUnstable(TalusSim sim, PetscInt index, const TalusSpring *s, PetscReal stability)
 {
   Context c;
+
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCheck(stability < 4.0, c.v.comm, PETSC_ERR_USER_INPUT,
@@ -260,6 +261,7 @@ PetscErrorCode TalusSimAddSpring(TalusSim sim, const TalusSpring *spec, const Pe
 static PetscErrorCode CheckSpringsOnce(TalusSim sim)
 {
   Context c;
+
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   if (c.dr->springs_checked || !c.dr->nsprings) PetscFunctionReturn(0);
@@ -295,6 +297,7 @@ PetscErrorCode TalusSimGetDrives(TalusSim sim, PetscInt *nprescribed, const Talu
                                  const TalusSpring **springs)
 {
   Context c;
+
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   if (nprescribed) *nprescribed = c.dr->nprescribed;
@@ -310,6 +313,7 @@ PetscErrorCode TalusSimSetDrives(TalusSim sim, PetscInt nprescribed, const Talus
                                  PetscInt nloads, const TalusLoad *loads, PetscInt nsprings, const TalusSpring *springs)
 {
   Context c;
+
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCheck(!c.dr->nprescribed && !c.dr->nloads && !c.dr->nsprings, c.v.comm, PETSC_ERR_ORDER,

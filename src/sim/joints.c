@@ -67,6 +67,7 @@ static PetscErrorCode PublishJoints(TalusSim sim, const Joints *js)
 static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscReal impulse)
 {
   Context c;
+
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCall(PetscRealloc(sizeof(TalusJoint) * (c.js->njoints + 1), &c.js->joints));
@@ -161,6 +162,7 @@ PetscErrorCode TalusSimAddJoint(TalusSim sim, const TalusJointSpec *spec, PetscI
 PetscErrorCode TalusSimSetJoints(TalusSim sim, PetscInt n, const TalusJoint joints[], const PetscReal impulse[])
 {
   Context c;
+
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   PetscCheck(c.js->njoints == 0, c.v.comm, PETSC_ERR_ORDER, "joints are restored into a simulation without joints");
@@ -176,6 +178,7 @@ PetscErrorCode TalusSimGetJoints(TalusSim sim, PetscInt *n, const TalusJoint **j
                                  const PetscReal **impulse)
 {
   Context c;
+
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   if (n) *n = c.js->njoints;
@@ -201,6 +204,7 @@ PetscBool TalusJointedPair(PetscInt n, const PetscInt pairs[], PetscInt id_a, Pe
 PetscErrorCode TalusSimGetJointWrenches(TalusSim sim, const PetscReal **wrench)
 {
   Context c;
+
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   *wrench = c.js->joint_wrench;

@@ -10,6 +10,7 @@
  *   - hooks run in registration order: at its AFTER_SOLVE the watches (talus's module, registered
  *     first) have measured the step already: the resting ball's support (about m g) as the step leaves it;
  *   - destroy is called once for each simulation's state;
+ *   - a module registered after a simulation was made gets its state (zeroed) at its first hook;
  *   - refused: a second module of the same name, the state of a module never registered.
  */
 #include "../common/check.h"
@@ -100,6 +101,24 @@ static const TalusSimModuleOps toy_module = {
                  [TALUS_HOOK_END_OF_STEP]     = ToyEndOfStep},
 };
 
+/* a module registered after a simulation was made: its state is made when its hook first runs */
+static PetscInt late_calls = 0;
+
+static PetscErrorCode LateEndOfStep(TalusSim sim, void *state)
+{
+  PetscFunctionBegin;
+  (void)sim;
+  late_calls += 1 + *(PetscInt *)state; /* the state starts zeroed */
+  *(PetscInt *)state = 100;
+  PetscFunctionReturn(0);
+}
+
+static const TalusSimModuleOps late_module = {
+  .name       = "late",
+  .state_size = sizeof(PetscInt),
+  .hook       = {[TALUS_HOOK_END_OF_STEP] = LateEndOfStep},
+};
+
 static PetscErrorCode NewScene(TalusSim *sim, Toy **toy)
 {
   const PetscReal g[3] = {0, 0, -9.81}, h = 0.01, normal[3] = {0, 0, 1}, r[3] = {0.1, 0, 0};
@@ -168,6 +187,20 @@ int main(int argc, char **argv)
   PetscCall(TalusSimDestroy(&b));
   CHECK(destroyed == 2, "destroy called %d times for two simulations", destroyed);
 
+  { /* a module registered after the simulation was made, then two steps: its state made at the first */
+    TalusSim       d;
+    Toy           *toy_d;
+    TalusStepStats st;
+    PetscCall(NewScene(&d, &toy_d));
+    PetscCall(TalusSimModuleRegister(&late_module));
+    PetscCall(TalusSimStep(d, &st));
+    CHECK(late_calls == 1, "a late module's first hook: %" PetscInt_FMT " calls (its state zeroed: 1)", late_calls);
+    PetscCall(TalusSimStep(d, &st));
+    CHECK(late_calls == 102, "a late module's state kept between steps: %" PetscInt_FMT " (102)", late_calls);
+    CHECK(toy_d->end_of_step == 2, "the toy beside the late module: %" PetscInt_FMT " steps", toy_d->end_of_step);
+    PetscCall(TalusSimDestroy(&d));
+    CHECK(destroyed == 3, "destroy called %d times for three simulations", destroyed);
+  }
   { /* refusals, each an error code (PETSc's return handler: no message, no abort) */
     static const TalusSimModuleOps namesake = {.name = "toy"}, stranger = {.name = "stranger"};
     TalusSim                       c;

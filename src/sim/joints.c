@@ -78,7 +78,7 @@ static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscRe
                                              TalusJointTypeRows((TalusJointType)joint->type);
   c.js->njoint_rows = c.js->joint_row_start[c.js->njoints + 1];
   PetscCall(PetscRealloc(sizeof(PetscReal) * c.js->njoint_rows, &c.js->joint_impulse));
-  c.js->joint_wrench = NULL; /* it lived after the impulses (TalusSimShareJointImpulses): the next step places it */
+  c.js->joint_wrench = NULL; /* it lived after the impulses (JointsShareImpulses): the next step places it */
   for (PetscInt r = c.js->joint_row_start[c.js->njoints]; r < c.js->njoint_rows; r++) c.js->joint_impulse[r] = impulse;
   c.js->njoints++;
   PetscCall(TalusSimLinkBodies(sim, 2, joint->body));

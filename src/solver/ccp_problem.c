@@ -6,7 +6,7 @@
  *
  * N is any Mat: an assembled W read from a file, or (in the simulator) a shell applying
  * B M^-1 B^T. The object names its set and leaves the solving to a Tao: any type registered with
- * TalusCCPSolverRegister (ccp_solvers.c) that can handle the set. The problem variants (relaxed,
+ * TalusCCPSolverTypeRegister (register.c, ccp_solvers.c) that can handle the set. The problem variants (relaxed,
  * Coulomb, ...) live in a PetscFunctionList (ccp_variants.c).
  */
 #include "ccp_impl.h"

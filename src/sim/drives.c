@@ -331,61 +331,56 @@ PetscErrorCode TalusSimSetDrives(TalusSim sim, PetscInt nprescribed, const Talus
   PetscFunctionReturn(0);
 }
 
-/* the owned prescribed bodies: their local indices and motions */
-static PetscErrorCode EachPrescribed(TalusSim sim,
-                                     PetscErrorCode (*fn)(TalusSim, PetscInt, const TalusPrescribedMotion *))
+/* What a prescribed body's velocity or pose at a step needs: the simulation's view and the tables of time */
+typedef PetscErrorCode (*PrescribedFn)(const Context *, const TalusTable tables[], PetscInt k,
+                                       const TalusPrescribedMotion *);
+
+/* the owned prescribed bodies: their local indices and motions, the context and tables read once */
+static PetscErrorCode EachPrescribed(TalusSim sim, PrescribedFn fn)
 {
-  Context c;
+  Context           c;
+  const TalusTable *tables;
 
   PetscFunctionBegin;
   PetscCall(GetContext(sim, &c));
   if (!c.dr->nprescribed) PetscFunctionReturn(0);
+  PetscCall(TalusSimGetTables(sim, NULL, &tables));
   for (PetscInt p = 0; p < c.dr->nprescribed; p++) {
     const PetscInt k = TalusSimLinkedIndex(sim, c.dr->prescribed[p].body);
-    if (k >= 0 && k < c.v.b->nowned) PetscCall(fn(sim, k, &c.dr->prescribed[p]));
+    if (k >= 0 && k < c.v.b->nowned) PetscCall(fn(&c, tables, k, &c.dr->prescribed[p]));
   }
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SetVelocity(TalusSim sim, PetscInt k, const TalusPrescribedMotion *m)
+static PetscErrorCode SetVelocity(const Context *c, const TalusTable tables[], PetscInt k,
+                                  const TalusPrescribedMotion *m)
 {
-  Context           c;
-  const TalusTable *tables;
-  TalusBodies      *b;
-  PetscReal         x0[3], x1[3], q[4], A[9];
+  TalusBodies *b = c->v.b;
+  PetscReal    x0[3], x1[3], q[4], A[9];
 
   PetscFunctionBegin;
-  PetscCall(GetContext(sim, &c));
-  b = c.v.b;
-  PetscCall(TalusSimGetTables(sim, NULL, &tables));
-  TalusPrescribedPose(m, tables, c.v.t, x0, q);
-  TalusPrescribedPose(m, tables, c.v.t + c.v.dt, x1, q);
-  for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / c.v.dt;
+  TalusPrescribedPose(m, tables, c->v.t, x0, q);
+  TalusPrescribedPose(m, tables, c->v.t + c->v.dt, x1, q);
+  for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = (x1[d] - x0[d]) / c->v.dt;
   TalusQuatToMatrix(&b->quaternion[4 * k], A);
   TalusRotateBack(A, m->angular_velocity, &b->omega[3 * k]);
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMotion *m)
+static PetscErrorCode SetPose(const Context *c, const TalusTable tables[], PetscInt k, const TalusPrescribedMotion *m)
 {
-  Context           c;
-  const TalusTable *tables;
-  TalusBodies      *b;
-  PetscReal         x[3], q[4], travel[3], A[9], rmax;
+  TalusBodies *b    = c->v.b;
+  PetscReal    rmax = c->v.rmax, x[3], q[4], travel[3], A[9];
 
   PetscFunctionBegin;
-  PetscCall(GetContext(sim, &c));
-  PetscCall(TalusSimGetLargestRadius(sim, &rmax));
-  b = c.v.b;
-  PetscCall(TalusSimGetTables(sim, NULL, &tables));
-  TalusPrescribedPose(m, tables, c.v.t + c.v.dt, x, q);
+  TalusPrescribedPose(m, tables, c->v.t + c->v.dt, x, q);
   for (int d = 0; d < 3; d++) travel[d] = x[d] - b->position[3 * k + d];
   /* as CheckTravel (step.c) for the bodies that move freely: ghosts reach r_max beyond a step */
   PetscCheck(TalusNorm3(travel) <= rmax || rmax == 0.0, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
              "prescribed body %" PetscInt_FMT
              " moves %g m in one step (t = %g s), more than the largest body radius %g m: "
              "contacts would be missed; use a smaller -dt (now %g s)",
-             b->id[k], (double)TalusNorm3(travel), (double)c.v.t, (double)rmax, (double)c.v.dt);
+             b->id[k], (double)TalusNorm3(travel), (double)c->v.t, (double)rmax, (double)c->v.dt);
   for (int d = 0; d < 3; d++) b->position[3 * k + d] = x[d];
   for (int d = 0; d < 4; d++) b->quaternion[4 * k + d] = q[d];
   TalusQuatToMatrix(q, A); /* the body-frame angular velocity follows the new orientation */
@@ -396,12 +391,10 @@ static PetscErrorCode SetPose(TalusSim sim, PetscInt k, const TalusPrescribedMot
 /* TALUS_HOOK_BEFORE_GHOSTS: the prescribed bodies' velocities for the step to come */
 static PetscErrorCode DrivesPrescribeVelocities(TalusSim sim, void *state)
 {
-  Context c;
+  const Drives *dr = (const Drives *)state;
 
   PetscFunctionBegin;
-  (void)state;
-  PetscCall(GetContext(sim, &c));
-  if (c.dr->nprescribed) PetscCall(TalusSimMapLinked(sim, 0)); /* before the ghosts, which map them again */
+  if (dr->nprescribed) PetscCall(TalusSimMapLinked(sim, 0)); /* before the ghosts, which map them again */
   PetscCall(EachPrescribed(sim, SetVelocity));
   PetscFunctionReturn(0);
 }

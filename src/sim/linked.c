@@ -61,7 +61,6 @@ static PetscErrorCode LinkPairs(TalusSim sim, PetscInt *n, PetscInt (**pairs)[2]
   PetscInt nmodules;
 
   PetscFunctionBegin;
-  *n = 0;
   PetscCall(TalusSimModulesLinks(sim, &nmodules, NULL));
   PetscCall(PetscMalloc1(nmodules + 1, pairs));
   PetscCall(TalusSimModulesLinks(sim, n, *pairs)); /* the joints', then the springs' */

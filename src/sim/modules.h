@@ -19,11 +19,12 @@ PETSC_INTERN const TalusSimModuleOps TalusPlanarModule;  /* planar.c: bodies tha
 PETSC_INTERN const TalusSimModuleOps TalusWatchesModule; /* probe.c: the watched bodies' and groups' forces */
 
 /* What a module's functions read of the simulation most (sim_getters.c): its communicator, bodies and clock
-   (t the step's start, dt its length), with the module's state */
+   (t the step's start, dt its length), the largest bounding radius of a finite body (what a step may move a
+   body: the ghosts' reach), with the module's state */
 typedef struct {
   MPI_Comm     comm;
   TalusBodies *b;
-  PetscReal    t, dt;
+  PetscReal    t, dt, rmax;
 } TalusSimModuleView;
 PETSC_INTERN PetscErrorCode TalusSimGetModuleView(TalusSim, const TalusSimModuleOps *, TalusSimModuleView *,
                                                   void **state);
@@ -41,10 +42,8 @@ PETSC_INTERN PetscInt       TalusSimFindBody(TalusSim, PetscInt id);
 PETSC_INTERN PetscErrorCode TalusSimGatherPoses(TalusSim, PetscInt n, const PetscInt ids[], TalusPose poses[]);
 /* sim_getters.c: refuses a link given after the bodies are distributed (`what` names it) */
 PETSC_INTERN PetscErrorCode TalusSimCheckBeforeStart(TalusSim, const char what[]);
-/* sim_getters.c: the largest bounding radius of a finite body (what a step may move a body: the ghosts'
-   reach); the step's applied wrenches (force, torque in the world, 6 per owned body): the last step's
-   freed and, with any, made zeroed for this one (else NULL), read by the free velocities */
-PETSC_INTERN PetscErrorCode TalusSimGetLargestRadius(TalusSim, PetscReal *);
+/* sim_getters.c: the step's applied wrenches (force, torque in the world, 6 per owned body): the last
+   step's freed and, with any, made zeroed for this one (else NULL), read by the free velocities */
 PETSC_INTERN PetscErrorCode TalusSimResetWrenches(TalusSim, PetscBool any, PetscReal **wrench);
 
 /* One row of a joint in this step's CCP (joints.c builds them, joint_kind.c is their constraint kind): its

@@ -131,26 +131,31 @@ static void Add(const TalusBodies *b, const TalusWatchGroup *w, PetscInt k, cons
   for (int d = 0; d < 3; d++) wrench[d] += F[d], wrench[3 + d] += rxF[d] + T[d];
 }
 
-static PetscErrorCode Measure(TalusSim sim, TalusWatchGroup *w)
-{
+/* What a step's measures read of the simulation, once for all the watches */
+typedef struct {
+  MPI_Comm                comm;
+  PetscMPIInt             rank;
   TalusBodies            *b;
   const TalusContactList *contacts;
   const TalusJoint       *joints;
   const PetscReal        *joint_wrench;
   PetscInt                njoints;
-  PetscReal               dt, wrench[6] = {0, 0, 0, 0, 0, 0};
-  const PetscReal         zero[3] = {0, 0, 0};
-  MPI_Comm                comm;
-  PetscMPIInt             rank;
+  PetscReal               dt;
+} StepView;
+
+static PetscErrorCode Measure(TalusSim sim, const StepView *sv, TalusWatchGroup *w)
+{
+  TalusBodies            *b            = sv->b;
+  const TalusContactList *contacts     = sv->contacts;
+  const TalusJoint       *joints       = sv->joints;
+  const PetscReal        *joint_wrench = sv->joint_wrench;
+  const PetscInt          njoints      = sv->njoints;
+  const PetscReal         dt = sv->dt, zero[3] = {0, 0, 0};
+  const MPI_Comm          comm      = sv->comm;
+  const PetscMPIInt       rank      = sv->rank;
+  PetscReal               wrench[6] = {0, 0, 0, 0, 0, 0};
 
   PetscFunctionBegin;
-  PetscCall(TalusSimGetComm(sim, &comm));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(TalusSimGetBodies(sim, &b));
-  PetscCall(TalusSimGetContacts(sim, &contacts));
-  PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
-  PetscCall(TalusSimGetJoints(sim, &njoints, &joints, NULL, NULL));
-  PetscCall(TalusSimGetJointWrenches(sim, &joint_wrench));
   if (w->n > 1) PetscCall(Centre(b, comm, w)); /* one body's torque is about its own centre: no pass, no reduction */
   for (PetscInt c = 0; c < contacts->n; c++) {
     const TalusContact *ct   = &contacts->c[c];
@@ -193,8 +198,17 @@ static PetscErrorCode Measure(TalusSim sim, TalusWatchGroup *w)
 static PetscErrorCode WatchesMeasure(TalusSim sim, void *state)
 {
   Watches *ws = (Watches *)state;
+  StepView sv;
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < ws->n; i++) PetscCall(Measure(sim, &ws->watches[i]));
+  if (!ws->n) PetscFunctionReturn(0);
+  PetscCall(TalusSimGetComm(sim, &sv.comm));
+  PetscCallMPI(MPI_Comm_rank(sv.comm, &sv.rank));
+  PetscCall(TalusSimGetBodies(sim, &sv.b));
+  PetscCall(TalusSimGetContacts(sim, &sv.contacts));
+  PetscCall(TalusSimGetTime(sim, NULL, NULL, &sv.dt));
+  PetscCall(TalusSimGetJoints(sim, &sv.njoints, &sv.joints, NULL, NULL));
+  PetscCall(TalusSimGetJointWrenches(sim, &sv.joint_wrench));
+  for (PetscInt i = 0; i < ws->n; i++) PetscCall(Measure(sim, &sv, &ws->watches[i]));
   PetscFunctionReturn(0);
 }

@@ -1,8 +1,8 @@
 /*
  * The simulation's parts as the public API gives them (include/talus/sim.h): its communicator,
- * bodies, contacts and clock; and what the modules need of the core (modules.h): the ghosts' reach,
- * the step's applied wrenches, whether links may still be given. Below the rest of the simulator:
- * the modules and the files above the simulator read through these, and they call nothing back.
+ * bodies, contacts and clock; and what the modules need of the core (modules.h): their view, the
+ * step's applied wrenches and joint rows, whether links may still be given. Below the rest of the
+ * simulator: the modules and the files above it read through these, and they call nothing back.
  */
 #include "sim_impl.h"
 
@@ -33,13 +33,6 @@ PetscErrorCode TalusSimGetTime(TalusSim sim, PetscReal *t, PetscReal *t_final, P
   if (t) *t = sim->t;
   if (t_final) *t_final = sim->t_final;
   if (dt) *dt = sim->dt;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusSimGetLargestRadius(TalusSim sim, PetscReal *rmax)
-{
-  PetscFunctionBegin;
-  *rmax = sim->rmax;
   PetscFunctionReturn(0);
 }
 
@@ -88,7 +81,7 @@ PetscErrorCode TalusSimGetDistributed(TalusSim sim, PetscBool *distributed)
 PetscErrorCode TalusSimGetModuleView(TalusSim sim, const TalusSimModuleOps *ops, TalusSimModuleView *view, void **state)
 {
   PetscFunctionBegin;
-  view->comm = sim->comm, view->b = sim->bodies, view->t = sim->t, view->dt = sim->dt;
+  view->comm = sim->comm, view->b = sim->bodies, view->t = sim->t, view->dt = sim->dt, view->rmax = sim->rmax;
   PetscCall(TalusSimGetModuleState(sim, ops, state));
   PetscFunctionReturn(0);
 }

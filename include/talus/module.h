@@ -38,7 +38,8 @@ typedef struct {
   PetscErrorCode (*describe)(TalusSim, void *state, PetscInt id, char what[], size_t size);
   /* the matrix-free B's body space, twice a step: once every owned body's free velocity and M^-1 record
      are in place (space->B NULL), and once B is made; a module that changes bodies' M^-1 (planar
-     bodies) does it here. Only the matrix-free builder calls it. Or NULL */
+     bodies) does it here. The assembled builder calls it with space->assembled alone: a module that
+     needs the body space refuses then. Or NULL */
   PetscErrorCode (*body_space)(TalusSim, void *state, const TalusSimBodySpace *space);
 } TalusSimModuleOps;
 

@@ -7,16 +7,11 @@
 
 static PetscErrorCode AssembledBeginBodies(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
 {
-  PetscInt nplanar;
+  const TalusSimBodySpace space = {
+    .assembled = "the assembled B (-ccp_matrix_free false, -tao_type ipm or newton_ccp, FCLib step dumps)"};
 
   PetscFunctionBegin;
-  PetscCall(TalusSimGetPlanar(jb->sim, &nplanar, NULL));
-  PetscCheck(!nplanar, jb->sim->comm, PETSC_ERR_SUP,
-             "the assembled B (-ccp_matrix_free false, -tao_type ipm or newton_ccp, FCLib step dumps) cannot hold "
-             "bodies in a plane (%" PetscInt_FMT
-             " are planar): they need the matrix-free B (-ccp_matrix_free true, the default) and a solver that "
-             "applies it, such as apgd",
-             nplanar);
+  PetscCall(TalusSimModulesBodySpace(jb->sim, &space)); /* a module that changes M^-1 refuses it */
   PetscCall(VecCreateMPI(jb->sim->comm, 6 * jb->sim->ndynamic, PETSC_DETERMINE, &ccp->inverse_mass));
   PetscCall(VecDuplicate(ccp->inverse_mass, &ccp->v_free));
   PetscCall(VecGetArray(ccp->inverse_mass, &jb->minv));

@@ -83,10 +83,12 @@ PETSC_INTERN PetscBool TalusJointedPair(PetscInt n, const PetscInt pairs[], Pets
 PETSC_INTERN PetscErrorCode TalusSimSetJoints(TalusSim, PetscInt n, const TalusJoint[], const PetscReal impulse[]);
 /* doubles of a body's M^-1 record in the matrix-free B: 1 / m, then A J^-1 A^T as xx yy zz xy xz yz */
 #define TALUS_INVERSE_MASS 7
-/* The matrix-free step's body space (the body_space op): per local body its slot in the body vector (-1:
+/* The matrix-free step's body space (the body_space op; or only `assembled` when the assembled builder
+   asks whether every module can do without it): per local body its slot in the body vector (-1:
    none), per slot the free velocity (6, world frame) and M^-1 record (TALUS_INVERSE_MASS, world frame),
    per owned body the step's applied wrench (6, or NULL: none); B once made (else NULL) */
 struct _TalusSimBodySpace {
+  const char      *assembled; /* an assembled B (which bodies' M^-1 a module cannot change): what asked for it */
   const PetscInt  *slot;
   PetscScalar     *v_free;
   PetscReal       *inverse_mass;

@@ -131,7 +131,7 @@ static PetscErrorCode PlanarDescribe(TalusSim sim, void *state, PetscInt id, cha
 /*
  * v_free = v + h M^-1 F with the planar M^-1 (seed 000 eq. 9b's free velocity): the in-plane part
  * of v + h (g + F / m), and the spin n ((n . w) + h (n . T) / (n . I n)); the record's angular part
- * n n^T / (n . I n). Once B is made, its M^-1 learns the planar slots.
+ * n n^T / (n . I n). Once B is made, its M^-1 learns the planar slots. An assembled B cannot hold them.
  */
 static PetscErrorCode PlanarBodySpace(TalusSim sim, void *state, const TalusSimBodySpace *space)
 {
@@ -141,6 +141,15 @@ static PetscErrorCode PlanarBodySpace(TalusSim sim, void *state, const TalusSimB
 
   PetscFunctionBegin;
   if (!pl->n) PetscFunctionReturn(0);
+  if (space->assembled) {
+    MPI_Comm comm;
+    PetscCall(TalusSimGetComm(sim, &comm));
+    SETERRQ(comm, PETSC_ERR_SUP,
+            "%s cannot hold bodies in a plane (%" PetscInt_FMT
+            " are planar): they need the matrix-free B (-ccp_matrix_free true, the default) and a solver that "
+            "applies it, such as apgd",
+            space->assembled, pl->n);
+  }
   if (space->B) {
     PetscCall(TalusJacobianSetPlanar(space->B, pl->nlocal, pl->slot, pl->normal));
     PetscFunctionReturn(0);

@@ -127,17 +127,28 @@ PETSC_EXTERN PetscErrorCode TaoCreate_NewtonCCP(Tao);
 PETSC_EXTERN PetscErrorCode TaoNewtonCCPSetProblem(Tao, Mat B, Vec inverse_mass, Vec E, Vec q,
                                                    const TalusFeasibleSet *);
 
+/* ---------------------------------------------------------------- the Tao type "faceted_lcp" */
+
+/* Seed 002's faceted-cone LCP of the Coulomb problem (W assembled, q, the feasible set's cones and rows), solved
+   whole on rank 0 by Lemke's method or PETSc's ssfls/asfls (-lcp_ options; src/solver/faceted_lcp_tao.c). Chosen
+   by -ccp_problem lcp. An LCP it cannot solve stops the run with the reason. */
+#define TAOFACETEDLCP "faceted_lcp"
+PETSC_EXTERN PetscErrorCode TaoCreate_FacetedLCP(Tao);
+PETSC_EXTERN PetscErrorCode TaoFacetedLCPSetProblem(Tao, Mat W, Vec q, const TalusFeasibleSet *);
+
 /* ---------------------------------------------------------------- one CCP */
 
 /*
  * The problem variants, registered in a PetscFunctionList (TalusCCPRegister) and chosen with
  * TalusCCPSetType() or -ccp_problem:
  *   relaxed   seed 000 eq. 14: r in K, u = N r + q in K*, r.u = 0;
- *   coulomb   FCLib/De Saxce: u + mu||u_t|| e_n in K*, by anti-relaxation (seed 001 eq. 28).
+ *   coulomb   FCLib/De Saxce: u + mu||u_t|| e_n in K*, by anti-relaxation (seed 001 eq. 28);
+ *   lcp       the Coulomb problem with its cones faceted (seed 002), solved by the Tao type faceted_lcp.
  */
 typedef const char *TalusCCPType;
 #define TALUSCCPRELAXED "relaxed"
 #define TALUSCCPCOULOMB "coulomb"
+#define TALUSCCPLCP     "lcp"
 
 typedef struct _p_TalusCCP *TalusCCP;
 

@@ -71,6 +71,11 @@ PETSC_EXTERN void TalusContactRecordHistory(const TalusBodies *, const TalusCont
  * Warm start: each contact of `current` found in `history` (sorted) takes the stored impulse,
  * re-expressed in its new frame; the others start from zero.
  */
+/* Whether (id_a, id_b) is one of the n pairs of body ids sorted by (a, b). */
+PETSC_EXTERN PetscBool TalusIdPairsContain(PetscInt n, const PetscInt pairs[], PetscInt id_a, PetscInt id_b);
+/* Drops, in order, the contacts between the n pairs of body ids sorted by (a, b), a < b (bodies that a joint holds
+   together do not collide). */
+PETSC_EXTERN void           TalusContactsDropPairs(TalusContactList *, PetscInt n, const PetscInt pairs[]);
 PETSC_EXTERN PetscErrorCode TalusContactsWarmStart(const TalusBodies *, const TalusContactHistory *history,
                                                    PetscInt nhistory, TalusContactList *current, PetscInt *matched);
 

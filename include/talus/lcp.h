@@ -74,6 +74,11 @@ typedef struct {
 } TalusFacetedLCPSettings;
 
 PETSC_EXTERN PetscErrorCode TalusFacetedLCPSettingsFromOptions(MPI_Comm, TalusFacetedLCPSettings *);
+/* Its pieces, for an object that reads them in its own options block (the Tao type faceted_lcp): the defaults, the
+   options, and the check of what was read. */
+PETSC_EXTERN void           TalusFacetedLCPSettingsDefault(TalusFacetedLCPSettings *);
+PETSC_EXTERN PetscErrorCode TalusFacetedLCPSettingsOptions(PetscOptionItems *, TalusFacetedLCPSettings *);
+PETSC_EXTERN PetscErrorCode TalusFacetedLCPSettingsCheck(MPI_Comm, const TalusFacetedLCPSettings *);
 
 /* What a faceted LCP solve did: its size, the solver's reason (Lemke's, or a Tao type's as text) and
    counts, and the measures of its answer. */

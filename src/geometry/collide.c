@@ -176,35 +176,6 @@ static void BodyOffset(const TalusBodies *b, PetscInt k, const PetscReal p[3], P
   TalusRotateBack(A, rel, s);
 }
 
-/*
- * The pair table, indexed by the shapes of (i, j): the routine, and whether it takes the pair as
- * (j, i). An empty entry is a pair talus cannot collide (box-box); two unbounded shapes (planes) are
- * both fixed and never reach the table.
- */
-typedef void (*PairFn)(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope, Hit hits[],
-                       PetscInt *nhits);
-typedef struct {
-  PairFn    collide;
-  PetscBool swap;
-} PairEntry;
-
-// clang-format off
-static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
-  [TALUS_SPHERE][TALUS_SPHERE] = {SphereSphere, PETSC_FALSE},
-  [TALUS_SPHERE][TALUS_BOX]    = {BoxSphere,    PETSC_TRUE},
-  [TALUS_SPHERE][TALUS_PLANE]  = {PlaneSphere,  PETSC_TRUE},
-  [TALUS_BOX][TALUS_SPHERE]    = {BoxSphere,    PETSC_FALSE},
-  [TALUS_BOX][TALUS_PLANE]     = {PlaneBox,     PETSC_TRUE},
-  [TALUS_PLANE][TALUS_SPHERE]  = {PlaneSphere,  PETSC_FALSE},
-  [TALUS_PLANE][TALUS_BOX]     = {PlaneBox,     PETSC_FALSE},
-};
-// clang-format on
-
-PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
-{
-  return (PetscBool)(pair_table[a][b].collide != NULL);
-}
-
 /* The hits of (first, second) within the envelope appended to the list, ordered by global id */
 static PetscErrorCode AppendHits(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
                                  const Hit hits[], PetscInt nhits, TalusContactList *list)
@@ -233,11 +204,78 @@ static PetscErrorCode AppendHits(const TalusBodies *b, PetscInt first, PetscInt 
   PetscFunctionReturn(0);
 }
 
+/* The pair routine of a routine that gives hits: its hits within the envelope appended */
+#define PAIR_OF(hits_of) \
+  static PetscErrorCode hits_of##Pair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope, \
+                                      TalusContactList *list) \
+  { \
+    Hit      hits[MAX_HITS]; \
+    PetscInt nhits = 0; \
+    PetscFunctionBegin; \
+    hits_of(b, first, second, envelope, hits, &nhits); \
+    PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list)); \
+    PetscFunctionReturn(0); \
+  }
+PAIR_OF(SphereSphere)
+PAIR_OF(PlaneSphere)
+PAIR_OF(BoxSphere)
+
+/* first = plane, second = box: its corners, or an elastic foundation's points (seed 004 sec. 5.5) by rows of
+   the grid, in feature order */
+static PetscErrorCode PlaneBoxPair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
+                                   TalusContactList *list)
+{
+  Hit            hits[MAX_HITS];
+  PetscInt       nhits = 0;
+  const PetscInt grid  = TalusContactFoundationGrid(b, first, second);
+
+  PetscFunctionBegin;
+  if (grid) {
+    BoxFace face;
+    FaceNearestPlane(b, first, second, &face);
+    for (PetscInt row = 0; row < grid; row++) {
+      PlaneBoxFoundationRow(b, first, second, &face, grid, row, envelope, hits, &nhits);
+      PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
+    }
+  } else {
+    PlaneBox(b, first, second, envelope, hits, &nhits);
+    PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+ * The pair table, indexed by the shapes of (i, j): the routine that appends the pair's contacts, and
+ * whether it takes the pair as (j, i). An empty entry is a pair talus cannot collide (box-box); two unbounded shapes (planes) are
+ * both fixed and never reach the table.
+ */
+typedef PetscErrorCode (*PairFn)(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope,
+                                 TalusContactList *);
+typedef struct {
+  PairFn    collide;
+  PetscBool swap;
+} PairEntry;
+
+// clang-format off
+static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
+  [TALUS_SPHERE][TALUS_SPHERE] = {SphereSpherePair, PETSC_FALSE},
+  [TALUS_SPHERE][TALUS_BOX]    = {BoxSpherePair,    PETSC_TRUE},
+  [TALUS_SPHERE][TALUS_PLANE]  = {PlaneSpherePair,  PETSC_TRUE},
+  [TALUS_BOX][TALUS_SPHERE]    = {BoxSpherePair,    PETSC_FALSE},
+  [TALUS_BOX][TALUS_PLANE]     = {PlaneBoxPair,     PETSC_TRUE},
+  [TALUS_PLANE][TALUS_SPHERE]  = {PlaneSpherePair,  PETSC_FALSE},
+  [TALUS_PLANE][TALUS_BOX]     = {PlaneBoxPair,     PETSC_FALSE},
+};
+// clang-format on
+
+PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
+{
+  return (PetscBool)(pair_table[a][b].collide != NULL);
+}
+
 PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
                                 TalusContactList *list)
 {
-  Hit              hits[MAX_HITS];
-  PetscInt         nhits = 0, first = i, second = j, grid;
   const PairEntry *pair = &pair_table[b->shape[i]][b->shape[j]];
 
   PetscFunctionBegin;
@@ -247,19 +285,7 @@ PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, Pe
              " (a %s and a %s) are within reach of each other: %s-%s contact is not supported",
              b->id[i], b->id[j], TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name,
              TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
-  if (pair->swap) first = j, second = i;
-  grid = pair->collide == PlaneBox ? TalusContactFoundationGrid(b, i, j) : 0;
-  if (grid) { /* an elastic foundation: its points by rows of the grid, in feature order */
-    BoxFace face;
-    FaceNearestPlane(b, first, second, &face);
-    for (PetscInt row = 0; row < grid; row++) {
-      PlaneBoxFoundationRow(b, first, second, &face, grid, row, envelope, hits, &nhits);
-      PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
-    }
-  } else {
-    pair->collide(b, first, second, envelope, hits, &nhits);
-    PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
-  }
+  PetscCall(pair->swap ? pair->collide(b, j, i, envelope, list) : pair->collide(b, i, j, envelope, list));
   PetscFunctionReturn(0);
 }
 

@@ -1,4 +1,4 @@
-/* Contact Jacobian blocks (seed 000 eq. 5, 7) and warm starts between steps. */
+/* Contact Jacobian blocks (seed 000 eq. 5, 7), warm starts between steps, and pairs of bodies that do not collide. */
 #include <talus/contacts.h>
 #include <talus/math3.h>
 
@@ -61,4 +61,27 @@ PetscErrorCode TalusContactsWarmStart(const TalusBodies *bodies, const TalusCont
     }
   }
   PetscFunctionReturn(0);
+}
+
+PetscBool TalusIdPairsContain(PetscInt n, const PetscInt pairs[], PetscInt id_a, PetscInt id_b)
+{
+  PetscInt lo = 0, hi = n;
+
+  while (lo < hi) { /* the pairs are sorted by (a, b) */
+    const PetscInt mid = (lo + hi) / 2, a = pairs[2 * mid], b = pairs[2 * mid + 1];
+    if (a == id_a && b == id_b) return PETSC_TRUE;
+    if (a < id_a || (a == id_a && b < id_b)) lo = mid + 1;
+    else hi = mid;
+  }
+  return PETSC_FALSE;
+}
+
+void TalusContactsDropPairs(TalusContactList *list, PetscInt n, const PetscInt pairs[])
+{
+  PetscInt kept = 0;
+
+  if (!n) return;
+  for (PetscInt c = 0; c < list->n; c++)
+    if (!TalusIdPairsContain(n, pairs, list->c[c].id_a, list->c[c].id_b)) list->c[kept++] = list->c[c];
+  list->n = kept;
 }

@@ -84,7 +84,7 @@ static PetscErrorCode AppendJoint(TalusSim sim, const TalusJoint *joint, PetscRe
   PetscCall(TalusSimLinkBodies(sim, 2, joint->body));
   if (joint->body[0] != TALUS_WORLD && joint->body[1] != TALUS_WORLD) { /* the pair, sorted, once */
     const PetscInt a = PetscMin(joint->body[0], joint->body[1]), b = PetscMax(joint->body[0], joint->body[1]);
-    if (!TalusJointedPair(c.js->njointed, c.js->jointed, a, b)) {
+    if (!TalusIdPairsContain(c.js->njointed, c.js->jointed, a, b)) {
       PetscInt at = c.js->njointed;
       PetscCall(PetscRealloc(sizeof(PetscInt) * 2 * (c.js->njointed + 1), &c.js->jointed));
       while (at > 0 &&
@@ -186,19 +186,6 @@ PetscErrorCode TalusSimGetJoints(TalusSim sim, PetscInt *n, const TalusJoint **j
   if (row_start) *row_start = c.js->joint_row_start;
   if (impulse) *impulse = c.js->joint_impulse;
   PetscFunctionReturn(0);
-}
-
-PetscBool TalusJointedPair(PetscInt n, const PetscInt pairs[], PetscInt id_a, PetscInt id_b)
-{
-  PetscInt lo = 0, hi = n;
-
-  while (lo < hi) { /* the pairs are sorted by (a, b) */
-    const PetscInt mid = (lo + hi) / 2, a = pairs[2 * mid], b = pairs[2 * mid + 1];
-    if (a == id_a && b == id_b) return PETSC_TRUE;
-    if (a < id_a || (a == id_a && b < id_b)) lo = mid + 1;
-    else hi = mid;
-  }
-  return PETSC_FALSE;
 }
 
 PetscErrorCode TalusSimGetJointWrenches(TalusSim sim, const PetscReal **wrench)

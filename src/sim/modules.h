@@ -77,8 +77,6 @@ typedef struct {
   const PetscInt *jointed;
 } TalusSimJointsInfo;
 PETSC_INTERN PetscErrorCode TalusSimSetJointsInfo(TalusSim, const TalusSimJointsInfo *);
-/* whether (a, b) is among the n sorted pairs (joints.c) */
-PETSC_INTERN PetscBool TalusJointedPair(PetscInt n, const PetscInt pairs[], PetscInt id_a, PetscInt id_b);
 /* joints.c: a restart's joints and their rows' impulses (into a simulation without them) */
 PETSC_INTERN PetscErrorCode TalusSimSetJoints(TalusSim, PetscInt n, const TalusJoint[], const PetscReal impulse[]);
 /* doubles of a body's M^-1 record in the matrix-free B: 1 / m, then A J^-1 A^T as xx yy zz xy xz yz */

@@ -159,18 +159,10 @@ static PetscErrorCode SetForceTolerance(TalusSim sim)
 PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
 {
   PetscFunctionBegin;
-  if (
-    !sim
-       ->ccp) { /* -ccp_problem relaxed|coulomb chooses; the default is the simulation's (coulomb, or a checkpoint's) */
+  if (!sim->ccp) { /* -ccp_problem relaxed|coulomb|lcp chooses; the default is the simulation's (coulomb, or a
+                      checkpoint's) */
     TalusCCPType type;
-    char         problem[16] = "";
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-ccp_problem", problem, sizeof(problem), &sim->lcp));
-    sim->lcp = (PetscBool)(sim->lcp && !strcmp(problem, "lcp"));
     PetscCall(TalusCCPCreate(sim->comm, &sim->ccp));
-    if (sim->lcp) { /* seed 002's faceted LCP (step.c): the CCP, Coulomb's, is kept for the step's measures */
-      PetscCall(TalusFacetedLCPSettingsFromOptions(sim->comm, &sim->lcp_settings));
-      sim->anti_relax = PETSC_TRUE;
-    }
     PetscCall(TalusCCPSetType(sim->ccp, sim->anti_relax ? TALUSCCPCOULOMB : TALUSCCPRELAXED));
     /* apgd solves a scene's problem scaled per contact unless told otherwise (-ccp_scale, TalusCCPSetScaling):
        the scaled floor a^2 E_n = beta^2 / (4 pi^2) is the same for every contact and the scaled diagonal 1 on
@@ -178,11 +170,12 @@ PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
        "Scaling per contact"); the other solvers are invariant to the scaling. Set before the options, so that
        -help shows it. */
     PetscCall(TalusCCPSetScalingForAPGD(sim->ccp, PETSC_TRUE));
-    if (!sim->lcp) PetscCall(TalusCCPSetFromOptions(sim->ccp));
+    PetscCall(TalusCCPSetFromOptions(sim->ccp));
     PetscCall(TalusCCPGetType(sim->ccp, &type));
-    PetscCheck(!strcmp(type, TALUSCCPCOULOMB) || !strcmp(type, TALUSCCPRELAXED), sim->comm, PETSC_ERR_USER_INPUT,
+    PetscCheck(!strcmp(type, TALUSCCPCOULOMB) || !strcmp(type, TALUSCCPRELAXED) || !strcmp(type, TALUSCCPLCP),
+               sim->comm, PETSC_ERR_USER_INPUT,
                "-ccp_problem %s: a scene is stepped with the problem coulomb, relaxed or lcp", type);
-    sim->anti_relax = (PetscBool)!strcmp(type, TALUSCCPCOULOMB);
+    sim->anti_relax = (PetscBool)strcmp(type, TALUSCCPRELAXED); /* the faceted LCP is Coulomb's problem too */
     PetscCall(SetForceTolerance(sim));
   }
   if (ccp) *ccp = sim->ccp;

@@ -18,19 +18,17 @@ typedef struct {
 } TalusContactFloor;
 
 struct _p_TalusSim {
-  MPI_Comm                comm;
-  PetscMPIInt             rank, size;
-  TalusBodies            *bodies;
-  TalusContactList        contacts; /* this step's contacts kept by this rank */
-  TalusContactHistory    *history;  /* last step's contacts, for warm starts (sorted) */
-  PetscInt                nhistory, history_capacity;
-  PetscReal               gravity[3], dt, t, t_final, envelope;
-  PetscInt                step;
-  PetscBool               anti_relax;
-  PetscBool               lcp; /* -ccp_problem lcp: each step's contacts as seed 002's faceted LCP (docs/lcp.md) */
-  TalusFacetedLCPSettings lcp_settings; /* its -lcp_ options */
-  PetscReal force_rtol;  /* -ccp_force_rtol: the solver's tolerance is force_rtol |g| h (0: -tao_gatol's) */
-  PetscBool matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
+  MPI_Comm             comm;
+  PetscMPIInt          rank, size;
+  TalusBodies         *bodies;
+  TalusContactList     contacts; /* this step's contacts kept by this rank */
+  TalusContactHistory *history;  /* last step's contacts, for warm starts (sorted) */
+  PetscInt             nhistory, history_capacity;
+  PetscReal            gravity[3], dt, t, t_final, envelope;
+  PetscInt             step;
+  PetscBool            anti_relax;
+  PetscReal            force_rtol;  /* -ccp_force_rtol: the solver's tolerance is force_rtol |g| h (0: -tao_gatol's) */
+  PetscBool            matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
   PetscReal
     *jacobian; /* the matrix-free B's records (up to TALUS_JACOBIAN_GENERAL per contact), kept from step to step */
   PetscInt  *jacobian_slot; /* and their body slots (2 per contact) */

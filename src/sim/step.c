@@ -56,11 +56,10 @@ static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
      bodies a joint holds together do not collide (docs/mechanisms.md) */
   for (PetscInt c = 0; c < list->n; c++) {
     const PetscInt owner = b->fixed[list->c[c].a] ? list->c[c].b : list->c[c].a;
-    if (owner < b->nowned &&
-        !(jointed->njointed && TalusJointedPair(jointed->njointed, jointed->jointed, list->c[c].id_a, list->c[c].id_b)))
-      list->c[kept++] = list->c[c];
+    if (owner < b->nowned) list->c[kept++] = list->c[c];
   }
   list->n = kept;
+  TalusContactsDropPairs(list, jointed->njointed, jointed->jointed);
   PetscCall(TalusContactsWarmStart(b, sim->history, sim->nhistory, list, &matched));
   PetscCall(DropSlackHertzContacts(sim)); /* by their warm starts too */
   stats->contacts        = list->n;
@@ -92,8 +91,7 @@ static PetscErrorCode AssembledStep(TalusSim sim, TalusStepCCP *ccp, TalusStepCC
   PetscFunctionReturn(0);
 }
 
-/* W = B M^-1 B^T + E formed, from the assembled B: for solvers that factorise or gather it (ipm, the faceted
-   LCP) */
+/* W = B M^-1 B^T + E formed, from the assembled B: for solvers that factorise or gather it (ipm, faceted_lcp) */
 static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
 {
   TalusStepCCP        formed = {0};
@@ -103,28 +101,6 @@ static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
   PetscCall(AssembledStep(sim, ccp, &formed, &with));
   PetscCall(TalusStepCCPFormOperator(with, N));
   PetscCall(TalusStepCCPDestroy(&formed));
-  PetscFunctionReturn(0);
-}
-
-/* -ccp_problem lcp: the step's contacts as seed 002's faceted LCP, solved on rank 0 (docs/lcp.md); a
-   step it cannot solve stops the run with the reason */
-static PetscErrorCode SolveFacetedLCP(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
-{
-  Mat                   N;
-  TalusFacetedLCPResult res;
-
-  PetscFunctionBegin;
-  PetscCall(AssembledDelassus(sim, ccp, &N));
-  /* the joints' rows after the contacts: the limits' one-sided, the others' free (eliminated) */
-  PetscCall(TalusFacetedLCPSolve(N, ccp->q, ccp->mu, ccp->nnonneg, ccp->nfree, &sim->lcp_settings, ccp->gamma, &res));
-  PetscCall(MatDestroy(&N));
-  PetscCheck(res.solved, sim->comm, PETSC_ERR_NOT_CONVERGED,
-             "step %" PetscInt_FMT ": %s did not solve the faceted LCP (%" PetscInt_FMT " unknowns): %s", sim->step + 1,
-             TalusLCPSolvers[sim->lcp_settings.solver], res.n, res.reason);
-  stats->iterations        = res.lemke.pivots;
-  stats->residual          = res.lemke.complementarity;
-  stats->reason            = TAO_CONVERGED_USER;
-  stats->bytes_per_product = ccp->bytes_per_product;
   PetscFunctionReturn(0);
 }
 
@@ -138,14 +114,9 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(TalusSimGetCCP(sim, NULL)); /* its type (-ccp_problem) agrees with sim->anti_relax */
-  if (sim->lcp) {
-    PetscCall(SolveFacetedLCP(sim, ccp, stats));
-    PetscCall(PetscLogEventEnd(TALUS_EventSolve, 0, 0, 0, 0));
-    PetscFunctionReturn(0);
-  }
   PetscCall(TalusCCPNeedsAssembledOperator(sim->ccp, &assembled));
   PetscCall(TalusCCPNeedsOperatorFactors(sim->ccp, &factors));
-  if (assembled) PetscCall(AssembledDelassus(sim, ccp, &N)); /* ipm factorises N */
+  if (assembled) PetscCall(AssembledDelassus(sim, ccp, &N)); /* ipm factorises N, faceted_lcp gathers it */
   else if (factors) { /* newton_ccp forms B^T G B */ const TalusStepCCP *with;
     PetscCall(AssembledStep(sim, ccp, &formed, &with));
     PetscCall(TalusDelassusCreateShell(with->B, with->inverse_mass, &N));

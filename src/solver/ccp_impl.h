@@ -16,6 +16,8 @@ typedef struct {
   /* The velocity v of one cone whose distance from K* the checks measure, from u = N r + q, in
      place (the De Saxce term of the Coulomb problem). NULL: v = u. */
   void (*dual_velocity)(PetscReal mu, PetscReal v[3]);
+  /* The Tao type that solves this variant, set on the Tao when the variant is chosen (NULL: any, apgd first) */
+  const char *tao_type;
 } TalusCCPOps;
 
 struct _p_TalusCCP {
@@ -55,6 +57,7 @@ PETSC_INTERN PetscErrorCode TalusCheckTypeOption(MPI_Comm, const char prefix[], 
 PETSC_EXTERN PetscFunctionList TalusCCPList;
 PETSC_INTERN PetscErrorCode    TalusCCPCreate_Relaxed(TalusCCP);
 PETSC_INTERN PetscErrorCode    TalusCCPCreate_Coulomb(TalusCCP);
+PETSC_INTERN PetscErrorCode    TalusCCPCreate_FacetedLCP(TalusCCP);
 
 /* The problem the solver sees from the given one (ccp_scaling.c): the same objects, or with
    ccp->scale the scaled N, q and set and the scaling d; their release. */
@@ -75,6 +78,7 @@ PETSC_INTERN PetscErrorCode TalusCCPAttach_Bounds(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_NBGS(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_IPM(TalusCCP, Tao);
 PETSC_INTERN PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP, Tao);
+PETSC_INTERN PetscErrorCode TalusCCPAttach_FacetedLCP(TalusCCP, Tao);
 
 /* The objective and gradient callbacks of a TalusCCP (ctx), for the Tao types' attachments (ccp_objective.c). */
 PETSC_INTERN PetscErrorCode TalusCCPGradient(Tao, Vec x, Vec g, void *ctx);

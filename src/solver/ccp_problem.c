@@ -27,6 +27,7 @@ PetscErrorCode TalusCCPSetType(TalusCCP ccp, TalusCCPType type)
   PetscCall(PetscStrallocpy(type, &ccp->type_name));
   PetscCall(PetscMemzero(&ccp->ops, sizeof(ccp->ops)));
   PetscCall((*create)(ccp));
+  if (ccp->ops.tao_type && ccp->tao) PetscCall(TaoSetType(ccp->tao, ccp->ops.tao_type));
   ccp->setup = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
@@ -46,7 +47,7 @@ PetscErrorCode TalusCCPCreate(MPI_Comm comm, TalusCCP *ccp)
   (*ccp)->scale_residual = PETSC_TRUE;
   PetscCall(TalusCCPSetType(*ccp, TALUSCCPRELAXED));
   PetscCall(TaoCreate(comm, &(*ccp)->tao));
-  PetscCall(TaoSetType((*ccp)->tao, TAOAPGD));
+  PetscCall(TaoSetType((*ccp)->tao, TAOAPGD)); /* the first variant, relaxed, names no type */
   PetscFunctionReturn(0);
 }
 

@@ -28,6 +28,13 @@ PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
     SETERRQ(ccp->comm, PETSC_ERR_SUP, "The Tao type %s cannot solve a contact problem: -tao_type must be one of %s",
             type, names);
   }
+  if (ccp->ops.tao_type) { /* a variant that only one solver solves (lcp) */
+    PetscBool same;
+    PetscCall(PetscStrcmp(type, ccp->ops.tao_type, &same));
+    PetscCheck(same, ccp->comm, PETSC_ERR_USER_INPUT,
+               "-ccp_problem %s is solved by the Tao type %s, not %s: drop -tao_type or choose another -ccp_problem",
+               ccp->type_name, ccp->ops.tao_type, type);
+  }
   PetscCall((*solver->attach)(ccp, ccp->tao));
   PetscFunctionReturn(0);
 }
@@ -100,6 +107,22 @@ PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
              "The Tao type newton_ccp solves the compliant problem, and this one has rigid rows only: give "
              "-contact_near_rigid > 0 and -contact_friction_sigma > 0 (such as 1e-3)");
   PetscCall(TaoNewtonCCPSetProblem(tao, ccp->factor_B, ccp->factor_inverse_mass, ccp->factor_E, ccp->q, &ccp->set));
+  PetscFunctionReturn(0);
+}
+
+/* faceted_lcp faceting the cones of the Coulomb problem: seed 002 has no relaxed form of it, and no scaling */
+PetscErrorCode TalusCCPAttach_FacetedLCP(TalusCCP ccp, Tao tao)
+{
+  PetscBool relaxed;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(ccp->type_name, TALUSCCPRELAXED, &relaxed));
+  PetscCheck(!relaxed, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type faceted_lcp solves the Coulomb problem with its cones faceted (seed 002): use -ccp_problem "
+             "lcp");
+  PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type faceted_lcp solves the problem as given: drop -ccp_scale (it is for apgd)");
+  PetscCall(TaoFacetedLCPSetProblem(tao, ccp->N, ccp->q, &ccp->set));
   PetscFunctionReturn(0);
 }
 

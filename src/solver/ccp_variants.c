@@ -9,6 +9,9 @@
  * N g + q (the tangential linear term never changes, so that part is u_t). The shift s = mu ||u_t||
  * is kept per cone and added to the normal rows by the product with N (TalusMatMultAddNormalShift),
  * so that an iteration reads 8 B per contact for it instead of a full linear-term vector.
+ *
+ * lcp: the Coulomb problem with each cone replaced by a pyramid (seed 002), which only the Tao type
+ * faceted_lcp solves: the variant chooses it, and measures its answer as the Coulomb problem's.
  */
 #include "ccp_impl.h"
 
@@ -70,5 +73,13 @@ PetscErrorCode TalusCCPCreate_Coulomb(TalusCCP ccp)
   PetscFunctionBegin;
   ccp->ops.update_linear_term = CoulombAntiRelax;
   ccp->ops.dual_velocity      = CoulombDualVelocity;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPCreate_FacetedLCP(TalusCCP ccp)
+{
+  PetscFunctionBegin;
+  ccp->ops.dual_velocity = CoulombDualVelocity;
+  ccp->ops.tao_type      = TAOFACETEDLCP;
   PetscFunctionReturn(0);
 }

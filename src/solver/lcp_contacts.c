@@ -12,11 +12,15 @@
 
 const char *const TalusLCPSolvers[] = {"lemke", "ssfls", "asfls", "TalusLCPSolver", "TALUS_LCP_", NULL};
 
-PetscErrorCode TalusFacetedLCPSettingsFromOptions(MPI_Comm comm, TalusFacetedLCPSettings *s)
+void TalusFacetedLCPSettingsDefault(TalusFacetedLCPSettings *s)
+{
+  s->facets = 8, s->solver = TALUS_LCP_LEMKE, s->max_pivots = 0, s->max_size = 2000;
+}
+
+/* The -lcp_ options inside the caller's options block (PetscOptionsBegin, or a Tao type's PetscOptionsHeadBegin) */
+PetscErrorCode TalusFacetedLCPSettingsOptions(PetscOptionItems *PetscOptionsObject, TalusFacetedLCPSettings *s)
 {
   PetscFunctionBegin;
-  s->facets = 8, s->solver = TALUS_LCP_LEMKE, s->max_pivots = 0, s->max_size = 2000;
-  PetscOptionsBegin(comm, NULL, "Faceted-cone LCP (seed 002 eq. 34-35; talus ccp -ccp_problem lcp)", "TalusFacetedLCP");
   PetscCall(PetscOptionsInt("-lcp_facets",
                             "Friction directions per contact (edges of the pyramid that replaces Coulomb's cone), >= 2",
                             "TalusFacetedLCPBuild", s->facets, &s->facets, NULL));
@@ -30,12 +34,28 @@ PetscErrorCode TalusFacetedLCPSettingsFromOptions(MPI_Comm comm, TalusFacetedLCP
   PetscCall(PetscOptionsInt("-lcp_max_size",
                             "The most LCP unknowns, (facets + 2) x contacts, solved (dense on one rank: n^2 doubles)",
                             "TalusFacetedLCPSolveContacts", s->max_size, &s->max_size, NULL));
-  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusFacetedLCPSettingsCheck(MPI_Comm comm, const TalusFacetedLCPSettings *s)
+{
+  PetscFunctionBegin;
   PetscCheck(s->facets >= 2, comm, PETSC_ERR_USER_INPUT,
              "-lcp_facets %" PetscInt_FMT ": a faceted cone needs at least 2 friction directions", s->facets);
   PetscCheck(s->max_pivots >= 0 && s->max_size > 0, comm, PETSC_ERR_USER_INPUT,
              "-lcp_max_pivots must be >= 0 and -lcp_max_size > 0, got %" PetscInt_FMT " and %" PetscInt_FMT,
              s->max_pivots, s->max_size);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusFacetedLCPSettingsFromOptions(MPI_Comm comm, TalusFacetedLCPSettings *s)
+{
+  PetscFunctionBegin;
+  TalusFacetedLCPSettingsDefault(s);
+  PetscOptionsBegin(comm, NULL, "Faceted-cone LCP (seed 002 eq. 34-35; talus ccp -ccp_problem lcp)", "TalusFacetedLCP");
+  PetscCall(TalusFacetedLCPSettingsOptions(PetscOptionsObject, s));
+  PetscOptionsEnd();
+  PetscCall(TalusFacetedLCPSettingsCheck(comm, s));
   PetscFunctionReturn(0);
 }
 

@@ -10,13 +10,14 @@ static PetscBool solver_registered = PETSC_FALSE;
    whether a scene's problem is scaled for it. TAO's bound-constrained types solve the frictionless
    problems (tests/mpi/test_ccp_solvers.c). */
 static const TalusCCPSolverType solver_types[] = {
-  {TAOAPGD,      TaoCreate_APGD,      TalusCCPAttach_APGD,      TALUS_CCP_OPERATOR,           PETSC_TRUE },
-  {TAONBGS,      TaoCreate_NBGS,      TalusCCPAttach_NBGS,      TALUS_CCP_OPERATOR,           PETSC_FALSE},
-  {TAOIPM,       TaoCreate_IPM,       TalusCCPAttach_IPM,       TALUS_CCP_OPERATOR_ASSEMBLED, PETSC_FALSE},
-  {TAONEWTONCCP, TaoCreate_NewtonCCP, TalusCCPAttach_NewtonCCP, TALUS_CCP_OPERATOR_FACTORS,   PETSC_FALSE},
-  {TAOBLMVM,     NULL,                TalusCCPAttach_Bounds,    TALUS_CCP_OPERATOR,           PETSC_FALSE},
-  {TAOBQNLS,     NULL,                TalusCCPAttach_Bounds,    TALUS_CCP_OPERATOR,           PETSC_FALSE},
-  {TAOBNCG,      NULL,                TalusCCPAttach_Bounds,    TALUS_CCP_OPERATOR,           PETSC_FALSE},
+  {TAOAPGD,       TaoCreate_APGD,       TalusCCPAttach_APGD,       TALUS_CCP_OPERATOR,           PETSC_TRUE },
+  {TAONBGS,       TaoCreate_NBGS,       TalusCCPAttach_NBGS,       TALUS_CCP_OPERATOR,           PETSC_FALSE},
+  {TAOIPM,        TaoCreate_IPM,        TalusCCPAttach_IPM,        TALUS_CCP_OPERATOR_ASSEMBLED, PETSC_FALSE},
+  {TAONEWTONCCP,  TaoCreate_NewtonCCP,  TalusCCPAttach_NewtonCCP,  TALUS_CCP_OPERATOR_FACTORS,   PETSC_FALSE},
+  {TAOFACETEDLCP, TaoCreate_FacetedLCP, TalusCCPAttach_FacetedLCP, TALUS_CCP_OPERATOR_ASSEMBLED, PETSC_FALSE},
+  {TAOBLMVM,      NULL,                 TalusCCPAttach_Bounds,     TALUS_CCP_OPERATOR,           PETSC_FALSE},
+  {TAOBQNLS,      NULL,                 TalusCCPAttach_Bounds,     TALUS_CCP_OPERATOR,           PETSC_FALSE},
+  {TAOBNCG,       NULL,                 TalusCCPAttach_Bounds,     TALUS_CCP_OPERATOR,           PETSC_FALSE},
 };
 
 /* Undoes TalusSolverRegisterAll, from PetscFinalize (as TaoFinalizePackage does for TAO's lists). */
@@ -39,6 +40,7 @@ PetscErrorCode TalusSolverRegisterAll(void)
   PetscCall(PetscRegisterFinalize(TalusSolverFinalizePackage));
   PetscCall(TalusCCPRegister(TALUSCCPRELAXED, TalusCCPCreate_Relaxed));
   PetscCall(TalusCCPRegister(TALUSCCPCOULOMB, TalusCCPCreate_Coulomb));
+  PetscCall(TalusCCPRegister(TALUSCCPLCP, TalusCCPCreate_FacetedLCP));
   for (size_t i = 0; i < sizeof(solver_types) / sizeof(solver_types[0]); i++)
     PetscCall(TalusCCPSolverTypeRegister(&solver_types[i]));
   PetscCall(PetscClassIdRegister("talus solver", &classid));

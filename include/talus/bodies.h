@@ -87,10 +87,7 @@ typedef struct {
 
 /* A finite body (not an unbounded, replicated shape such as a plane): it has a bounding radius, a
    slot among the finite bodies and, unless fixed, velocity dofs. */
-static inline PetscBool TalusBodiesIsFinite(const TalusBodies *b, PetscInt k)
-{
-  return TalusShapeTable[b->shape[k]].finite;
-}
+PETSC_EXTERN PetscBool TalusBodiesIsFinite(const TalusBodies *, PetscInt k);
 
 PETSC_EXTERN PetscErrorCode TalusBodiesCreate(TalusBodies **);
 PETSC_EXTERN void           TalusBodiesPack(const TalusBodies *, PetscInt k, TalusBodyRecord *);
@@ -142,6 +139,8 @@ PETSC_EXTERN void TalusShapeMassProperties(TalusShape, const PetscReal size[3], 
                                            PetscReal inertia[3]);
 /* Radius of the sphere around the centre that contains the shape (infinite for planes). */
 PETSC_EXTERN PetscReal TalusBodiesBoundingRadius(const TalusBodies *, PetscInt b);
+/* Every body's bounding radius, -1 for an unbounded one (a plane): radius[] has room for b->n. */
+PETSC_EXTERN void TalusBodiesBoundingRadii(const TalusBodies *, PetscReal radius[]);
 /* Body k's angular velocity in the world frame, A omega (the bodies keep it in their own frame, seed 000 sec. 1). */
 PETSC_EXTERN void TalusBodiesGetAngularVelocityWorld(const TalusBodies *, PetscInt k, PetscReal w[3]);
 /* Kinetic energy of the owned dynamic bodies (translation plus rotation), local sum. */

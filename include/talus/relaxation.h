@@ -11,6 +11,7 @@
 #ifndef TALUS_RELAXATION_H
 #define TALUS_RELAXATION_H
 #include <talus/bodies.h>
+#include <talus/contacts.h>
 
 /* Eq. 104: the exit/entry speed ratio of an impact, exp(-zeta acos(2 zeta^2 - 1) / sqrt(1 - zeta^2))
    for zeta < 1, e^-2 at 1, exp(-2 beta coth beta) with zeta = cosh beta above. */
@@ -29,7 +30,7 @@ PETSC_EXTERN void TalusContactRelaxation(const TalusBodies *, PetscInt ka, Petsc
 
 /* Seed 004's compliance of a contact between bodies ka and kb (eq. 53-62; docs/compliance.md): its
    materials' linear stiffnesses and dampings in series (one compliant material: its own; none: K = 0;
-   a Hertzian material's damping counts, its stiffness is the contact's: contact_law.c). */
+   a Hertzian material's damping counts, its stiffness is the contact's: TalusContactNormalLaw). */
 PETSC_EXTERN void TalusContactCompliance(const TalusBodies *, PetscInt ka, PetscInt kb, PetscReal *K, PetscReal *B);
 /* Seed 004's Hertz contact (eq. 121-123, TalusBodiesSetMaterialHertz): the pair's modulus E*, its
    materials' in series (one Hertzian material: its own; none: 0), and its radius r = 1 / (1/r_a + 1/r_b)
@@ -40,5 +41,19 @@ PETSC_EXTERN PetscReal TalusContactHertzRadius(const TalusBodies *, PetscInt ka,
 PETSC_EXTERN PetscInt TalusContactFoundationGrid(const TalusBodies *, PetscInt ka, PetscInt kb);
 /* Whether any material's contacts are compliant (then the step's problem has N + E). */
 PETSC_EXTERN PetscBool TalusBodiesAnyCompliant(const TalusBodies *);
+
+/* relaxation.c: contact ct's normal stiffness K (N/m; 0: rigid) and damping B this step, seed 004's
+   linear law or Hertz's secant at h (its impulse: the warm start), of which a foundation's point has
+   the share (1 / grid^2; else 1) (K / (h K + B) needs no share); PETSC_FALSE for a Hertzian contact
+   that carries no force this step (no depth now, none at the step's end, no load last step), which the
+   step drops after its warm start. */
+PETSC_EXTERN PetscBool TalusContactNormalLaw(const TalusBodies *, const TalusContact *ct, PetscReal h, PetscReal *K,
+                                             PetscReal *B, PetscReal *share);
+/* relaxation.c: drops, in order, the Hertzian contacts that carry no force this step (TalusContactNormalLaw), and
+   gives in *flat id * TALUS_NSHAPES + shape of the body of lowest id in a Hertzian contact whose shape has no
+   radius of curvature (a box's corners), else PETSC_MAX_INT: the caller stops the run naming it. PETSC_FALSE
+   (and nothing done) when no material is Hertzian. */
+PETSC_EXTERN PetscBool TalusContactsDropSlackHertz(const TalusBodies *, PetscReal h, TalusContactList *,
+                                                   PetscInt *flat);
 
 #endif

@@ -216,9 +216,19 @@ PetscReal TalusBodiesPairFriction(const TalusBodies *b, PetscInt i, PetscInt j)
   return PetscMin(b->materials[mi].mu, b->materials[mj].mu);
 }
 
+PetscBool TalusBodiesIsFinite(const TalusBodies *b, PetscInt k)
+{
+  return TalusShapeTable[b->shape[k]].finite;
+}
+
 PetscReal TalusBodiesBoundingRadius(const TalusBodies *b, PetscInt k)
 {
   return TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]);
+}
+
+void TalusBodiesBoundingRadii(const TalusBodies *b, PetscReal radius[])
+{
+  for (PetscInt k = 0; k < b->n; k++) radius[k] = TalusBodiesIsFinite(b, k) ? TalusBodiesBoundingRadius(b, k) : -1.0;
 }
 
 void TalusBodiesGetAngularVelocityWorld(const TalusBodies *b, PetscInt k, PetscReal w[3])

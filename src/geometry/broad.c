@@ -105,18 +105,19 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
   Keyed      *cells;
   PetscInt    nfinite = 0, cap = 0, n = 0, cursor[5] = {0, 0, 0, 0, 0};
   PetscInt64 *coord, low_prev[5] = {-1, -1, -1, -1, -1};
-  PetscReal   rmax = 0.0, cell;
+  PetscReal   rmax = 0.0, cell, *radius; /* the bounding radii, -1 for a plane */
 
   PetscFunctionBegin;
   *pairs = NULL;
+  PetscCall(PetscMalloc3(b->n, &cells, 3 * b->n, &coord, b->n, &radius));
+  TalusBodiesBoundingRadii(b, radius);
   for (PetscInt k = 0; k < b->n; k++)
-    if (TalusBodiesIsFinite(b, k)) rmax = PetscMax(rmax, TalusBodiesBoundingRadius(b, k));
+    if (radius[k] >= 0.0) rmax = PetscMax(rmax, radius[k]);
   cell = 2.0 * rmax + envelope;
   if (!(cell > 0.0)) cell = 1.0;
-  PetscCall(PetscMalloc2(b->n, &cells, 3 * b->n, &coord));
   for (PetscInt k = 0; k < b->n; k++) {
     PetscInt64 ix[3];
-    if (!TalusBodiesIsFinite(b, k)) continue;
+    if (radius[k] < 0.0) continue;
     for (int d = 0; d < 3; d++) {
       const PetscReal x = PetscFloorReal(b->position[3 * k + d] / cell);
       PetscCheck(PetscAbsReal(x) < (PetscReal)((PetscInt64)1 << 20) - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
@@ -148,7 +149,7 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
       while (cursor[c] < nfinite && cells[cursor[c]].key < low) cursor[c]++;
       for (PetscInt f = (c == 0 ? e + 1 : cursor[c]); f < nfinite && cells[f].key <= high; f++) {
         const PetscInt  j     = cells[f].i;
-        const PetscReal reach = TalusBodiesBoundingRadius(b, i) + TalusBodiesBoundingRadius(b, j) + envelope;
+        const PetscReal reach = radius[i] + radius[j] + envelope;
         PetscReal       d2    = 0.0;
         for (int d = 0; d < 3; d++) d2 += PetscSqr(b->position[3 * i + d] - b->position[3 * j + d]);
         if (d2 <= reach * reach) PetscCall(AppendPair(b, i, j, &n, &cap, pairs));
@@ -157,18 +158,18 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
   }
   /* every finite body against every plane, within its bounding radius plus the envelope */
   for (PetscInt p = 0; p < b->n; p++) {
-    if (TalusBodiesIsFinite(b, p)) continue;
+    if (radius[p] >= 0.0) continue;
     for (PetscInt k = 0; k < b->n; k++) {
       const PetscReal *m = &b->size[3 * p];
       PetscReal        height;
-      if (!TalusBodiesIsFinite(b, k)) continue;
+      if (radius[k] < 0.0) continue;
       height = m[0] * (b->position[3 * k] - b->position[3 * p]) +
                m[1] * (b->position[3 * k + 1] - b->position[3 * p + 1]) +
                m[2] * (b->position[3 * k + 2] - b->position[3 * p + 2]);
-      if (height <= TalusBodiesBoundingRadius(b, k) + envelope) PetscCall(AppendPair(b, p, k, &n, &cap, pairs));
+      if (height <= radius[k] + envelope) PetscCall(AppendPair(b, p, k, &n, &cap, pairs));
     }
   }
-  PetscCall(PetscFree2(cells, coord));
+  PetscCall(PetscFree3(cells, coord, radius));
   PetscCall(RadixSort(n, *pairs));
   *npairs = n;
   PetscFunctionReturn(0);

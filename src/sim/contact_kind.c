@@ -61,7 +61,7 @@ static void ContactStabilisation(const TalusBodies *bodies, const void *block, P
 }
 
 /* Seed 004 eq. 60: E_n = 1 / (h^2 K + h B) on the normal row of a compliant contact (a foundation's
-   point: its share; a Hertzian contact: its secant; contact_law.c); the tangents stay rigid (Coulomb
+   point: its share; a Hertzian contact: its secant; relaxation.c); the tangents stay rigid (Coulomb
    friction: K_r = K_s = 0 with no tangential compliance, the paper's choice). */
 static void ContactCompliance(const TalusBodies *bodies, const void *block, PetscReal h, PetscScalar E[])
 {

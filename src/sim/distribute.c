@@ -12,11 +12,6 @@
  */
 #include "sim_impl.h"
 
-static PetscBool IsFinite(const TalusBodies *b, PetscInt k)
-{
-  return (PetscBool)(TalusBodiesIsFinite(b, k));
-}
-
 PetscErrorCode TalusSimDistribute(TalusSim sim)
 {
   TalusBodies     *b    = sim->bodies;
@@ -33,13 +28,13 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   /* the replicated bodies, in id order on every rank: slots among the finite ones in that order */
   sim->rmax = 0.0;
   for (PetscInt k = 0; k < nrep; k++) {
-    if (!IsFinite(b, k)) continue;
+    if (!TalusBodiesIsFinite(b, k)) continue;
     b->slot[k] = slot++;
     sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
   }
   /* the others, one rank each, finite, with ids from nrep on: a slot follows from the id alone */
   for (PetscInt k = nrep; k < b->n; k++) {
-    PetscCheck(IsFinite(b, k) && b->id[k] >= nrep, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+    PetscCheck(TalusBodiesIsFinite(b, k) && b->id[k] >= nrep, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "body %" PetscInt_FMT ", held by one rank, is a plane or has the id of a replicated body", b->id[k]);
     b->slot[k] = slot + b->id[k] - nrep;
     sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
@@ -55,7 +50,8 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   const PetscInt stride = PetscMax(1, sim->nfinite / (sim->size * 131072));
   PetscCall(PetscMalloc3(b->n, &ids, 3 * b->n, &centres, b->n, &weights));
   for (PetscInt k = 0; k < b->n; k++) {
-    if (!IsFinite(b, k) || (k < nrep && b->slot[k] % sim->size != sim->rank) || (k >= nrep && b->id[k] % stride))
+    if (!TalusBodiesIsFinite(b, k) || (k < nrep && b->slot[k] % sim->size != sim->rank) ||
+        (k >= nrep && b->id[k] % stride))
       continue;
     ids[nlocal] = b->id[k];
     for (int d = 0; d < 3; d++) centres[3 * nlocal + d] = b->position[3 * k + d];
@@ -67,7 +63,7 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   PetscCall(PetscMalloc2(b->n, &keep, b->n, &dest));
   for (PetscInt k = 0; k < b->n; k++) {
     PetscMPIInt owner = sim->rank;
-    if (IsFinite(b, k)) PetscCall(TalusDecompOwner(sim->decomp, &b->position[3 * k], &owner));
+    if (TalusBodiesIsFinite(b, k)) PetscCall(TalusDecompOwner(sim->decomp, &b->position[3 * k], &owner));
     keep[k] = (PetscBool)(owner == sim->rank);
     if (!keep[k] && k >= nrep) dest[nout++] = owner;
   }
@@ -136,7 +132,7 @@ PetscErrorCode TalusSimBuildGhosts(TalusSim sim)
   for (PetscInt k = 0; k < b->nowned; k++) {
     offset[k + 1] = offset[k];
     TalusBodiesPack(b, k, &owned[k]);
-    if (IsFinite(b, k)) {
+    if (TalusBodiesIsFinite(b, k)) {
       PetscReal lo[3], hi[3];
       PetscInt  nr;
       for (int d = 0; d < 3; d++) lo[d] = b->position[3 * k + d] - width, hi[d] = b->position[3 * k + d] + width;
@@ -217,7 +213,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       if (where >= 0) contacts_of[sorted_index[where]] += 1.0;
     }
     for (PetscInt k = 0; k < b->n; k++) {
-      if (!IsFinite(b, k)) continue;
+      if (!TalusBodiesIsFinite(b, k)) continue;
       ids[n] = b->id[k];
       for (int d = 0; d < 3; d++) centres[3 * n + d] = b->position[3 * k + d];
       weights[n++] = 1.0 + contacts_of[k];
@@ -229,7 +225,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   for (PetscInt k = 0; k < b->n; k++) {
     keep[k] = PETSC_TRUE;
     dest[k] = sim->rank;
-    if (!IsFinite(b, k)) continue;
+    if (!TalusBodiesIsFinite(b, k)) continue;
     if (sim->has_domain) {
       PetscBool inside = PETSC_TRUE;
       for (int d = 0; d < 3; d++)
@@ -345,7 +341,7 @@ PetscErrorCode TalusSimGatherBodies(TalusSim sim, PetscInt *n, TalusBodyRecord *
   PetscCall(TalusSimDistribute(sim));
   PetscCall(PetscMalloc3(b->nowned + 1, &mine, sim->size, &counts, sim->size, &displs));
   for (PetscInt k = 0; k < b->nowned; k++)
-    if (IsFinite(b, k)) TalusBodiesPack(b, k, &mine[nmine++]);
+    if (TalusBodiesIsFinite(b, k)) TalusBodiesPack(b, k, &mine[nmine++]);
   nmine *= (PetscMPIInt)sizeof(TalusBodyRecord);
   PetscCallMPI(MPI_Allgather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, sim->comm));
   for (PetscMPIInt r = 0; r < sim->size; r++) displs[r] = total, total += counts[r];

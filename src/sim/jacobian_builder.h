@@ -65,14 +65,6 @@ typedef struct {
 
 PETSC_INTERN const TalusConstraintKind TalusContactKind, TalusJointLimitKind, TalusJointRowKind;
 
-/* contact_law.c: contact ct's normal stiffness K (N/m; 0: rigid) and damping B this step, seed 004's
-   linear law or Hertz's secant at h (its impulse: the warm start), of which a foundation's point has
-   the share (1 / grid^2; else 1) (K / (h K + B) needs no share); PETSC_FALSE for a Hertzian contact
-   that carries no force this step (no depth now, none at the step's end, no load last step), which the
-   step drops after its warm start. */
-PETSC_INTERN PetscBool TalusContactNormalLaw(const TalusBodies *, const TalusContact *ct, PetscReal h, PetscReal *K,
-                                             PetscReal *B, PetscReal *share);
-
 typedef struct _TalusJacobianBuilder TalusJacobianBuilder;
 
 typedef struct {

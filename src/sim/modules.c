@@ -7,6 +7,7 @@
 PetscErrorCode TalusSimRegisterModules(void)
 {
   PetscFunctionBegin;
+  PetscCall(TalusSimModuleRegister(&TalusMaterialsModule));
   PetscCall(TalusSimModuleRegister(&TalusTablesModule));
   PetscCall(TalusSimModuleRegister(&TalusJointsModule));
   PetscCall(TalusSimModuleRegister(&TalusDrivesModule));

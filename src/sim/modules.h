@@ -12,11 +12,12 @@
 #include <talus/relaxation.h>
 
 /* talus's modules, registered in this order by TalusSimRegisterModules (modules.c) */
-PETSC_INTERN const TalusSimModuleOps TalusTablesModule;  /* tables.c: the tables of time */
-PETSC_INTERN const TalusSimModuleOps TalusJointsModule;  /* joints.c: joints, drivers, limits */
-PETSC_INTERN const TalusSimModuleOps TalusDrivesModule;  /* drives.c: prescribed motions, loads, springs */
-PETSC_INTERN const TalusSimModuleOps TalusPlanarModule;  /* planar.c: bodies that move in a plane */
-PETSC_INTERN const TalusSimModuleOps TalusWatchesModule; /* probe.c: the watched bodies' and groups' forces */
+PETSC_INTERN const TalusSimModuleOps TalusMaterialsModule; /* materials.c: the materials' relaxation checked */
+PETSC_INTERN const TalusSimModuleOps TalusTablesModule;    /* tables.c: the tables of time */
+PETSC_INTERN const TalusSimModuleOps TalusJointsModule;    /* joints.c: joints, drivers, limits */
+PETSC_INTERN const TalusSimModuleOps TalusDrivesModule;    /* drives.c: prescribed motions, loads, springs */
+PETSC_INTERN const TalusSimModuleOps TalusPlanarModule;    /* planar.c: bodies that move in a plane */
+PETSC_INTERN const TalusSimModuleOps TalusWatchesModule;   /* probe.c: the watched bodies' and groups' forces */
 
 /* What a module's functions read of the simulation most (sim_getters.c): its communicator, bodies and clock
    (t the step's start, dt its length), the largest bounding radius of a finite body (what a step may move a

@@ -55,7 +55,6 @@ struct _p_TalusSim {
   /* this step's applied force and torque (world) per owned body, or NULL: none (the drives module's loads
      and springs, TalusSimResetWrenches) */
   PetscReal *wrench;
-  PetscBool  relaxation_checked; /* the materials' relaxation's (step.c; the joints module checks the joints') */
   /* module.c: each registered module's state (include/talus/module.h), indexed as the registry */
   void   **module_states;
   PetscInt nmodule_states;

@@ -9,29 +9,15 @@
 #include "jacobian_builder.h"
 #include <talus/relaxation.h>
 
-/* Seed 004's Hertzian contacts that carry no force this step leave the list (contact_law.c); one with a
+/* Seed 004's Hertzian contacts that carry no force this step leave the list (geometry/relaxation.c); one with a
    shape that has no radius of curvature (a box's corners) stops the run on every rank, naming the body
    of lowest id: reduced as id * TALUS_NSHAPES + shape. */
 static PetscErrorCode DropSlackHertzContacts(TalusSim sim)
 {
-  TalusBodies      *b    = sim->bodies;
-  TalusContactList *list = &sim->contacts;
-  PetscInt          kept = 0, flat = PETSC_MAX_INT, hertz = 0;
+  PetscInt flat;
 
   PetscFunctionBegin;
-  for (PetscInt m = 0; m < b->nmaterials; m++) hertz += b->materials[m].modulus > 0.0;
-  if (!hertz) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < list->n; c++) {
-    const TalusContact *ct = &list->c[c];
-    PetscReal           K, B, share, curvature;
-    if (TalusContactHertzModulus(b, ct->a, ct->b) > 0.0 && TalusContactHertzRadius(b, ct->a, ct->b) == 0.0) {
-      const PetscBool a_curved = TalusShapeTable[b->shape[ct->a]].curvature(&b->size[3 * ct->a], &curvature);
-      const PetscInt  k = a_curved ? ct->b : ct->a, id = a_curved ? ct->id_b : ct->id_a;
-      flat = PetscMin(flat, id * TALUS_NSHAPES + (PetscInt)b->shape[k]);
-    }
-    if (TalusContactNormalLaw(b, ct, sim->dt, &K, &B, &share)) list->c[kept++] = *ct;
-  }
-  list->n = kept;
+  if (!TalusContactsDropSlackHertz(sim->bodies, sim->dt, &sim->contacts, &flat)) PetscFunctionReturn(0);
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &flat, 1, MPIU_INT, MPI_MIN, sim->comm));
   PetscCheck(flat == PETSC_MAX_INT, sim->comm, PETSC_ERR_USER_INPUT,
              "body %" PetscInt_FMT " is a %s in a Hertzian contact (a material with a compliance modulus): Hertz's "
@@ -166,27 +152,6 @@ static PetscErrorCode Integrate(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
-/* Each relaxed material's (zeta, delta) inside the stability region at this run's time step, once (the
-   formulations note, sec. 3.4; the joints module checks the joints'). */
-static PetscErrorCode CheckRelaxationOnce(TalusSim sim)
-{
-  const TalusBodies *b = sim->bodies;
-
-  PetscFunctionBegin;
-  if (sim->relaxation_checked) PetscFunctionReturn(0);
-  for (PetscInt m = 0; m < b->nmaterials; m++) {
-    const TalusMaterial *mat = &b->materials[m];
-    PetscCheck(mat->delta == 0.0 || TalusRelaxationStable(mat->zeta, mat->delta, sim->dt), sim->comm,
-               PETSC_ERR_USER_INPUT,
-               "material %s: the contact relaxation zeta = %g, delta = %g s is unstable at the time step h = %g s "
-               "(it needs (h/delta)^2 + 4 zeta h/delta < 4 and zeta h/delta < 1: delta > %g s at this zeta)",
-               mat->name, (double)mat->zeta, (double)mat->delta, (double)sim->dt,
-               (double)TalusRelaxationMinDelta(mat->zeta, sim->dt));
-  }
-  sim->relaxation_checked = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
 {
   TalusStepCCP    ccp = {0};
@@ -198,10 +163,10 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscFunctionBegin;
   PetscCall(PetscMemzero(stats, sizeof(*stats)));
   PetscCall(TalusSimDistribute(sim));
-  PetscCall(CheckRelaxationOnce(sim));
   PetscCall(PetscTime(&t0));
-  PetscCall(
-    TalusSimRunHook(sim, TALUS_HOOK_BEFORE_GHOSTS)); /* the prescribed velocities, before the ghosts copy them */
+  /* the materials' and joints' relaxation checked (the first step), the prescribed velocities set before the
+     ghosts copy them */
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_BEFORE_GHOSTS));
   PetscCall(TalusSimNumberDofs(sim));
   PetscCall(TalusSimBuildGhosts(sim));
   PetscCall(Collide(sim, stats));

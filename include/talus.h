@@ -211,13 +211,19 @@ PETSC_EXTERN PetscErrorCode TalusCCPGetScaling(TalusCCP, PetscBool *);
 /* Whether the next solve's residual (what -tao_gatol is tested against) is in the given problem's units: unscaled,
    or scaled and solved by apgd with its residual weighted back (-ccp_scale_residual, the default). */
 PETSC_EXTERN PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP, PetscBool *);
-/* Whether the chosen Tao type needs N as an assembled matrix (ipm factorises it), not a shell. */
-PETSC_EXTERN PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP, PetscBool *);
 /* N's factors, N = B diag(inverse_mass) B^T + diag(E) with B assembled (E NULL: rigid rows), for the Tao
    types that solve the primal form in the bodies' velocities (newton_ccp); N (TalusCCPSetOperator) is still
-   the problem's operator for the checks. Whether the chosen Tao type needs them: */
+   the problem's operator for the checks. */
 PETSC_EXTERN PetscErrorCode TalusCCPSetOperatorFactors(TalusCCP, Mat B, Vec inverse_mass, Vec E);
-PETSC_EXTERN PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP, PetscBool *);
+/* A problem whose N = B M^-1 B^T + E can be made in several forms (a simulator's: the matrix-free shell, the
+   shell with its factors B and M^-1, the formed matrix) gives a maker instead of N: TalusCCPMakeOperator asks it
+   for the form the chosen Tao type's record names (TalusCCPOperatorForm; for TALUS_CCP_OPERATOR_FACTORS the maker
+   also gives the factors, TalusCCPSetOperatorFactors), with N's diagonal known to the Mat when the next solve is
+   scaled (with_diagonal), and sets the N it makes (a new reference, released here) as the operator. So the caller
+   never asks which solver it has. */
+typedef PetscErrorCode (*TalusCCPOperatorMaker)(TalusCCP, TalusCCPOperatorForm, PetscBool with_diagonal, void *ctx,
+                                                Mat *N);
+PETSC_EXTERN PetscErrorCode TalusCCPMakeOperator(TalusCCP, TalusCCPOperatorMaker, void *ctx);
 PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);

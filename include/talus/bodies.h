@@ -145,5 +145,15 @@ PETSC_EXTERN void TalusBodiesBoundingRadii(const TalusBodies *, PetscReal radius
 PETSC_EXTERN void TalusBodiesGetAngularVelocityWorld(const TalusBodies *, PetscInt k, PetscReal w[3]);
 /* Kinetic energy of the owned dynamic bodies (translation plus rotation), local sum. */
 PETSC_EXTERN PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *);
+/* Gravity's potential energy of this rank's owned dynamic bodies, -sum m g . x. */
+PETSC_EXTERN PetscReal TalusBodiesGravityEnergyLocal(const TalusBodies *, const PetscReal gravity[3]);
+/* This rank's owned bodies' sums for a step's statistics: the finite bodies, the kinetic and gravity's potential
+   energy, and the farthest a dynamic body moves in dt at its velocity, with its id (-1: none moves). */
+typedef struct {
+  PetscInt  finite, fastest;
+  PetscReal kinetic, gravity, travel;
+} TalusBodiesSums;
+PETSC_EXTERN void TalusBodiesSumsLocal(const TalusBodies *, const PetscReal gravity[3], PetscReal dt,
+                                       TalusBodiesSums *);
 
 #endif

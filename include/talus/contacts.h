@@ -65,8 +65,10 @@ typedef struct {
 
 /* Orders histories by (id_a, id_b, feature), the order TalusFindContacts gives contacts. */
 PETSC_EXTERN int TalusContactHistoryCompare(const void *, const void *);
-/* The history of contact c (the owner is its lower-id dynamic body). */
-PETSC_EXTERN void TalusContactRecordHistory(const TalusBodies *, const TalusContact *, TalusContactHistory *);
+/* The histories of the list's contacts (each owned by its lower-id dynamic body), in its order, into *history (grown
+   to *capacity as needed; *n of them): the next step's warm starts. */
+PETSC_EXTERN PetscErrorCode TalusContactsRecordHistory(const TalusBodies *, const TalusContactList *,
+                                                       TalusContactHistory **history, PetscInt *capacity, PetscInt *n);
 /*
  * Warm start: each contact of `current` found in `history` (sorted) takes the stored impulse,
  * re-expressed in its new frame; the others start from zero.

@@ -251,6 +251,29 @@ PetscReal TalusBodiesKineticEnergyLocal(const TalusBodies *b)
   return e;
 }
 
+PetscReal TalusBodiesGravityEnergyLocal(const TalusBodies *b, const PetscReal gravity[3])
+{
+  PetscReal e = 0.0;
+
+  for (PetscInt k = 0; k < b->nowned; k++)
+    if (!b->fixed[k]) e -= b->mass[k] * TalusDot3(gravity, &b->position[3 * k]);
+  return e;
+}
+
+void TalusBodiesSumsLocal(const TalusBodies *b, const PetscReal gravity[3], PetscReal dt, TalusBodiesSums *s)
+{
+  s->finite = 0, s->travel = 0.0, s->fastest = -1;
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    s->finite += TalusBodiesIsFinite(b, k);
+    if (!b->fixed[k]) {
+      const PetscReal travel = dt * TalusNorm3(&b->velocity[3 * k]);
+      if (travel > s->travel) s->travel = travel, s->fastest = b->id[k];
+    }
+  }
+  s->kinetic = TalusBodiesKineticEnergyLocal(b);
+  s->gravity = TalusBodiesGravityEnergyLocal(b, gravity);
+}
+
 void TalusBodiesPack(const TalusBodies *b, PetscInt k, TalusBodyRecord *r)
 {
   r->id       = b->id[k];

@@ -1,6 +1,7 @@
 /* Contact Jacobian blocks (seed 000 eq. 5, 7), warm starts between steps, and pairs of bodies that do not collide. */
 #include <talus/contacts.h>
 #include <talus/math3.h>
+#include "../grow.h"
 
 void TalusContactJacobian(const TalusBodies *bodies, const TalusContact *c, PetscBool body_b, PetscReal rows[3][6])
 {
@@ -30,14 +31,23 @@ int TalusContactHistoryCompare(const void *x, const void *y)
   return (a->feature > b->feature) - (a->feature < b->feature);
 }
 
-void TalusContactRecordHistory(const TalusBodies *bodies, const TalusContact *c, TalusContactHistory *h)
+PetscErrorCode TalusContactsRecordHistory(const TalusBodies *bodies, const TalusContactList *list,
+                                          TalusContactHistory **history, PetscInt *capacity, PetscInt *n)
 {
-  h->id_a    = bodies->id[c->a];
-  h->id_b    = bodies->id[c->b];
-  h->feature = c->feature;
-  h->owner   = bodies->fixed[c->a] ? bodies->id[c->b] : bodies->id[c->a];
-  for (int k = 0; k < 3; k++)
-    h->impulse[k] = c->impulse[0] * c->frame[k] + c->impulse[1] * c->frame[3 + k] + c->impulse[2] * c->frame[6 + k];
+  PetscFunctionBegin;
+  PetscCall(TalusGrowArray(sizeof(TalusContactHistory), list->n, capacity, history));
+  for (PetscInt i = 0; i < list->n; i++) {
+    const TalusContact  *c = &list->c[i];
+    TalusContactHistory *h = &(*history)[i];
+    h->id_a                = bodies->id[c->a];
+    h->id_b                = bodies->id[c->b];
+    h->feature             = c->feature;
+    h->owner               = bodies->fixed[c->a] ? bodies->id[c->b] : bodies->id[c->a];
+    for (int k = 0; k < 3; k++)
+      h->impulse[k] = c->impulse[0] * c->frame[k] + c->impulse[1] * c->frame[3 + k] + c->impulse[2] * c->frame[6 + k];
+  }
+  *n = list->n; /* already sorted: contacts come sorted by (id_a, id_b, feature) */
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusContactsWarmStart(const TalusBodies *bodies, const TalusContactHistory *history, PetscInt nhistory,

@@ -21,23 +21,26 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   PetscBool       *keep;
   PetscMPIInt     *dest;
   TalusBodyRecord *out, *in;
+  PetscReal       *radius; /* the bounding radii, -1 for a plane */
 
   PetscFunctionBegin;
   if (sim->distributed) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(TALUS_EventDistribute, 0, 0, 0, 0));
+  PetscCall(PetscMalloc1(b->n + 1, &radius));
+  TalusBodiesBoundingRadii(b, radius);
   /* the replicated bodies, in id order on every rank: slots among the finite ones in that order */
   sim->rmax = 0.0;
   for (PetscInt k = 0; k < nrep; k++) {
-    if (!TalusBodiesIsFinite(b, k)) continue;
+    if (radius[k] < 0.0) continue;
     b->slot[k] = slot++;
-    sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
+    sim->rmax  = PetscMax(sim->rmax, radius[k]);
   }
   /* the others, one rank each, finite, with ids from nrep on: a slot follows from the id alone */
   for (PetscInt k = nrep; k < b->n; k++) {
-    PetscCheck(TalusBodiesIsFinite(b, k) && b->id[k] >= nrep, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+    PetscCheck(radius[k] >= 0.0 && b->id[k] >= nrep, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "body %" PetscInt_FMT ", held by one rank, is a plane or has the id of a replicated body", b->id[k]);
     b->slot[k] = slot + b->id[k] - nrep;
-    sim->rmax  = PetscMax(sim->rmax, TalusBodiesBoundingRadius(b, k));
+    sim->rmax  = PetscMax(sim->rmax, radius[k]);
   }
   others = b->n - nrep;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &others, 1, MPIU_INT, MPI_SUM, sim->comm));
@@ -50,8 +53,7 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   const PetscInt stride = PetscMax(1, sim->nfinite / (sim->size * 131072));
   PetscCall(PetscMalloc3(b->n, &ids, 3 * b->n, &centres, b->n, &weights));
   for (PetscInt k = 0; k < b->n; k++) {
-    if (!TalusBodiesIsFinite(b, k) || (k < nrep && b->slot[k] % sim->size != sim->rank) ||
-        (k >= nrep && b->id[k] % stride))
+    if (radius[k] < 0.0 || (k < nrep && b->slot[k] % sim->size != sim->rank) || (k >= nrep && b->id[k] % stride))
       continue;
     ids[nlocal] = b->id[k];
     for (int d = 0; d < 3; d++) centres[3 * nlocal + d] = b->position[3 * k + d];
@@ -63,10 +65,11 @@ PetscErrorCode TalusSimDistribute(TalusSim sim)
   PetscCall(PetscMalloc2(b->n, &keep, b->n, &dest));
   for (PetscInt k = 0; k < b->n; k++) {
     PetscMPIInt owner = sim->rank;
-    if (TalusBodiesIsFinite(b, k)) PetscCall(TalusDecompOwner(sim->decomp, &b->position[3 * k], &owner));
+    if (radius[k] >= 0.0) PetscCall(TalusDecompOwner(sim->decomp, &b->position[3 * k], &owner));
     keep[k] = (PetscBool)(owner == sim->rank);
     if (!keep[k] && k >= nrep) dest[nout++] = owner;
   }
+  PetscCall(PetscFree(radius));
   PetscCall(PetscMalloc1(nout + 1, &out));
   for (PetscInt k = nrep, o = 0; k < b->n; k++)
     if (!keep[k]) TalusBodiesPack(b, k, &out[o++]);
@@ -193,12 +196,15 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   PetscInt             nout = 0, nin = 0, hnout = 0, hnin = 0, lost = 0, khist = 0, linked_out = -1;
   PetscBool            moving;
   PetscLogDouble       t0, t1;
+  PetscReal           *radius; /* the bounding radii, -1 for a plane */
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "drop the ghosts before migrating");
   PetscCall(PetscMalloc4(b->n, &dest, b->n, &keep, b->n, &out, sim->nhistory + 1, &hout));
   PetscCall(PetscMalloc4(sim->nhistory + 1, &hdest, b->n, &out_dest, b->n, &sorted_ids, b->n, &sorted_index));
+  PetscCall(PetscMalloc1(b->n + 1, &radius));
+  TalusBodiesBoundingRadii(b, radius);
   /* the body that owns each history, found by id; used for the weights and for routing the histories */
   for (PetscInt k = 0; k < b->n; k++) sorted_ids[k] = b->id[k], sorted_index[k] = k;
   PetscCall(PetscSortIntWithArray(b->n, sorted_ids, sorted_index));
@@ -213,7 +219,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       if (where >= 0) contacts_of[sorted_index[where]] += 1.0;
     }
     for (PetscInt k = 0; k < b->n; k++) {
-      if (!TalusBodiesIsFinite(b, k)) continue;
+      if (radius[k] < 0.0) continue;
       ids[n] = b->id[k];
       for (int d = 0; d < 3; d++) centres[3 * n + d] = b->position[3 * k + d];
       weights[n++] = 1.0 + contacts_of[k];
@@ -225,7 +231,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   for (PetscInt k = 0; k < b->n; k++) {
     keep[k] = PETSC_TRUE;
     dest[k] = sim->rank;
-    if (!TalusBodiesIsFinite(b, k)) continue;
+    if (radius[k] < 0.0) continue;
     if (sim->has_domain) {
       PetscBool inside = PETSC_TRUE;
       for (int d = 0; d < 3; d++)
@@ -258,6 +264,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       out_dest[nout++] = dest[k];
     }
   }
+  PetscCall(PetscFree(radius));
   /* histories follow the body that owns them, and die with lost bodies */
   for (PetscInt h = 0; h < sim->nhistory; h++) {
     PetscInt where, to;
@@ -278,7 +285,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   }
   if (linked_out >= 0) {
     char what[96];
-    PetscCall(TalusSimDescribeLink(sim, linked_out, what, sizeof(what)));
+    PetscCall(TalusSimModulesDescribe(sim, linked_out, what, sizeof(what))); /* joints, drives, planar bodies */
     SETERRQ(sim->comm, PETSC_ERR_USER_INPUT,
             "body %" PetscInt_FMT ", held by %s, left the domain at t = %g s: bodies with joints, springs, loads, "
             "prescribed motions or planes are never removed; widen the scene's domain (or leave it out)",
@@ -287,8 +294,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   PetscCall(TalusBodiesKeep(b, keep));
   if (moving)
     PetscCall(TalusDecompExchange(sim->decomp, nout, out_dest, sizeof(TalusBodyRecord), out, &nin, (void **)&in));
-  PetscCall(
-    PetscInfo(NULL, "first distribution: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
+  PetscCall(PetscInfo(NULL, "migration: %" PetscInt_FMT " bodies sent, %" PetscInt_FMT " received\n", nout, nin));
   for (PetscInt k = 0; k < nin; k++) PetscCall(TalusBodiesAppendRecord(b, &in[k]));
   b->nowned = b->n;
   if (moving)

@@ -143,11 +143,3 @@ PetscErrorCode TalusSimGatherPoses(TalusSim sim, PetscInt n, const PetscInt ids[
   PetscCall(PetscFree(state));
   PetscFunctionReturn(0);
 }
-
-PetscErrorCode TalusSimDescribeLink(TalusSim sim, PetscInt id, char what[], size_t size)
-{
-  PetscFunctionBegin;
-  what[0] = 0;
-  PetscCall(TalusSimModulesDescribe(sim, id, what, size)); /* joints; springs, loads, prescribed motions; planar */
-  PetscFunctionReturn(0);
-}

@@ -111,6 +111,7 @@ PetscErrorCode TalusSimModulesLinks(TalusSim sim, PetscInt *n, PetscInt (*pairs)
 PetscErrorCode TalusSimModulesDescribe(TalusSim sim, PetscInt id, char what[], size_t size)
 {
   PetscFunctionBegin;
+  what[0] = 0;
   for (PetscInt m = 0; m < nmodules && !what[0]; m++) {
     void *state;
     if (!modules[m]->describe) continue;

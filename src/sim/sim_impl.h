@@ -134,15 +134,13 @@ PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayo
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
 
 /* linked.c (besides what modules.h declares): the other ranks that need an owned body as a ghost
-   because a link they keep reaches it: n pairs (owned body, rank), sorted by body; "joint 3
-   (revolute)", "spring 0", ...: the first link that names body id, for messages ("" if none) */
+   because a link they keep reaches it: n pairs (owned body, rank), sorted by body */
 PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
-PETSC_INTERN PetscErrorCode TalusSimDescribeLink(TalusSim, PetscInt id, char what[], size_t size);
 /* module.c: the modules' hooks at one point of the step, in their order; their states' release */
 PETSC_INTERN PetscErrorCode TalusSimRunHook(TalusSim, TalusSimHook);
 PETSC_INTERN PetscErrorCode TalusSimDestroyModules(TalusSim);
 /* the modules' potential energy (collective), the pairs of bodies their links join (pairs NULL: the
-   count), what of them names body id (what left empty if nothing) */
+   count), what of them names body id, for messages: "joint 3 (revolute)", "spring 0", ... (empty if nothing) */
 PETSC_INTERN PetscErrorCode TalusSimModulesEnergy(TalusSim, PetscReal *);
 PETSC_INTERN PetscErrorCode TalusSimModulesLinks(TalusSim, PetscInt *n, PetscInt (*pairs)[2]);
 PETSC_INTERN PetscErrorCode TalusSimModulesDescribe(TalusSim, PetscInt id, char what[], size_t size);

@@ -60,10 +60,8 @@ static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 static PetscErrorCode RecordHistory(TalusSim sim)
 {
   PetscFunctionBegin;
-  PetscCall(TalusGrowArray(sizeof(TalusContactHistory), sim->contacts.n, &sim->history_capacity, &sim->history));
-  for (PetscInt c = 0; c < sim->contacts.n; c++)
-    TalusContactRecordHistory(sim->bodies, &sim->contacts.c[c], &sim->history[c]);
-  sim->nhistory = sim->contacts.n; /* already sorted: contacts come sorted by (id_a, id_b, feature) */
+  PetscCall(
+    TalusContactsRecordHistory(sim->bodies, &sim->contacts, &sim->history, &sim->history_capacity, &sim->nhistory));
   PetscFunctionReturn(0);
 }
 
@@ -90,35 +88,53 @@ static PetscErrorCode AssembledDelassus(TalusSim sim, TalusStepCCP *ccp, Mat *N)
   PetscFunctionReturn(0);
 }
 
+/* N as the solver asks for it (TalusCCPMakeOperator): formed from the assembled B (ipm and faceted_lcp factorise
+   or gather it); a shell on the assembled B, which with M^-1 gives its factors (newton_ccp forms B^T G B); or the
+   matrix-free shell (apgd, nbgs). A shell has the rows' compliance, N + E, and the blocks give its diagonal when the
+   solve is scaled (the shell cannot find it). */
+typedef struct {
+  TalusSim      sim;
+  TalusStepCCP *ccp;
+  TalusStepCCP  formed; /* the assembled B of a matrix-free run, for newton_ccp: destroyed after the solve */
+} StepOperator;
+
+static PetscErrorCode MakeOperator(TalusCCP solver, TalusCCPOperatorForm form, PetscBool with_diagonal, void *ctx,
+                                   Mat *N)
+{
+  StepOperator *op  = (StepOperator *)ctx;
+  TalusStepCCP *ccp = op->ccp;
+
+  PetscFunctionBegin;
+  if (form == TALUS_CCP_OPERATOR_ASSEMBLED) {
+    PetscCall(AssembledDelassus(op->sim, ccp, N));
+    PetscFunctionReturn(0);
+  }
+  if (form == TALUS_CCP_OPERATOR_FACTORS) {
+    const TalusStepCCP *with;
+    PetscCall(AssembledStep(op->sim, ccp, &op->formed, &with));
+    PetscCall(TalusDelassusCreateShell(with->B, with->inverse_mass, N));
+    PetscCall(TalusCCPSetOperatorFactors(solver, with->B, with->inverse_mass, with->compliance));
+  } else
+    PetscCall(TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, N));
+  if (ccp->compliance) PetscCall(TalusDelassusSetCompliance(*N, ccp->compliance)); /* N + E */
+  if (with_diagonal) {
+    Vec diagonal;
+    PetscCall(TalusSimGetDelassusDiagonal(op->sim, &diagonal));
+    PetscCall(TalusDelassusSetDiagonal(*N, diagonal));
+    PetscCall(VecDestroy(&diagonal));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats)
 {
-  Mat          N;
   Tao          tao;
-  PetscBool    scale, assembled, factors;
-  TalusStepCCP formed = {0}; /* the assembled B of a matrix-free run, for newton_ccp */
+  StepOperator op = {.sim = sim, .ccp = ccp};
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
   PetscCall(TalusSimGetCCP(sim, NULL)); /* its type (-ccp_problem) agrees with sim->anti_relax */
-  PetscCall(TalusCCPNeedsAssembledOperator(sim->ccp, &assembled));
-  PetscCall(TalusCCPNeedsOperatorFactors(sim->ccp, &factors));
-  if (assembled) PetscCall(AssembledDelassus(sim, ccp, &N)); /* ipm factorises N, faceted_lcp gathers it */
-  else if (factors) { /* newton_ccp forms B^T G B */ const TalusStepCCP *with;
-    PetscCall(AssembledStep(sim, ccp, &formed, &with));
-    PetscCall(TalusDelassusCreateShell(with->B, with->inverse_mass, &N));
-    PetscCall(TalusCCPSetOperatorFactors(sim->ccp, with->B, with->inverse_mass, with->compliance));
-  } else
-    PetscCall(
-      TalusDelassusCreateShellWithMass(ccp->B, ccp->v_free, ccp->apply_inverse_mass, ccp->inverse_mass_ctx, &N));
-  if (ccp->compliance && !assembled) PetscCall(TalusDelassusSetCompliance(N, ccp->compliance)); /* N + E */
-  PetscCall(TalusCCPGetScaling(sim->ccp, &scale));
-  if (scale && !assembled) { /* the shell cannot find its own diagonal: the blocks give it */
-    Vec diagonal;
-    PetscCall(TalusSimGetDelassusDiagonal(sim, &diagonal));
-    PetscCall(TalusDelassusSetDiagonal(N, diagonal));
-    PetscCall(VecDestroy(&diagonal));
-  }
-  PetscCall(TalusCCPSetOperator(sim->ccp, N));
+  PetscCall(TalusCCPMakeOperator(sim->ccp, MakeOperator, &op));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
   /* the cones, then the non-negative rows (the joints' limits), then the free rows (step_ccp.c's kinds) */
   PetscCall(TalusCCPSetFeasibleSet(sim->ccp, ccp->mu, ccp->nnonneg, ccp->nfree));
@@ -127,8 +143,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
   PetscCall(TaoGetLinearSolveIterations(tao, &stats->linear_iterations)); /* TaoSolve counts from 0 */
   PetscCall(TaoGetSolutionStatus(tao, &stats->iterations, NULL, &stats->residual, NULL, NULL, &stats->reason));
-  PetscCall(MatDestroy(&N));
-  PetscCall(TalusStepCCPDestroy(&formed));
+  PetscCall(TalusStepCCPDestroy(&op.formed));
   /* the solver outlives the step, its problem must not: this step's B and vectors would otherwise
      still be held when the next step builds its own, at the memory peak */
   PetscCall(TalusCCPReset(sim->ccp));

@@ -129,41 +129,25 @@ static PetscErrorCode CheckTravel(TalusSim sim, PetscReal travel, PetscReal fast
           id, (double)travel, (double)sim->t, (double)sim->rmax, (double)sim->dt);
 }
 
-/* gravity's potential energy of this rank's dynamic bodies (-sum m g . x) */
-static PetscReal GravityEnergyLocal(TalusSim sim)
-{
-  const TalusBodies *b = sim->bodies;
-  PetscReal          e = 0.0;
-
-  for (PetscInt k = 0; k < b->nowned; k++)
-    if (!b->fixed[k]) e -= b->mass[k] * TalusDot3(sim->gravity, &b->position[3 * k]);
-  return e;
-}
-
 /* Global totals and the per-rank spread of the step's figures, after the bodies moved; then the travel check. */
 PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, TalusStepTotals *totals)
 {
-  TalusBodies *b      = sim->bodies;
-  PetscInt     finite = 0, culprit = -1;
-  PetscReal    fastest = 0.0, *sum = totals->sum, *max = totals->max, springs;
+  TalusBodiesSums bodies;
+  PetscInt        finite;
+  PetscReal      *sum = totals->sum, *max = totals->max, springs;
 
   PetscFunctionBegin;
-  for (PetscInt k = 0; k < b->nowned; k++) {
-    finite += TalusBodiesIsFinite(b, k);
-    if (!b->fixed[k]) {
-      const PetscReal travel = sim->dt * TalusNorm3(&b->velocity[3 * k]);
-      if (travel > fastest) fastest = travel, culprit = b->id[k];
-    }
-  }
+  TalusBodiesSumsLocal(sim->bodies, sim->gravity, sim->dt, &bodies);
+  finite          = bodies.finite;
   sum[SUM_BODIES] = finite, sum[SUM_CONTACTS] = stats->contacts, sum[SUM_WARM_STARTED] = stats->warm_started;
-  sum[SUM_KINETIC] = TalusBodiesKineticEnergyLocal(b), sum[SUM_GRAVITY] = GravityEnergyLocal(sim);
+  sum[SUM_KINETIC] = bodies.kinetic, sum[SUM_GRAVITY] = bodies.gravity;
   sum[SUM_WORK] = max[MAX_WORK] = (PetscReal)(finite + sim->contacts.n); /* bodies and contacts this rank handles */
   max[MAX_PENETRATION]          = stats->max_penetration;
   max[MAX_BODIES] = finite, max[MAX_CONTACTS] = stats->contacts;
   max[MAX_MINUS_BODIES] = -finite, max[MAX_MINUS_CONTACTS] = -stats->contacts;
   max[MAX_BYTES_PER_PRODUCT] = stats->bytes_per_product;
   max[MAX_GHOST_BYTES]       = (PetscReal)(sim->nghost * sizeof(TalusBodyRecord));
-  max[MAX_TRAVEL]            = fastest;
+  max[MAX_TRAVEL]            = bodies.travel;
   max[MAX_JOINT_DRIFT] = sim->joint_drift[0], max[MAX_JOINT_ANGLE_DRIFT] = sim->joint_drift[1];
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sum, NSUMS, MPIU_REAL, MPIU_SUM, sim->comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, max, NMAXIMA, MPIU_REAL, MPIU_MAX, sim->comm));
@@ -182,7 +166,7 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
   stats->bytes_per_product = max[MAX_BYTES_PER_PRODUCT], stats->ghost_bytes = max[MAX_GHOST_BYTES];
   stats->joint_drift = max[MAX_JOINT_DRIFT], stats->joint_angle_drift = max[MAX_JOINT_ANGLE_DRIFT];
   stats->imbalance = sim->imbalance = TalusDecompImbalanceOf(sim->decomp, max[MAX_WORK], sum[SUM_WORK]);
-  PetscCall(CheckTravel(sim, max[MAX_TRAVEL], fastest, culprit));
+  PetscCall(CheckTravel(sim, max[MAX_TRAVEL], bodies.travel, bodies.fastest));
   PetscFunctionReturn(0);
 }
 
@@ -192,7 +176,7 @@ PetscErrorCode TalusSimGetPotentialEnergy(TalusSim sim, PetscReal *energy)
 
   PetscFunctionBegin;
   PetscCall(TalusSimDistribute(sim));
-  gravity = GravityEnergyLocal(sim);
+  gravity = TalusBodiesGravityEnergyLocal(sim->bodies, sim->gravity);
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &gravity, 1, MPIU_REAL, MPIU_SUM, sim->comm));
   PetscCall(TalusSimModulesEnergy(sim, &springs)); /* the springs' (the drives module's) */
   *energy = gravity + springs;

@@ -62,6 +62,9 @@ PETSC_INTERN PetscErrorCode    TalusCCPCreate_FacetedLCP(TalusCCP);
 /* The problem the solver sees from the given one (ccp_scaling.c): the same objects, or with
    ccp->scale the scaled N, q and set and the scaling d; their release. */
 PETSC_INTERN PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP);
+/* ccp_solvers.c: whether the next solve is scaled (ccp->scale): as chosen, else as scale_for_apgd and the Tao type's
+   record say */
+PETSC_INTERN PetscErrorCode TalusCCPResolveScaling(TalusCCP);
 PETSC_INTERN PetscErrorCode TalusCCPResetSolverProblem(TalusCCP);
 
 /* The Tao type's attachment (ccp_solvers.c): found by the Tao's type, called by TalusCCPSetUp; its

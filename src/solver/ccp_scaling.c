@@ -14,11 +14,10 @@
  * itself, in m/s like the unscaled problem's, and -tao_gatol (-ccp_force_rtol) means the same with
  * and without the scaling.
  *
- * Without -ccp_scale the solver sees the given objects themselves (the same iterates as before).
+ * Without -ccp_scale the solver sees the given objects themselves (the same iterates as before). Whether a
+ * solve is scaled (-ccp_scale, or the solver record's choice) is decided in ccp_solvers.c.
  */
 #include "ccp_impl.h"
-
-static PetscErrorCode ResolveScaling(TalusCCP);
 
 PetscErrorCode TalusCCPResetSolverProblem(TalusCCP ccp)
 {
@@ -124,7 +123,7 @@ PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP ccp)
 
   PetscFunctionBegin;
   PetscCall(TalusCCPResetSolverProblem(ccp));
-  PetscCall(ResolveScaling(ccp));
+  PetscCall(TalusCCPResolveScaling(ccp));
   ccp->set = ccp->user_set;
   if (!ccp->scale) { /* the solver sees the given objects */
     PetscCall(PetscObjectReference((PetscObject)ccp->user_N));
@@ -153,69 +152,5 @@ PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP ccp)
     PetscCall(MatDuplicate(ccp->user_N, MAT_COPY_VALUES, &ccp->N));
     PetscCall(MatDiagonalScale(ccp->N, ccp->scaling, ccp->scaling));
   }
-  PetscFunctionReturn(0);
-}
-
-/* Whether the Tao type's solver record says a scene's problem is scaled for it (and it takes the
-   residual weights): apgd's */
-static PetscErrorCode SolverTakesScaling(TalusCCP ccp, PetscBool *scaled)
-{
-  const TalusCCPSolverType *solver;
-
-  PetscFunctionBegin;
-  PetscCall(TalusCCPGetSolverType(ccp, &solver));
-  *scaled = (PetscBool)(solver && solver->scaled);
-  PetscFunctionReturn(0);
-}
-
-/* Whether the next solve is scaled: as chosen, else as scale_for_apgd says for the Tao type it has now (a program
-   may change the type between solves). */
-static PetscErrorCode ResolveScaling(TalusCCP ccp)
-{
-  PetscBool scale = ccp->scale;
-
-  PetscFunctionBegin;
-  if (!ccp->scale_given) {
-    PetscBool scaled_type;
-    PetscCall(SolverTakesScaling(ccp, &scaled_type));
-    scale = (PetscBool)(ccp->scale_for_apgd && scaled_type);
-  }
-  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
-  ccp->scale = scale;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPSetScaling(TalusCCP ccp, PetscBool scale)
-{
-  PetscFunctionBegin;
-  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
-  ccp->scale       = scale;
-  ccp->scale_given = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPSetScalingForAPGD(TalusCCP ccp, PetscBool scale)
-{
-  PetscFunctionBegin;
-  ccp->scale_for_apgd = scale;
-  PetscCall(ResolveScaling(ccp));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPGetScaling(TalusCCP ccp, PetscBool *scale)
-{
-  PetscFunctionBegin;
-  PetscCall(ResolveScaling(ccp));
-  *scale = ccp->scale;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP ccp, PetscBool *same)
-{
-  PetscFunctionBegin;
-  PetscCall(ResolveScaling(ccp));
-  *same = PETSC_TRUE;
-  if (ccp->scale) PetscCall(SolverTakesScaling(ccp, same)); /* the Tao type that takes the weights */
-  *same = (PetscBool)(*same && (!ccp->scale || ccp->scale_residual));
   PetscFunctionReturn(0);
 }

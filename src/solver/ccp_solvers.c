@@ -11,6 +11,10 @@
  * one (its shift mu ||u_t|| is 0), so they solve both variants of a frictionless problem. A type
  * whose data cannot follow a change of the problem's size (TAO's own keep their work vectors) is
  * made anew by TalusCCPReset with the same type, prefix, options and tolerances.
+ *
+ * What the record says also decides the problem the solver is given: N in the form it needs
+ * (TalusCCPMakeOperator), and whether a scene's problem is scaled per contact for it (the scaling's
+ * choice, below; the scaled problem itself is ccp_scaling.c's).
  */
 #include "ccp_impl.h"
 
@@ -36,6 +40,17 @@ PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
                ccp->type_name, ccp->ops.tao_type, type);
   }
   PetscCall((*solver->attach)(ccp, ccp->tao));
+  PetscFunctionReturn(0);
+}
+
+/* A type whose iterates the per-contact scaling would not change, only the units of its residual */
+static PetscErrorCode RefuseScaling(TalusCCP ccp, const char type[])
+{
+  PetscFunctionBegin;
+  PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
+             "The Tao type %s is invariant to the per-contact scaling, which would change only the units of its "
+             "residual: drop -ccp_scale (it is for apgd)",
+             type);
   PetscFunctionReturn(0);
 }
 
@@ -78,9 +93,7 @@ PetscErrorCode TalusCCPAttach_IPM(TalusCCP ccp, Tao tao)
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(ccp->type_name, TALUSCCPCOULOMB, &coulomb));
-  PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
-             "The Tao type ipm is invariant to the per-contact scaling, which would change only the units of its "
-             "residual: drop -ccp_scale (it is for apgd)");
+  PetscCall(RefuseScaling(ccp, TAOIPM));
   PetscCall(TaoIPMSetProblem(tao, ccp->N, ccp->q, &ccp->set, coulomb));
   PetscFunctionReturn(0);
 }
@@ -96,8 +109,7 @@ PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
   PetscCheck(!coulomb, ccp->comm, PETSC_ERR_SUP,
              "The Tao type newton_ccp solves the relaxed problem (the convex one whose primal form it minimises): use "
              "-ccp_problem relaxed, or -tao_type apgd or nbgs for the Coulomb problem");
-  PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
-             "The Tao type newton_ccp is invariant to the per-contact scaling: drop -ccp_scale (it is for apgd)");
+  PetscCall(RefuseScaling(ccp, TAONEWTONCCP));
   PetscCheck(
     ccp->factor_B, ccp->comm, PETSC_ERR_SUP,
     "The Tao type newton_ccp solves the problem in the bodies' velocities and needs N's factors B and M "
@@ -120,9 +132,24 @@ PetscErrorCode TalusCCPAttach_FacetedLCP(TalusCCP ccp, Tao tao)
   PetscCheck(!relaxed, ccp->comm, PETSC_ERR_SUP,
              "The Tao type faceted_lcp solves the Coulomb problem with its cones faceted (seed 002): use -ccp_problem "
              "lcp");
-  PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
-             "The Tao type faceted_lcp solves the problem as given: drop -ccp_scale (it is for apgd)");
+  PetscCall(RefuseScaling(ccp, TAOFACETEDLCP));
   PetscCall(TaoFacetedLCPSetProblem(tao, ccp->N, ccp->q, &ccp->set));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPMakeOperator(TalusCCP ccp, TalusCCPOperatorMaker maker, void *ctx)
+{
+  const TalusCCPSolverType *solver;
+  PetscBool                 scale = PETSC_FALSE;
+  Mat                       N;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCCPGetSolverType(ccp, &solver));
+  PetscCall(TalusCCPGetScaling(ccp, &scale));
+  PetscCall((*maker)(ccp, solver ? solver->operator_form : TALUS_CCP_OPERATOR, scale, ctx, &N));
+  PetscCall(MatDestroy(&ccp->user_N)); /* the maker's new reference is the problem's operator (TalusCCPSetOperator) */
+  ccp->user_N = N;
+  ccp->setup  = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -138,36 +165,6 @@ PetscErrorCode TalusCCPGetSolverType(TalusCCP ccp, const TalusCCPSolverType **so
 
 /* What the chosen Tao type needs of N (TALUS_CCP_OPERATOR for a type without a record: it is refused at
    the set-up, with the choices) */
-static PetscErrorCode OperatorForm(TalusCCP ccp, TalusCCPOperatorForm *form)
-{
-  const TalusCCPSolverType *solver;
-
-  PetscFunctionBegin;
-  PetscCall(TalusCCPGetSolverType(ccp, &solver));
-  *form = solver ? solver->operator_form : TALUS_CCP_OPERATOR;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPNeedsOperatorFactors(TalusCCP ccp, PetscBool *factors)
-{
-  TalusCCPOperatorForm form = TALUS_CCP_OPERATOR;
-
-  PetscFunctionBegin;
-  PetscCall(OperatorForm(ccp, &form));
-  *factors = (PetscBool)(form == TALUS_CCP_OPERATOR_FACTORS);
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPNeedsAssembledOperator(TalusCCP ccp, PetscBool *assembled)
-{
-  TalusCCPOperatorForm form = TALUS_CCP_OPERATOR;
-
-  PetscFunctionBegin;
-  PetscCall(OperatorForm(ccp, &form));
-  *assembled = (PetscBool)(form == TALUS_CCP_OPERATOR_ASSEMBLED);
-  PetscFunctionReturn(0);
-}
-
 /* The Hessian is N whatever the point: nothing to compute. */
 static PetscErrorCode ConstantHessian(Tao tao, Vec x, Mat H, Mat P, void *ctx)
 {
@@ -257,5 +254,69 @@ PetscErrorCode TalusCCPSolverRelease(TalusCCP ccp)
   PetscCall(TaoSetMaximumFunctionEvaluations(fresh, max_funcs));
   PetscCall(TaoDestroy(&ccp->tao));
   ccp->tao = fresh;
+  PetscFunctionReturn(0);
+}
+
+/* Whether the Tao type's solver record says a scene's problem is scaled for it (and it takes the
+   residual weights): apgd's */
+static PetscErrorCode SolverTakesScaling(TalusCCP ccp, PetscBool *scaled)
+{
+  const TalusCCPSolverType *solver;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCCPGetSolverType(ccp, &solver));
+  *scaled = (PetscBool)(solver && solver->scaled);
+  PetscFunctionReturn(0);
+}
+
+/* Whether the next solve is scaled: as chosen, else as scale_for_apgd says for the Tao type it has now (a program
+   may change the type between solves). */
+PetscErrorCode TalusCCPResolveScaling(TalusCCP ccp)
+{
+  PetscBool scale = ccp->scale;
+
+  PetscFunctionBegin;
+  if (!ccp->scale_given) {
+    PetscBool scaled_type;
+    PetscCall(SolverTakesScaling(ccp, &scaled_type));
+    scale = (PetscBool)(ccp->scale_for_apgd && scaled_type);
+  }
+  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
+  ccp->scale = scale;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSetScaling(TalusCCP ccp, PetscBool scale)
+{
+  PetscFunctionBegin;
+  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
+  ccp->scale       = scale;
+  ccp->scale_given = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSetScalingForAPGD(TalusCCP ccp, PetscBool scale)
+{
+  PetscFunctionBegin;
+  ccp->scale_for_apgd = scale;
+  PetscCall(TalusCCPResolveScaling(ccp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPGetScaling(TalusCCP ccp, PetscBool *scale)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusCCPResolveScaling(ccp));
+  *scale = ccp->scale;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP ccp, PetscBool *same)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusCCPResolveScaling(ccp));
+  *same = PETSC_TRUE;
+  if (ccp->scale) PetscCall(SolverTakesScaling(ccp, same)); /* the Tao type that takes the weights */
+  *same = (PetscBool)(*same && (!ccp->scale || ccp->scale_residual));
   PetscFunctionReturn(0);
 }

@@ -25,6 +25,11 @@ typedef struct _TalusSimBodySpace TalusSimBodySpace;
 typedef struct {
   const char *name;       /* unique among the modules */
   size_t      state_size; /* bytes of its state in each simulation, zeroed when the simulation is made */
+  /* sets its state's defaults when the state is made (zeroed first), or NULL */
+  PetscErrorCode (*create)(TalusSim, void *state);
+  /* reads its options, inside TalusSimSetFromOptions's options block (PetscOptionsReal(...), etc., with this
+     PetscOptionsObject: -help lists them with the simulation's), or NULL */
+  PetscErrorCode (*set_from_options)(TalusSim, void *state, PetscOptionItems *PetscOptionsObject);
   /* frees what its state holds when the simulation is destroyed (the state itself is freed by talus); or NULL */
   PetscErrorCode (*destroy)(TalusSim, void *state);
   /* each hook, or NULL: called collectively on every rank of the simulation */

@@ -23,6 +23,7 @@ typedef struct {
   TalusJointRow *rows;               /* this step's rows (TalusSimSetJointRows publishes them) */
   PetscInt       nrows_local, rows_capacity;
   PetscBool      relaxation_checked;
+  PetscReal      lookahead; /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (PredictRows) */
 } Joints;
 
 /* What a function of this file reads of the simulation (its communicator, bodies, clock) and the module's state */
@@ -198,6 +199,42 @@ PetscErrorCode TalusSimGetJointWrenches(TalusSim sim, const PetscReal **wrench)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode JointsCreate(TalusSim sim, void *state)
+{
+  PetscFunctionBegin;
+  (void)sim;
+  ((Joints *)state)->lookahead = 1.0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode JointsSetFromOptions(TalusSim sim, void *state, PetscOptionItems *PetscOptionsObject)
+{
+  PetscReal lookahead = ((Joints *)state)->lookahead;
+
+  PetscFunctionBegin;
+  PetscCall(
+    PetscOptionsReal("-joint_lookahead",
+                     "Linearise rigid and compliant joint rows at the pose q + THETA h v (1: the step's end, seed "
+                     "004's G-dot v term: a pendulum's energy never rises; 0: at q, seed 000 eq. 9c)",
+                     "TalusSimSetJointLookahead", lookahead, &lookahead, NULL));
+  PetscCall(TalusSimSetJointLookahead(sim, lookahead));
+  PetscFunctionReturn(0);
+}
+
+/* Where rigid and compliant two-sided joint rows are linearised: at q + theta h v (PredictRows) */
+PetscErrorCode TalusSimSetJointLookahead(TalusSim sim, PetscReal theta)
+{
+  Context c;
+
+  PetscFunctionBegin;
+  PetscCall(GetContext(sim, &c));
+  PetscCheck(theta >= 0.0 && theta <= 1.0, c.v.comm, PETSC_ERR_USER_INPUT,
+             "-joint_lookahead must be in [0, 1] (0: seed 000's rows at q^l, 1: at the step's predicted end), got %g",
+             (double)theta);
+  c.js->lookahead = theta;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode JointsDestroy(TalusSim sim, void *state)
 {
   Joints *js = (Joints *)state;
@@ -334,10 +371,9 @@ static PetscErrorCode JointsBuildRows(TalusSim sim, void *state)
   PetscInt          nlimit = 0;
 
   PetscFunctionBegin;
-  (void)state;
   PetscCall(GetContext(sim, &c));
   PetscCall(TalusSimGetTables(sim, NULL, &tables));
-  PetscCall(TalusSimGetJointLookahead(sim, &lookahead));
+  lookahead         = ((Joints *)state)->lookahead;
   c.js->nrows_local = 0;
   for (int limits = 1; limits >= 0; limits--) {
     for (PetscInt j = 0; j < c.js->njoints; j++)
@@ -474,12 +510,14 @@ static PetscErrorCode JointsDescribe(TalusSim sim, void *state, PetscInt id, cha
 }
 
 const TalusSimModuleOps TalusJointsModule = {
-  .name       = "joints",
-  .state_size = sizeof(Joints),
-  .destroy    = JointsDestroy,
-  .hook       = {[TALUS_HOOK_BEFORE_GHOSTS] = JointsCheckRelaxation,
-                 [TALUS_HOOK_AFTER_COLLIDE] = JointsBuildRows,
-                 [TALUS_HOOK_AFTER_SOLVE]   = JointsShareImpulses},
-  .links      = JointsLinks,
-  .describe   = JointsDescribe,
+  .name             = "joints",
+  .state_size       = sizeof(Joints),
+  .create           = JointsCreate,
+  .set_from_options = JointsSetFromOptions,
+  .destroy          = JointsDestroy,
+  .hook             = {[TALUS_HOOK_BEFORE_GHOSTS] = JointsCheckRelaxation,
+                       [TALUS_HOOK_AFTER_COLLIDE] = JointsBuildRows,
+                       [TALUS_HOOK_AFTER_SOLVE]   = JointsShareImpulses},
+  .links            = JointsLinks,
+  .describe         = JointsDescribe,
 };

@@ -27,7 +27,7 @@ PetscErrorCode TalusSimModuleRegister(const TalusSimModuleOps *ops)
   PetscFunctionReturn(0);
 }
 
-/* Module m's state in sim, made zeroed on first use (the array grows with the registry) */
+/* Module m's state in sim, made zeroed on first use with the module's defaults (the array grows with the registry) */
 static PetscErrorCode ModuleState(TalusSim sim, PetscInt m, void **state)
 {
   PetscFunctionBegin;
@@ -36,7 +36,10 @@ static PetscErrorCode ModuleState(TalusSim sim, PetscInt m, void **state)
     for (PetscInt k = sim->nmodule_states; k < nmodules; k++) sim->module_states[k] = NULL;
     sim->nmodule_states = nmodules;
   }
-  if (!sim->module_states[m]) PetscCall(PetscCalloc(PetscMax(modules[m]->state_size, 1), &sim->module_states[m]));
+  if (!sim->module_states[m]) {
+    PetscCall(PetscCalloc(PetscMax(modules[m]->state_size, 1), &sim->module_states[m]));
+    if (modules[m]->create) PetscCall(modules[m]->create(sim, sim->module_states[m]));
+  }
   *state = sim->module_states[m];
   PetscFunctionReturn(0);
 }
@@ -51,6 +54,18 @@ PetscErrorCode TalusSimGetModuleState(TalusSim sim, const TalusSimModuleOps *ops
     }
   SETERRQ(sim->comm, PETSC_ERR_ORDER, "The module %s is not registered (TalusSimModuleRegister)",
           ops && ops->name ? ops->name : "(unnamed)");
+}
+
+PetscErrorCode TalusSimModulesSetFromOptions(TalusSim sim, PetscOptionItems *PetscOptionsObject)
+{
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < nmodules; m++) {
+    void *state;
+    if (!modules[m]->set_from_options) continue;
+    PetscCall(ModuleState(sim, m, &state));
+    PetscCall(modules[m]->set_from_options(sim, state, PetscOptionsObject));
+  }
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode TalusSimRunHook(TalusSim sim, TalusSimHook hook)

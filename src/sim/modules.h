@@ -63,9 +63,7 @@ typedef struct {
    non-negative rows first, then two-sided ones; the largest violations before the step (lengths, angles) */
 PETSC_INTERN PetscErrorCode TalusSimSetJointRows(TalusSim, PetscInt n, PetscInt nlimit, TalusJointRow rows[],
                                                  const PetscReal drift[2]);
-/* sim_getters.c: -joint_lookahead theta (joints.c linearises two-sided rows at q + theta h v); whether the
-   bodies are distributed (the first step has begun) */
-PETSC_INTERN PetscErrorCode TalusSimGetJointLookahead(TalusSim, PetscReal *);
+/* sim_getters.c: whether the bodies are distributed (the first step has begun) */
 PETSC_INTERN PetscErrorCode TalusSimGetDistributed(TalusSim, PetscBool *);
 /* What the core needs to know of the joints between steps, published by the joints module whenever
    they change (sim_getters.c keeps it): how many (the statistics, refusals), whether any is compliant (the

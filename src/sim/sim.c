@@ -8,16 +8,15 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   PetscCallMPI(MPI_Comm_rank(comm, &(*sim)->rank));
   PetscCallMPI(MPI_Comm_size(comm, &(*sim)->size));
   PetscCall(TalusDecompCreate(comm, &(*sim)->decomp));
-  (*sim)->comm            = comm;
-  (*sim)->dt              = 0.01;
-  (*sim)->t_final         = 1.0;
-  (*sim)->envelope        = 0.0;
-  (*sim)->anti_relax      = PETSC_TRUE;
-  (*sim)->matrix_free     = PETSC_TRUE;
-  (*sim)->joint_lookahead = 1.0;
-  (*sim)->contact_floor   = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
-  (*sim)->gravity[2]      = -9.81;
-  (*sim)->nreplicated     = PETSC_DETERMINE; /* every body on every rank, unless the scene says */
+  (*sim)->comm          = comm;
+  (*sim)->dt            = 0.01;
+  (*sim)->t_final       = 1.0;
+  (*sim)->envelope      = 0.0;
+  (*sim)->anti_relax    = PETSC_TRUE;
+  (*sim)->matrix_free   = PETSC_TRUE;
+  (*sim)->contact_floor = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
+  (*sim)->gravity[2]    = -9.81;
+  (*sim)->nreplicated   = PETSC_DETERMINE; /* every body on every rank, unless the scene says */
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
   PetscFunctionReturn(0);
 }
@@ -97,17 +96,6 @@ PetscErrorCode TalusSimSetMatrixFree(TalusSim sim, PetscBool on)
 {
   PetscFunctionBegin;
   sim->matrix_free = on;
-  PetscFunctionReturn(0);
-}
-
-/* Where rigid and compliant two-sided joint rows are linearised: at q + theta h v (joints.c, PredictRows) */
-PetscErrorCode TalusSimSetJointLookahead(TalusSim sim, PetscReal theta)
-{
-  PetscFunctionBegin;
-  PetscCheck(theta >= 0.0 && theta <= 1.0, sim->comm, PETSC_ERR_USER_INPUT,
-             "-joint_lookahead must be in [0, 1] (0: seed 000's rows at q^l, 1: at the step's predicted end), got %g",
-             (double)theta);
-  sim->joint_lookahead = theta;
   PetscFunctionReturn(0);
 }
 
@@ -229,7 +217,7 @@ PetscErrorCode TalusSimGetStep(TalusSim sim, PetscInt *step)
 PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
   PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope, force_rtol = sim->force_rtol;
-  PetscReal lookahead = sim->joint_lookahead, beta = sim->contact_floor.beta, sigma = sim->contact_floor.sigma;
+  PetscReal beta = sim->contact_floor.beta, sigma = sim->contact_floor.sigma;
 
   PetscFunctionBegin;
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
@@ -251,11 +239,6 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
     "-ccp_matrix_free",
     "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)",
     "TalusSimSetMatrixFree", sim->matrix_free, &sim->matrix_free, NULL));
-  PetscCall(
-    PetscOptionsReal("-joint_lookahead",
-                     "Linearise rigid and compliant joint rows at the pose q + THETA h v (1: the step's end, seed "
-                     "004's G-dot v term: a pendulum's energy never rises; 0: at q, seed 000 eq. 9c)",
-                     "TalusSimSetJointLookahead", lookahead, &lookahead, NULL));
   PetscCall(PetscOptionsReal("-contact_near_rigid",
                              "Floor BETA of contacts' normal compliance, E_n >= BETA^2 w_n / (4 pi^2), w_n the row's "
                              "diagonal of N: near-rigid contacts whose problem stays well conditioned (0: rigid rows)",
@@ -263,12 +246,12 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(PetscOptionsReal("-contact_friction_sigma",
                              "Floor SIGMA of contacts' tangential compliance, E_t >= SIGMA w_t (0: rigid tangents)",
                              "TalusSimSetContactFloor", sigma, &sigma, NULL));
+  PetscCall(TalusSimModulesSetFromOptions(sim, PetscOptionsObject)); /* the joints' -joint_lookahead, ... */
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));
   PetscCall(TalusSimSetFinalTime(sim, t_final));
   PetscCall(TalusSimSetEnvelope(sim, envelope));
   PetscCall(TalusSimSetContactForceTolerance(sim, force_rtol));
-  PetscCall(TalusSimSetJointLookahead(sim, lookahead));
   PetscCall(TalusSimSetContactFloor(sim, beta, sigma));
   PetscCall(TalusDecompSetFromOptions(sim->decomp));
   PetscFunctionReturn(0);

@@ -64,13 +64,6 @@ PetscErrorCode TalusSimSetJointRows(TalusSim sim, PetscInt n, PetscInt nlimit, T
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimGetJointLookahead(TalusSim sim, PetscReal *theta)
-{
-  PetscFunctionBegin;
-  *theta = sim->joint_lookahead;
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TalusSimGetDistributed(TalusSim sim, PetscBool *distributed)
 {
   PetscFunctionBegin;

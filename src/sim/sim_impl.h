@@ -48,9 +48,8 @@ struct _p_TalusSim {
   PetscInt       njoint_rows_local, nlimit_rows_local;
   /* this rank's largest violation before the step: lengths (m), angles (rad) (the step's statistics reduce them) */
   PetscReal         joint_drift[2];
-  PetscReal         joint_lookahead; /* -joint_lookahead: two-sided rows linearised at q^l + theta h v^l (joints.c) */
-  TalusContactFloor contact_floor;   /* -contact_near_rigid, -contact_friction_sigma (contact_kind.c) */
-  PetscReal        *joint_record;    /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
+  TalusContactFloor contact_floor; /* -contact_near_rigid, -contact_friction_sigma (contact_kind.c) */
+  PetscReal        *joint_record;  /* the matrix-free B's joint rows (12 doubles each) and body slots (2) */
   PetscInt         *joint_record_slot, joint_record_capacity;
   /* this step's applied force and torque (world) per owned body, or NULL: none (the drives module's loads
      and springs, TalusSimResetWrenches) */
@@ -142,6 +141,8 @@ PETSC_INTERN PetscErrorCode TalusSimDestroyModules(TalusSim);
 /* the modules' potential energy (collective), the pairs of bodies their links join (pairs NULL: the
    count), what of them names body id, for messages: "joint 3 (revolute)", "spring 0", ... (empty if nothing) */
 PETSC_INTERN PetscErrorCode TalusSimModulesEnergy(TalusSim, PetscReal *);
+/* the modules' options, inside TalusSimSetFromOptions's block */
+PETSC_INTERN PetscErrorCode TalusSimModulesSetFromOptions(TalusSim, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode TalusSimModulesLinks(TalusSim, PetscInt *n, PetscInt (*pairs)[2]);
 PETSC_INTERN PetscErrorCode TalusSimModulesDescribe(TalusSim, PetscInt id, char what[], size_t size);
 PETSC_INTERN PetscErrorCode TalusSimModulesBodySpace(TalusSim, const TalusSimBodySpace *);

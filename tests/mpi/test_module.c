@@ -11,6 +11,8 @@
  *     first) have measured the step already: the resting ball's support (about m g) as the step leaves it;
  *   - destroy is called once for each simulation's state;
  *   - a module registered after a simulation was made gets its state (zeroed) at its first hook;
+ *   - create gives a state its defaults when it is made; TalusSimSetFromOptions calls the module's
+ *     set_from_options with the simulation's options (-toy_gain), for that simulation only;
  *   - refused: a second module of the same name, the state of a module never registered.
  */
 #include "../common/check.h"
@@ -20,7 +22,26 @@ typedef struct {
   PetscInt  before_ghosts, after_collide, after_solve, after_integrate, end_of_step;
   PetscReal t, t_integrated, momentum_z, support_z;
   PetscInt  watch;
+  PetscReal gain; /* 2.5 by create, -toy_gain by set_from_options */
 } Toy;
+
+static PetscErrorCode ToyCreate(TalusSim sim, void *state)
+{
+  PetscFunctionBegin;
+  (void)sim;
+  ((Toy *)state)->gain = 2.5;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ToySetFromOptions(TalusSim sim, void *state, PetscOptionItems *PetscOptionsObject)
+{
+  Toy *toy = (Toy *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  PetscCall(PetscOptionsReal("-toy_gain", "The toy module's gain", "", toy->gain, &toy->gain, NULL));
+  PetscFunctionReturn(0);
+}
 
 static int destroyed = 0;
 
@@ -91,14 +112,16 @@ static PetscErrorCode ToyDestroy(TalusSim sim, void *state)
 }
 
 static const TalusSimModuleOps toy_module = {
-  .name       = "toy",
-  .state_size = sizeof(Toy),
-  .destroy    = ToyDestroy,
-  .hook       = {[TALUS_HOOK_BEFORE_GHOSTS]   = ToyBeforeGhosts,
-                 [TALUS_HOOK_AFTER_COLLIDE]   = ToyAfterCollide,
-                 [TALUS_HOOK_AFTER_SOLVE]     = ToyAfterSolve,
-                 [TALUS_HOOK_AFTER_INTEGRATE] = ToyAfterIntegrate,
-                 [TALUS_HOOK_END_OF_STEP]     = ToyEndOfStep},
+  .name             = "toy",
+  .state_size       = sizeof(Toy),
+  .create           = ToyCreate,
+  .set_from_options = ToySetFromOptions,
+  .destroy          = ToyDestroy,
+  .hook             = {[TALUS_HOOK_BEFORE_GHOSTS]   = ToyBeforeGhosts,
+                       [TALUS_HOOK_AFTER_COLLIDE]   = ToyAfterCollide,
+                       [TALUS_HOOK_AFTER_SOLVE]     = ToyAfterSolve,
+                       [TALUS_HOOK_AFTER_INTEGRATE] = ToyAfterIntegrate,
+                       [TALUS_HOOK_END_OF_STEP]     = ToyEndOfStep},
 };
 
 /* a module registered after a simulation was made: its state is made when its hook first runs */
@@ -178,6 +201,8 @@ int main(int argc, char **argv)
   PetscCall(NewScene(&a, &toy_a));
   PetscCall(NewScene(&b, &toy_b));
   CHECK(toy_a != toy_b, "two simulations share the module's state");
+  CHECK(toy_a->gain == 2.5 && toy_b->gain == 2.5, "create's defaults: gains %g and %g (2.5)", (double)toy_a->gain,
+        (double)toy_b->gain);
   PetscCall(Steps(a, toy_a, 4));
   PetscCall(Steps(b, toy_b, 2));
   CHECK(toy_a->end_of_step == 4 && toy_b->end_of_step == 2,
@@ -200,6 +225,22 @@ int main(int argc, char **argv)
     CHECK(toy_d->end_of_step == 2, "the toy beside the late module: %" PetscInt_FMT " steps", toy_d->end_of_step);
     PetscCall(TalusSimDestroy(&d));
     CHECK(destroyed == 3, "destroy called %d times for three simulations", destroyed);
+  }
+  { /* the module's options, read for the simulation whose TalusSimSetFromOptions reads them (before its solver is
+       made, as a program does) */
+    TalusSim e, f;
+    Toy     *toy_e, *toy_f;
+    PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &e));
+    PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &f));
+    PetscCall(TalusSimGetModuleState(e, &toy_module, (void **)&toy_e));
+    PetscCall(TalusSimGetModuleState(f, &toy_module, (void **)&toy_f));
+    PetscCall(PetscOptionsSetValue(NULL, "-toy_gain", "4"));
+    PetscCall(TalusSimSetFromOptions(e));
+    PetscCall(PetscOptionsClearValue(NULL, "-toy_gain"));
+    CHECK(toy_e->gain == 4.0 && toy_f->gain == 2.5, "-toy_gain 4 through TalusSimSetFromOptions(e): gains %g and %g",
+          (double)toy_e->gain, (double)toy_f->gain);
+    PetscCall(TalusSimDestroy(&e));
+    PetscCall(TalusSimDestroy(&f));
   }
   { /* refusals, each an error code (PETSc's return handler: no message, no abort) */
     static const TalusSimModuleOps namesake = {.name = "toy"}, stranger = {.name = "stranger"};

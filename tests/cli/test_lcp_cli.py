@@ -17,7 +17,9 @@ Usage: test_lcp_cli.py TALUS SOURCE_ROOT WORK_DIR
   Coulomb run to 1e-10 m (without friction the facets change nothing), on 1 and 2 ranks (1e-12 m
   apart: the gathered problem's order follows the ranks);
 - joints in the LCP: a pendulum on a pin with an angle limit pushing a ball, frictionless, follows apgd's
-  run to 1e-8 m on 1 and 2 ranks; redundant joints are refused with the reason.
+  run to 1e-8 m on 1 and 2 ranks; redundant joints are refused with the reason;
+- in a scene the faceted LCP is the Tao type faceted_lcp, which -ccp_problem lcp chooses: another Tao type for
+  it, faceted_lcp for the relaxed problem and -ccp_scale are refused with the reason; -help lists its options.
 """
 import csv
 import os
@@ -165,6 +167,17 @@ with open(redundant, "w") as f:
     f.write(MECHANISM.replace("joints:\n", "joints:\n  - {type: spherical, bodies: [world, bob], point: [0, 0, 1.15]}\n"))
 p = run_talus(TALUS, [redundant, "-o", os.path.join(WORK, "lcp-redundant"), "-ccp_problem", "lcp", "-t_final", "0.01"], timeout=120)
 check(p.returncode != 0 and "the joints' free rows are redundant" in p.stderr, "redundant joints with -ccp_problem lcp: %s" % p.stderr[-300:])
+# the faceted LCP is a solver like the others (the Tao type faceted_lcp, which the variant lcp chooses): another
+# Tao type for the variant, faceted_lcp for the relaxed problem, or -ccp_scale are refused with the reason; in a
+# scene, -help lists the -lcp_ options with the Tao type's
+for args, expected in ((["-ccp_problem", "lcp", "-tao_type", "apgd"], "is solved by the Tao type faceted_lcp"),
+                       (["-ccp_problem", "relaxed", "-tao_type", "faceted_lcp"], "solves the Coulomb problem with its cones faceted"),
+                       (["-ccp_problem", "lcp", "-ccp_scale"], "drop -ccp_scale")):
+    p = run_talus(TALUS, [jointed, "-o", os.path.join(WORK, "lcp-refused"), "-t_final", "0.01"] + args, timeout=120)
+    check(p.returncode != 0 and expected in p.stderr and "PETSC ERROR" not in p.stderr,
+          "%s: %s" % (" ".join(args), p.stderr[-300:]))
+p = run_talus(TALUS, [jointed, "-o", os.path.join(WORK, "lcp-help"), "-ccp_problem", "lcp", "-help"], timeout=120)
+check(p.returncode == 0 and "-lcp_facets" in p.stdout, "a scene's -help with -ccp_problem lcp: %s" % p.stderr[-300:])
 
 rc, so, se = run([BOXES, "-ccp_problem", "lcp", "-help"])
 for option in ("-lcp_facets", "-lcp_solver", "-lcp_max_pivots", "-lcp_max_size"):

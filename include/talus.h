@@ -172,13 +172,15 @@ typedef enum {
 /* A solver of contact problems, one record: the Tao type's name, its constructor (registered with
    TaoRegister; NULL for a type PETSc has), how it takes a TalusCCP, what it needs of N, and whether a
    scene's problem is scaled per contact for it by default (TalusCCPSetScalingForAPGD; its residual is
-   then weighted back to the problem's units, so the type must take TaoAPGDSetResidualWeights). */
+   then weighted back to the problem's units, so the type must take TaoAPGDSetResidualWeights), and whether it
+   is a pivoting method, exact to rounding, which no tolerance stops (the faceted LCP's Lemke). */
 typedef struct {
   const char *name;
   PetscErrorCode (*create)(Tao);
   TalusCCPSolverAttachFn attach;
   TalusCCPOperatorForm   operator_form;
   PetscBool              scaled;
+  PetscBool              pivoting;
 } TalusCCPSolverType;
 /* Registers a solver (the record is copied); a name given again replaces its record. */
 PETSC_EXTERN PetscErrorCode TalusCCPSolverTypeRegister(const TalusCCPSolverType *);

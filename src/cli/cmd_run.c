@@ -63,6 +63,15 @@ static PetscErrorCode PrintSolver(TalusSim sim)
   PetscCall(TalusSimGetContactTolerance(sim, &tolerance, &force_rtol));
   PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
   PetscCall(TalusSimGetGravity(sim, g));
+  {
+    const TalusCCPSolverType *solver;
+    PetscCall(TalusCCPSolverTypeFind(type, &solver));
+    if (solver && solver->pivoting) { /* no residual tolerance stops it */
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: contact problem %s by %s%s (pivoting: exact to rounding)\n",
+                            problem, type, how));
+      PetscFunctionReturn(0);
+    }
+  }
   if (force_rtol > 0.0)
     PetscCall(
       PetscPrintf(PETSC_COMM_WORLD,

@@ -135,6 +135,9 @@ PETSC_EXTERN PetscErrorCode TaoNewtonCCPSetProblem(Tao, Mat B, Vec inverse_mass,
 #define TAOFACETEDLCP "faceted_lcp"
 PETSC_EXTERN PetscErrorCode TaoCreate_FacetedLCP(Tao);
 PETSC_EXTERN PetscErrorCode TaoFacetedLCPSetProblem(Tao, Mat W, Vec q, const TalusFeasibleSet *);
+/* Why the last solve of a type with no partial answer (faceted_lcp) failed, in words, or NULL (not failed, or a type
+   that says no more than its converged reason): a simulation stops on it, naming the step. */
+PETSC_EXTERN PetscErrorCode TalusTaoGetFailure(Tao, const char **why);
 
 /* ---------------------------------------------------------------- one CCP */
 

@@ -143,6 +143,11 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
   PetscCall(TaoGetLinearSolveIterations(tao, &stats->linear_iterations)); /* TaoSolve counts from 0 */
   PetscCall(TaoGetSolutionStatus(tao, &stats->iterations, NULL, &stats->residual, NULL, NULL, &stats->reason));
+  { /* a solver with no partial answer (a pivoting one) that failed stops the run */
+    const char *why;
+    PetscCall(TalusTaoGetFailure(tao, &why));
+    PetscCheck(!why, sim->comm, PETSC_ERR_NOT_CONVERGED, "step %" PetscInt_FMT ": %s", sim->step + 1, why);
+  }
   PetscCall(TalusStepCCPDestroy(&op.formed));
   /* the solver outlives the step, its problem must not: this step's B and vectors would otherwise
      still be held when the next step builds its own, at the memory peak */

@@ -5,8 +5,9 @@
  * built dense on rank 0. Its iterations are Lemke's pivots (or ssfls/asfls's iterations) and its residual
  * the LCP's complementarity, as stats.csv reports them.
  *
- * An LCP that Lemke cannot solve (a secondary ray, redundant joint rows, the pivot cap) stops the run with
- * the reason: unlike an iterative method there is no partial answer to go on with.
+ * An LCP that Lemke cannot solve (a secondary ray, redundant joint rows, the pivot cap) ends the solve
+ * with TAO_DIVERGED_USER and the reason in words (TalusTaoGetFailure): unlike an iterative method there is
+ * no partial answer to go on with, so a simulation stops there, naming the step.
  */
 #include <petsc/private/taoimpl.h>
 #include <talus.h>
@@ -16,6 +17,7 @@ typedef struct {
   Mat                     W; /* the problem (TaoFacetedLCPSetProblem): referenced, not owned */
   Vec                     q;
   const TalusFeasibleSet *set;
+  char                    failure[256]; /* why the last solve failed, or empty */
 } TAO_FacetedLCP;
 
 static PetscErrorCode TaoSolve_FacetedLCP(Tao tao)
@@ -28,12 +30,14 @@ static PetscErrorCode TaoSolve_FacetedLCP(Tao tao)
              "The Tao type faceted_lcp needs its problem: TaoFacetedLCPSetProblem (TalusCCP gives it)");
   PetscCall(TalusFacetedLCPSolve(lcp->W, lcp->q, lcp->set->mu, lcp->set->nnonneg_local, lcp->set->nfree_local,
                                  &lcp->settings, tao->solution, &res));
-  PetscCheck(res.solved, PetscObjectComm((PetscObject)tao), PETSC_ERR_NOT_CONVERGED,
-             "%s did not solve the faceted LCP (%" PetscInt_FMT " unknowns): %s", TalusLCPSolvers[lcp->settings.solver],
-             res.n, res.reason);
+  lcp->failure[0] = 0;
+  if (!res.solved) /* the same on every rank (TalusFacetedLCPSolve broadcasts its result) */
+    PetscCall(PetscSNPrintf(lcp->failure, sizeof(lcp->failure),
+                            "%s did not solve the faceted LCP (%" PetscInt_FMT " unknowns): %s",
+                            TalusLCPSolvers[lcp->settings.solver], res.n, res.reason));
   tao->niter    = res.lemke.pivots;
   tao->residual = res.lemke.complementarity;
-  tao->reason   = TAO_CONVERGED_USER;
+  tao->reason   = res.solved ? TAO_CONVERGED_USER : TAO_DIVERGED_USER;
   PetscFunctionReturn(0);
 }
 
@@ -73,10 +77,20 @@ static PetscErrorCode TaoFacetedLCPSetProblem_FacetedLCP(Tao tao, Mat W, Vec q, 
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode TalusTaoGetFailure_FacetedLCP(Tao tao, const char **why)
+{
+  TAO_FacetedLCP *lcp = (TAO_FacetedLCP *)tao->data;
+
+  PetscFunctionBegin;
+  *why = lcp->failure[0] ? lcp->failure : NULL;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TaoDestroy_FacetedLCP(Tao tao)
 {
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoFacetedLCPSetProblem_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TalusTaoGetFailure_C", NULL));
   PetscCall(PetscFree(tao->data));
   PetscFunctionReturn(0);
 }
@@ -104,6 +118,7 @@ PETSC_EXTERN PetscErrorCode TaoCreate_FacetedLCP(Tao tao)
   tao->data = (void *)lcp;
   PetscCall(
     PetscObjectComposeFunction((PetscObject)tao, "TaoFacetedLCPSetProblem_C", TaoFacetedLCPSetProblem_FacetedLCP));
+  PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TalusTaoGetFailure_C", TalusTaoGetFailure_FacetedLCP));
   PetscFunctionReturn(0);
 }
 
@@ -116,5 +131,18 @@ PetscErrorCode TaoFacetedLCPSetProblem(Tao tao, Mat W, Vec q, const TalusFeasibl
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
   PetscTryMethod(tao, "TaoFacetedLCPSetProblem_C", (Tao, Mat, Vec, const TalusFeasibleSet *), (tao, W, q, set));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  TalusTaoGetFailure - why the last TaoSolve() of a type with no partial answer (a pivoting method) failed, in words
+  (the same on every rank), or NULL: it did not fail, or the type says nothing more than its converged reason
+@*/
+PetscErrorCode TalusTaoGetFailure(Tao tao, const char **why)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tao, TAO_CLASSID, 1);
+  *why = NULL;
+  PetscTryMethod(tao, "TalusTaoGetFailure_C", (Tao, const char **), (tao, why));
   PetscFunctionReturn(0);
 }

@@ -169,7 +169,8 @@ redundant = os.path.join(WORK, "lcp-redundant.yaml")
 with open(redundant, "w") as f:
     f.write(MECHANISM.replace("joints:\n", "joints:\n  - {type: spherical, bodies: [world, bob], point: [0, 0, 1.15]}\n"))
 p = run_talus(TALUS, [redundant, "-o", os.path.join(WORK, "lcp-redundant"), "-ccp_problem", "lcp", "-t_final", "0.01"], timeout=120)
-check(p.returncode != 0 and "the joints' free rows are redundant" in p.stderr, "redundant joints with -ccp_problem lcp: %s" % p.stderr[-300:])
+check(p.returncode != 0 and "step 1: lemke did not solve the faceted LCP" in p.stderr and
+      "the joints' free rows are redundant" in p.stderr, "redundant joints with -ccp_problem lcp: %s" % p.stderr[-300:])
 # the faceted LCP is a solver like the others (the Tao type faceted_lcp, which the variant lcp chooses): another
 # Tao type for the variant, faceted_lcp for the relaxed problem, or -ccp_scale are refused with the reason; in a
 # scene, -help lists the -lcp_ options with the Tao type's

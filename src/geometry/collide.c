@@ -246,8 +246,8 @@ static PetscErrorCode PlaneBoxPair(const TalusBodies *b, PetscInt first, PetscIn
 
 /*
  * The pair table, indexed by the shapes of (i, j): the routine that appends the pair's contacts, and
- * whether it takes the pair as (j, i). An empty entry is a pair talus cannot collide (box-box); two unbounded shapes (planes) are
- * both fixed and never reach the table.
+ * whether it takes the pair as (j, i). An empty entry is a pair talus cannot collide (box-box); two
+ * unbounded shapes (planes) are both fixed and never reach the table.
  */
 typedef PetscErrorCode (*PairFn)(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope,
                                  TalusContactList *);

@@ -196,15 +196,12 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   PetscInt             nout = 0, nin = 0, hnout = 0, hnin = 0, lost = 0, khist = 0, linked_out = -1;
   PetscBool            moving;
   PetscLogDouble       t0, t1;
-  PetscReal           *radius; /* the bounding radii, -1 for a plane */
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "drop the ghosts before migrating");
   PetscCall(PetscMalloc4(b->n, &dest, b->n, &keep, b->n, &out, sim->nhistory + 1, &hout));
   PetscCall(PetscMalloc4(sim->nhistory + 1, &hdest, b->n, &out_dest, b->n, &sorted_ids, b->n, &sorted_index));
-  PetscCall(PetscMalloc1(b->n + 1, &radius));
-  TalusBodiesBoundingRadii(b, radius);
   /* the body that owns each history, found by id; used for the weights and for routing the histories */
   for (PetscInt k = 0; k < b->n; k++) sorted_ids[k] = b->id[k], sorted_index[k] = k;
   PetscCall(PetscSortIntWithArray(b->n, sorted_ids, sorted_index));
@@ -219,7 +216,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       if (where >= 0) contacts_of[sorted_index[where]] += 1.0;
     }
     for (PetscInt k = 0; k < b->n; k++) {
-      if (radius[k] < 0.0) continue;
+      if (!TalusBodiesIsFinite(b, k)) continue;
       ids[n] = b->id[k];
       for (int d = 0; d < 3; d++) centres[3 * n + d] = b->position[3 * k + d];
       weights[n++] = 1.0 + contacts_of[k];
@@ -231,7 +228,7 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
   for (PetscInt k = 0; k < b->n; k++) {
     keep[k] = PETSC_TRUE;
     dest[k] = sim->rank;
-    if (radius[k] < 0.0) continue;
+    if (!TalusBodiesIsFinite(b, k)) continue;
     if (sim->has_domain) {
       PetscBool inside = PETSC_TRUE;
       for (int d = 0; d < 3; d++)
@@ -264,7 +261,6 @@ PetscErrorCode TalusSimMigrate(TalusSim sim, PetscBool rebalance)
       out_dest[nout++] = dest[k];
     }
   }
-  PetscCall(PetscFree(radius));
   /* histories follow the body that owns them, and die with lost bodies */
   for (PetscInt h = 0; h < sim->nhistory; h++) {
     PetscInt where, to;

@@ -61,6 +61,21 @@ PetscErrorCode TalusCCPSetOperator(TalusCCP ccp, Mat N)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusCCPMakeOperator(TalusCCP ccp, TalusCCPOperatorMaker maker, void *ctx)
+{
+  const TalusCCPSolverType *solver;
+  PetscBool                 scale = PETSC_FALSE;
+  Mat                       N;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCCPGetSolverType(ccp, &solver));
+  PetscCall(TalusCCPGetScaling(ccp, &scale));
+  PetscCall((*maker)(ccp, solver ? solver->operator_form : TALUS_CCP_OPERATOR, scale, ctx, &N));
+  PetscCall(TalusCCPSetOperator(ccp, N));
+  PetscCall(MatDestroy(&N));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCCPSetOperatorFactors(TalusCCP ccp, Mat B, Vec inverse_mass, Vec E)
 {
   PetscFunctionBegin;

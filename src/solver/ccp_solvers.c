@@ -12,9 +12,9 @@
  * whose data cannot follow a change of the problem's size (TAO's own keep their work vectors) is
  * made anew by TalusCCPReset with the same type, prefix, options and tolerances.
  *
- * What the record says also decides the problem the solver is given: N in the form it needs
- * (TalusCCPMakeOperator), and whether a scene's problem is scaled per contact for it (the scaling's
- * choice, below; the scaled problem itself is ccp_scaling.c's).
+ * What the record says also decides the problem the solver is given: N in the form it needs (which
+ * TalusCCPMakeOperator, in ccp_problem.c, reads from it), and whether a scene's problem is scaled per
+ * contact for it (the scaling's choice, below; the scaled problem itself is ccp_scaling.c's).
  */
 #include "ccp_impl.h"
 
@@ -134,22 +134,6 @@ PetscErrorCode TalusCCPAttach_FacetedLCP(TalusCCP ccp, Tao tao)
              "lcp");
   PetscCall(RefuseScaling(ccp, TAOFACETEDLCP));
   PetscCall(TaoFacetedLCPSetProblem(tao, ccp->N, ccp->q, &ccp->set));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPMakeOperator(TalusCCP ccp, TalusCCPOperatorMaker maker, void *ctx)
-{
-  const TalusCCPSolverType *solver;
-  PetscBool                 scale = PETSC_FALSE;
-  Mat                       N;
-
-  PetscFunctionBegin;
-  PetscCall(TalusCCPGetSolverType(ccp, &solver));
-  PetscCall(TalusCCPGetScaling(ccp, &scale));
-  PetscCall((*maker)(ccp, solver ? solver->operator_form : TALUS_CCP_OPERATOR, scale, ctx, &N));
-  PetscCall(MatDestroy(&ccp->user_N)); /* the maker's new reference is the problem's operator (TalusCCPSetOperator) */
-  ccp->user_N = N;
-  ccp->setup  = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 

@@ -19,7 +19,7 @@
    unless told not to and confirms a convergence with the Coulomb problem's linear term updated at the
    last iterate (before 8: -ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0). All earlier
    versions are still read (without what they lack). */
-#define TALUS_CHECKPOINT_VERSION 8
+#define TALUS_CHECKPOINT_VERSION 9
 /* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
    wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
 #define TALUS_EXIT_RESUBMIT 75

@@ -20,6 +20,8 @@ typedef struct {
   PetscReal          joint_drift, joint_angle_drift; /* largest joint violation before the step: m, rad */
   PetscInt           iterations;
   PetscInt           linear_iterations; /* the Krylov iterations of the solver's linear systems (newton_ccp), else 0 */
+  PetscInt           screened;          /* the contacts left out of the problem as apart (-contact_screen) */
+  PetscInt           solves;            /* the problem's solves: 1, more when a screened pair would have closed */
   TaoConvergedReason reason;
   PetscReal          residual;
   PetscReal          kinetic_energy;
@@ -67,6 +69,7 @@ PETSC_EXTERN PetscErrorCode TalusSimSetJointLookahead(TalusSim, PetscReal theta)
    compliance at least BETA^2 w_n / (4 pi^2) (normal) and SIGMA w_t (tangents), w the row's diagonal
    entry of N (docs/compliance.md, "The near-rigid floor"); 0, 0: seed 000's rigid rows */
 PETSC_EXTERN PetscErrorCode TalusSimSetContactFloor(TalusSim, PetscReal beta, PetscReal sigma);
+PETSC_EXTERN PetscErrorCode TalusSimSetContactScreen(TalusSim, PetscReal factor);
 /* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
    between steps (tolerances, iteration limits, monitors). Do not destroy it. */
 PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);

@@ -450,6 +450,8 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
      units) and stopped on a stale linear term */
   if (version < 8)
     PetscCall(TalusOptionsInsertUnlessGiven("-ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0", origin));
+  /* and before format 9, by runs that solved every pair in the envelope (no screening, step_screen.c) */
+  if (version < 9) PetscCall(TalusOptionsInsertUnlessGiven("-contact_screen 0", origin));
   PetscCall(PetscFree(options));
   PetscFunctionReturn(0);
 }

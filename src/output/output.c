@@ -83,7 +83,7 @@ const char TalusStatsHeader[] =
   "step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_"
   "step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,"
   "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max,force_residual_max,force_residual_rms,"
-  "joint_drift,joint_angle_drift,potential_energy,linear_iterations\n";
+  "joint_drift,joint_angle_drift,potential_energy,linear_iterations,screened,solves\n";
 
 void TalusOutputWriteStatsHeader(TalusOutput out)
 {
@@ -176,7 +176,8 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
     fprintf(out->stats,
             "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
             ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT
-            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.6e,%.6e,%.6e,%.10e,%" PetscInt_FMT "\n",
+            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.6e,%.6e,%.6e,%.10e,%" PetscInt_FMT
+            ",%" PetscInt_FMT ",%" PetscInt_FMT "\n",
             s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual,
             (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error,
             (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve,
@@ -184,7 +185,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0, (double)s->imbalance,
             s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max, (double)s->force_residual_max,
             (double)s->force_residual_rms, (double)s->joint_drift, (double)s->joint_angle_drift,
-            (double)s->potential_energy, s->linear_iterations);
+            (double)s->potential_energy, s->linear_iterations, s->screened, s->solves);
   PetscCall(TalusOutputWriteProbes(out, sim)); /* collective */
   PetscCall(WriteJoints(out, sim));
   PetscCall(TalusOutputFlushText(out, PETSC_FALSE));

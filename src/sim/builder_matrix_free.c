@@ -72,12 +72,14 @@ static PetscErrorCode MatrixFreeBeginBodies(TalusJacobianBuilder *jb, TalusStepC
   PetscInt    *ghosts, nghost = 0, *slot;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(b->n + 1, &jb->slot));
+  /* kept in the simulator after the assembly: the screened pairs' check reads v+ through it (step_screen.c) */
+  PetscCall(TalusGrowArray(sizeof(PetscInt), b->n + 1, &sim->body_slot_capacity, &sim->body_slot));
   PetscCall(PetscMalloc1(b->n - b->nowned + 1, &ghosts));
-  slot = jb->slot;
+  slot = jb->slot = sim->body_slot;
   for (PetscInt k = 0; k < b->n; k++)
     slot[k] = (k < b->nowned && b->dof[k] >= 0) ? (b->dof[k] - sim->dof_start) / 6 : -1;
-  for (PetscInt c = 0; c < sim->contacts.n + sim->njoint_rows_local; c++) { /* contacts, then joint rows */
+  /* contacts, the screened ones too (their check reads v+ of both bodies), then joint rows */
+  for (PetscInt c = 0; c < sim->contacts.n + sim->njoint_rows_local; c++) {
     const PetscBool joint   = (PetscBool)(c >= sim->contacts.n);
     const PetscInt  pair[2] = {joint ? sim->joint_rows[c - sim->contacts.n].a : sim->contacts.c[c].a,
                               joint ? sim->joint_rows[c - sim->contacts.n].b : sim->contacts.c[c].b};
@@ -189,7 +191,7 @@ static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
     const TalusSimBodySpace space = {.B = ccp->B}; /* the modules' changes of M^-1 (planar bodies) */
     PetscCall(TalusSimModulesBodySpace(sim, &space));
   }
-  PetscCall(PetscFree(jb->slot));
+  jb->slot                = NULL; /* the simulator's (body_slot) */
   ccp->apply_inverse_mass = TalusJacobianApplyInverseMass, ccp->inverse_mass_ctx = ccp->B;
   PetscFunctionReturn(0);
 }
@@ -204,12 +206,25 @@ static void MatrixFreeGetBody(TalusBodies *b, PetscInt k, const PetscScalar v[6]
   TalusRotateBack(A, &v[3], &b->omega[3 * k]);
 }
 
+/* body k's velocity at S (world) from v+'s local form, ghosts included: the entries are world-frame */
+static void MatrixFreePointVelocity(TalusSim sim, const PetscScalar *v_local, PetscInt k, const PetscReal S[3],
+                                    PetscReal out[3])
+{
+  const PetscScalar *v    = &v_local[6 * sim->body_slot[k]];
+  const PetscReal    w[3] = {PetscRealPart(v[3]), PetscRealPart(v[4]), PetscRealPart(v[5])};
+  PetscReal          wxS[3];
+
+  TalusCross3(w, S, wxS);
+  for (int d = 0; d < 3; d++) out[d] = PetscRealPart(v[d]) + wxS[d];
+}
+
 const TalusJacobianBuilderOps TalusJacobianBuilderMatrixFree = {
-  .begin_bodies = MatrixFreeBeginBodies,
-  .add_body     = MatrixFreeAddBody,
-  .end_bodies   = MatrixFreeEndBodies,
-  .begin_blocks = MatrixFreeBeginBlocks,
-  .add_block    = MatrixFreeAddBlock,
-  .end          = MatrixFreeEnd,
-  .get_body     = MatrixFreeGetBody,
+  .begin_bodies   = MatrixFreeBeginBodies,
+  .add_body       = MatrixFreeAddBody,
+  .end_bodies     = MatrixFreeEndBodies,
+  .begin_blocks   = MatrixFreeBeginBlocks,
+  .add_block      = MatrixFreeAddBlock,
+  .end            = MatrixFreeEnd,
+  .get_body       = MatrixFreeGetBody,
+  .point_velocity = MatrixFreePointVelocity,
 };

@@ -178,7 +178,7 @@ static void ContactFloor(const TalusBodies *bodies, const void *block, const Tal
 
 static PetscInt ContactCount(TalusSim sim)
 {
-  return sim->contacts.n;
+  return sim->contacts_active; /* the screened ones are not in the problem (step_screen.c) */
 }
 
 static void *ContactBlock(TalusSim sim, PetscInt i)

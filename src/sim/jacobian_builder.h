@@ -84,7 +84,14 @@ typedef struct {
   PetscErrorCode (*end)(TalusJacobianBuilder *, TalusStepCCP *);
   /* After the solve: body k's velocity and body-frame angular velocity from its entries of v+. */
   void (*get_body)(TalusBodies *, PetscInt k, const PetscScalar v[6]);
+  /* After the solve: dynamic body k's velocity at the world-frame offset S from its centre, from v+'s local form
+     with its ghosts updated (any body of the step's contacts, screened ones included); NULL where the form
+     has no ghosts (the assembled one): then no contact is screened (step_screen.c). */
+  void (*point_velocity)(TalusSim, const PetscScalar *v_local, PetscInt k, const PetscReal S[3], PetscReal out[3]);
 } TalusJacobianBuilderOps;
+
+/* The builder of the form of B this run uses (-ccp_matrix_free; step_ccp.c) */
+PETSC_INTERN const TalusJacobianBuilderOps *TalusSimBuilderOf(TalusSim);
 
 struct _TalusJacobianBuilder {
   const TalusJacobianBuilderOps *ops;

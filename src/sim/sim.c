@@ -13,6 +13,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->t_final       = 1.0;
   (*sim)->envelope      = 0.0;
   (*sim)->anti_relax    = PETSC_TRUE;
+  (*sim)->screen        = 1.0; /* separated pairs out of the problem, checked (step_screen.c) */
   (*sim)->matrix_free   = PETSC_TRUE;
   (*sim)->contact_floor = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
   (*sim)->gravity[2]    = -9.81;
@@ -32,6 +33,7 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscCall(PetscFree((*sim)->inverse_mass));
   PetscCall(VecDestroy(&(*sim)->body_vector));
   PetscCall(PetscFree((*sim)->body_vector_ghosts));
+  PetscCall(PetscFree((*sim)->body_slot));
   PetscCall(PetscFree2((*sim)->joint_record, (*sim)->joint_record_slot));
   PetscCall(PetscFree((*sim)->wrench));
   PetscCall(PetscFree((*sim)->linked_ids));
@@ -207,6 +209,17 @@ PetscErrorCode TalusSimSetContactFloor(TalusSim sim, PetscReal beta, PetscReal s
   PetscFunctionReturn(0);
 }
 
+/* Separated pairs out of each step's problem, checked after its solve (step_screen.c; docs/solver.md) */
+PetscErrorCode TalusSimSetContactScreen(TalusSim sim, PetscReal factor)
+{
+  PetscFunctionBegin;
+  PetscCheck(factor >= 0.0, sim->comm, PETSC_ERR_USER_INPUT,
+             "-contact_screen must be >= 0 (0: every pair in the envelope in the problem; 1: the default), got %g",
+             (double)factor);
+  sim->screen = factor;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimGetStep(TalusSim sim, PetscInt *step)
 {
   PetscFunctionBegin;
@@ -217,7 +230,7 @@ PetscErrorCode TalusSimGetStep(TalusSim sim, PetscInt *step)
 PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
   PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope, force_rtol = sim->force_rtol;
-  PetscReal beta = sim->contact_floor.beta, sigma = sim->contact_floor.sigma;
+  PetscReal beta = sim->contact_floor.beta, sigma = sim->contact_floor.sigma, screen = sim->screen;
 
   PetscFunctionBegin;
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
@@ -246,6 +259,11 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(PetscOptionsReal("-contact_friction_sigma",
                              "Floor SIGMA of contacts' tangential compliance, E_t >= SIGMA w_t (0: rigid tangents)",
                              "TalusSimSetContactFloor", sigma, &sigma, NULL));
+  PetscCall(
+    PetscOptionsReal("-contact_screen",
+                     "Leave out of each step's problem the pairs that would stay apart at the step's start velocities "
+                     "with FACTOR (their speeds + |g| h) to spare, checked after the solve (0: every pair)",
+                     "TalusSimSetContactScreen", screen, &screen, NULL));
   PetscCall(TalusSimModulesSetFromOptions(sim, PetscOptionsObject)); /* the joints' -joint_lookahead, ... */
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));
@@ -253,6 +271,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(TalusSimSetEnvelope(sim, envelope));
   PetscCall(TalusSimSetContactForceTolerance(sim, force_rtol));
   PetscCall(TalusSimSetContactFloor(sim, beta, sigma));
+  PetscCall(TalusSimSetContactScreen(sim, screen));
   PetscCall(TalusDecompSetFromOptions(sim->decomp));
   PetscFunctionReturn(0);
 }

@@ -18,11 +18,15 @@ typedef struct {
 } TalusContactFloor;
 
 struct _p_TalusSim {
-  MPI_Comm             comm;
-  PetscMPIInt          rank, size;
-  TalusBodies         *bodies;
-  TalusContactList     contacts; /* this step's contacts kept by this rank */
-  TalusContactHistory *history;  /* last step's contacts, for warm starts (sorted) */
+  MPI_Comm         comm;
+  PetscMPIInt      rank, size;
+  TalusBodies     *bodies;
+  TalusContactList contacts; /* this step's contacts kept by this rank */
+  /* the first contacts_active of them are the step's problem; the others, separated pairs screened out of it
+     (step_screen.c), carry no impulse */
+  PetscInt             contacts_active;
+  PetscReal            screen;  /* -contact_screen: the screening margin's factor (0: every contact in the problem) */
+  TalusContactHistory *history; /* last step's contacts, for warm starts (sorted) */
   PetscInt             nhistory, history_capacity;
   PetscReal            gravity[3], dt, t, t_final, envelope;
   PetscInt             step;
@@ -40,6 +44,7 @@ struct _p_TalusSim {
      change (builder_matrix_free.c) */
   Vec                body_vector;
   PetscInt          *body_vector_ghosts, body_vector_nghost, body_vector_capacity;
+  PetscInt          *body_slot, body_slot_capacity; /* each body's slot in this step's body vector (-1: none) */
   TalusCCP           ccp;
   TalusSimJointsInfo joints_info; /* the joints' count, compliance and jointed pairs (TalusSimSetJointsInfo) */
   /* this step's joint rows (the joints module's, TalusSimSetJointRows): the limits' one-sided rows first
@@ -100,7 +105,14 @@ PETSC_INTERN PetscErrorCode TalusSimAssembleCCPAssembled(TalusSim, TalusStepCCP 
 /* W = B M^-1 B^T + E formed from an assembled step (its inverse_mass set): the operator the step's
    problem has, for the solvers that factorise or gather it and for the step's FCLib form. */
 PETSC_INTERN PetscErrorCode TalusStepCCPFormOperator(const TalusStepCCP *, Mat *W);
+/* v+ = v_free + M^-1 B^T gamma into ccp->v_plus, then (ApplyImpulses) into the bodies and gamma into the blocks */
+PETSC_INTERN PetscErrorCode TalusStepCCPVelocities(TalusStepCCP *);
 PETSC_INTERN PetscErrorCode TalusSimApplyImpulses(TalusSim, TalusStepCCP *);
+PETSC_INTERN PetscErrorCode TalusSimSetImpulses(TalusSim, TalusStepCCP *);
+/* Screening separated pairs out of the step's problem (step_screen.c): before the assembly, and after a solve
+   whether a screened pair would close (then it joins the problem and the step solves again) */
+PETSC_INTERN PetscErrorCode TalusSimScreenContacts(TalusSim);
+PETSC_INTERN PetscErrorCode TalusSimCheckScreened(TalusSim, TalusStepCCP *, PetscInt *joined);
 /* One step's figures that need every rank (step_statistics.c): this rank's share of the contacts' after the
    solve, then with the bodies' after they moved, all reduced at once into stats; the travel check. */
 #define TALUS_STEP_TOTALS 16

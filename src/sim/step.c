@@ -156,6 +156,39 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   PetscFunctionReturn(0);
 }
 
+/* Assemble and solve; when a screened pair would close, it joins the problem, which is solved again from the
+   impulses found (step_screen.c). The iterations are the solves' together. */
+static PetscErrorCode SolveScreened(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats,
+                                    PetscLogDouble *wall_assemble)
+{
+  PetscInt iterations = 0, linear_iterations = 0, joined;
+
+  PetscFunctionBegin;
+  *wall_assemble = 0.0;
+  for (stats->solves = 1;; stats->solves++) {
+    PetscLogDouble t0, t1;
+    PetscInt       total; /* the rows of every rank: q's global size, known without a reduction of its own */
+    PetscCall(PetscTime(&t0));
+    PetscCall(TalusSimAssembleCCP(sim, ccp));
+    PetscCall(PetscTime(&t1));
+    *wall_assemble += t1 - t0;
+    PetscCall(VecGetSize(ccp->q, &total));
+    if (total > 0) PetscCall(Solve(sim, ccp, stats));
+    else stats->reason = TAO_CONVERGED_GATOL;
+    iterations += stats->iterations, linear_iterations += stats->linear_iterations;
+    PetscCall(TalusStepCCPVelocities(ccp));
+    PetscCall(TalusSimCheckScreened(sim, ccp, &joined));
+    if (!joined) break;
+    PetscCall(PetscInfo(NULL, "step %" PetscInt_FMT ": %" PetscInt_FMT " screened pairs would close: solving again\n",
+                        sim->step + 1, joined));
+    PetscCall(TalusSimKeepBodyVector(sim, ccp));
+    PetscCall(TalusStepCCPDestroy(ccp));
+  }
+  stats->iterations = iterations, stats->linear_iterations = linear_iterations;
+  stats->screened = sim->contacts.n - sim->contacts_active;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Integrate(TalusSim sim)
 {
   TalusBodies *b = sim->bodies;
@@ -176,7 +209,7 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
 {
   TalusStepCCP    ccp = {0};
   TalusStepTotals totals;
-  PetscLogDouble  t0, t1, t2, t3, t4, t5;
+  PetscLogDouble  t0, t1, t3, t4, t5, wall_assemble;
   PetscBool       rebalance;
   PetscReal       migrate0 = sim->seconds_migrate, ghost0 = sim->seconds_ghost;
 
@@ -191,15 +224,9 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(TalusSimBuildGhosts(sim));
   PetscCall(Collide(sim, stats));
   PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_COLLIDE)); /* the joints' rows, the loads' and springs' wrenches */
+  PetscCall(TalusSimScreenContacts(sim));                    /* separated pairs out of the problem (step_screen.c) */
   PetscCall(PetscTime(&t1));
-  PetscCall(TalusSimAssembleCCP(sim, &ccp));
-  PetscCall(PetscTime(&t2));
-  {
-    PetscInt total; /* the rows of every rank: q's global size, known without a reduction of its own */
-    PetscCall(VecGetSize(ccp.q, &total));
-    if (total > 0) PetscCall(Solve(sim, &ccp, stats));
-    else stats->reason = TAO_CONVERGED_GATOL;
-  }
+  PetscCall(SolveScreened(sim, &ccp, stats, &wall_assemble));
   if (sim->problem_monitor) { /* before the impulses change the velocities the problem was made from */
     stats->step = sim->step + 1, stats->t = sim->t + sim->dt;
     sim->in_problem_monitor = PETSC_TRUE;
@@ -227,8 +254,8 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   stats->step           = sim->step;
   stats->t              = sim->t;
   stats->wall_collide   = t1 - t0;
-  stats->wall_assemble  = t2 - t1;
-  stats->wall_solve     = t3 - t2;
+  stats->wall_assemble  = wall_assemble;
+  stats->wall_solve     = t3 - t1 - wall_assemble;
   stats->wall_integrate = t4 - t3;
   stats->wall_migrate   = sim->seconds_migrate - migrate0;
   stats->wall_ghost     = sim->seconds_ghost - ghost0;

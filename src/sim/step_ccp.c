@@ -34,7 +34,7 @@ static void FreeVelocity(const TalusBodies *b, PetscInt k, const PetscReal g[3],
 }
 
 /* The builder of the form of B this run uses (-ccp_matrix_free). */
-static const TalusJacobianBuilderOps *BuilderOf(TalusSim sim)
+const TalusJacobianBuilderOps *TalusSimBuilderOf(TalusSim sim)
 {
   return sim->matrix_free ? &TalusJacobianBuilderMatrixFree : &TalusJacobianBuilderAssembled;
 }
@@ -70,7 +70,7 @@ static PetscBool AnyCompliance(TalusSim sim)
    and N (its rows, q's) took two more each; on ranks that share cores each is a wait for every rank. */
 static PetscErrorCode CreateRowVectors(TalusSim sim, PetscInt nrows, TalusStepCCP *ccp)
 {
-  PetscInt    mine[2] = {sim->contacts.n, nrows}, *counts, *range[2];
+  PetscInt    mine[2] = {sim->contacts_active, nrows}, *counts, *range[2];
   PetscLayout map[2];
   Vec        *vec[2] = {&ccp->mu, &ccp->q};
 
@@ -126,7 +126,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
     PetscCall(VecSet(ccp->compliance, 0.0));
     PetscCall(VecGetArray(ccp->compliance, &E));
   }
-  for (PetscInt c = 0; c < sim->contacts.n; c++) mu[c] = sim->contacts.c[c].mu;
+  for (PetscInt c = 0; c < sim->contacts_active; c++) mu[c] = sim->contacts.c[c].mu;
   row = 0;
   for (int k = 0, index = 0; k < NKINDS; k++) {
     const TalusConstraintKind *kind = kinds[k];
@@ -161,7 +161,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
 PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
 {
   PetscFunctionBegin;
-  PetscCall(AssembleWith(sim, BuilderOf(sim), ccp));
+  PetscCall(AssembleWith(sim, TalusSimBuilderOf(sim), ccp));
   PetscFunctionReturn(0);
 }
 
@@ -198,33 +198,47 @@ PetscErrorCode TalusSimGetDelassusDiagonal(TalusSim sim, Vec *diagonal)
   PetscFunctionReturn(0);
 }
 
-/* v+ = v_free + M^-1 B^T gamma (seed 000 eq. 13) into the bodies and into ccp->v_plus; gamma into
-   the contacts and joint rows, where the next step finds its warm start. */
-PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
+/* v+ = v_free + M^-1 B^T gamma (seed 000 eq. 13) into ccp->v_plus */
+PetscErrorCode TalusStepCCPVelocities(TalusStepCCP *ccp)
 {
-  const TalusJacobianBuilderOps *builder = BuilderOf(sim);
-  TalusBodies                   *b       = sim->bodies;
-  Vec                            dv;
-  const PetscScalar             *v, *gam;
-  PetscInt                       row = 0;
+  PetscFunctionBegin;
+  if (!ccp->v_plus) PetscCall(VecDuplicate(ccp->v_free, &ccp->v_plus));
+  PetscCall(MatMultTranspose(ccp->B, ccp->gamma, ccp->v_plus));
+  PetscCall((*ccp->apply_inverse_mass)(ccp->v_plus, ccp->inverse_mass_ctx));
+  PetscCall(VecAXPY(ccp->v_plus, 1.0, ccp->v_free));
+  PetscFunctionReturn(0);
+}
+
+/* gamma's rows into the blocks' impulses, kind by kind: where the next solve or step finds its warm start */
+PetscErrorCode TalusSimSetImpulses(TalusSim sim, TalusStepCCP *ccp)
+{
+  const PetscScalar *gam;
+  PetscInt           row = 0;
 
   PetscFunctionBegin;
-  PetscCall(VecDuplicate(ccp->v_free, &ccp->v_plus));
-  dv = ccp->v_plus;
-  PetscCall(MatMultTranspose(ccp->B, ccp->gamma, dv));
-  PetscCall((*ccp->apply_inverse_mass)(dv, ccp->inverse_mass_ctx));
-  PetscCall(VecAXPY(dv, 1.0, ccp->v_free));
-  PetscCall(VecGetArrayRead(dv, &v));
-  for (PetscInt k = 0; k < b->nowned; k++) {
-    const PetscInt d = b->dof[k] - sim->dof_start;
-    if (b->dof[k] >= 0) builder->get_body(b, k, &v[d]);
-  }
-  PetscCall(VecRestoreArrayRead(dv, &v));
   PetscCall(VecGetArrayRead(ccp->gamma, &gam));
   for (int k = 0; k < NKINDS; k++)
     for (PetscInt i = 0; i < kinds[k]->count(sim); i++, row += kinds[k]->rows)
       kinds[k]->set_impulse(kinds[k]->block(sim, i), &gam[row]);
   PetscCall(VecRestoreArrayRead(ccp->gamma, &gam));
+  PetscFunctionReturn(0);
+}
+
+/* v+ (TalusStepCCPVelocities) into the owned bodies, gamma into the blocks */
+PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
+{
+  const TalusJacobianBuilderOps *builder = TalusSimBuilderOf(sim);
+  TalusBodies                   *b       = sim->bodies;
+  const PetscScalar             *v;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(ccp->v_plus, &v));
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    const PetscInt d = b->dof[k] - sim->dof_start;
+    if (b->dof[k] >= 0) builder->get_body(b, k, &v[d]);
+  }
+  PetscCall(VecRestoreArrayRead(ccp->v_plus, &v));
+  PetscCall(TalusSimSetImpulses(sim, ccp));
   PetscFunctionReturn(0);
 }
 

@@ -17,6 +17,7 @@ enum {
   SUM_KINETIC,
   SUM_GRAVITY, /* gravity's potential energy */
   SUM_WORK,    /* bodies and contacts (for the imbalance) */
+  SUM_SCREENED,
   NSUMS
 };
 
@@ -81,7 +82,7 @@ PetscErrorCode TalusSimContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusS
   PetscCall(MatMult(ccp->B, ccp->v_plus, u)); /* D^T v+: relative velocities in the contact frames */
   PetscCall(VecGetArrayRead(u, &un));
   if (ccp->compliance) PetscCall(VecGetArrayRead(ccp->compliance, &E));
-  for (PetscInt c = 0; c < sim->contacts.n; c++) {
+  for (PetscInt c = 0; c < sim->contacts_active; c++) { /* the problem's: the screened carry nothing */
     const TalusContact *ct = &sim->contacts.c[c];
     PetscScalar         uc[3]; /* its rows of the solved problem's velocity: D^T v+, plus E gamma (seed 004 eq. 60) */
     PetscReal           rate;
@@ -141,6 +142,7 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
   finite          = bodies.finite;
   sum[SUM_BODIES] = finite, sum[SUM_CONTACTS] = stats->contacts, sum[SUM_WARM_STARTED] = stats->warm_started;
   sum[SUM_KINETIC] = bodies.kinetic, sum[SUM_GRAVITY] = bodies.gravity;
+  sum[SUM_SCREENED] = stats->screened;
   sum[SUM_WORK] = max[MAX_WORK] = (PetscReal)(finite + sim->contacts.n); /* bodies and contacts this rank handles */
   max[MAX_PENETRATION]          = stats->max_penetration;
   max[MAX_BODIES] = finite, max[MAX_CONTACTS] = stats->contacts;
@@ -158,6 +160,7 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
   stats->bodies             = (PetscInt)sum[SUM_BODIES];
   stats->contacts           = (PetscInt)sum[SUM_CONTACTS];
   stats->warm_started       = (PetscInt)sum[SUM_WARM_STARTED];
+  stats->screened           = (PetscInt)sum[SUM_SCREENED];
   stats->bodies_max = (PetscInt)max[MAX_BODIES], stats->contacts_max = (PetscInt)max[MAX_CONTACTS];
   stats->bodies_min = -(PetscInt)max[MAX_MINUS_BODIES], stats->contacts_min = -(PetscInt)max[MAX_MINUS_CONTACTS];
   stats->max_penetration       = max[MAX_PENETRATION];

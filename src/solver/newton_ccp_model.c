@@ -10,13 +10,17 @@
 #include "newton_ccp_impl.h"
 #include "sap_contact.h"
 
+/* What a row can lack, reduced over the ranks as the largest code, so that every rank stops with the same words
+   (a rank without such a row must not stop with a vaguer message than the one that has it) */
+static const char *const unregularised[] = {NULL, "a contact's normal row", "a contact's friction rows",
+                                            "a contact's two friction rows (unequal)", "a joint's row"};
+
 /* Every row regularised (E > 0; a cone's two friction rows equal), every body's M^-1 positive and finite */
 static PetscErrorCode CheckRegularisation(Tao tao)
 {
   TAO_NEWTONCCP     *nt = (TAO_NEWTONCCP *)tao->data;
   const PetscScalar *E, *mu, *minv;
-  PetscInt           nc, n, nb, bad = -1, bad_body = -1, global[2], local[2];
-  const char        *what = "";
+  PetscInt           nc, n, nb, fault[2] = {0, 0}; /* the row's code, and 1 for a body without mass */
 
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(nt->set->mu, &nc));
@@ -25,40 +29,28 @@ static PetscErrorCode CheckRegularisation(Tao tao)
   PetscCall(VecGetArrayRead(nt->E, &E));
   PetscCall(VecGetArrayRead(nt->set->mu, &mu));
   PetscCall(VecGetArrayRead(nt->inverse_mass, &minv));
-  for (PetscInt c = 0; c < nc && bad < 0; c++) {
+  for (PetscInt c = 0; c < nc; c++) {
     const PetscReal Rn = PetscRealPart(E[3 * c]), Rt = PetscRealPart(E[3 * c + 1]), Rw = PetscRealPart(E[3 * c + 2]);
-    if (!(Rn > 0.0)) bad = 3 * c, what = "a contact's normal row";
-    else if (PetscRealPart(mu[c]) > 0.0 && !(Rt > 0.0)) bad = 3 * c + 1, what = "a contact's friction rows";
-    else if (PetscRealPart(mu[c]) > 0.0 && PetscAbsReal(Rt - Rw) > 1e-12 * Rt)
-      bad = 3 * c + 2, what = "a contact's two friction rows (unequal)";
+    if (!(Rn > 0.0)) fault[0] = PetscMax(fault[0], 1);
+    else if (PetscRealPart(mu[c]) > 0.0 && !(Rt > 0.0)) fault[0] = PetscMax(fault[0], 2);
+    else if (PetscRealPart(mu[c]) > 0.0 && PetscAbsReal(Rt - Rw) > 1e-12 * Rt) fault[0] = PetscMax(fault[0], 3);
   }
-  for (PetscInt i = 3 * nc; i < n && bad < 0; i++)
-    if (!(PetscRealPart(E[i]) > 0.0)) bad = i, what = "a joint's row";
-  for (PetscInt i = 0; i < nb && bad_body < 0; i++)
-    if (!(PetscRealPart(minv[i]) > 0.0) || PetscIsInfOrNanReal(PetscRealPart(minv[i]))) bad_body = i;
+  for (PetscInt i = 3 * nc; i < n; i++)
+    if (!(PetscRealPart(E[i]) > 0.0)) fault[0] = 4;
+  for (PetscInt i = 0; i < nb; i++)
+    if (!(PetscRealPart(minv[i]) > 0.0) || PetscIsInfOrNanReal(PetscRealPart(minv[i]))) fault[1] = 1;
   PetscCall(VecRestoreArrayRead(nt->inverse_mass, &minv));
   PetscCall(VecRestoreArrayRead(nt->set->mu, &mu));
   PetscCall(VecRestoreArrayRead(nt->E, &E));
-  local[0] = bad >= 0 ? 1 : 0, local[1] = bad_body >= 0 ? 1 : 0;
-  PetscCall(MPIU_Allreduce(local, global, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)tao)));
-  if (bad >= 0)
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
-            "the Tao type newton_ccp solves the compliant contact problem, and %s (local row %" PetscInt_FMT
-            ") has no regularisation (E = 0) or one it cannot use: in a simulation -contact_near_rigid > 0 gives "
-            "every normal row one, -contact_friction_sigma > 0 (such as 1e-3) the friction rows, and a joint needs a "
-            "stiffness",
-            what, bad);
-  PetscCheck(!global[0], PetscObjectComm((PetscObject)tao), PETSC_ERR_USER_INPUT,
-             "the Tao type newton_ccp needs every row of the contact problem regularised: another rank's is not");
-  if (bad_body >= 0)
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER_INPUT,
-            "the Tao type newton_ccp needs every moving body's mass and inertia positive and finite (its Newton "
-            "system M + B^T G B is singular otherwise): entry %" PetscInt_FMT
-            " of this rank's M^-1 is not (body %" PetscInt_FMT " of the rank's moving bodies)",
-            bad_body, bad_body / 6);
-  PetscCheck(
-    !global[1], PetscObjectComm((PetscObject)tao), PETSC_ERR_USER_INPUT,
-    "the Tao type newton_ccp needs every moving body's mass and inertia positive: another rank has one without");
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, fault, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)tao)));
+  PetscCheck(!fault[0], PetscObjectComm((PetscObject)tao), PETSC_ERR_USER_INPUT,
+             "the Tao type newton_ccp solves the compliant contact problem, and %s has no regularisation (E = 0) or "
+             "one it cannot use: in a simulation -contact_near_rigid > 0 gives every normal row one, "
+             "-contact_friction_sigma > 0 (such as 1e-3) the friction rows, and a joint needs a stiffness",
+             unregularised[fault[0]]);
+  PetscCheck(!fault[1], PetscObjectComm((PetscObject)tao), PETSC_ERR_USER_INPUT,
+             "the Tao type newton_ccp needs every moving body's mass and inertia positive and finite (its Newton "
+             "system M + B^T G B is singular otherwise): a body's M^-1 is not");
   PetscFunctionReturn(0);
 }
 

@@ -102,7 +102,8 @@ if ("nbgs", 1) in states:
 for extra, words in ((["-ccp_problem", "relaxed"], "solves the Coulomb problem"),
                      (["-ccp_matrix_free", "false"], "row blocks of a matrix-free B"),
                      (["-ccp_scale"], "drop -ccp_scale")):
-    p = run([SCENE, "-tao_type", "nbgs", "-t_final", "0.05", "-o", os.path.join(base, "refused")] + extra)
+    # (to 0.35 s: a solver meets its first problem when the first spheres land, the pairs apart before being screened)
+    p = run([SCENE, "-tao_type", "nbgs", "-t_final", "0.35", "-o", os.path.join(base, "refused")] + extra)
     check(p.returncode != 0 and words in p.stdout + p.stderr,
           "nbgs with %s: exit %d, expected a message with %r\n%s%s" % (extra, p.returncode, words, p.stdout, p.stderr))
 

@@ -1,0 +1,149 @@
+/*
+ * Screening separated pairs out of a step's problem, exactly.
+ *
+ * The envelope keeps every pair that could close within the step at the fastest body's speed
+ * (seed 000 sec. 1), so on a bed at rest a third of the contacts are pairs that stay apart: their
+ * linear term q_n = Phi / h + u_n(v_free) is large and positive, their impulse zero, yet apgd pays for
+ * their rows in every product and pass (docs/solver.md, "Where the filling's time goes").
+ *
+ * Before the assembly a pair leaves the problem when it is apart (Phi > 0) and its estimated q_n,
+ * from the velocities at the step's start and gravity's change over the step, exceeds the margin
+ *     tau = -contact_screen x (s_a + s_b + |g| h),
+ * s the two bodies' fastest speeds at their surfaces (|v| + |omega| r): closing it would take a change
+ * of their relative velocity within the step larger than both their speeds and a step of free fall.
+ * The margin is a guess, not a bound (a blow can reach a pair through its neighbours within the step);
+ * the check below makes the answer exact whatever it is, and the margin only decides how often a
+ * step is solved twice (once in the 500 steps of inputs/filling-1k.yaml at the default 1). The screened
+ * contacts stay in the list, after the problem's (contacts_active), with zero impulse.
+ *
+ * After the solve each screened pair is checked against v+: zero impulse is its exact solution of
+ * the full problem when its velocity u = b + B v+ is in the dual cone of its friction cone, that is
+ * u_n >= 0 for the Coulomb problem (De Saxce's u_n + mu |u_t| >= mu |u_t|, seed 001 eq. 28) and
+ * u_n >= mu |u_t| for the relaxed one. A pair that fails joins the problem, which is solved again from
+ * the impulses found (every rank, when any rank has one). So the step's answer is a solution of the
+ * problem with every contact, to the solver's tolerance: the screened rows' residual is zero.
+ */
+#include "jacobian_builder.h"
+
+/* The body's fastest surface speed: |v| + |omega| r (a plane's, or a fixed body's, |v| only) */
+static PetscReal SurfaceSpeed(const TalusBodies *b, PetscInt k)
+{
+  const PetscReal v = TalusNorm3(&b->velocity[3 * k]);
+  return TalusBodiesIsFinite(b, k) ? v + TalusNorm3(&b->omega[3 * k]) * TalusBodiesBoundingRadius(b, k) : v;
+}
+
+/* Body k's velocity at the world-frame offset S from its centre at the step's start, plus gravity's change
+   over the step for a dynamic body */
+static void StartVelocity(TalusSim sim, PetscInt k, const PetscReal S[3], PetscReal v[3])
+{
+  TalusBodyPointVelocity(sim->bodies, k, S, v);
+  for (int d = 0; d < 3; d++) v[d] += sim->dt * sim->gravity[d];
+}
+
+/* The contact's rows of u = b + B v: b its stabilisation (which holds the fixed sides' velocities), the dynamic
+   sides' velocities at the contact point those of the step's start (v_local NULL) or of v+ (its local form) */
+static void ContactVelocity(TalusSim sim, const TalusContact *ct, const PetscScalar *v_local,
+                            const TalusJacobianBuilderOps *builder, PetscScalar u[3])
+{
+  const TalusBodies *b       = sim->bodies;
+  const PetscInt     body[2] = {ct->a, ct->b};
+  const PetscReal   *arm[2]  = {ct->sa, ct->sb};
+
+  TalusContactKind.stabilisation(b, ct, sim->dt, u);
+  for (int side = 0; side < 2; side++) {
+    const PetscInt k = body[side];
+    PetscReal      A[9], S[3], V[3];
+    if (b->dof[k] < 0) continue; /* fixed: in b */
+    TalusQuatToMatrix(&b->quaternion[4 * k], A);
+    TalusRotate(A, arm[side], S);
+    if (v_local) builder->point_velocity(sim, v_local, k, S, V);
+    else StartVelocity(sim, k, S, V);
+    for (int r = 0; r < 3; r++) u[r] += (side ? 1.0 : -1.0) * TalusDot3(&ct->frame[3 * r], V);
+  }
+}
+
+/* Whether screening is on: an option, and a form of B whose body vector holds every contact's bodies */
+static PetscBool Screening(TalusSim sim)
+{
+  return (PetscBool)(sim->screen > 0.0 && TalusSimBuilderOf(sim)->point_velocity);
+}
+
+/* Moves the contacts flagged in move[] (indices from first on) to just after the problem's, keeping the order of
+   both parts; the problem grows by their number. scratch has room for the list. */
+static void JoinProblem(TalusContactList *list, PetscInt first, const PetscBool move[], TalusContact scratch[],
+                        PetscInt *active)
+{
+  PetscInt moved = 0, kept = 0;
+
+  for (PetscInt c = first; c < list->n; c++)
+    if (move[c - first]) list->c[first + moved++] = list->c[c];
+    else scratch[kept++] = list->c[c];
+  for (PetscInt c = 0; c < kept; c++) list->c[first + moved + c] = scratch[c];
+  *active = first + moved;
+}
+
+PetscErrorCode TalusSimScreenContacts(TalusSim sim)
+{
+  TalusContactList *list = &sim->contacts;
+  TalusBodies      *b    = sim->bodies;
+  const PetscReal   fall = TalusNorm3(sim->gravity) * sim->dt;
+  PetscBool        *keep;
+  TalusContact     *scratch;
+
+  PetscFunctionBegin;
+  sim->contacts_active = list->n;
+  if (!Screening(sim)) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(list->n, &keep, list->n, &scratch));
+  for (PetscInt c = 0; c < list->n; c++) {
+    TalusContact *ct = &list->c[c];
+    PetscScalar   u[3];
+    ContactVelocity(sim, ct, NULL, NULL, u);
+    const PetscReal tau = sim->screen * (SurfaceSpeed(b, ct->a) + SurfaceSpeed(b, ct->b) + fall);
+    keep[c]             = (PetscBool) !(ct->phi > 0.0 && PetscRealPart(u[0]) > tau);
+    if (!keep[c]) ct->impulse[0] = ct->impulse[1] = ct->impulse[2] = 0.0;
+  }
+  JoinProblem(list, 0, keep, scratch, &sim->contacts_active);
+  PetscCall(PetscFree2(keep, scratch));
+  PetscCall(PetscInfo(NULL,
+                      "step %" PetscInt_FMT ": %" PetscInt_FMT " of %" PetscInt_FMT " contacts screened on this rank\n",
+                      sim->step + 1, list->n - sim->contacts_active, list->n));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimCheckScreened(TalusSim sim, TalusStepCCP *ccp, PetscInt *joined)
+{
+  TalusContactList              *list    = &sim->contacts;
+  const TalusJacobianBuilderOps *builder = TalusSimBuilderOf(sim);
+  const PetscInt                 first = sim->contacts_active, nscreened = list->n - first;
+  PetscBool                     *join;
+  TalusContact                  *scratch;
+  const PetscScalar             *vl;
+  Vec                            local;
+  PetscInt                       njoin = 0;
+
+  PetscFunctionBegin;
+  *joined = 0;
+  if (!Screening(sim)) PetscFunctionReturn(0);
+  PetscCall(VecGhostUpdateBegin(ccp->v_plus, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGhostUpdateEnd(ccp->v_plus, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGhostGetLocalForm(ccp->v_plus, &local));
+  PetscCall(VecGetArrayRead(local, &vl));
+  PetscCall(PetscMalloc2(nscreened, &join, nscreened, &scratch));
+  for (PetscInt c = first; c < list->n; c++) {
+    const TalusContact *ct = &list->c[c];
+    PetscScalar         u[3];
+    ContactVelocity(sim, ct, vl, builder, u);
+    const PetscReal slip = PetscSqrtReal(PetscRealPart(u[1] * u[1] + u[2] * u[2]));
+    join[c - first]      = (PetscBool)(PetscRealPart(u[0]) < (sim->anti_relax ? 0.0 : ct->mu * slip));
+    njoin += join[c - first];
+  }
+  PetscCall(VecRestoreArrayRead(local, &vl));
+  PetscCall(VecGhostRestoreLocalForm(ccp->v_plus, &local));
+  PetscCall(MPIU_Allreduce(&njoin, joined, 1, MPIU_INT, MPI_SUM, sim->comm));
+  if (*joined) {
+    PetscCall(TalusSimSetImpulses(sim, ccp)); /* the problem's impulses: the next solve's warm start */
+    JoinProblem(list, first, join, scratch, &sim->contacts_active);
+  }
+  PetscCall(PetscFree2(join, scratch));
+  PetscFunctionReturn(0);
+}

@@ -168,16 +168,18 @@ static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char
     PetscReal     u0, u1, u2, e[3] = {0.0, 0.0, 0.0};
     PrefetchRecord(&J[offset]);
     GatherOne(&k, slot[2 * c], slot[2 * c + 1], xv, &u0, &u1, &u2);
-    if (dv) { /* D (B x + E D r) + z + shift: the operations of the pointwise products around N (ccp_scaling.c) */
-      PetscReal w[3] = {u0, u1, u2};
-      for (int i = 0; i < 3; i++) {
-        if (ev) w[i] += ev[3 * c + i] * (dv[3 * c + i] * rv[3 * c + i]);
-        w[i] *= dv[3 * c + i];
-        if (add) w[i] += yv[3 * c + i];
-        else if (zv) w[i] += zv[3 * c + i];
+    if (dv) { /* D (B x + E D r) + z + shift: the operations of the pointwise products around N (ccp_scaling.c),
+                 row by row in registers (a loop over the three through memory cost a tenth of the product) */
+      const PetscScalar *d = &dv[3 * c];
+      if (ev) {
+        const PetscScalar *e = &ev[3 * c], *r = &rv[3 * c];
+        u0 += e[0] * (d[0] * r[0]), u1 += e[1] * (d[1] * r[1]), u2 += e[2] * (d[2] * r[2]);
       }
-      if (sv) w[0] += sv[c];
-      yv[3 * c] = w[0], yv[3 * c + 1] = w[1], yv[3 * c + 2] = w[2];
+      u0 *= d[0], u1 *= d[1], u2 *= d[2];
+      if (add) u0 += yv[3 * c], u1 += yv[3 * c + 1], u2 += yv[3 * c + 2];
+      else if (zv) u0 += zv[3 * c], u1 += zv[3 * c + 1], u2 += zv[3 * c + 2];
+      if (sv) u0 += sv[c];
+      yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
       continue;
     }
     if (ev)

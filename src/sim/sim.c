@@ -13,7 +13,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->t_final       = 1.0;
   (*sim)->envelope      = 0.0;
   (*sim)->anti_relax    = PETSC_TRUE;
-  (*sim)->screen        = 1.0; /* separated pairs out of the problem, checked (step_screen.c) */
+  (*sim)->screen        = 2.0; /* separated pairs out of the problem, checked (step_screen.c) */
   (*sim)->matrix_free   = PETSC_TRUE;
   (*sim)->contact_floor = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
   (*sim)->gravity[2]    = -9.81;
@@ -214,7 +214,7 @@ PetscErrorCode TalusSimSetContactScreen(TalusSim sim, PetscReal factor)
 {
   PetscFunctionBegin;
   PetscCheck(factor >= 0.0, sim->comm, PETSC_ERR_USER_INPUT,
-             "-contact_screen must be >= 0 (0: every pair in the envelope in the problem; 1: the default), got %g",
+             "-contact_screen must be >= 0 (0: every pair in the envelope in the problem; 2: the default), got %g",
              (double)factor);
   sim->screen = factor;
   PetscFunctionReturn(0);

@@ -129,7 +129,7 @@ static PetscErrorCode CheckRandom(void)
 }
 
 /*
- * The Vec routine projects groups of 8 contacts with SIMD where the processor has it
+ * The Vec routine projects groups of 8 (AVX-512) or 4 (AVX2) contacts with SIMD where the processor has it
  * (src/cones_wide.c): every result must be bitwise the scalar TalusProjectTriplet's, signed zeros
  * included, in place and not, over every case (inside, polar, surface, mu = 0, the apex, t = 0,
  * points on the boundary, extreme magnitudes), with a contact count that leaves a scalar tail and
@@ -211,7 +211,9 @@ static PetscErrorCode CheckWideEqualsScalar(void)
                         " differ; inside %" PetscInt_FMT ", polar %" PetscInt_FMT ", surface %" PetscInt_FMT
                         ", mu = 0 %" PetscInt_FMT "\n",
 #if defined(__x86_64__) && defined(__GNUC__)
-                        __builtin_cpu_supports("avx512f") ? "AVX-512 path" : "no AVX-512 here: scalar path only",
+                        __builtin_cpu_supports("avx512f") ? "AVX-512 path"
+                        : __builtin_cpu_supports("avx2")  ? "AVX2 path"
+                                                          : "neither AVX-512 nor AVX2 here: scalar path only",
 #else
                         "scalar path only",
 #endif

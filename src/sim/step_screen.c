@@ -74,12 +74,13 @@ static PetscBool Screening(TalusSim sim)
 static void JoinProblem(TalusContactList *list, PetscInt first, const PetscBool move[], TalusContact scratch[],
                         PetscInt *active)
 {
-  PetscInt moved = 0, kept = 0;
+  PetscInt moved = 0, kept = 0, c = first;
 
-  for (PetscInt c = first; c < list->n; c++)
+  while (c < list->n && move[c - first]) c++, moved++; /* those in place already (a packed bed: all) */
+  for (; c < list->n; c++)
     if (move[c - first]) list->c[first + moved++] = list->c[c];
     else scratch[kept++] = list->c[c];
-  for (PetscInt c = 0; c < kept; c++) list->c[first + moved + c] = scratch[c];
+  for (PetscInt k = 0; k < kept; k++) list->c[first + moved + k] = scratch[k];
   *active = first + moved;
 }
 
@@ -98,9 +99,11 @@ PetscErrorCode TalusSimScreenContacts(TalusSim sim)
   for (PetscInt c = 0; c < list->n; c++) {
     TalusContact *ct = &list->c[c];
     PetscScalar   u[3];
+    keep[c] = PETSC_TRUE;
+    if (!(ct->phi > 0.0)) continue; /* touching: in the problem, no estimate needed */
     ContactVelocity(sim, ct, NULL, NULL, u);
-    const PetscReal tau = sim->screen * (SurfaceSpeed(b, ct->a) + SurfaceSpeed(b, ct->b) + fall);
-    keep[c]             = (PetscBool) !(ct->phi > 0.0 && PetscRealPart(u[0]) > tau);
+    keep[c] = (PetscBool) !(PetscRealPart(u[0]) >
+                            sim->screen * (SurfaceSpeed(b, ct->a) + SurfaceSpeed(b, ct->b) + fall));
     if (!keep[c]) ct->impulse[0] = ct->impulse[1] = ct->impulse[2] = 0.0;
   }
   JoinProblem(list, 0, keep, scratch, &sim->contacts_active);

@@ -70,6 +70,9 @@ PETSC_EXTERN PetscErrorCode TalusSimSetJointLookahead(TalusSim, PetscReal theta)
    entry of N (docs/compliance.md, "The near-rigid floor"); 0, 0: seed 000's rigid rows */
 PETSC_EXTERN PetscErrorCode TalusSimSetContactFloor(TalusSim, PetscReal beta, PetscReal sigma);
 PETSC_EXTERN PetscErrorCode TalusSimSetContactScreen(TalusSim, PetscReal factor);
+/* The screening factor in effect: -contact_screen's, or 0 where the run's form of B cannot check screened pairs
+   (-ccp_matrix_free false) */
+PETSC_EXTERN PetscErrorCode TalusSimGetContactScreen(TalusSim, PetscReal *factor);
 /* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
    between steps (tolerances, iteration limits, monitors). Do not destroy it. */
 PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);

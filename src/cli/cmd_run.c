@@ -45,13 +45,14 @@ static PetscErrorCode Load(const TalusRunSpec *spec, TalusSim *sim, TalusScene *
 /* What the contact problem is solved by, and to what tolerance (and where that tolerance comes from). */
 static PetscErrorCode PrintSolver(TalusSim sim)
 {
-  TalusCCP     ccp;
-  TalusCCPType problem;
-  Tao          tao;
-  TaoType      type;
-  PetscReal    tolerance, force_rtol, dt, g[3];
-  PetscBool    scaled;
-  const char  *how;
+  TalusCCP                  ccp;
+  TalusCCPType              problem;
+  Tao                       tao;
+  TaoType                   type;
+  PetscReal                 tolerance, force_rtol, dt, g[3], screen;
+  PetscBool                 scaled;
+  const char               *how;
+  const TalusCCPSolverType *solver;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetCCP(sim, &ccp));
@@ -63,16 +64,11 @@ static PetscErrorCode PrintSolver(TalusSim sim)
   PetscCall(TalusSimGetContactTolerance(sim, &tolerance, &force_rtol));
   PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
   PetscCall(TalusSimGetGravity(sim, g));
-  {
-    const TalusCCPSolverType *solver;
-    PetscCall(TalusCCPSolverTypeFind(type, &solver));
-    if (solver && solver->pivoting) { /* no residual tolerance stops it */
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: contact problem %s by %s%s (pivoting: exact to rounding)\n",
-                            problem, type, how));
-      PetscFunctionReturn(0);
-    }
-  }
-  if (force_rtol > 0.0)
+  PetscCall(TalusCCPSolverTypeFind(type, &solver));
+  if (solver && solver->pivoting) /* no residual tolerance stops it */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: contact problem %s by %s%s (pivoting: exact to rounding)\n",
+                          problem, type, how));
+  else if (force_rtol > 0.0)
     PetscCall(
       PetscPrintf(PETSC_COMM_WORLD,
                   "talus: contact problem %s by %s%s to the residual %.3g m/s (-ccp_force_rtol %g x |g| %g x h %g)\n",
@@ -80,6 +76,12 @@ static PetscErrorCode PrintSolver(TalusSim sim)
   else
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: contact problem %s by %s%s to the residual %.3g m/s (-tao_gatol)\n",
                           problem, type, how, (double)tolerance));
+  PetscCall(TalusSimGetContactScreen(sim, &screen));
+  if (screen > 0.0)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "talus: pairs that stay apart with %g x (their speeds + |g| h) to spare are left out of each "
+                          "step's problem and checked after its solve (-contact_screen; 0: every pair)\n",
+                          (double)screen));
   PetscFunctionReturn(0);
 }
 

@@ -195,6 +195,8 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   PetscCall(AppendReal(&out->wall, &out->steps, &out->wall_capacity, s->wall_step));
   out->contacts_sum += s->contacts;
   out->iterations_sum += s->iterations;
+  out->screened_sum += s->screened;
+  out->extra_solves += s->solves > 1 ? s->solves - 1 : 0;
   out->contacts_max        = PetscMax(out->contacts_max, s->contacts);
   out->iterations_max      = PetscMax(out->iterations_max, s->iterations);
   out->residual_max        = PetscMax(out->residual_max, s->residual);

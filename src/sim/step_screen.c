@@ -69,6 +69,13 @@ static PetscBool Screening(TalusSim sim)
   return (PetscBool)(sim->screen > 0.0 && TalusSimBuilderOf(sim)->point_velocity);
 }
 
+PetscErrorCode TalusSimGetContactScreen(TalusSim sim, PetscReal *factor)
+{
+  PetscFunctionBegin;
+  *factor = Screening(sim) ? sim->screen : 0.0;
+  PetscFunctionReturn(0);
+}
+
 /* Moves the contacts flagged in move[] (indices from first on) to just after the problem's, keeping the order of
    both parts; the problem grows by their number. scratch has room for the list. */
 static void JoinProblem(TalusContactList *list, PetscInt first, const PetscBool move[], TalusContact scratch[],

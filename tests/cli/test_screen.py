@@ -3,17 +3,20 @@
 
 Usage: test_screen.py TALUS SOURCE_ROOT WORK_DIR
 
-- exactness: a striker at 10 m/s hits a chain of three touching spheres whose last one is 1 cm from a fourth
-  (no gravity). The far pair is apart and at rest, so it is screened; the blow reaches it through the chain
+- exactness: a striker at 10 m/s hits a chain of two touching spheres whose last one is 1 cm from a pair of
+  touching ones (no gravity). The pair across the gap is apart and at rest, so it is screened; the blow reaches it
   within the first step, the check finds it closing, and the step is solved again with it: the velocities after
   every step are those of the run without screening (-contact_screen 0) to the solver's tolerance, and stats.csv
-  says the first step took two solves and left nothing out;
+  says the first step took two solves and left nothing out; the same on 2 ranks, whose regions split the spheres
+  at the gap (3 and 2), so that the check reads a ghost's v+;
 - on a settled pile (tests/scenes/filling-125.yaml) pairs are screened on every late step, every step converges,
   and the bed's support force and height are the unscreened run's; the same on 2 ranks;
 - the assembled B (-ccp_matrix_free false) has no ghosted body vector to check against: nothing is screened;
+- the run's start line says when pairs are screened, and summary.json counts them (screened_mean, solves_repeated);
 - unhappy paths: a negative factor, not a number.
 """
 import csv
+import json
 import os
 import sys
 
@@ -40,7 +43,7 @@ bodies:
   - {shape: sphere, radius: 0.5, mass: 1, position: [0, 0, 0], velocity: [10, 0, 0]}
   - {shape: sphere, radius: 0.5, mass: 1, position: [1, 0, 0]}
   - {shape: sphere, radius: 0.5, mass: 1, position: [2, 0, 0]}
-  - {shape: sphere, radius: 0.5, mass: 1, position: [3, 0, 0]}
+  - {shape: sphere, radius: 0.5, mass: 1, position: [3.01, 0, 0]}
   - {shape: sphere, radius: 0.5, mass: 1, position: [4.01, 0, 0]}
 options:
   tao_gatol: 1e-9
@@ -69,10 +72,10 @@ def go(args, out, ranks=None):
 scene = os.path.join(WORK, "blow.yaml")
 with open(scene, "w") as f:
     f.write(BLOW)
-runs = {}
+runs, said = {}, {}
 for factor in ("1", "0"):
     out = os.path.join(WORK, "blow-" + factor)
-    go([scene, "-contact_screen", factor, "-output_every", "1"], out)
+    said[factor] = go([scene, "-contact_screen", factor, "-output_every", "1"], out).stdout
     runs[factor] = out
 s1, s0 = stats(runs["1"]), stats(runs["0"])
 check(s1[0]["solves"] == "2" and s1[0]["screened"] == "0",
@@ -83,7 +86,21 @@ v1, v0 = velocities(runs["1"]), velocities(runs["0"])
 worst = max(float(np.abs(a - b).max()) for a, b in zip(v1, v0))
 check(len(v1) == len(v0) == 6 and worst < 1e-6,
       "the same velocities with and without screening: %d frames, largest difference %.2e m/s" % (len(v1), worst))
-check(v1[1][4][0] > 0.5, "the far sphere was hit in the first step: %.3f m/s" % v1[1][4][0])
+check(v1[1][3][0] > 0.5, "the sphere across the gap was hit in the first step: %.3f m/s" % v1[1][3][0])
+# the same on 2 ranks: their regions split the spheres at the gap, so the check reads v+ of a ghost
+out = os.path.join(WORK, "blow-1-np2")
+go([scene, "-contact_screen", "1", "-output_every", "1"], out, 2)
+s2 = stats(out)
+worst2 = max(float(np.abs(a - b).max()) for a, b in zip(velocities(out), v0))
+check(s2[0]["solves"] == "2" and worst2 < 1e-6 and (s2[0]["bodies_min"], s2[0]["bodies_max"]) == ("2", "3"),
+      "2 ranks (bodies %s-%s a rank): the first step solved %s times, velocities within %.2e m/s of 1 rank's "
+      "without screening" % (s2[0]["bodies_min"], s2[0]["bodies_max"], s2[0]["solves"], worst2))
+check("left out of each step's problem" in said["1"] and "left out" not in said["0"],
+      "the start line says whether pairs are screened:\n%s\n%s" % (said["1"][:600], said["0"][:600]))
+with open(os.path.join(runs["1"], "summary.json")) as f:
+    summary = json.load(f)
+check(summary.get("solves_repeated") == 1 and summary.get("screened_mean") == 0.0,
+      "summary.json: solves_repeated %s, screened_mean %s" % (summary.get("solves_repeated"), summary.get("screened_mean")))
 
 # a settled pile, 1 and 2 ranks
 piles = {}
@@ -91,6 +108,9 @@ for name, factor, ranks in (("on", "1", None), ("off", "0", None), ("on-2", "1",
     out = os.path.join(WORK, "pile-" + name)
     go([FILLING, "-contact_screen", factor, "-ccp_force_rtol", "0.002", "-tao_max_it", "1000"], out, ranks)
     piles[name] = stats(out)
+with open(os.path.join(WORK, "pile-on", "summary.json")) as f:
+    summary = json.load(f)
+check(summary.get("screened_mean", 0) > 10, "pile: summary.json screened_mean %s" % summary.get("screened_mean"))
 for name in ("on", "on-2"):
     late = [r for r in piles[name] if float(r["t"]) > 0.7]
     check(all(int(r["screened"]) > 0 for r in late),
@@ -103,8 +123,9 @@ for name in ("on", "on-2"):
 
 # the assembled form: nothing screened
 out = os.path.join(WORK, "assembled")
-go([FILLING, "-ccp_matrix_free", "false", "-t_final", "0.8", "-tao_max_it", "500"], out)
-check(all(r["screened"] == "0" for r in stats(out)), "-ccp_matrix_free false: nothing screened")
+p = go([FILLING, "-ccp_matrix_free", "false", "-t_final", "0.8", "-tao_max_it", "500"], out)
+check(all(r["screened"] == "0" for r in stats(out)) and "left out" not in p.stdout,
+      "-ccp_matrix_free false: nothing screened, and the start line does not say so")
 
 # unhappy paths
 for value, words in (("-1", "-contact_screen must be >= 0"), ("many", "many")):

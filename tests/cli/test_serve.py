@@ -306,10 +306,11 @@ check(all(state(TWO, j).get("attempts") == 1 for j in ids) and (ta + tb).count("
       "two servers: a job taken twice:\n%s\n%s" % (ta, tb))
 
 # ------------------------------------------------------------------ scripts/slurm-campaign, with squeue and scontrol stand-ins
-# The first allocation has 2 min 1 s left (1 s once talus serve keeps its 120 s margin): the filling job is
-# cut, talus serve exits 75 and the script requeues its allocation; the second has a day and finishes it.
+# The first allocation has 2 min 1 s left (1 s once talus serve keeps its 120 s margin): the filling job (to 3 s:
+# several seconds, however fast a step gets) is cut, talus serve exits 75 and the script requeues its allocation;
+# the second has a day and finishes it.
 SLURM = os.path.join(WORK, "slurm")
-ok(run_talus(TALUS, ["submit", SLURM, FILLING, "-name", "s", "-set", "end_time=1.2"]), "submit for slurm-campaign")
+ok(run_talus(TALUS, ["submit", SLURM, FILLING, "-name", "s", "-set", "end_time=3"]), "submit for slurm-campaign")
 fake_bin, requeued = slurm_stand_ins(WORK)
 env = dict(GRACEFUL_ENV, PATH=fake_bin + os.pathsep + ENV["PATH"], SLURM_JOB_ID="42", SLURM_SUBMIT_DIR=WORK,
            TALUS=os.path.abspath(TALUS), MPIRUN="mpirun --oversubscribe -n 1")

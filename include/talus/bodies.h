@@ -139,6 +139,8 @@ PETSC_EXTERN void TalusShapeMassProperties(TalusShape, const PetscReal size[3], 
                                            PetscReal inertia[3]);
 /* Radius of the sphere around the centre that contains the shape (infinite for planes). */
 PETSC_EXTERN PetscReal TalusBodiesBoundingRadius(const TalusBodies *, PetscInt b);
+/* The fastest speed of a point of body k: |v| + |omega| r, r its bounding radius (an unbounded body's: |v|). */
+PETSC_EXTERN PetscReal TalusBodiesSurfaceSpeed(const TalusBodies *, PetscInt k);
 /* Every body's bounding radius, -1 for an unbounded one (a plane): radius[] has room for b->n. */
 PETSC_EXTERN void TalusBodiesBoundingRadii(const TalusBodies *, PetscReal radius[]);
 /* Body k's angular velocity in the world frame, A omega (the bodies keep it in their own frame, seed 000 sec. 1). */

@@ -226,6 +226,12 @@ PetscReal TalusBodiesBoundingRadius(const TalusBodies *b, PetscInt k)
   return TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]);
 }
 
+PetscReal TalusBodiesSurfaceSpeed(const TalusBodies *b, PetscInt k)
+{
+  const PetscReal v = TalusNorm3(&b->velocity[3 * k]);
+  return TalusBodiesIsFinite(b, k) ? v + TalusNorm3(&b->omega[3 * k]) * TalusBodiesBoundingRadius(b, k) : v;
+}
+
 void TalusBodiesBoundingRadii(const TalusBodies *b, PetscReal radius[])
 {
   for (PetscInt k = 0; k < b->n; k++) radius[k] = TalusBodiesIsFinite(b, k) ? TalusBodiesBoundingRadius(b, k) : -1.0;

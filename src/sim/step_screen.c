@@ -26,13 +26,6 @@
  */
 #include "jacobian_builder.h"
 
-/* The body's fastest surface speed: |v| + |omega| r (a plane's, or a fixed body's, |v| only) */
-static PetscReal SurfaceSpeed(const TalusBodies *b, PetscInt k)
-{
-  const PetscReal v = TalusNorm3(&b->velocity[3 * k]);
-  return TalusBodiesIsFinite(b, k) ? v + TalusNorm3(&b->omega[3 * k]) * TalusBodiesBoundingRadius(b, k) : v;
-}
-
 /* Body k's velocity at the world-frame offset S from its centre at the step's start, plus gravity's change
    over the step for a dynamic body */
 static void StartVelocity(TalusSim sim, PetscInt k, const PetscReal S[3], PetscReal v[3])
@@ -63,16 +56,18 @@ static void ContactVelocity(TalusSim sim, const TalusContact *ct, const PetscSca
   }
 }
 
-/* Whether screening is on: an option, and a form of B whose body vector holds every contact's bodies */
-static PetscBool Screening(TalusSim sim)
+/* The run's builder of B when screening is on (an option, and a form of B whose body vector holds every contact's
+   bodies), else NULL */
+static const TalusJacobianBuilderOps *ScreeningBuilder(TalusSim sim)
 {
-  return (PetscBool)(sim->screen > 0.0 && TalusSimBuilderOf(sim)->point_velocity);
+  const TalusJacobianBuilderOps *builder = TalusSimBuilderOf(sim);
+  return sim->screen > 0.0 && builder->point_velocity ? builder : NULL;
 }
 
 PetscErrorCode TalusSimGetContactScreen(TalusSim sim, PetscReal *factor)
 {
   PetscFunctionBegin;
-  *factor = Screening(sim) ? sim->screen : 0.0;
+  *factor = ScreeningBuilder(sim) ? sim->screen : 0.0;
   PetscFunctionReturn(0);
 }
 
@@ -101,7 +96,7 @@ PetscErrorCode TalusSimScreenContacts(TalusSim sim)
 
   PetscFunctionBegin;
   sim->contacts_active = list->n;
-  if (!Screening(sim)) PetscFunctionReturn(0);
+  if (!ScreeningBuilder(sim)) PetscFunctionReturn(0);
   PetscCall(PetscMalloc2(list->n, &keep, list->n, &scratch));
   for (PetscInt c = 0; c < list->n; c++) {
     TalusContact *ct = &list->c[c];
@@ -109,8 +104,8 @@ PetscErrorCode TalusSimScreenContacts(TalusSim sim)
     keep[c] = PETSC_TRUE;
     if (!(ct->phi > 0.0)) continue; /* touching: in the problem, no estimate needed */
     ContactVelocity(sim, ct, NULL, NULL, u);
-    keep[c] = (PetscBool) !(PetscRealPart(u[0]) >
-                            sim->screen * (SurfaceSpeed(b, ct->a) + SurfaceSpeed(b, ct->b) + fall));
+    keep[c] = (PetscBool) !(PetscRealPart(u[0]) > sim->screen * (TalusBodiesSurfaceSpeed(b, ct->a) +
+                                                                 TalusBodiesSurfaceSpeed(b, ct->b) + fall));
     if (!keep[c]) ct->impulse[0] = ct->impulse[1] = ct->impulse[2] = 0.0;
   }
   JoinProblem(list, 0, keep, scratch, &sim->contacts_active);
@@ -124,7 +119,7 @@ PetscErrorCode TalusSimScreenContacts(TalusSim sim)
 PetscErrorCode TalusSimCheckScreened(TalusSim sim, TalusStepCCP *ccp, PetscInt *joined)
 {
   TalusContactList              *list    = &sim->contacts;
-  const TalusJacobianBuilderOps *builder = TalusSimBuilderOf(sim);
+  const TalusJacobianBuilderOps *builder = ScreeningBuilder(sim);
   const PetscInt                 first = sim->contacts_active, nscreened = list->n - first;
   PetscBool                     *join;
   TalusContact                  *scratch;
@@ -134,7 +129,7 @@ PetscErrorCode TalusSimCheckScreened(TalusSim sim, TalusStepCCP *ccp, PetscInt *
 
   PetscFunctionBegin;
   *joined = 0;
-  if (!Screening(sim)) PetscFunctionReturn(0);
+  if (!builder) PetscFunctionReturn(0);
   PetscCall(VecGhostUpdateBegin(ccp->v_plus, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGhostUpdateEnd(ccp->v_plus, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGhostGetLocalForm(ccp->v_plus, &local));

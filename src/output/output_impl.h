@@ -35,7 +35,8 @@ struct _p_TalusOutput {
   PetscInt       rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
   PetscReal      imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
   PetscReal      contacts_sum, iterations_sum, residual_max, complementarity_max, force_residual_max;
-  PetscReal      screened_sum, extra_solves; /* -contact_screen's: pairs left out, and the steps' second solves */
+  PetscReal      screened_sum; /* -contact_screen's pairs left out, summed over the steps */
+  PetscInt       extra_solves; /* the steps' solves after their first (a screened pair joined) */
   PetscReal      seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
   PetscReal      seconds_setup; /* this rank's, loading to the first step */
   PetscReal     *wall;

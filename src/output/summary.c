@@ -152,7 +152,7 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim, PetscBool stopped)
     json_object_set_new(root, "iterations_mean", Real(steps ? out->iterations_sum / steps : 0.0));
     json_object_set_new(root, "iterations_max", Int(out->iterations_max));
     json_object_set_new(root, "screened_mean", Real(steps ? out->screened_sum / steps : 0.0));
-    json_object_set_new(root, "solves_repeated", Int((PetscInt)out->extra_solves));
+    json_object_set_new(root, "solves_repeated", Int(out->extra_solves));
     json_object_set_new(root, "kinetic_energy_final", Real(out->last.kinetic_energy));
     json_object_set_new(root, "max_penetration_final", Real(out->last.max_penetration));
     json_object_set_new(root, "complementarity_error_max", Real(out->complementarity_max));

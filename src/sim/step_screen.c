@@ -72,7 +72,7 @@ PetscErrorCode TalusSimGetContactScreen(TalusSim sim, PetscReal *factor)
 }
 
 /* Moves the contacts flagged in move[] (indices from first on) to just after the problem's, keeping the order of
-   both parts; the problem grows by their number. scratch has room for the list. */
+   both parts; the problem grows by their number. scratch has room for those not flagged. */
 static void JoinProblem(TalusContactList *list, PetscInt first, const PetscBool move[], TalusContact scratch[],
                         PetscInt *active)
 {
@@ -93,11 +93,12 @@ PetscErrorCode TalusSimScreenContacts(TalusSim sim)
   const PetscReal   fall = TalusNorm3(sim->gravity) * sim->dt;
   PetscBool        *keep;
   TalusContact     *scratch;
+  PetscInt          nscreened = 0;
 
   PetscFunctionBegin;
   sim->contacts_active = list->n;
   if (!ScreeningBuilder(sim)) PetscFunctionReturn(0);
-  PetscCall(PetscMalloc2(list->n, &keep, list->n, &scratch));
+  PetscCall(PetscMalloc1(list->n, &keep));
   for (PetscInt c = 0; c < list->n; c++) {
     TalusContact *ct = &list->c[c];
     PetscScalar   u[3];
@@ -106,13 +107,17 @@ PetscErrorCode TalusSimScreenContacts(TalusSim sim)
     ContactVelocity(sim, ct, NULL, NULL, u);
     keep[c] = (PetscBool) !(PetscRealPart(u[0]) > sim->screen * (TalusBodiesSurfaceSpeed(b, ct->a) +
                                                                  TalusBodiesSurfaceSpeed(b, ct->b) + fall));
-    if (!keep[c]) ct->impulse[0] = ct->impulse[1] = ct->impulse[2] = 0.0;
+    if (!keep[c]) ct->impulse[0] = ct->impulse[1] = ct->impulse[2] = 0.0, nscreened++;
   }
-  JoinProblem(list, 0, keep, scratch, &sim->contacts_active);
-  PetscCall(PetscFree2(keep, scratch));
+  if (nscreened) { /* room for the screened only: the list is not copied whole every step */
+    PetscCall(PetscMalloc1(nscreened, &scratch));
+    JoinProblem(list, 0, keep, scratch, &sim->contacts_active);
+    PetscCall(PetscFree(scratch));
+  }
+  PetscCall(PetscFree(keep));
   PetscCall(PetscInfo(NULL,
                       "step %" PetscInt_FMT ": %" PetscInt_FMT " of %" PetscInt_FMT " contacts screened on this rank\n",
-                      sim->step + 1, list->n - sim->contacts_active, list->n));
+                      sim->step + 1, nscreened, list->n));
   PetscFunctionReturn(0);
 }
 

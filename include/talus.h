@@ -165,6 +165,9 @@ PETSC_EXTERN PetscErrorCode TalusCCPRegister(const char name[], PetscErrorCode (
  * name with TalusCCPSolverTypeRegister(); TalusCCPSetUp() looks up the type the Tao has.
  */
 typedef PetscErrorCode (*TalusCCPSolverAttachFn)(TalusCCP, Tao);
+/* The refusals that the options alone decide (the problem's variant, -ccp_scale), before any problem:
+   TalusCCPSetFromOptions and each attachment call it, so that a run stops before its first step. */
+typedef PetscErrorCode (*TalusCCPSolverCheckFn)(TalusCCP);
 /* What a solver needs of N: the operator as it is (any Mat, the simulator's shell), its factors B and
    M^-1 (TalusCCPSetOperatorFactors: the primal solvers), or N assembled (a factorisation of it). */
 typedef enum {
@@ -173,13 +176,15 @@ typedef enum {
   TALUS_CCP_OPERATOR_ASSEMBLED
 } TalusCCPOperatorForm;
 /* A solver of contact problems, one record: the Tao type's name, its constructor (registered with
-   TaoRegister; NULL for a type PETSc has), how it takes a TalusCCP, what it needs of N, and whether a
+   TaoRegister; NULL for a type PETSc has), the refusals its options decide (or NULL), how it takes a
+   TalusCCP, what it needs of N, and whether a
    scene's problem is scaled per contact for it by default (TalusCCPSetScalingForAPGD; its residual is
    then weighted back to the problem's units, so the type must take TaoAPGDSetResidualWeights), and whether it
    is a pivoting method, exact to rounding, which no tolerance stops (the faceted LCP's Lemke). */
 typedef struct {
   const char *name;
   PetscErrorCode (*create)(Tao);
+  TalusCCPSolverCheckFn  check;
   TalusCCPSolverAttachFn attach;
   TalusCCPOperatorForm   operator_form;
   PetscBool              scaled;

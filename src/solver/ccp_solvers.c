@@ -12,13 +12,19 @@
  * whose data cannot follow a change of the problem's size (TAO's own keep their work vectors) is
  * made anew by TalusCCPReset with the same type, prefix, options and tolerances.
  *
- * What the record says also decides the problem the solver is given: N in the form it needs (which
- * TalusCCPMakeOperator, in ccp_problem.c, reads from it), and whether a scene's problem is scaled per
- * contact for it (the scaling's choice, below; the scaled problem itself is ccp_scaling.c's).
+ * What the record says also decides the problem the solver is given: N in the form it needs and
+ * whether a scene's problem is scaled per contact for it (ccp_problem.c reads both from it).
  */
 #include "ccp_impl.h"
 
-PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
+/*
+ * The refusals the options alone decide: a Tao type without a solver record, a problem variant that one
+ * solver only solves (lcp) given to another, and the type's own (its record's check: the variants it
+ * solves, -ccp_scale). TalusCCPSetFromOptions calls it, so that a scene's run is refused before its first
+ * step (its first problem may come long after: the pairs apart are screened out), and each attachment
+ * again (a program may change the type or the scaling between solves).
+ */
+PetscErrorCode TalusCCPCheckSolver(TalusCCP ccp)
 {
   const TalusCCPSolverType *solver;
   TaoType                   type;
@@ -39,14 +45,29 @@ PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
                "-ccp_problem %s is solved by the Tao type %s, not %s: drop -tao_type or choose another -ccp_problem",
                ccp->type_name, ccp->ops.tao_type, type);
   }
+  PetscCall(TalusCCPResolveScaling(ccp));
+  if (solver->check) PetscCall((*solver->check)(ccp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
+{
+  const TalusCCPSolverType *solver;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCCPCheckSolver(ccp));
+  PetscCall(TalusCCPGetSolverType(ccp, &solver));
   PetscCall((*solver->attach)(ccp, ccp->tao));
   PetscFunctionReturn(0);
 }
 
-/* A type whose iterates the per-contact scaling would not change, only the units of its residual */
-static PetscErrorCode RefuseScaling(TalusCCP ccp, const char type[])
+/* A type whose iterates the per-contact scaling would not change, only the units of its residual (ipm's check) */
+PetscErrorCode TalusCCPRefuseScaling(TalusCCP ccp)
 {
+  TaoType type;
+
   PetscFunctionBegin;
+  PetscCall(TaoGetType(ccp->tao, &type));
   PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
              "The Tao type %s is invariant to the per-contact scaling, which would change only the units of its "
              "residual: drop -ccp_scale (it is for apgd)",
@@ -66,7 +87,7 @@ PetscErrorCode TalusCCPAttach_APGD(TalusCCP ccp, Tao tao)
 }
 
 /* nbgs solves the Coulomb problem itself (an exact local solve per contact): the problem as it is. */
-PetscErrorCode TalusCCPAttach_NBGS(TalusCCP ccp, Tao tao)
+PetscErrorCode TalusCCPCheck_NBGS(TalusCCP ccp)
 {
   PetscBool coulomb;
 
@@ -81,26 +102,32 @@ PetscErrorCode TalusCCPAttach_NBGS(TalusCCP ccp, Tao tao)
   PetscCheck(!ccp->scale, ccp->comm, PETSC_ERR_SUP,
              "The Tao type nbgs solves each contact exactly, so -ccp_scale would change only the units of its "
              "residual: drop -ccp_scale (it is for apgd)");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPAttach_NBGS(TalusCCP ccp, Tao tao)
+{
+  PetscFunctionBegin;
   PetscCall(TaoNBGSSetProblem(tao, ccp->N, ccp->q, &ccp->set));
   PetscFunctionReturn(0);
 }
 
 /* ipm solves either problem (the Coulomb one by a fixed point on De Saxce's shift) with N assembled;
-   -ccp_scale would change the units of its residual only (its Newton steps are invariant to it). */
+   -ccp_scale would change the units of its residual only (its Newton steps are invariant to it: its check is
+   TalusCCPRefuseScaling). */
 PetscErrorCode TalusCCPAttach_IPM(TalusCCP ccp, Tao tao)
 {
   PetscBool coulomb;
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(ccp->type_name, TALUSCCPCOULOMB, &coulomb));
-  PetscCall(RefuseScaling(ccp, TAOIPM));
   PetscCall(TaoIPMSetProblem(tao, ccp->N, ccp->q, &ccp->set, coulomb));
   PetscFunctionReturn(0);
 }
 
 /* newton_ccp solves the relaxed problem's primal form, from N's factors; -ccp_scale has no meaning there (its
    Newton steps are invariant to a scaling of the rows) */
-PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
+PetscErrorCode TalusCCPCheck_NewtonCCP(TalusCCP ccp)
 {
   PetscBool coulomb;
 
@@ -109,7 +136,14 @@ PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
   PetscCheck(!coulomb, ccp->comm, PETSC_ERR_SUP,
              "The Tao type newton_ccp solves the relaxed problem (the convex one whose primal form it minimises): use "
              "-ccp_problem relaxed, or -tao_type apgd or nbgs for the Coulomb problem");
-  PetscCall(RefuseScaling(ccp, TAONEWTONCCP));
+  PetscCall(TalusCCPRefuseScaling(ccp));
+  PetscFunctionReturn(0);
+}
+
+/* what the problem holds: N's factors, and compliant rows */
+PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
+{
+  PetscFunctionBegin;
   PetscCheck(
     ccp->factor_B, ccp->comm, PETSC_ERR_SUP,
     "The Tao type newton_ccp solves the problem in the bodies' velocities and needs N's factors B and M "
@@ -123,7 +157,7 @@ PetscErrorCode TalusCCPAttach_NewtonCCP(TalusCCP ccp, Tao tao)
 }
 
 /* faceted_lcp faceting the cones of the Coulomb problem: seed 002 has no relaxed form of it, and no scaling */
-PetscErrorCode TalusCCPAttach_FacetedLCP(TalusCCP ccp, Tao tao)
+PetscErrorCode TalusCCPCheck_FacetedLCP(TalusCCP ccp)
 {
   PetscBool relaxed;
 
@@ -132,18 +166,14 @@ PetscErrorCode TalusCCPAttach_FacetedLCP(TalusCCP ccp, Tao tao)
   PetscCheck(!relaxed, ccp->comm, PETSC_ERR_SUP,
              "The Tao type faceted_lcp solves the Coulomb problem with its cones faceted (seed 002): use -ccp_problem "
              "lcp");
-  PetscCall(RefuseScaling(ccp, TAOFACETEDLCP));
-  PetscCall(TaoFacetedLCPSetProblem(tao, ccp->N, ccp->q, &ccp->set));
+  PetscCall(TalusCCPRefuseScaling(ccp));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusCCPGetSolverType(TalusCCP ccp, const TalusCCPSolverType **solver)
+PetscErrorCode TalusCCPAttach_FacetedLCP(TalusCCP ccp, Tao tao)
 {
-  TaoType type;
-
   PetscFunctionBegin;
-  PetscCall(TaoGetType(ccp->tao, &type));
-  PetscCall(TalusCCPSolverTypeFind(type, solver));
+  PetscCall(TaoFacetedLCPSetProblem(tao, ccp->N, ccp->q, &ccp->set));
   PetscFunctionReturn(0);
 }
 
@@ -238,69 +268,5 @@ PetscErrorCode TalusCCPSolverRelease(TalusCCP ccp)
   PetscCall(TaoSetMaximumFunctionEvaluations(fresh, max_funcs));
   PetscCall(TaoDestroy(&ccp->tao));
   ccp->tao = fresh;
-  PetscFunctionReturn(0);
-}
-
-/* Whether the Tao type's solver record says a scene's problem is scaled for it (and it takes the
-   residual weights): apgd's */
-static PetscErrorCode SolverTakesScaling(TalusCCP ccp, PetscBool *scaled)
-{
-  const TalusCCPSolverType *solver;
-
-  PetscFunctionBegin;
-  PetscCall(TalusCCPGetSolverType(ccp, &solver));
-  *scaled = (PetscBool)(solver && solver->scaled);
-  PetscFunctionReturn(0);
-}
-
-/* Whether the next solve is scaled: as chosen, else as scale_for_apgd says for the Tao type it has now (a program
-   may change the type between solves). */
-PetscErrorCode TalusCCPResolveScaling(TalusCCP ccp)
-{
-  PetscBool scale = ccp->scale;
-
-  PetscFunctionBegin;
-  if (!ccp->scale_given) {
-    PetscBool scaled_type;
-    PetscCall(SolverTakesScaling(ccp, &scaled_type));
-    scale = (PetscBool)(ccp->scale_for_apgd && scaled_type);
-  }
-  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
-  ccp->scale = scale;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPSetScaling(TalusCCP ccp, PetscBool scale)
-{
-  PetscFunctionBegin;
-  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
-  ccp->scale       = scale;
-  ccp->scale_given = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPSetScalingForAPGD(TalusCCP ccp, PetscBool scale)
-{
-  PetscFunctionBegin;
-  ccp->scale_for_apgd = scale;
-  PetscCall(TalusCCPResolveScaling(ccp));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPGetScaling(TalusCCP ccp, PetscBool *scale)
-{
-  PetscFunctionBegin;
-  PetscCall(TalusCCPResolveScaling(ccp));
-  *scale = ccp->scale;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP ccp, PetscBool *same)
-{
-  PetscFunctionBegin;
-  PetscCall(TalusCCPResolveScaling(ccp));
-  *same = PETSC_TRUE;
-  if (ccp->scale) PetscCall(SolverTakesScaling(ccp, same)); /* the Tao type that takes the weights */
-  *same = (PetscBool)(*same && (!ccp->scale || ccp->scale_residual));
   PetscFunctionReturn(0);
 }

@@ -6,28 +6,29 @@
 
 static PetscBool solver_registered = PETSC_FALSE;
 
-/* The solvers of contact problems, one record each: Tao type, constructor, attachment, what it needs of N,
+/* The solvers of contact problems, one record each: Tao type, constructor, the refusals its options decide,
+   attachment, what it needs of N,
    whether a scene's problem is scaled for it, whether it pivots (exact, no tolerance). TAO's bound-constrained
    types solve the frictionless problems (tests/mpi/test_ccp_solvers.c). */
 // clang-format off
 static const TalusCCPSolverType solver_types[] = {
-  /* Tao type     constructor           attachment
+  /* Tao type     constructor           the options' refusals  attachment
                   what it needs of N            scaled       pivoting */
-  {TAOAPGD,       TaoCreate_APGD,       TalusCCPAttach_APGD,
+  {TAOAPGD,       TaoCreate_APGD,       NULL,                  TalusCCPAttach_APGD,
                   TALUS_CCP_OPERATOR,           PETSC_TRUE,  PETSC_FALSE},
-  {TAONBGS,       TaoCreate_NBGS,       TalusCCPAttach_NBGS,
+  {TAONBGS,       TaoCreate_NBGS,       TalusCCPCheck_NBGS,    TalusCCPAttach_NBGS,
                   TALUS_CCP_OPERATOR,           PETSC_FALSE, PETSC_FALSE},
-  {TAOIPM,        TaoCreate_IPM,        TalusCCPAttach_IPM,
+  {TAOIPM,        TaoCreate_IPM,        TalusCCPRefuseScaling, TalusCCPAttach_IPM,
                   TALUS_CCP_OPERATOR_ASSEMBLED, PETSC_FALSE, PETSC_FALSE},
-  {TAONEWTONCCP,  TaoCreate_NewtonCCP,  TalusCCPAttach_NewtonCCP,
+  {TAONEWTONCCP,  TaoCreate_NewtonCCP,  TalusCCPCheck_NewtonCCP, TalusCCPAttach_NewtonCCP,
                   TALUS_CCP_OPERATOR_FACTORS,   PETSC_FALSE, PETSC_FALSE},
-  {TAOFACETEDLCP, TaoCreate_FacetedLCP, TalusCCPAttach_FacetedLCP,
+  {TAOFACETEDLCP, TaoCreate_FacetedLCP, TalusCCPCheck_FacetedLCP, TalusCCPAttach_FacetedLCP,
                   TALUS_CCP_OPERATOR_ASSEMBLED, PETSC_FALSE, PETSC_TRUE },
-  {TAOBLMVM,      NULL,                 TalusCCPAttach_Bounds,
+  {TAOBLMVM,      NULL,                 NULL,                  TalusCCPAttach_Bounds,
                   TALUS_CCP_OPERATOR,           PETSC_FALSE, PETSC_FALSE},
-  {TAOBQNLS,      NULL,                 TalusCCPAttach_Bounds,
+  {TAOBQNLS,      NULL,                 NULL,                  TalusCCPAttach_Bounds,
                   TALUS_CCP_OPERATOR,           PETSC_FALSE, PETSC_FALSE},
-  {TAOBNCG,       NULL,                 TalusCCPAttach_Bounds,
+  {TAOBNCG,       NULL,                 NULL,                  TalusCCPAttach_Bounds,
                   TALUS_CCP_OPERATOR,           PETSC_FALSE, PETSC_FALSE},
 };
 // clang-format on

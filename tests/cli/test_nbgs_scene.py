@@ -99,13 +99,18 @@ if ("nbgs", 1) in states:
         check(diff <= 1e-9, "step 60: %s on %d ranks differs from nbgs on 1 by %.3e m/s" % (key[0], key[1], diff))
 
 # ---------------------------------------------------------------- refused
-for extra, words in ((["-ccp_problem", "relaxed"], "solves the Coulomb problem"),
-                     (["-ccp_matrix_free", "false"], "row blocks of a matrix-free B"),
-                     (["-ccp_scale"], "drop -ccp_scale")):
-    # (to 0.35 s: a solver meets its first problem when the first spheres land, the pairs apart before being screened)
-    p = run([SCENE, "-tao_type", "nbgs", "-t_final", "0.35", "-o", os.path.join(base, "refused")] + extra)
+# The options' refusals come before the first step; the one of the operator's form with the first problem (to
+# 0.35 s: the first spheres land then, the pairs apart before being screened out of the problem)
+for k, (extra, words, at_start) in enumerate(((["-ccp_problem", "relaxed"], "solves the Coulomb problem", True),
+                                              (["-ccp_matrix_free", "false"], "row blocks of a matrix-free B", False),
+                                              (["-ccp_scale"], "drop -ccp_scale", True))):
+    out = os.path.join(base, "refused-%d" % k)
+    p = run([SCENE, "-tao_type", "nbgs", "-t_final", "0.35", "-o", out] + extra)
     check(p.returncode != 0 and words in p.stdout + p.stderr,
           "nbgs with %s: exit %d, expected a message with %r\n%s%s" % (extra, p.returncode, words, p.stdout, p.stderr))
+    if at_start:
+        check(not os.path.exists(os.path.join(out, "stats.csv")),
+              "nbgs with %s: refused only after the run had begun (%s exists)" % (extra, os.path.join(out, "stats.csv")))
 
 p = run(["ccp", os.path.join(ROOT, "inputs", "fclib", "LMGC_100_PR_PerioBox-i00361-60-03000.hdf5"), "-ccp_warm_start"])
 check(p.returncode != 0 and "has no first guess" in p.stdout + p.stderr,

@@ -62,12 +62,10 @@ PETSC_INTERN PetscErrorCode    TalusCCPCreate_FacetedLCP(TalusCCP);
 /* The problem the solver sees from the given one (ccp_scaling.c): the same objects, or with
    ccp->scale the scaled N, q and set and the scaling d; their release. */
 PETSC_INTERN PetscErrorCode TalusCCPSetUpSolverProblem(TalusCCP);
-PETSC_INTERN PetscErrorCode TalusCCPResetSolverProblem(TalusCCP);
-/* ccp_problem.c: whether the next solve is scaled (ccp->scale): as chosen, else as scale_for_apgd and the Tao type's
+/* ccp_solvers.c: whether the next solve is scaled (ccp->scale): as chosen, else as scale_for_apgd and the Tao type's
    record say */
 PETSC_INTERN PetscErrorCode TalusCCPResolveScaling(TalusCCP);
-/* ccp_problem.c: the record of the Tao type the problem's Tao has now, or NULL */
-PETSC_INTERN PetscErrorCode TalusCCPGetSolverType(TalusCCP, const TalusCCPSolverType **);
+PETSC_INTERN PetscErrorCode TalusCCPResetSolverProblem(TalusCCP);
 
 /* The Tao type's attachment (ccp_solvers.c): found by the Tao's type, called by TalusCCPSetUp; its
    release, called by TalusCCPReset. And the attachments talus registers. */
@@ -79,6 +77,8 @@ PETSC_INTERN PetscErrorCode TalusCCPRefuseScaling(TalusCCP);
 PETSC_INTERN PetscErrorCode TalusCCPCheck_NBGS(TalusCCP);
 PETSC_INTERN PetscErrorCode TalusCCPCheck_NewtonCCP(TalusCCP);
 PETSC_INTERN PetscErrorCode TalusCCPCheck_FacetedLCP(TalusCCP);
+/* the record of the Tao type the problem's Tao has now, or NULL */
+PETSC_INTERN PetscErrorCode TalusCCPGetSolverType(TalusCCP, const TalusCCPSolverType **);
 PETSC_INTERN PetscErrorCode TalusCCPSolverRelease(TalusCCP);
 /* The solver records (ccp_solver_types.c): their names joined by ", ", and their release. */
 PETSC_INTERN PetscErrorCode TalusCCPSolverTypeNames(char names[], size_t size);

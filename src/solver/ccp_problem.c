@@ -6,9 +6,8 @@
  *
  * N is any Mat: an assembled W read from a file, or (in the simulator) a shell applying
  * B M^-1 B^T. The object names its set and leaves the solving to a Tao: any type registered with
- * TalusCCPSolverTypeRegister (register.c, ccp_solvers.c) that can handle the set; its record also says
- * in which form it takes N and whether it takes the problem scaled per contact (the scaling's choice is
- * made here). The problem variants (relaxed, Coulomb, ...) live in a PetscFunctionList (ccp_variants.c).
+ * TalusCCPSolverTypeRegister (register.c, ccp_solvers.c) that can handle the set. The problem variants (relaxed,
+ * Coulomb, ...) live in a PetscFunctionList (ccp_variants.c).
  */
 #include "ccp_impl.h"
 
@@ -59,86 +58,6 @@ PetscErrorCode TalusCCPSetOperator(TalusCCP ccp, Mat N)
   PetscCall(MatDestroy(&ccp->user_N));
   ccp->user_N = N;
   ccp->setup  = PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
-
-/* The record of the Tao type the problem's Tao has now (TalusCCPSolverTypeRegister), or NULL */
-PetscErrorCode TalusCCPGetSolverType(TalusCCP ccp, const TalusCCPSolverType **solver)
-{
-  TaoType type;
-
-  PetscFunctionBegin;
-  PetscCall(TaoGetType(ccp->tao, &type));
-  PetscCall(TalusCCPSolverTypeFind(type, solver));
-  PetscFunctionReturn(0);
-}
-
-/*
- * The scaling's choice (the scaled problem itself is ccp_scaling.c's): the problem is scaled per contact when a
- * program or -ccp_scale says so, else when the Tao type's solver record takes a scaled problem (apgd's) and
- * TalusCCPSetScalingForAPGD allows it.
- */
-/* Whether the Tao type's solver record says a scene's problem is scaled for it (and it takes the
-   residual weights): apgd's */
-static PetscErrorCode SolverTakesScaling(TalusCCP ccp, PetscBool *scaled)
-{
-  const TalusCCPSolverType *solver;
-
-  PetscFunctionBegin;
-  PetscCall(TalusCCPGetSolverType(ccp, &solver));
-  *scaled = (PetscBool)(solver && solver->scaled);
-  PetscFunctionReturn(0);
-}
-
-/* Whether the next solve is scaled: as chosen, else as scale_for_apgd says for the Tao type it has now (a program
-   may change the type between solves). */
-PetscErrorCode TalusCCPResolveScaling(TalusCCP ccp)
-{
-  PetscBool scale = ccp->scale;
-
-  PetscFunctionBegin;
-  if (!ccp->scale_given) {
-    PetscBool scaled_type;
-    PetscCall(SolverTakesScaling(ccp, &scaled_type));
-    scale = (PetscBool)(ccp->scale_for_apgd && scaled_type);
-  }
-  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
-  ccp->scale = scale;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPSetScaling(TalusCCP ccp, PetscBool scale)
-{
-  PetscFunctionBegin;
-  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
-  ccp->scale       = scale;
-  ccp->scale_given = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPSetScalingForAPGD(TalusCCP ccp, PetscBool scale)
-{
-  PetscFunctionBegin;
-  ccp->scale_for_apgd = scale;
-  PetscCall(TalusCCPResolveScaling(ccp));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPGetScaling(TalusCCP ccp, PetscBool *scale)
-{
-  PetscFunctionBegin;
-  PetscCall(TalusCCPResolveScaling(ccp));
-  *scale = ccp->scale;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP ccp, PetscBool *same)
-{
-  PetscFunctionBegin;
-  PetscCall(TalusCCPResolveScaling(ccp));
-  *same = PETSC_TRUE;
-  if (ccp->scale) PetscCall(SolverTakesScaling(ccp, same)); /* the Tao type that takes the weights */
-  *same = (PetscBool)(*same && (!ccp->scale || ccp->scale_residual));
   PetscFunctionReturn(0);
 }
 

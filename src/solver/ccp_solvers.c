@@ -12,8 +12,10 @@
  * whose data cannot follow a change of the problem's size (TAO's own keep their work vectors) is
  * made anew by TalusCCPReset with the same type, prefix, options and tolerances.
  *
- * What the record says also decides the problem the solver is given: N in the form it needs and
- * whether a scene's problem is scaled per contact for it (ccp_problem.c reads both from it).
+ * What the record says also decides the problem the solver is given: N in the form it needs (which
+ * TalusCCPMakeOperator, in ccp_problem.c, reads from it), and whether a scene's problem is scaled per
+ * contact for it (the scaling's choice, below; the scaled problem itself is ccp_scaling.c's). And its
+ * check refuses what the options alone decide, before any problem (TalusCCPCheckSolver).
  */
 #include "ccp_impl.h"
 
@@ -177,6 +179,16 @@ PetscErrorCode TalusCCPAttach_FacetedLCP(TalusCCP ccp, Tao tao)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusCCPGetSolverType(TalusCCP ccp, const TalusCCPSolverType **solver)
+{
+  TaoType type;
+
+  PetscFunctionBegin;
+  PetscCall(TaoGetType(ccp->tao, &type));
+  PetscCall(TalusCCPSolverTypeFind(type, solver));
+  PetscFunctionReturn(0);
+}
+
 /* What the chosen Tao type needs of N (TALUS_CCP_OPERATOR for a type without a record: it is refused at
    the set-up, with the choices) */
 /* The Hessian is N whatever the point: nothing to compute. */
@@ -268,5 +280,69 @@ PetscErrorCode TalusCCPSolverRelease(TalusCCP ccp)
   PetscCall(TaoSetMaximumFunctionEvaluations(fresh, max_funcs));
   PetscCall(TaoDestroy(&ccp->tao));
   ccp->tao = fresh;
+  PetscFunctionReturn(0);
+}
+
+/* Whether the Tao type's solver record says a scene's problem is scaled for it (and it takes the
+   residual weights): apgd's */
+static PetscErrorCode SolverTakesScaling(TalusCCP ccp, PetscBool *scaled)
+{
+  const TalusCCPSolverType *solver;
+
+  PetscFunctionBegin;
+  PetscCall(TalusCCPGetSolverType(ccp, &solver));
+  *scaled = (PetscBool)(solver && solver->scaled);
+  PetscFunctionReturn(0);
+}
+
+/* Whether the next solve is scaled: as chosen, else as scale_for_apgd says for the Tao type it has now (a program
+   may change the type between solves). */
+PetscErrorCode TalusCCPResolveScaling(TalusCCP ccp)
+{
+  PetscBool scale = ccp->scale;
+
+  PetscFunctionBegin;
+  if (!ccp->scale_given) {
+    PetscBool scaled_type;
+    PetscCall(SolverTakesScaling(ccp, &scaled_type));
+    scale = (PetscBool)(ccp->scale_for_apgd && scaled_type);
+  }
+  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
+  ccp->scale = scale;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSetScaling(TalusCCP ccp, PetscBool scale)
+{
+  PetscFunctionBegin;
+  if (scale != ccp->scale) ccp->setup = PETSC_FALSE;
+  ccp->scale       = scale;
+  ccp->scale_given = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPSetScalingForAPGD(TalusCCP ccp, PetscBool scale)
+{
+  PetscFunctionBegin;
+  ccp->scale_for_apgd = scale;
+  PetscCall(TalusCCPResolveScaling(ccp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPGetScaling(TalusCCP ccp, PetscBool *scale)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusCCPResolveScaling(ccp));
+  *scale = ccp->scale;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusCCPResidualInProblemUnits(TalusCCP ccp, PetscBool *same)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusCCPResolveScaling(ccp));
+  *same = PETSC_TRUE;
+  if (ccp->scale) PetscCall(SolverTakesScaling(ccp, same)); /* the Tao type that takes the weights */
+  *same = (PetscBool)(*same && (!ccp->scale || ccp->scale_residual));
   PetscFunctionReturn(0);
 }

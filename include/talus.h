@@ -177,10 +177,10 @@ typedef enum {
 } TalusCCPOperatorForm;
 /* A solver of contact problems, one record: the Tao type's name, its constructor (registered with
    TaoRegister; NULL for a type PETSc has), the refusals its options decide (or NULL), how it takes a
-   TalusCCP, what it needs of N, and whether a
-   scene's problem is scaled per contact for it by default (TalusCCPSetScalingForAPGD; its residual is
-   then weighted back to the problem's units, so the type must take TaoAPGDSetResidualWeights), and whether it
-   is a pivoting method, exact to rounding, which no tolerance stops (the faceted LCP's Lemke). */
+   TalusCCP, what it needs of N, whether a scene's problem is scaled per contact for it by default
+   (TalusCCPSetScalingForAPGD; its residual is then weighted back to the problem's units, so the type must
+   take TaoAPGDSetResidualWeights), and whether it is a pivoting method, exact to rounding, which no
+   tolerance stops (the faceted LCP's Lemke). */
 typedef struct {
   const char *name;
   PetscErrorCode (*create)(Tao);

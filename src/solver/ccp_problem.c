@@ -170,8 +170,8 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
                PETSC_ERR_USER_INPUT, "-tao_grtol and -tao_gttol must be finite numbers >= 0, got %g and %g",
                (double)grtol, (double)gttol);
   }
-  PetscCall(
-    TalusCCPCheckSolver(ccp)); /* the Tao type against the variant and -ccp_scale: now, not at the first solve */
+  /* the Tao type against the variant and -ccp_scale: now, not at the first solve */
+  PetscCall(TalusCCPCheckSolver(ccp));
   PetscFunctionReturn(0);
 }
 

@@ -7,9 +7,8 @@
 static PetscBool solver_registered = PETSC_FALSE;
 
 /* The solvers of contact problems, one record each: Tao type, constructor, the refusals its options decide,
-   attachment, what it needs of N,
-   whether a scene's problem is scaled for it, whether it pivots (exact, no tolerance). TAO's bound-constrained
-   types solve the frictionless problems (tests/mpi/test_ccp_solvers.c). */
+   attachment, what it needs of N, whether a scene's problem is scaled for it, whether it pivots (exact, no
+   tolerance). TAO's bound-constrained types solve the frictionless problems (tests/mpi/test_ccp_solvers.c). */
 // clang-format off
 static const TalusCCPSolverType solver_types[] = {
   /* Tao type     constructor           the options' refusals  attachment

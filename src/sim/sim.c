@@ -46,10 +46,15 @@ PetscErrorCode TalusSimDestroy(TalusSim *sim)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode SetForceTolerance(TalusSim);
+
+/* The solver's tolerance in force units is rho |g| h (SetForceTolerance): once the solver is made, it follows a
+   new gravity or time step instead of keeping the old one's */
 PetscErrorCode TalusSimSetGravity(TalusSim sim, const PetscReal g[3])
 {
   PetscFunctionBegin;
   for (int d = 0; d < 3; d++) sim->gravity[d] = g[d];
+  if (sim->ccp) PetscCall(SetForceTolerance(sim));
   PetscFunctionReturn(0);
 }
 
@@ -65,6 +70,7 @@ PetscErrorCode TalusSimSetTimeStep(TalusSim sim, PetscReal dt)
   PetscFunctionBegin;
   PetscCheck(dt > 0.0, sim->comm, PETSC_ERR_USER_INPUT, "the time step must be positive, got dt = %g", (double)dt);
   sim->dt = dt;
+  if (sim->ccp) PetscCall(SetForceTolerance(sim));
   PetscFunctionReturn(0);
 }
 

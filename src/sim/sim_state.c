@@ -94,7 +94,6 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
 
   sim->step        = s->step;
   sim->t           = s->t;
-  sim->dt          = s->dt;
   sim->t_final     = s->t_final;
   sim->nfinite     = s->nfinite;
   sim->bodies_lost = s->bodies_lost;
@@ -103,8 +102,10 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   sim->has_domain  = s->has_domain;
   sim->envelope    = s->envelope;
   sim->rmax        = s->rmax;
-  for (int d = 0; d < 3; d++)
-    sim->gravity[d] = s->gravity[d], sim->domain_min[d] = s->domain_min[d], sim->domain_max[d] = s->domain_max[d];
+  for (int d = 0; d < 3; d++) sim->domain_min[d] = s->domain_min[d], sim->domain_max[d] = s->domain_max[d];
+  /* through the setters: a solver made already takes the tolerance of the restored h and g (-ccp_force_rtol) */
+  PetscCall(TalusSimSetTimeStep(sim, s->dt));
+  PetscCall(TalusSimSetGravity(sim, s->gravity));
   PetscCall(TalusSimSetTables(sim, snap->ntables, snap->tables));
   PetscCall(TalusSimSetJoints(sim, snap->njoints, snap->joints, snap->joint_impulse));
   PetscCall(TalusSimSetDrives(sim, snap->nprescribed, snap->prescribed, snap->nloads, snap->loads, snap->nsprings,

@@ -70,8 +70,9 @@ PETSC_INTERN PetscErrorCode TalusCCPResetSolverProblem(TalusCCP);
 /* The Tao type's attachment (ccp_solvers.c): found by the Tao's type, called by TalusCCPSetUp; its
    release, called by TalusCCPReset. And the attachments talus registers. */
 PETSC_INTERN PetscErrorCode TalusCCPSolverAttach(TalusCCP);
-/* the refusals the options decide (ccp_solvers.c): TalusCCPSetFromOptions and TalusCCPSolverAttach call it */
-PETSC_INTERN PetscErrorCode TalusCCPCheckSolver(TalusCCP);
+/* the refusals the options decide (ccp_solvers.c): TalusCCPSetFromOptions and TalusCCPSolverAttach call it; the
+   Tao type's record found (or pass NULL) */
+PETSC_INTERN PetscErrorCode TalusCCPCheckSolver(TalusCCP, const TalusCCPSolverType **);
 /* the solvers' checks (their records' check) */
 PETSC_INTERN PetscErrorCode TalusCCPRefuseScaling(TalusCCP);
 PETSC_INTERN PetscErrorCode TalusCCPCheck_NBGS(TalusCCP);

@@ -171,7 +171,7 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
                (double)grtol, (double)gttol);
   }
   /* the Tao type against the variant and -ccp_scale: now, not at the first solve */
-  PetscCall(TalusCCPCheckSolver(ccp));
+  PetscCall(TalusCCPCheckSolver(ccp, NULL));
   PetscFunctionReturn(0);
 }
 

@@ -24,9 +24,9 @@
  * solver only solves (lcp) given to another, and the type's own (its record's check: the variants it
  * solves, -ccp_scale). TalusCCPSetFromOptions calls it, so that a scene's run is refused before its first
  * step (its first problem may come long after: the pairs apart are screened out), and each attachment
- * again (a program may change the type or the scaling between solves).
+ * again (a program may change the type or the scaling between solves). The record found, if record is not NULL.
  */
-PetscErrorCode TalusCCPCheckSolver(TalusCCP ccp)
+PetscErrorCode TalusCCPCheckSolver(TalusCCP ccp, const TalusCCPSolverType **record)
 {
   const TalusCCPSolverType *solver;
   TaoType                   type;
@@ -49,6 +49,7 @@ PetscErrorCode TalusCCPCheckSolver(TalusCCP ccp)
   }
   PetscCall(TalusCCPResolveScaling(ccp));
   if (solver->check) PetscCall((*solver->check)(ccp));
+  if (record) *record = solver;
   PetscFunctionReturn(0);
 }
 
@@ -57,8 +58,7 @@ PetscErrorCode TalusCCPSolverAttach(TalusCCP ccp)
   const TalusCCPSolverType *solver;
 
   PetscFunctionBegin;
-  PetscCall(TalusCCPCheckSolver(ccp));
-  PetscCall(TalusCCPGetSolverType(ccp, &solver));
+  PetscCall(TalusCCPCheckSolver(ccp, &solver));
   PetscCall((*solver->attach)(ccp, ccp->tao));
   PetscFunctionReturn(0);
 }

@@ -15,12 +15,9 @@ def env_for(ranks, session):
     """The environment of a talus run: one started without mpirun runs as an isolated singleton (Open MPI starts
     no daemon for it: 0.21 -> 0.09 s a start, and the suite starts talus some hundreds of times on one rank) in
     a session directory of its own (isolated singletons share one name, jf.0, under the common one: a run that
-    ended removed it while another created it, and orte_init failed). An mpirun gets a session directory of its
-    own too: with a burst of 2-rank refusals ending side by side (run_all), an mpirun sometimes missed its rank's
-    exit, and the other rank waited in a collective until the test's time limit (3 of 3 runs of ten cli and mpi
-    tests side by side after a build, 0 of 3 with a directory each)."""
+    ended removed it while another created it, and orte_init failed)."""
     if ranks:
-        return dict(ENV, OMPI_MCA_orte_tmpdir_base=session)
+        return ENV
     return dict(ENV, OMPI_MCA_ess_singleton_isolated="1", OMPI_MCA_orte_tmpdir_base=session)
 
 

@@ -26,6 +26,15 @@ PETSC_EXTERN PetscErrorCode TalusRegisterAll(void);
 /* the Tao type apgd, the contact problem's variants and solver attachments, the solver's log events */
 PETSC_EXTERN PetscErrorCode TalusSolverRegisterAll(void);
 
+/*
+ * The vector instructions of the kernels (the cone projection, apgd's passes, the matrix-free B's products):
+ * 8 lanes with AVX-512, 4 with AVX2 (the projection only), 1 for scalar code, as the processor has them and
+ * `-simd` allows (read by TalusCCPSetFromOptions; false: scalar code only). Every kernel's wide form gives the
+ * scalar code's bits, so the switch changes times, never results. TalusSIMDEnable sets it from a program.
+ */
+PETSC_EXTERN PetscInt TalusSIMDWidth(void);
+PETSC_EXTERN void     TalusSIMDEnable(PetscBool);
+
 /* ---------------------------------------------------------------- the Tao type "apgd" */
 
 #define TAOAPGD "apgd"

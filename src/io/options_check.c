@@ -12,7 +12,8 @@
 #include <math.h>
 #include <strings.h>
 
-extern const char *const TalusKnownOptionNames[], *const TalusIntegerOptionNames[], *const TalusRealOptionNames[];
+extern const char *const TalusKnownOptionNames[], *const TalusIntegerOptionNames[], *const TalusRealOptionNames[],
+                                                                                      *const TalusBoolOptionNames[];
 
 typedef struct {
   char     *name, *origin;
@@ -208,51 +209,86 @@ static int ParseInteger(const char text[], size_t len, long long *v)
   return errno == ERANGE || *v < PETSC_MIN_INT || *v > PETSC_MAX_INT ? ERANGE : 0;
 }
 
+/* The words PETSc's PetscOptionsStringToBool takes, in any case (no value at all means true) */
+static PetscBool IsLogicalWord(const char v[])
+{
+  static const char *const words[] = {"true", "yes", "on", "1", "false", "no", "off", "0", NULL};
+  for (int k = 0; words[k]; k++)
+    if (!strcasecmp(v, words[k])) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+static PetscBool InList(const char *const list[], const char name[])
+{
+  for (int k = 0; list[k]; k++)
+    if (!strcmp(list[k] + 1, name)) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* -name value of an integer option (an integer list, 1,2,7 or a range 3-5, item by item) */
+static PetscErrorCode CheckInteger(MPI_Comm comm, const char name[], const char value[])
+{
+  PetscFunctionBegin;
+  if (!value || IsDefaultWord(value)) PetscFunctionReturn(0);
+  for (const char *item = value; *item;) {
+    size_t      len  = strcspn(item, ",");
+    const char *dash = memchr(item + 1, '-', len > 1 ? len - 1 : 0); /* a range a-b (not a sign) */
+    long long   v;
+    int         err = ParseInteger(item, dash ? (size_t)(dash - item) : len, &v);
+    if (dash && !err) err = ParseInteger(dash + 1, len - (size_t)(dash - item) - 1, &v);
+    PetscCheck(err != EINVAL, comm, PETSC_ERR_USER_INPUT, "-%s %s (from %s): not an integer", name, value,
+               OriginOf(name));
+    PetscCheck(err != ERANGE, comm, PETSC_ERR_USER_INPUT,
+               "-%s %s (from %s) is out of the range of an integer here, %d to %d", name, value, OriginOf(name),
+               (int)PETSC_MIN_INT, (int)PETSC_MAX_INT);
+    item += len + (item[len] == ',');
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckReal(MPI_Comm comm, const char name[], const char value[])
+{
+  char  *end;
+  double v;
+
+  PetscFunctionBegin;
+  if (!value || IsDefaultWord(value)) PetscFunctionReturn(0);
+  errno = 0;
+  v     = strtod(value, &end);
+  PetscCheck(end != value && !*end, comm, PETSC_ERR_USER_INPUT, "-%s %s (from %s): not a number", name, value,
+             OriginOf(name));
+  PetscCheck(errno != ERANGE || v == 0.0, comm, PETSC_ERR_USER_INPUT,
+             "-%s %s (from %s) is beyond the range of a double", name, value, OriginOf(name));
+  PetscCheck(isfinite(v), comm, PETSC_ERR_USER_INPUT, "-%s %s (from %s): must be a finite number", name, value,
+             OriginOf(name));
+  PetscFunctionReturn(0);
+}
+
 /*
- * Every numeric option given is parsed here first, so that a bad value is refused naming the option
- * and where it came from. PETSc's own parsers would say "Input string abc has no numeric value"
- * without naming either, read an integer into a 32-bit PetscInt wrapping what does not fit
- * (4294967296 reads as 0, 3000000000 as -1294967296), and take 1e400 as inf (a time step of inf
- * ran no step and exited 0). An integer list (1,2,7 or a range 3-5) is checked item by item.
+ * Every numeric or logical option given and not read yet is parsed here first, so that a bad value is refused
+ * naming the option and where it came from. PETSc's own parsers would say "Input string abc has no numeric value"
+ * or "Unknown logical value: maybe" without naming either, read an integer into a 32-bit PetscInt wrapping what
+ * does not fit (4294967296 reads as 0, 3000000000 as -1294967296), and take 1e400 as inf (a time step of inf ran
+ * no step and exited 0). The values come from PetscOptionsLeftGet, which does not mark them read (looking each
+ * name up would, and the check of options that nothing reads would then miss them); an option read already has
+ * been parsed by its reader.
  */
 PetscErrorCode TalusOptionsCheckNumbers(MPI_Comm comm)
 {
+  PetscInt n;
+  char   **names, **values;
+
   PetscFunctionBegin;
-  for (int k = 0; TalusIntegerOptionNames[k]; k++) {
-    const char *value, *name = TalusIntegerOptionNames[k];
-    PetscBool   set;
-    PetscCall(PetscOptionsFindPair(NULL, NULL, name, &value, &set));
-    if (!set || !value || IsDefaultWord(value)) continue;
-    for (const char *item = value; *item;) {
-      size_t      len  = strcspn(item, ",");
-      const char *dash = memchr(item + 1, '-', len > 1 ? len - 1 : 0); /* a range a-b (not a sign) */
-      long long   v;
-      int         err = ParseInteger(item, dash ? (size_t)(dash - item) : len, &v);
-      if (dash && !err) err = ParseInteger(dash + 1, len - (size_t)(dash - item) - 1, &v);
-      PetscCheck(err != EINVAL, comm, PETSC_ERR_USER_INPUT, "%s %s (from %s): not an integer", name, value,
-                 OriginOf(name + 1));
-      PetscCheck(err != ERANGE, comm, PETSC_ERR_USER_INPUT,
-                 "%s %s (from %s) is out of the range of an integer here, %d to %d", name, value, OriginOf(name + 1),
-                 (int)PETSC_MIN_INT, (int)PETSC_MAX_INT);
-      item += len + (item[len] == ',');
-    }
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  for (PetscInt k = 0; k < n; k++) {
+    if (InList(TalusIntegerOptionNames, names[k])) PetscCall(CheckInteger(comm, names[k], values[k]));
+    if (InList(TalusRealOptionNames, names[k])) PetscCall(CheckReal(comm, names[k], values[k]));
+    PetscCheck(!InList(TalusBoolOptionNames, names[k]) || !values[k] || !*values[k] || IsLogicalWord(values[k]), comm,
+               PETSC_ERR_USER_INPUT,
+               "-%s %s (from %s): not a truth value (true or false, yes or no, on or off, 1 or 0)", names[k], values[k],
+               OriginOf(names[k]));
   }
-  for (int k = 0; TalusRealOptionNames[k]; k++) {
-    const char *value, *name = TalusRealOptionNames[k];
-    PetscBool   set;
-    char       *end;
-    double      v;
-    PetscCall(PetscOptionsFindPair(NULL, NULL, name, &value, &set));
-    if (!set || !value || IsDefaultWord(value)) continue;
-    errno = 0;
-    v     = strtod(value, &end);
-    PetscCheck(end != value && !*end, comm, PETSC_ERR_USER_INPUT, "%s %s (from %s): not a number", name, value,
-               OriginOf(name + 1));
-    PetscCheck(errno != ERANGE || v == 0.0, comm, PETSC_ERR_USER_INPUT,
-               "%s %s (from %s) is beyond the range of a double", name, value, OriginOf(name + 1));
-    PetscCheck(isfinite(v), comm, PETSC_ERR_USER_INPUT, "%s %s (from %s): must be a finite number", name, value,
-               OriginOf(name + 1));
-  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
   PetscFunctionReturn(0);
 }
 

@@ -30,6 +30,7 @@
  * as the assembled matrix's scatters.
  */
 #include "sim_impl.h"
+#include "jacobian_wide.h"
 #include <petscbt.h>
 
 /* Software prefetch of the records 32 contacts (2-3 KB) ahead: without it the two products wait on
@@ -46,6 +47,7 @@ typedef struct {
   PetscInt         ndynamic; /* owned dynamic bodies */
   const PetscInt  *slot;     /* 2 per contact: the body's slot in the ghosted local vector, -1 if fixed */
   const PetscReal *J;        /* the records, one after the other: n, t, then lambda_a, lambda_b or S_a, S_b */
+  PetscReal       *wide;     /* the axial records transposed for jacobian_wide.c, or NULL */
   const char      *kind;     /* per contact: TALUS_JACOBIAN_AXIAL or TALUS_JACOBIAN_GENERAL, the record's length */
   const PetscReal *minv;     /* TALUS_INVERSE_MASS per slot (owned dynamic bodies, then ghosts): 1/m, then A J^-1 A^T as
                             xx yy zz xy xz yz */
@@ -65,7 +67,7 @@ typedef struct {
 
 enum {
   FIRST_A = 1,
-  FIRST_B = 2
+  FIRST_B = 2 /* the values TalusScatterArgs documents */
 };
 
 /* lambda with S = lambda n to rounding, or PETSC_FALSE */
@@ -155,40 +157,71 @@ static inline void GatherOne(const Contact *restrict k, PetscInt a, PetscInt b, 
   *u2 = k->w0 * r0 + k->w1 * r1 + k->w2 * r2;
 }
 
-/* u_c = (B x)_c for each contact; y = u, or y = z + u, or (add) y += u; plus sv[c] on the normal row; then,
+/* u_c = (B x)_c of contact c; y_c = u, or y_c = z_c + u, or (add) y_c += u; plus sv[c] on the normal row; then,
    with ev, plus E r row by row (seed 004's N + E: the compliance in the same pass, not two more over the rows) */
-static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
-                           const PetscReal *restrict J, const PetscScalar *restrict xv, const PetscScalar *restrict dv,
-                           const PetscScalar *restrict zv, const PetscScalar *restrict sv,
-                           const PetscScalar *restrict ev, const PetscScalar *restrict rv, PetscBool add,
-                           PetscScalar *restrict yv)
+static inline void GatherContact(PetscInt c, PetscInt offset, const PetscInt *restrict slot, const char *restrict kind,
+                                 const PetscReal *restrict J, const PetscScalar *restrict xv,
+                                 const PetscScalar *restrict dv, const PetscScalar *restrict zv,
+                                 const PetscScalar *restrict sv, const PetscScalar *restrict ev,
+                                 const PetscScalar *restrict rv, PetscBool add, PetscScalar *restrict yv)
 {
-  for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
-    const Contact k = Unpack(&J[offset], kind[c]);
-    PetscReal     u0, u1, u2, e[3] = {0.0, 0.0, 0.0};
-    PrefetchRecord(&J[offset]);
-    GatherOne(&k, slot[2 * c], slot[2 * c + 1], xv, &u0, &u1, &u2);
-    if (dv) { /* D (B x + E D r) + z + shift: the operations of the pointwise products around N (ccp_scaling.c),
-                 row by row in registers (a loop over the three through memory cost a tenth of the product) */
-      const PetscScalar *d = &dv[3 * c];
-      if (ev) {
-        const PetscScalar *e = &ev[3 * c], *r = &rv[3 * c];
-        u0 += e[0] * (d[0] * r[0]), u1 += e[1] * (d[1] * r[1]), u2 += e[2] * (d[2] * r[2]);
-      }
-      u0 *= d[0], u1 *= d[1], u2 *= d[2];
-      if (add) u0 += yv[3 * c], u1 += yv[3 * c + 1], u2 += yv[3 * c + 2];
-      else if (zv) u0 += zv[3 * c], u1 += zv[3 * c + 1], u2 += zv[3 * c + 2];
-      if (sv) u0 += sv[c];
-      yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
-      continue;
+  const Contact k = Unpack(&J[offset], kind[c]);
+  PetscReal     u0, u1, u2, e[3] = {0.0, 0.0, 0.0};
+
+  PrefetchRecord(&J[offset]);
+  GatherOne(&k, slot[2 * c], slot[2 * c + 1], xv, &u0, &u1, &u2);
+  if (dv) { /* D (B x + E D r) + z + shift: the operations of the pointwise products around N (ccp_scaling.c),
+               row by row in registers (a loop over the three through memory cost a tenth of the product) */
+    const PetscScalar *d = &dv[3 * c];
+    if (ev) {
+      const PetscScalar *e = &ev[3 * c], *r = &rv[3 * c];
+      u0 += e[0] * (d[0] * r[0]), u1 += e[1] * (d[1] * r[1]), u2 += e[2] * (d[2] * r[2]);
     }
-    if (ev)
-      for (int i = 0; i < 3; i++) e[i] = ev[3 * c + i] * rv[3 * c + i];
-    if (sv) u0 += sv[c];
+    u0 *= d[0], u1 *= d[1], u2 *= d[2];
     if (add) u0 += yv[3 * c], u1 += yv[3 * c + 1], u2 += yv[3 * c + 2];
     else if (zv) u0 += zv[3 * c], u1 += zv[3 * c + 1], u2 += zv[3 * c + 2];
-    if (ev) u0 += e[0], u1 += e[1], u2 += e[2];
+    if (sv) u0 += sv[c];
     yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
+    return;
+  }
+  if (ev)
+    for (int i = 0; i < 3; i++) e[i] = ev[3 * c + i] * rv[3 * c + i];
+  if (sv) u0 += sv[c];
+  if (add) u0 += yv[3 * c], u1 += yv[3 * c + 1], u2 += yv[3 * c + 2];
+  else if (zv) u0 += zv[3 * c], u1 += zv[3 * c + 1], u2 += zv[3 * c + 2];
+  if (ev) u0 += e[0], u1 += e[1], u2 += e[2];
+  yv[3 * c] = u0, yv[3 * c + 1] = u1, yv[3 * c + 2] = u2;
+}
+
+/* GatherContact for each contact; the scaled form (dv) 8 axial contacts at a time where the processor can
+   (jacobian_wide.c: the same bits), the rest one at a time */
+static void GatherContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
+                           const PetscReal *restrict J, const PetscReal *wide, const PetscScalar *restrict xv,
+                           const PetscScalar *restrict dv, const PetscScalar *restrict zv,
+                           const PetscScalar *restrict sv, const PetscScalar *restrict ev,
+                           const PetscScalar *restrict rv, PetscBool add, PetscScalar *restrict yv)
+{
+  PetscInt c = 0, offset = 0;
+
+  while (c < n) {
+    if (dv && wide) {
+      const TalusGatherArgs g = {&slot[2 * c],
+                                 &kind[c],
+                                 &wide[8 * c],
+                                 xv,
+                                 &dv[3 * c],
+                                 zv ? &zv[3 * c] : NULL,
+                                 sv ? &sv[c] : NULL,
+                                 ev ? &ev[3 * c] : NULL,
+                                 rv ? &rv[3 * c] : NULL,
+                                 add,
+                                 &yv[3 * c]};
+      const PetscInt        m = TalusJacobianGatherWide(n - c, &g);
+      c += m, offset += TALUS_JACOBIAN_AXIAL * m;
+    }
+    /* a group the wide code did not take, or all of them */
+    for (const PetscInt end = dv && wide ? PetscMin(c + 8, n) : n; c < end; offset += kind[c++])
+      GatherContact(c, offset, slot, kind, J, xv, dv, zv, sv, ev, rv, add, yv);
   }
 }
 
@@ -258,7 +291,7 @@ static PetscErrorCode JacobianApplyCompliance(Mat B, Vec x, Vec d, Vec z, Vec sh
   if (E) PetscCall(VecGetArrayRead(r, &rv));
   if (d) PetscCall(VecGetArrayRead(d, &dv));
   PetscCall(VecGetArray(y, &yv));
-  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, xv, dv, zv, sv, ev, rv, add, yv);
+  GatherContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, ctx->wide, xv, dv, zv, sv, ev, rv, add, yv);
   GatherRows(ctx->nrows, ctx->row_slot, ctx->row_J, xv, dv ? dv + 3 * ctx->n : NULL, zv ? zv + 3 * ctx->n : NULL,
              ev ? ev + 3 * ctx->n : NULL, rv ? rv + 3 * ctx->n : NULL, add, yv + 3 * ctx->n);
   PetscCall(VecRestoreArray(y, &yv));
@@ -294,35 +327,55 @@ static PetscErrorCode JacobianMultAdd(Mat B, Vec x, Vec z, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* y = B^T g, contact by contact, into owned and ghost slots: a body's first contact assigns its
-   entries (the vector's may be stale), the others add to them */
+/* contact c's part of y = B^T D g, into owned and ghost slots: a body's first contact assigns its entries (the
+   vector's may be stale), the others add to them */
+static inline void ScatterContact(PetscInt c, PetscInt offset, const PetscInt *restrict slot, const char *restrict kind,
+                                  const PetscReal *restrict J, const unsigned char *restrict first,
+                                  const PetscScalar *restrict dv, const PetscScalar *restrict gv,
+                                  PetscScalar *restrict yv)
+{
+  const PetscInt    a = slot[2 * c], b = slot[2 * c + 1];
+  const Contact     k  = Unpack(&J[offset], kind[c]);
+  const PetscScalar g0 = dv ? dv[3 * c] * gv[3 * c] : gv[3 * c],
+                    g1 = dv ? dv[3 * c + 1] * gv[3 * c + 1] : gv[3 * c + 1],
+                    g2 = dv ? dv[3 * c + 2] * gv[3 * c + 2] : gv[3 * c + 2];
+  const PetscReal f0 = k.n0 * g0 + k.t0 * g1 + k.w0 * g2, f1 = k.n1 * g0 + k.t1 * g1 + k.w1 * g2,
+                  f2 = k.n2 * g0 + k.t2 * g1 + k.w2 * g2;
+
+  PrefetchRecord(&J[offset]);
+  if (b >= 0) { /* +f and S_b x f */
+    PetscScalar    *y    = &yv[6 * b];
+    const PetscBool keep = !(first[c] & FIRST_B);
+    y[0] = (keep ? y[0] : 0.0) + f0, y[1] = (keep ? y[1] : 0.0) + f1, y[2] = (keep ? y[2] : 0.0) + f2;
+    y[3] = (keep ? y[3] : 0.0) + (k.b1 * f2 - k.b2 * f1), y[4] = (keep ? y[4] : 0.0) + (k.b2 * f0 - k.b0 * f2),
+    y[5] = (keep ? y[5] : 0.0) + (k.b0 * f1 - k.b1 * f0);
+  }
+  if (a >= 0) { /* -f and -(S_a x f) */
+    PetscScalar    *y    = &yv[6 * a];
+    const PetscBool keep = !(first[c] & FIRST_A);
+    y[0] = (keep ? y[0] : 0.0) - f0, y[1] = (keep ? y[1] : 0.0) - f1, y[2] = (keep ? y[2] : 0.0) - f2;
+    y[3] = (keep ? y[3] : 0.0) - (k.a1 * f2 - k.a2 * f1), y[4] = (keep ? y[4] : 0.0) - (k.a2 * f0 - k.a0 * f2),
+    y[5] = (keep ? y[5] : 0.0) - (k.a0 * f1 - k.a1 * f0);
+  }
+}
+
+/* y = B^T D g, contact after contact: 8 axial contacts at a time where the processor can (jacobian_wide.c: the
+   same bits), the rest one at a time */
 static void ScatterContacts(PetscInt n, const PetscInt *restrict slot, const char *restrict kind,
-                            const PetscReal *restrict J, const unsigned char *restrict first,
+                            const PetscReal *restrict J, const PetscReal *wide, const unsigned char *restrict first,
                             const PetscScalar *restrict dv, const PetscScalar *restrict gv, PetscScalar *restrict yv)
 {
-  for (PetscInt c = 0, offset = 0; c < n; offset += kind[c++]) {
-    const PetscInt    a = slot[2 * c], b = slot[2 * c + 1];
-    const Contact     k  = Unpack(&J[offset], kind[c]);
-    const PetscScalar g0 = dv ? dv[3 * c] * gv[3 * c] : gv[3 * c],
-                      g1 = dv ? dv[3 * c + 1] * gv[3 * c + 1] : gv[3 * c + 1],
-                      g2 = dv ? dv[3 * c + 2] * gv[3 * c + 2] : gv[3 * c + 2];
-    const PetscReal f0 = k.n0 * g0 + k.t0 * g1 + k.w0 * g2, f1 = k.n1 * g0 + k.t1 * g1 + k.w1 * g2,
-                    f2 = k.n2 * g0 + k.t2 * g1 + k.w2 * g2;
-    PrefetchRecord(&J[offset]);
-    if (b >= 0) { /* +f and S_b x f */
-      PetscScalar    *y    = &yv[6 * b];
-      const PetscBool keep = !(first[c] & FIRST_B);
-      y[0] = (keep ? y[0] : 0.0) + f0, y[1] = (keep ? y[1] : 0.0) + f1, y[2] = (keep ? y[2] : 0.0) + f2;
-      y[3] = (keep ? y[3] : 0.0) + (k.b1 * f2 - k.b2 * f1), y[4] = (keep ? y[4] : 0.0) + (k.b2 * f0 - k.b0 * f2),
-      y[5] = (keep ? y[5] : 0.0) + (k.b0 * f1 - k.b1 * f0);
+  PetscInt c = 0, offset = 0;
+
+  while (c < n) {
+    if (wide) {
+      const TalusScatterArgs s = {&slot[2 * c], &kind[c], &wide[8 * c], &first[c], dv ? &dv[3 * c] : NULL,
+                                  &gv[3 * c],   yv};
+      const PetscInt         m = TalusJacobianScatterWide(n - c, &s);
+      c += m, offset += TALUS_JACOBIAN_AXIAL * m;
     }
-    if (a >= 0) { /* -f and -(S_a x f) */
-      PetscScalar    *y    = &yv[6 * a];
-      const PetscBool keep = !(first[c] & FIRST_A);
-      y[0] = (keep ? y[0] : 0.0) - f0, y[1] = (keep ? y[1] : 0.0) - f1, y[2] = (keep ? y[2] : 0.0) - f2;
-      y[3] = (keep ? y[3] : 0.0) - (k.a1 * f2 - k.a2 * f1), y[4] = (keep ? y[4] : 0.0) - (k.a2 * f0 - k.a0 * f2),
-      y[5] = (keep ? y[5] : 0.0) - (k.a0 * f1 - k.a1 * f0);
-    }
+    for (const PetscInt end = wide ? PetscMin(c + 8, n) : n; c < end; offset += kind[c++])
+      ScatterContact(c, offset, slot, kind, J, first, dv, gv, yv);
   }
 }
 
@@ -358,7 +411,7 @@ static PetscErrorCode JacobianMultTransposeScaled(Mat B, Vec d, Vec g, Vec y)
   for (PetscInt u = 0; u < ctx->nuntouched; u++) PetscCall(PetscArrayzero(&yv[6 * ctx->untouched[u]], 6));
   if (nlocal > 6 * ctx->nslots) PetscCall(PetscArrayzero(&yv[6 * ctx->nslots], nlocal - 6 * ctx->nslots));
   if (d) PetscCall(VecGetArrayRead(d, &dv));
-  ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, ctx->first, dv, gv, yv);
+  ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, ctx->wide, ctx->first, dv, gv, yv);
   ScatterRows(ctx->nrows, ctx->row_slot, ctx->row_J, dv ? dv + 3 * ctx->n : NULL, gv + 3 * ctx->n, yv);
   if (d) PetscCall(VecRestoreArrayRead(d, &dv));
   PetscCall(VecRestoreArray(yl, &yv));
@@ -589,6 +642,7 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatGetBlockRows_C", NULL));
   PetscCall(PetscFree2(ctx->first, ctx->untouched));
   PetscCall(PetscFree(ctx->offset));
+  PetscCall(PetscFree(ctx->wide));
   PetscCall(PetscFree(ctx)); /* the records are the caller's (kept from step to step) */
   PetscFunctionReturn(0);
 }
@@ -614,6 +668,7 @@ PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayout columns, P
   ctx->n = ncontacts, ctx->ndynamic = ndynamic, ctx->slot = slot, ctx->kind = kind, ctx->J = J, ctx->minv = minv;
   ctx->nrows = nrows, ctx->row_slot = row_slot, ctx->row_J = row_J;
   PetscCall(FirstContacts(ctx));
+  PetscCall(TalusJacobianWideRecords(ncontacts, kind, J, &ctx->wide));
   PetscCheck(rows->n == 3 * ncontacts + nrows && columns->n == 6 * ndynamic, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
              "B's layouts (%" PetscInt_FMT " rows, %" PetscInt_FMT " columns here) do not fit its blocks", rows->n,
              columns->n);

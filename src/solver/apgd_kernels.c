@@ -21,6 +21,7 @@
  */
 #include "apgd_impl.h"
 #include "stream_store.h"
+#include "apgd_wide.h"
 
 #define APGD_CHUNK 384
 
@@ -82,9 +83,13 @@ static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscRe
                              PetscReal sums[4])
 {
   const PetscReal a = 1.0 + beta, b = -beta;
-  PetscReal       s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  PetscReal       s[4] = {0.0, 0.0, 0.0, 0.0}, s0, s1, s2, s3;
+  /* 8 rows at a time where the processor can (apgd_wide.c: the same bits); the stream stores stay here */
+  const PetscInt wide = stream ? 0
+                               : APGDExtrapolateRowsWide(m, beta, step, trial, dr, xv, xpv, gxv, gpv, yv, gyv, bv, s);
 
-  for (PetscInt i = 0; i < m; i++) {
+  s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+  for (PetscInt i = wide; i < m; i++) {
     const PetscScalar shift = dr ? dr[i] : 0.0;
     const PetscScalar gx = gxv[i] + shift, gp = gpv[i] + shift, gy = a * gx + b * gp, y = a * xv[i] + b * xpv[i];
     const PetscReal   e = PetscRealPart(xv[i] - xpv[i]);
@@ -229,9 +234,11 @@ static void TestChunk(PetscInt m, PetscInt start, const PetscScalar *restrict xv
                       const PetscScalar *restrict yv, const PetscScalar *restrict gyv, const PetscScalar *restrict w,
                       PetscReal sums[4])
 {
-  PetscReal s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  PetscReal      s[4] = {0.0, 0.0, 0.0, 0.0}, s0, s1, s2, s3;
+  const PetscInt wide = APGDTestRowsWide(m, xv, gv, yv, gyv, w, s); /* 8 rows at a time where the processor can */
 
-  for (PetscInt i = 0; i < m; i++) {
+  s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+  for (PetscInt i = wide; i < m; i++) {
     const PetscReal d = PetscRealPart(xv[i] - yv[i]), r = PetscRealPart(xv[i] - w[i]);
     if (!((start + i) & 7)) APGD_PREFETCH(yv, i), APGD_PREFETCH(gyv, i);
     s0 += d * PetscRealPart(gv[i] - gyv[i]);
@@ -272,14 +279,15 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, APGDTestSums *sums)
     const PetscInt m = PetscMin(chunk, n - s);
     /* by lines of 8 entries, the prefetches between them, instead of testing the index for them at
        every entry: this pass is the one where the test showed (docs/performance.md) */
-    for (PetscInt i0 = 0; i0 < m; i0 += 8) {
+    for (PetscInt i0 = APGDResidualPointsWide(m, g_d, &xv[s], &gv[s], w); i0 < m; i0 += 8) {
       const PetscInt end = PetscMin(i0 + 8, m);
       APGD_PREFETCH(xv, s + i0), APGD_PREFETCH(gv, s + i0);
       for (PetscInt i = i0; i < end; i++) w[i] = xv[s + i] - g_d * gv[s + i];
     }
     PetscCall(Project(tao, s, m, w, w));
     if (wt) /* x - w becomes weight .* (x - w) (TaoAPGDSetResidualWeights) */
-      for (PetscInt i = 0; i < m; i++) w[i] = xv[s + i] - wt[s + i] * (xv[s + i] - w[i]);
+      for (PetscInt i = APGDWeightResidualsWide(m, &xv[s], &wt[s], w); i < m; i++)
+        w[i] = xv[s + i] - wt[s + i] * (xv[s + i] - w[i]);
     TestChunk(m, s, &xv[s], &gv[s], &yv[s], &gyv[s], w, s8);
   }
   if (wt) PetscCall(VecRestoreArrayRead(apgd->residual_weight, &wt));

@@ -147,6 +147,7 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
                              "one by 1 / d (false: in the scaled units, as talus did before checkpoint format 8)",
                              "", ccp->scale_residual, &ccp->scale_residual, NULL));
   PetscOptionsEnd();
+  PetscCall(TalusSIMDSetFromOptions(ccp->comm));
   if (scale_set) PetscCall(TalusCCPSetScaling(ccp, scale));
   if (set) PetscCall(TalusCCPSetType(ccp, name));
   { /* a Tao type nobody registered: PETSc's own error reads as an internal one ("Unable to find ...") */

@@ -1,8 +1,9 @@
 /*
  * The friction-cone projection of cones.c on 8 contacts at a time with AVX-512, or 4 with AVX2, chosen at
- * run time by what the processor has. The solver projects every contact twice per iteration; one contact's
- * square root and division take about 13 cycles in scalar code (a sixth of an iteration when the
- * problem fits in the caches), and 8 lanes share them.
+ * run time by what the processor has (TalusSIMDWidth, simd.c); and with AVX-512 the Coulomb problem's update of
+ * the De Saxce shift mu ||u_t|| (ccp_variants.c), the other per-contact square root of an iteration. The solver
+ * projects every contact twice per iteration; one contact's square root and division take about 13 cycles in
+ * scalar code (a sixth of an iteration when the problem fits in the caches), and 8 lanes share them.
  *
  * The arithmetic is the scalar code's, operation for operation (the same products, sums, square
  * root and division, no fused multiply-adds: C17 mode contracts nothing, and the intrinsics are
@@ -10,6 +11,7 @@
  * (tests/unit/test_cones.c checks this on all the cases and on random points).
  */
 #include "cones_wide.h"
+#include <talus.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)
   #include <immintrin.h>
@@ -119,18 +121,57 @@ __attribute__((target("avx2"))) static PetscInt ProjectWide4(PetscInt ncontacts,
   return c;
 }
 
-/* the processor is asked once: AVX-512, else AVX2, else none (the scalar code does all) */
+/* The De Saxce shift's update of 8 contacts at a time (ccp_variants.c CoulombAntiRelax, lane by lane) */
+__attribute__((target("avx512f"))) static PetscInt AntiRelaxWide(PetscInt ncontacts, const PetscReal mu[],
+                                                                 const PetscReal g[], PetscReal shift[], PetscReal dr[])
+{
+  const __m512d zero = _mm512_setzero_pd();
+  PetscInt      c    = 0;
+
+  for (; c + 8 <= ncontacts; c += 8) {
+    __m512d n, u, w, a, b, d;
+    Deinterleave(_mm512_loadu_pd(&g[3 * c]), _mm512_loadu_pd(&g[3 * c + 8]), _mm512_loadu_pd(&g[3 * c + 16]), &n, &u,
+                 &w);
+    const __m512d next = _mm512_mul_pd(_mm512_loadu_pd(&mu[c]),
+                                       _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(u, u), _mm512_mul_pd(w, w))));
+    Interleave(_mm512_sub_pd(next, _mm512_loadu_pd(&shift[c])), zero, zero, &a, &b, &d);
+    _mm512_storeu_pd(&shift[c], next);
+    _mm512_storeu_pd(&dr[3 * c], a);
+    _mm512_storeu_pd(&dr[3 * c + 8], b);
+    _mm512_storeu_pd(&dr[3 * c + 16], d);
+  }
+  return c;
+}
+
+/* AVX-512, else AVX2, else none (the scalar code does all), as TalusSIMDWidth says (simd.c) */
+static int Have(void)
+{
+  const PetscInt width = TalusSIMDWidth();
+  return width == 8 ? 2 : width == 4 ? 1 : 0;
+}
+
 PetscInt TalusProjectTripletsWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal in[], PetscReal out[])
 {
-  static int have = -1;
-
-  if (have < 0) have = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+  const int have = Have();
   return have == 2 ? ProjectWide(ncontacts, mu, in, out) : have == 1 ? ProjectWide4(ncontacts, mu, in, out) : 0;
+}
+
+PetscInt TalusAntiRelaxWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal g[], PetscReal shift[],
+                            PetscReal dr[])
+{
+  return Have() == 2 ? AntiRelaxWide(ncontacts, mu, g, shift, dr) : 0;
 }
 #else
 PetscInt TalusProjectTripletsWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal in[], PetscReal out[])
 {
   (void)ncontacts, (void)mu, (void)in, (void)out;
+  return 0;
+}
+
+PetscInt TalusAntiRelaxWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal g[], PetscReal shift[],
+                            PetscReal dr[])
+{
+  (void)ncontacts, (void)mu, (void)g, (void)shift, (void)dr;
   return 0;
 }
 #endif

@@ -1,11 +1,12 @@
 /*
  * Frictional random problems: at convergence r is in K, u = N r + q in K* and r.u = 0 within the
  * tolerance, for the relaxed and the Coulomb problem; the residual falls; the best iterate is
- * returned when the iteration limit stops the solver; the gradient reuse changes nothing; bad
- * options are refused; an empty problem is solved at once.
+ * returned when the iteration limit stops the solver; the gradient reuse changes nothing; the wide
+ * kernels (-simd) give the scalar code's bits; bad options are refused; an empty problem is solved at once.
  */
 #include "../common/check.h"
 #include "../common/random_problem.h"
+#include <string.h>
 
 /* Eq. 39 computed here, independently of the solver: ||(x - Pi(x - g_d (N x + q))) / g_d||. */
 static PetscErrorCode Residual39(RandomProblem *prob, Vec x, PetscReal g_d, PetscReal *res)
@@ -173,6 +174,60 @@ static PetscErrorCode CheckReuseGradients(void)
 }
 
 /*
+ * The same solve with the wide kernels (apgd's passes, the cone projection, the anti-relaxation: AVX-512) and with
+ * -simd false: every iterate's objective and residual (the convergence history), the iterations and the solution
+ * bit for bit, for the Coulomb problem (the anti-relaxation's pass too) and the relaxed one. (The scaled problem,
+ * whose residual is weighted, is tests/cli/test_simd.py's: a scene's N gives its diagonal.)
+ */
+static PetscErrorCode CheckWideEqualsScalar(void)
+{
+  RandomProblemSpec spec = {
+    .ncontacts = 333, .nbodies = 250, .mu_max = 0.6, .ground = 0.05, .velocity = 1.0, .gap = 0.1, .seed = 41};
+  RandomProblem prob;
+
+  PetscFunctionBegin;
+  PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
+  for (int coulomb = 0; coulomb < 2; coulomb++) {
+    Vec              r[2];
+    PetscInt         its[2], nhist[2];
+    const PetscReal *f[2], *res[2];
+    TalusCCP         ccp[2];
+    PetscBool        same;
+    for (int wide = 0; wide < 2; wide++) {
+      Tao tao;
+      PetscCall(PetscOptionsSetValue(NULL, "-simd", wide ? "true" : "false"));
+      PetscCall(TestCCPCreate(PETSC_COMM_WORLD, prob.N, prob.q, prob.mu, coulomb ? TALUSCCPCOULOMB : TALUSCCPRELAXED,
+                              1e-8, 400, &ccp[wide]));
+      PetscCall(VecDuplicate(prob.q, &r[wide]));
+      PetscCall(TestCCPSolveCold(ccp[wide], r[wide], &its[wide]));
+      PetscCall(TalusCCPGetTao(ccp[wide], &tao));
+      PetscCall(
+        TaoGetConvergenceHistory(tao, (PetscReal **)&f[wide], (PetscReal **)&res[wide], NULL, NULL, &nhist[wide]));
+    }
+    PetscCall(PetscOptionsClearValue(NULL, "-simd"));
+    TalusSIMDEnable(PETSC_TRUE);
+    PetscCall(VecEqual(r[0], r[1], &same));
+    CHECK(same && its[0] == its[1], "%s: the wide kernels' solution is not the scalar one's bit for bit",
+          coulomb ? "Coulomb" : "relaxed");
+    same = (PetscBool)(nhist[0] == nhist[1]);
+    for (PetscInt k = 0; same && k < nhist[0]; k++)
+      same = (PetscBool)(!memcmp(&f[0][k], &f[1][k], sizeof(PetscReal)) &&
+                         !memcmp(&res[0][k], &res[1][k], sizeof(PetscReal)));
+    CHECK(same, "%s: the wide kernels' iterates differ from the scalar ones'", coulomb ? "Coulomb" : "relaxed");
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  wide kernels (%" PetscInt_FMT " lanes) against scalar, %s: %" PetscInt_FMT
+                          " iterations, history and solution %s\n",
+                          TalusSIMDWidth(), coulomb ? "Coulomb" : "relaxed", its[1], same ? "the same" : "differ"));
+    for (int wide = 0; wide < 2; wide++) {
+      PetscCall(VecDestroy(&r[wide]));
+      PetscCall(TalusCCPDestroy(&ccp[wide]));
+    }
+  }
+  PetscCall(RandomProblemDestroy(&prob));
+  PetscFunctionReturn(0);
+}
+
+/*
  * A solver kept across problems, as the simulator keeps it across steps: after TalusCCPReset (which
  * also frees apgd's work vectors) the same problem set again is solved to the same answer in the
  * same iterations, and a problem of another size solves too; using the reset solver without a
@@ -279,6 +334,7 @@ int main(int argc, char **argv)
   PetscCall(CheckBestIterate(TALUSCCPRELAXED));
   PetscCall(CheckBestIterate(TALUSCCPCOULOMB));
   PetscCall(CheckReuseGradients());
+  PetscCall(CheckWideEqualsScalar());
   PetscCall(CheckReset());
   PetscCall(CheckBadOptionsAndEmpty());
   int status = TestSummary("test_apgd_frictional");

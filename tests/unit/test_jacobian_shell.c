@@ -7,7 +7,9 @@
  *   - B and B^T are adjoint: (B^T g).v = g.(B v) for random g, v;
  *   - B v against the formula of seed 000 eq. 7 written out here, contact by contact;
  *   - TalusMatMultAddNormalShift adds z and the shift to the normal rows in B's own pass, as the
- *     product followed by the additions does.
+ *     product followed by the additions does;
+ *   - the products 8 axial contacts at a time with AVX-512 (src/sim/jacobian_wide.c) give the scalar code's bits,
+ *     on a larger random shell whose groups of 8 mix axial and general records and fixed bodies on either side.
  */
 #include "../common/check.h"
 #include "../common/random_problem.h"
@@ -49,6 +51,122 @@ static void Relative(const PetscReal frame[9], const PetscReal Sa[3], const Pets
     for (int d = 0; d < 3; d++) r[d] -= va[d] + wa[d];
   }
   for (int k = 0; k < 3; k++) u[k] = TalusDot3(&frame[3 * k], r);
+}
+
+#define WIDE_BODIES   40
+#define WIDE_CONTACTS 203 /* a scalar tail after the groups of 8 */
+
+typedef PetscErrorCode (*TransposeScaledFn)(Mat, Vec, Vec, Vec);
+typedef PetscErrorCode (*AddComplianceFn)(Mat, Vec, Vec, Vec, Vec, Vec, Vec, Vec);
+
+/* the scaled products of B as the solver calls them: B^T D g (and B^T g), D (B x + E D r) + z + shift in its forms */
+static PetscErrorCode WideProducts(Mat B, Vec d, Vec g, Vec x, Vec z, Vec shift, Vec E, Vec r, Vec out_body[2],
+                                   Vec out_rows[4])
+{
+  TransposeScaledFn transpose_scaled;
+  AddComplianceFn   add_compliance;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "TalusMatMultTransposeScaled_C", &transpose_scaled));
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "TalusMatMultAddCompliance_C", &add_compliance));
+  for (int k = 0; k < 2; k++) PetscCall(VecSet(out_body[k], 1e300)); /* stale: a body's first contact assigns */
+  PetscCall((*transpose_scaled)(B, d, g, out_body[0]));
+  PetscCall((*transpose_scaled)(B, NULL, g, out_body[1]));
+  PetscCall((*add_compliance)(B, x, d, z, shift, E, r, out_rows[0]));
+  PetscCall((*add_compliance)(B, x, d, NULL, NULL, NULL, NULL, out_rows[1]));
+  PetscCall((*add_compliance)(B, x, d, z, NULL, E, r, out_rows[2]));
+  PetscCall(VecCopy(z, out_rows[3]));
+  PetscCall((*add_compliance)(B, x, d, out_rows[3], shift, E, r, out_rows[3])); /* y += ... */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckWideEqualsScalar(void)
+{
+  PetscInt    slot[2 * WIDE_CONTACTS], offset = 0, ngeneral = 0, nfixed = 0, differ = 0;
+  PetscReal   J[WIDE_CONTACTS * TALUS_JACOBIAN_GENERAL], minv[TALUS_INVERSE_MASS * WIDE_BODIES];
+  char        kind[WIDE_CONTACTS];
+  TestRng     rng;
+  Mat         B[2];
+  Vec         d, g, x, z, shift, E, r, body[2][2], rows[2][4];
+  PetscLayout row_layout, column_layout;
+
+  PetscFunctionBegin;
+  TestRngSeed(&rng, 23);
+  for (PetscInt c = 0; c < WIDE_CONTACTS; c++) {
+    PetscReal frame[9], Sa[3], Sb[3], n[3], len, lambda_b;
+    /* a general record in some groups of 8 (which then go one contact at a time), fixed bodies on either side */
+    const PetscBool general = (PetscBool)(c == 20 || c == 101 || c == 102 || c == 199);
+    for (int k = 0; k < 3; k++) n[k] = Uniform(&rng);
+    len = TalusNorm3(n);
+    for (int k = 0; k < 3; k++) frame[k] = n[k] / len;
+    TalusCompleteFrame(frame, &frame[3], &frame[6]);
+    lambda_b = 0.25 + 0.5 * TestRngUniform(&rng);
+    for (int k = 0; k < 3; k++) {
+      Sa[k] = general ? Uniform(&rng) : -0.5 * frame[k];
+      Sb[k] = general ? Uniform(&rng) : lambda_b * frame[k];
+    }
+    kind[c] = TalusJacobianRecord(frame, Sa, Sb, &J[offset]);
+    offset += kind[c];
+    ngeneral += kind[c] == TALUS_JACOBIAN_GENERAL;
+    slot[2 * c]     = c % 11 == 3 ? -1 : (PetscInt)(TestRngUniform(&rng) * WIDE_BODIES);
+    slot[2 * c + 1] = c % 13 == 5
+                      ? -1
+                      : (slot[2 * c] + 1 + (PetscInt)(TestRngUniform(&rng) * (WIDE_BODIES - 1))) % WIDE_BODIES;
+    nfixed += (slot[2 * c] < 0) + (slot[2 * c + 1] < 0);
+  }
+  for (PetscInt k = 0; k < TALUS_INVERSE_MASS * WIDE_BODIES; k++) minv[k] = 1.0;
+  PetscCall(PetscLayoutCreateFromSizes(PETSC_COMM_SELF, 3 * WIDE_CONTACTS, 3 * WIDE_CONTACTS, 1, &row_layout));
+  PetscCall(PetscLayoutCreateFromSizes(PETSC_COMM_SELF, 6 * WIDE_BODIES, 6 * WIDE_BODIES, 1, &column_layout));
+  for (int wide = 0; wide < 2; wide++) { /* the wide records are made (or not) when the shell is */
+    TalusSIMDEnable((PetscBool)wide);
+    PetscCall(TalusJacobianCreateShell(row_layout, column_layout, WIDE_CONTACTS, 0, WIDE_BODIES, slot, kind, J, NULL,
+                                       NULL, minv, &B[wide]));
+  }
+  TalusSIMDEnable(PETSC_TRUE);
+  PetscCall(PetscLayoutDestroy(&row_layout));
+  PetscCall(PetscLayoutDestroy(&column_layout));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 3 * WIDE_CONTACTS, &d));
+  PetscCall(VecDuplicate(d, &g));
+  PetscCall(VecDuplicate(d, &z));
+  PetscCall(VecDuplicate(d, &E));
+  PetscCall(VecDuplicate(d, &r));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, WIDE_CONTACTS, &shift));
+  PetscCall(VecCreateGhostBlock(PETSC_COMM_SELF, 6, 6 * WIDE_BODIES, PETSC_DECIDE, 0, NULL, &x));
+  {
+    Vec fill[] = {d, g, z, E, r, shift, x};
+    for (size_t k = 0; k < sizeof(fill) / sizeof(fill[0]); k++) PetscCall(FillUniform(&rng, fill[k]));
+  }
+  PetscCall(VecShift(d, 2.0)); /* scalings and compliances are positive */
+  PetscCall(VecAbs(E));
+  for (int wide = 0; wide < 2; wide++) {
+    for (int k = 0; k < 2; k++) PetscCall(VecDuplicate(x, &body[wide][k]));
+    for (int k = 0; k < 4; k++) PetscCall(VecDuplicate(d, &rows[wide][k]));
+    PetscCall(WideProducts(B[wide], d, g, x, z, shift, E, r, body[wide], rows[wide]));
+  }
+  for (int k = 0; k < 6; k++) { /* bit for bit: VecEqual compares the arrays' bytes */
+    PetscBool same;
+    PetscCall(VecEqual(k < 2 ? body[0][k] : rows[0][k - 2], k < 2 ? body[1][k] : rows[1][k - 2], &same));
+    CHECK(same, "product %d of the matrix-free B: the wide code's bits differ from the scalar code's", k);
+    differ += !same;
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  wide products (%s) against scalar: %" PetscInt_FMT " contacts, %" PetscInt_FMT
+                        " general, %" PetscInt_FMT " fixed sides, %" PetscInt_FMT " of 6 products differ\n",
+                        TalusSIMDWidth() == 8 ? "AVX-512" : "none on this processor: scalar against scalar",
+                        (PetscInt)WIDE_CONTACTS, ngeneral, nfixed, differ));
+  for (int wide = 0; wide < 2; wide++) {
+    for (int k = 0; k < 2; k++) PetscCall(VecDestroy(&body[wide][k]));
+    for (int k = 0; k < 4; k++) PetscCall(VecDestroy(&rows[wide][k]));
+    PetscCall(MatDestroy(&B[wide]));
+  }
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&g));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&E));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&shift));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(0);
 }
 
 int main(int argc, char **argv)
@@ -166,6 +284,7 @@ int main(int argc, char **argv)
   PetscCall(VecDestroy(&w0));
   PetscCall(VecDestroy(&w1));
   PetscCall(MatDestroy(&B));
+  PetscCall(CheckWideEqualsScalar());
   int status = TestSummary("test_jacobian_shell");
   PetscCall(TalusFinalize());
   return status;

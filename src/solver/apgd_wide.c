@@ -1,9 +1,11 @@
 /*
  * apgd's fused passes (apgd_kernels.c) on 8 rows at a time with AVX-512, chosen at run time by what the processor
  * has. Each row's arithmetic is the scalar code's, operation for operation (no fused multiply-adds: C17 mode
- * contracts nothing and the intrinsics are explicit). The sums of the pass are kept in 8 lanes (apgd_wide.h), row i
- * in lane i mod 8, as the scalar code keeps them, so every bit of the result is the same
- * (tests/unit/test_apgd_frictional.c runs a problem both ways).
+ * contracts nothing and the intrinsics are explicit). The sums of the pass are the scalar code's too: the 8 rows'
+ * terms are formed in the lanes and then added to each sum one row after the other, so the order of the additions,
+ * and every bit of the result, is the same (tests/unit/test_apgd_frictional.c runs a problem both ways). The passes
+ * are not bound by those additions (four independent chains of one addition a row) but by the instructions of the
+ * rest, which the lanes share.
  */
 #include "apgd_wide.h"
 #include <talus.h>
@@ -13,14 +15,22 @@
 
   #define WIDE __attribute__((target("avx512f")))
 
+/* s += t[0], s += t[1], ..., s += t[7]: the scalar loop's order */
+WIDE static inline PetscReal AddInOrder(PetscReal s, __m512d t)
+{
+  PetscReal lane[8];
+
+  _mm512_storeu_pd(lane, t);
+  _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) s += lane[i];
+  return s;
+}
+
 WIDE static PetscInt ExtrapolateRows(PetscInt m, PetscReal beta, PetscReal step, PetscBool trial, const PetscScalar *dr,
                                      const PetscScalar *xv, PetscScalar *xpv, PetscScalar *gxv, const PetscScalar *gpv,
-                                     PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4][APGD_LANES])
+                                     PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4])
 {
   const __m512d a = _mm512_set1_pd(1.0 + beta), b = _mm512_set1_pd(-beta), t = _mm512_set1_pd(step);
-  __m512d       s0 = _mm512_loadu_pd(s[0]), s1 = _mm512_loadu_pd(s[1]), s2 = _mm512_loadu_pd(s[2]),
-          s3 = _mm512_loadu_pd(s[3]);
-  PetscInt i = 0;
+  PetscInt      i = 0;
 
   for (; i + 8 <= m; i += 8) {
     const __m512d shift = dr ? _mm512_loadu_pd(&dr[i]) : _mm512_setzero_pd();
@@ -30,42 +40,32 @@ WIDE static PetscInt ExtrapolateRows(PetscInt m, PetscReal beta, PetscReal step,
     const __m512d gy = _mm512_add_pd(_mm512_mul_pd(a, gx), _mm512_mul_pd(b, gp));
     const __m512d y  = _mm512_add_pd(_mm512_mul_pd(a, x), _mm512_mul_pd(b, xp));
     const __m512d e  = _mm512_sub_pd(x, xp);
-    s0               = _mm512_add_pd(s0, _mm512_mul_pd(shift, x));
-    s1               = _mm512_add_pd(s1, _mm512_mul_pd(gx, e));
-    s2               = _mm512_add_pd(s2, _mm512_mul_pd(_mm512_sub_pd(gx, gp), e));
-    s3               = _mm512_add_pd(s3, _mm512_mul_pd(gy, e));
+    s[0]             = AddInOrder(s[0], _mm512_mul_pd(shift, x));
+    s[1]             = AddInOrder(s[1], _mm512_mul_pd(gx, e));
+    s[2]             = AddInOrder(s[2], _mm512_mul_pd(_mm512_sub_pd(gx, gp), e));
+    s[3]             = AddInOrder(s[3], _mm512_mul_pd(gy, e));
     if (dr) _mm512_storeu_pd(&gxv[i], gx);
     _mm512_storeu_pd(&gyv[i], gy);
     _mm512_storeu_pd(&yv[i], y);
     if (bv) _mm512_storeu_pd(&bv[i], x);
     if (trial) _mm512_storeu_pd(&xpv[i], _mm512_sub_pd(y, _mm512_mul_pd(t, gy)));
   }
-  _mm512_storeu_pd(s[0], s0);
-  _mm512_storeu_pd(s[1], s1);
-  _mm512_storeu_pd(s[2], s2);
-  _mm512_storeu_pd(s[3], s3);
   return i;
 }
 
 WIDE static PetscInt TestRows(PetscInt m, const PetscScalar *xv, const PetscScalar *gv, const PetscScalar *yv,
-                              const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4][APGD_LANES])
+                              const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4])
 {
-  __m512d s0 = _mm512_loadu_pd(s[0]), s1 = _mm512_loadu_pd(s[1]), s2 = _mm512_loadu_pd(s[2]),
-          s3 = _mm512_loadu_pd(s[3]);
   PetscInt i = 0;
 
   for (; i + 8 <= m; i += 8) {
     const __m512d x = _mm512_loadu_pd(&xv[i]), gy = _mm512_loadu_pd(&gyv[i]);
     const __m512d d = _mm512_sub_pd(x, _mm512_loadu_pd(&yv[i])), r = _mm512_sub_pd(x, _mm512_loadu_pd(&w[i]));
-    s0 = _mm512_add_pd(s0, _mm512_mul_pd(d, _mm512_sub_pd(_mm512_loadu_pd(&gv[i]), gy)));
-    s1 = _mm512_add_pd(s1, _mm512_mul_pd(d, d));
-    s2 = _mm512_add_pd(s2, _mm512_mul_pd(r, r));
-    s3 = _mm512_add_pd(s3, _mm512_mul_pd(d, gy));
+    s[0] = AddInOrder(s[0], _mm512_mul_pd(d, _mm512_sub_pd(_mm512_loadu_pd(&gv[i]), gy)));
+    s[1] = AddInOrder(s[1], _mm512_mul_pd(d, d));
+    s[2] = AddInOrder(s[2], _mm512_mul_pd(r, r));
+    s[3] = AddInOrder(s[3], _mm512_mul_pd(d, gy));
   }
-  _mm512_storeu_pd(s[0], s0);
-  _mm512_storeu_pd(s[1], s1);
-  _mm512_storeu_pd(s[2], s2);
-  _mm512_storeu_pd(s[3], s3);
   return i;
 }
 
@@ -100,13 +100,13 @@ static int Have(void)
 
 PetscInt APGDExtrapolateRowsWide(PetscInt m, PetscReal beta, PetscReal step, PetscBool trial, const PetscScalar *dr,
                                  const PetscScalar *xv, PetscScalar *xpv, PetscScalar *gxv, const PetscScalar *gpv,
-                                 PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4][APGD_LANES])
+                                 PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4])
 {
   return Have() ? ExtrapolateRows(m, beta, step, trial, dr, xv, xpv, gxv, gpv, yv, gyv, bv, s) : 0;
 }
 
 PetscInt APGDTestRowsWide(PetscInt m, const PetscScalar *xv, const PetscScalar *gv, const PetscScalar *yv,
-                          const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4][APGD_LANES])
+                          const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4])
 {
   return Have() ? TestRows(m, xv, gv, yv, gyv, w, s) : 0;
 }
@@ -134,7 +134,7 @@ PetscInt APGDWeightResidualsWide(PetscInt m, const PetscScalar *xv, const PetscS
 
 PetscInt APGDExtrapolateRowsWide(PetscInt m, PetscReal beta, PetscReal step, PetscBool trial, const PetscScalar *dr,
                                  const PetscScalar *xv, PetscScalar *xpv, PetscScalar *gxv, const PetscScalar *gpv,
-                                 PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4][APGD_LANES])
+                                 PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4])
 {
   (void)m, (void)beta, (void)step, (void)trial, (void)dr, (void)xv, (void)xpv, (void)gxv, (void)gpv, (void)yv;
   (void)gyv, (void)bv, (void)s;
@@ -142,7 +142,7 @@ PetscInt APGDExtrapolateRowsWide(PetscInt m, PetscReal beta, PetscReal step, Pet
 }
 
 PetscInt APGDTestRowsWide(PetscInt m, const PetscScalar *xv, const PetscScalar *gv, const PetscScalar *yv,
-                          const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4][APGD_LANES])
+                          const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4])
 {
   (void)m, (void)xv, (void)gv, (void)yv, (void)gyv, (void)w, (void)s;
   return 0;

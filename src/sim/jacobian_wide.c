@@ -204,24 +204,39 @@ WIDE static void Scatter8(const TalusScatterArgs *g, PetscInt c, PetscInt offset
   rb[6] = rb[7] = ra[6] = ra[7] = _mm512_setzero_pd();
   Transpose8(rb); /* rb[i]: contact i's (f, S_b x f) */
   Transpose8(ra);
-  UNROLL for (int i = 0; i < 8; i++)
   {
-    const PetscInt a = g->slot[2 * (c + i)], b = g->slot[2 * (c + i) + 1];
-    const int      first = g->first[c + i];
-    if (b >= 0) { /* y = (keep ? y : 0) + (f, S_b x f), as four and two entries */
-      PetscScalar  *y    = &g->y[6 * b];
-      const __m256d head = (first & 2) ? _mm256_setzero_pd() : _mm256_loadu_pd(y);
-      const __m128d tail = (first & 2) ? _mm_setzero_pd() : _mm_loadu_pd(y + 4);
-      _mm256_storeu_pd(y, _mm256_add_pd(head, _mm512_castpd512_pd256(rb[i])));
-      _mm_storeu_pd(y + 4, _mm_add_pd(tail, _mm256_castpd256_pd128(_mm512_extractf64x4_pd(rb[i], 1))));
+    /* side a's running value stays in registers while consecutive contacts share their body a (contacts come
+       sorted by it): the same subtractions in the same order, without a store and a load between them. It is
+       written back before a contact whose body a differs, so before any b side could read that body. */
+    PetscInt held = -1;
+    __m256d  head = _mm256_setzero_pd();
+    __m128d  tail = _mm_setzero_pd();
+    UNROLL for (int i = 0; i < 8; i++)
+    {
+      const PetscInt a = g->slot[2 * (c + i)], b = g->slot[2 * (c + i) + 1];
+      const int      first = g->first[c + i];
+      if (held >= 0 && a != held) {
+        _mm256_storeu_pd(&g->y[6 * held], head), _mm_storeu_pd(&g->y[6 * held + 4], tail);
+        held = -1;
+      }
+      if (b >= 0) { /* y = (keep ? y : 0) + (f, S_b x f), as four and two entries */
+        PetscScalar  *y  = &g->y[6 * b];
+        const __m256d hb = (first & 2) ? _mm256_setzero_pd() : _mm256_loadu_pd(y);
+        const __m128d tb = (first & 2) ? _mm_setzero_pd() : _mm_loadu_pd(y + 4);
+        _mm256_storeu_pd(y, _mm256_add_pd(hb, _mm512_castpd512_pd256(rb[i])));
+        _mm_storeu_pd(y + 4, _mm_add_pd(tb, _mm256_castpd256_pd128(_mm512_extractf64x4_pd(rb[i], 1))));
+      }
+      if (a >= 0) { /* y = (keep ? y : 0) - (f, S_a x f) */
+        if (held < 0) {
+          head = (first & 1) ? _mm256_setzero_pd() : _mm256_loadu_pd(&g->y[6 * a]);
+          tail = (first & 1) ? _mm_setzero_pd() : _mm_loadu_pd(&g->y[6 * a + 4]);
+          held = a;
+        }
+        head = _mm256_sub_pd(head, _mm512_castpd512_pd256(ra[i]));
+        tail = _mm_sub_pd(tail, _mm256_castpd256_pd128(_mm512_extractf64x4_pd(ra[i], 1)));
+      }
     }
-    if (a >= 0) { /* y = (keep ? y : 0) - (f, S_a x f) */
-      PetscScalar  *y    = &g->y[6 * a];
-      const __m256d head = (first & 1) ? _mm256_setzero_pd() : _mm256_loadu_pd(y);
-      const __m128d tail = (first & 1) ? _mm_setzero_pd() : _mm_loadu_pd(y + 4);
-      _mm256_storeu_pd(y, _mm256_sub_pd(head, _mm512_castpd512_pd256(ra[i])));
-      _mm_storeu_pd(y + 4, _mm_sub_pd(tail, _mm256_castpd256_pd128(_mm512_extractf64x4_pd(ra[i], 1))));
-    }
+    if (held >= 0) _mm256_storeu_pd(&g->y[6 * held], head), _mm_storeu_pd(&g->y[6 * held + 4], tail);
   }
 }
 

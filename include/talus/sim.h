@@ -76,6 +76,10 @@ PETSC_EXTERN PetscErrorCode TalusSimGetContactScreen(TalusSim, PetscReal *factor
 /* The solver of every step's CCP (made from the options on first use): its Tao can be tuned
    between steps (tolerances, iteration limits, monitors). Do not destroy it. */
 PETSC_EXTERN PetscErrorCode TalusSimGetCCP(TalusSim, TalusCCP *);
+/* Makes what the steps use that the options choose (the contact solver: -ccp_problem, -tao_type and theirs), once
+   the settings it depends on are made (gravity, time step, anti-relaxation, TalusSimSetFromOptions's options).
+   TalusSimGetCCP calls it; TalusSimStep refuses a simulation that is not set up. */
+PETSC_EXTERN PetscErrorCode TalusSimSetUp(TalusSim);
 /* -ccp_force_rtol: solve each step to the residual rtol |g| h (m/s) instead of -tao_gatol, which keeps
    each body's contact force within about 5 rtol of its weight (docs/solver.md); 0: -tao_gatol's */
 PETSC_EXTERN PetscErrorCode TalusSimSetContactForceTolerance(TalusSim, PetscReal rtol);

@@ -150,9 +150,9 @@ static PetscErrorCode SetForceTolerance(TalusSim sim)
   PetscFunctionReturn(0);
 }
 
-/* One solver for the whole run (made here on first use, from the options): apgd follows the
+/* One solver for the whole run (made here, from the options, before the first step): apgd follows the
    changing problem size from step to step. */
-PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
+PetscErrorCode TalusSimSetUp(TalusSim sim)
 {
   PetscFunctionBegin;
   if (!sim->ccp) { /* -ccp_problem relaxed|coulomb|lcp chooses; the default is the simulation's (coulomb, or a
@@ -174,6 +174,13 @@ PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
     sim->anti_relax = (PetscBool)strcmp(type, TALUSCCPRELAXED); /* the faceted LCP is Coulomb's problem too */
     PetscCall(SetForceTolerance(sim));
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimGetCCP(TalusSim sim, TalusCCP *ccp)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusSimSetUp(sim));
   if (ccp) *ccp = sim->ccp;
   PetscFunctionReturn(0);
 }
@@ -193,7 +200,7 @@ PetscErrorCode TalusSimGetContactTolerance(TalusSim sim, PetscReal *tolerance, P
   Tao tao;
 
   PetscFunctionBegin;
-  PetscCall(TalusSimGetCCP(sim, NULL));
+  PetscCall(TalusSimSetUp(sim));
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
   if (tolerance) PetscCall(TaoGetTolerances(tao, tolerance, NULL, NULL));
   if (force_rtol) *force_rtol = sim->force_rtol;

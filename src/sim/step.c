@@ -133,7 +133,6 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(TALUS_EventSolve, 0, 0, 0, 0));
-  PetscCall(TalusSimGetCCP(sim, NULL)); /* its type (-ccp_problem) agrees with sim->anti_relax */
   PetscCall(TalusCCPMakeOperator(sim->ccp, MakeOperator, &op));
   PetscCall(TalusCCPSetLinearTerm(sim->ccp, ccp->q));
   /* the cones, then the non-negative rows (the joints' limits), then the free rows (step_ccp.c's kinds) */
@@ -214,6 +213,11 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscReal       migrate0 = sim->seconds_migrate, ghost0 = sim->seconds_ghost;
 
   PetscFunctionBegin;
+  /* the solver is made with the settings, not in the middle of a step (its -ccp_problem may change sim->anti_relax,
+     which the contacts' rows follow) */
+  PetscCheck(sim->ccp, sim->comm, PETSC_ERR_ORDER,
+             "the simulation is not set up: call TalusSimSetUp (after TalusSimSetFromOptions, if it reads options) "
+             "before the first step");
   PetscCall(PetscMemzero(stats, sizeof(*stats)));
   PetscCall(TalusSimDistribute(sim));
   PetscCall(PetscTime(&t0));

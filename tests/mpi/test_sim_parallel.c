@@ -139,6 +139,7 @@ static PetscErrorCode LoadScene(MPI_Comm comm, const char file[], TalusSim *sim)
   PetscCall(TalusSceneLoad(comm, file, NULL, *sim, &scene));
   PetscCall(TalusSimSetDomain(*sim, scene.domain_min, scene.domain_max));
   PetscCall(TalusSimSetFromOptions(*sim));
+  PetscCall(TalusSimSetUp(*sim));
   PetscFunctionReturn(0);
 }
 

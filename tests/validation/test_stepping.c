@@ -16,6 +16,7 @@ static PetscErrorCode NewSim(PetscReal mu, const PetscReal gravity[3], PetscReal
   PetscCall(TalusSimSetEnvelope(*sim, 0.05));
   PetscCall(TalusSimSetAntiRelaxation(*sim, anti_relax));
   PetscCall(TalusSimSetContactFloor(*sim, 0.0, 0.0)); /* the closed forms are rigid rows' (seed 000) */
+  PetscCall(TalusSimSetUp(*sim));
   PetscCall(TalusSimGetBodies(*sim, b));
   PetscCall(TalusBodiesAddMaterial(*b, "m", mu, 1000.0, NULL));
   PetscFunctionReturn(0);
@@ -45,11 +46,11 @@ static PetscErrorCode RollingBall(PetscBool anti_relax)
   PetscReal       max_height = 0, worst_slide = 0, t_roll = -1, max_height_error = 0;
 
   PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-12")); /* read when the solver is made (TalusSimSetUp) */
   PetscCall(NewSim(mu, g, h, anti_relax, &sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, origin, NULL));
   PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, c, &ball));
   b->velocity[3 * ball] = v0;
-  PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-12"));
   for (PetscInt s = 0; s < 100; s++) {
     PetscReal w[3];
     PetscCall(TalusSimStep(sim, &st));
@@ -152,10 +153,10 @@ static PetscErrorCode Incline(TalusShape shape, PetscReal theta, PetscReal mu, P
   PetscReal       a;
 
   PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-11")); /* read when the solver is made (TalusSimSetUp) */
   PetscCall(NewSim(mu, g, 0.005, PETSC_TRUE, &sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, origin, NULL));
   PetscCall(TalusBodiesAdd(b, 1, shape, size, 0, 0, PETSC_FALSE, c, &k));
-  PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-11"));
   for (PetscInt s = 0; s < (PetscInt)(T / 0.005 + 0.5); s++) PetscCall(TalusSimStep(sim, &st));
   PetscCall(PetscOptionsClearValue(NULL, "-tao_gatol"));
   a = b->velocity[3 * k] / T; /* uniform acceleration from rest */
@@ -250,11 +251,11 @@ static PetscErrorCode NearRigidFloor(PetscReal beta)
   PetscReal       energy = 0;
 
   PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-12")); /* read when the solver is made (TalusSimSetUp) */
   PetscCall(NewSim(0.5, g, h, PETSC_TRUE, &sim, &b));
   PetscCall(TalusSimSetContactFloor(sim, beta, 1e-3));
   PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, origin, NULL));
   PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, r, 0, 0, PETSC_FALSE, c, NULL));
-  PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-12"));
   for (PetscInt s = 0; s < 500; s++) {
     PetscCall(TalusSimStep(sim, &st));
     if (s >= 400) energy = PetscMax(energy, st.kinetic_energy);
@@ -299,11 +300,11 @@ static PetscErrorCode NearRigidImpactAndCreep(void)
   CHECK(PetscAbsReal(b->velocity[0] + 2.0 * b->velocity[3] - p0) < 1e-12, "floor: momentum changed");
   PetscCall(TalusSimDestroy(&sim));
   for (int k = 0; k < 2; k++) { /* sigma = 1e-3, then 0: a box on a 20 degree incline, mu 0.5 > tan 20 */
+    PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-11")); /* read when the solver is made (TalusSimSetUp) */
     PetscCall(NewSim(0.5, g, 0.005, PETSC_TRUE, &sim, &b));
     PetscCall(TalusSimSetContactFloor(sim, 1.0, k ? 0.0 : 1e-3));
     PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, origin, NULL));
     PetscCall(TalusBodiesAdd(b, 1, TALUS_BOX, half, 0, 0, PETSC_FALSE, cb, NULL));
-    PetscCall(PetscOptionsSetValue(NULL, "-tao_gatol", "1e-11"));
     for (PetscInt s = 0; s < 100; s++) PetscCall(TalusSimStep(sim, &st));
     PetscCall(PetscOptionsClearValue(NULL, "-tao_gatol"));
     creep[k] = PetscAbsReal(b->velocity[3]);

@@ -28,12 +28,16 @@ PETSC_EXTERN PetscErrorCode TalusSolverRegisterAll(void);
 
 /*
  * The vector instructions of the kernels (the cone projection, apgd's passes, the matrix-free B's products):
- * 8 lanes with AVX-512, 4 with AVX2 (the projection only), 1 for scalar code, as the processor has them and
- * `-simd` allows (read by TalusCCPSetFromOptions; false: scalar code only). Every kernel's wide form gives the
- * scalar code's bits, so the switch changes times, never results. TalusSIMDEnable sets it from a program.
+ * 8 lanes with AVX-512, 4 with AVX2 (the projection, apgd's passes and the Coulomb shift), 1 for scalar code, as
+ * the processor has them and `-simd` allows (read by TalusCCPSetFromOptions; false: scalar code only). Every
+ * kernel's wide form gives the scalar code's bits, so the switch changes times, never results. TalusSIMDEnable
+ * sets it from a program.
  */
 PETSC_EXTERN PetscInt TalusSIMDWidth(void);
 PETSC_EXTERN void     TalusSIMDEnable(PetscBool);
+/* At most this many lanes (8, 4 or 1): an AVX-512 processor runs the AVX2 code, as a processor without AVX-512
+   would (the tests compare it with the scalar code) */
+PETSC_EXTERN void TalusSIMDSetWidth(PetscInt);
 
 /* ---------------------------------------------------------------- the Tao type "apgd" */
 

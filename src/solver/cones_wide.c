@@ -1,6 +1,6 @@
 /*
  * The friction-cone projection of cones.c on 8 contacts at a time with AVX-512, or 4 with AVX2, chosen at
- * run time by what the processor has (TalusSIMDWidth, simd.c); and with AVX-512 the Coulomb problem's update of
+ * run time by what the processor has (TalusSIMDWidth, simd.c); and likewise the Coulomb problem's update of
  * the De Saxce shift mu ||u_t|| (ccp_variants.c), the other per-contact square root of an iteration. The solver
  * projects every contact twice per iteration; one contact's square root and division take about 13 cycles in
  * scalar code (a sixth of an iteration when the problem fits in the caches), and 8 lanes share them.
@@ -143,6 +143,25 @@ __attribute__((target("avx512f"))) static PetscInt AntiRelaxWide(PetscInt nconta
   return c;
 }
 
+/* The same on 4 contacts with AVX2 (the parts gathered with stride 3, dr written through a small array) */
+__attribute__((target("avx2"))) static PetscInt AntiRelaxWide4(PetscInt ncontacts, const PetscReal mu[],
+                                                               const PetscReal g[], PetscReal shift[], PetscReal dr[])
+{
+  const __m256i stride = _mm256_setr_epi64x(0, 3, 6, 9);
+  PetscInt      c      = 0;
+
+  for (; c + 4 <= ncontacts; c += 4) {
+    const __m256d u = _mm256_i64gather_pd(&g[3 * c + 1], stride, 8), w = _mm256_i64gather_pd(&g[3 * c + 2], stride, 8);
+    const __m256d next = _mm256_mul_pd(_mm256_loadu_pd(&mu[c]),
+                                       _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(u, u), _mm256_mul_pd(w, w))));
+    PetscReal     change[4];
+    _mm256_storeu_pd(change, _mm256_sub_pd(next, _mm256_loadu_pd(&shift[c])));
+    _mm256_storeu_pd(&shift[c], next);
+    for (int k = 0; k < 4; k++) dr[3 * (c + k)] = change[k], dr[3 * (c + k) + 1] = dr[3 * (c + k) + 2] = 0.0;
+  }
+  return c;
+}
+
 /* AVX-512, else AVX2, else none (the scalar code does all), as TalusSIMDWidth says (simd.c) */
 static int Have(void)
 {
@@ -159,7 +178,10 @@ PetscInt TalusProjectTripletsWide(PetscInt ncontacts, const PetscReal mu[], cons
 PetscInt TalusAntiRelaxWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal g[], PetscReal shift[],
                             PetscReal dr[])
 {
-  return Have() == 2 ? AntiRelaxWide(ncontacts, mu, g, shift, dr) : 0;
+  const int have = Have();
+  return have == 2 ? AntiRelaxWide(ncontacts, mu, g, shift, dr)
+       : have == 1 ? AntiRelaxWide4(ncontacts, mu, g, shift, dr)
+                   : 0;
 }
 #else
 PetscInt TalusProjectTripletsWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal in[], PetscReal out[])

@@ -9,9 +9,9 @@
 PETSC_INTERN PetscInt TalusProjectTripletsWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal in[],
                                                PetscReal out[]);
 
-/* CoulombAntiRelax's update (ccp_variants.c) of the first 8k of ncontacts contacts with AVX-512: s = mu ||g_t||,
-   dr = (s - shift, 0, 0) per contact, shift = s; bitwise the scalar code's. Returns how many it did (0 without
-   AVX-512). */
+/* CoulombAntiRelax's update (ccp_variants.c) of the first 8k (AVX-512) or 4k (AVX2) of ncontacts contacts:
+   s = mu ||g_t||, dr = (s - shift, 0, 0) per contact, shift = s; bitwise the scalar code's. Returns how many it
+   did (0 with neither). */
 PETSC_INTERN PetscInt TalusAntiRelaxWide(PetscInt ncontacts, const PetscReal mu[], const PetscReal g[],
                                          PetscReal shift[], PetscReal dr[]);
 

@@ -7,8 +7,9 @@
 #include <talus.h>
 
 static PetscBool simd_enabled = PETSC_TRUE;
+static PetscInt  simd_limit   = 8; /* TalusSIMDSetWidth */
 
-PetscInt TalusSIMDWidth(void)
+static PetscInt ProcessorWidth(void)
 {
   static PetscInt have = -1;
 
@@ -17,12 +18,22 @@ PetscInt TalusSIMDWidth(void)
 #else
   have = 1;
 #endif
-  return simd_enabled ? have : 1;
+  return have;
+}
+
+PetscInt TalusSIMDWidth(void)
+{
+  return simd_enabled ? PetscMin(ProcessorWidth(), simd_limit) : 1;
 }
 
 void TalusSIMDEnable(PetscBool on)
 {
   simd_enabled = on;
+}
+
+void TalusSIMDSetWidth(PetscInt width)
+{
+  simd_limit = width >= 8 ? 8 : width >= 4 ? 4 : 1;
 }
 
 /* -simd, from TalusCCPSetFromOptions */

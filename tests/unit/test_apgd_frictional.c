@@ -174,7 +174,7 @@ static PetscErrorCode CheckReuseGradients(void)
 }
 
 /*
- * The same solve with the wide kernels (apgd's passes, the cone projection, the anti-relaxation: AVX-512) and with
+ * The same solve with the wide kernels (apgd's passes, the cone projection, the anti-relaxation: AVX-512, then AVX2) and with
  * -simd false: every iterate's objective and residual (the convergence history), the iterations and the solution
  * bit for bit, for the Coulomb problem (the anti-relaxation's pass too) and the relaxed one. (The scaled problem,
  * whose residual is weighted, is tests/cli/test_simd.py's: a scene's N gives its diagonal.)
@@ -187,12 +187,14 @@ static PetscErrorCode CheckWideEqualsScalar(void)
 
   PetscFunctionBegin;
   PetscCall(RandomProblemCreate(PETSC_COMM_WORLD, &spec, &prob));
-  for (int coulomb = 0; coulomb < 2; coulomb++) {
+  for (int k = 0; k < 4; k++) { /* AVX-512, then AVX2 (on a processor with AVX-512 too), each problem */
+    const int        coulomb = k % 2;
     Vec              r[2];
     PetscInt         its[2], nhist[2];
     const PetscReal *f[2], *res[2];
     TalusCCP         ccp[2];
     PetscBool        same;
+    TalusSIMDSetWidth(k < 2 ? 8 : 4);
     for (int wide = 0; wide < 2; wide++) {
       Tao tao;
       PetscCall(PetscOptionsSetValue(NULL, "-simd", wide ? "true" : "false"));
@@ -223,6 +225,7 @@ static PetscErrorCode CheckWideEqualsScalar(void)
       PetscCall(TalusCCPDestroy(&ccp[wide]));
     }
   }
+  TalusSIMDSetWidth(8);
   PetscCall(RandomProblemDestroy(&prob));
   PetscFunctionReturn(0);
 }

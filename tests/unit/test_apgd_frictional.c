@@ -174,8 +174,8 @@ static PetscErrorCode CheckReuseGradients(void)
 }
 
 /*
- * The same solve with the wide kernels (apgd's passes, the cone projection, the anti-relaxation: AVX-512, then AVX2) and with
- * -simd false: every iterate's objective and residual (the convergence history), the iterations and the solution
+ * The same solve with the wide kernels (apgd's passes, the cone projection, the anti-relaxation: AVX-512, then
+ * AVX2) and with -simd false: every iterate's objective and residual (the convergence history), the iterations and the solution
  * bit for bit, for the Coulomb problem (the anti-relaxation's pass too) and the relaxed one. (The scaled problem,
  * whose residual is weighted, is tests/cli/test_simd.py's: a scene's N gives its diagonal.)
  */

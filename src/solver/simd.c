@@ -36,10 +36,11 @@ void TalusSIMDSetWidth(PetscInt width)
   simd_limit = width >= 8 ? 8 : width >= 4 ? 4 : 1;
 }
 
-/* -simd, from TalusCCPSetFromOptions */
+/* -simd, from TalusCCPSetFromOptions: on unless the options say otherwise (not the last problem's choice: the
+   campaign server's jobs share a process) */
 PetscErrorCode TalusSIMDSetFromOptions(MPI_Comm comm)
 {
-  PetscBool on = simd_enabled;
+  PetscBool on = PETSC_TRUE;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "talus's vector kernels", NULL);

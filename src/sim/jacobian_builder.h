@@ -67,7 +67,7 @@ PETSC_INTERN const TalusConstraintKind TalusContactKind, TalusJointLimitKind, Ta
 
 typedef struct _TalusJacobianBuilder TalusJacobianBuilder;
 
-typedef struct {
+typedef struct _TalusJacobianBuilderOps {
   /* This step's body-space vector ccp->v_free (its layout: 6 entries per owned dynamic body, and
      for the matrix-free form the ghost bodies the blocks touch) and the room for M^-1. */
   PetscErrorCode (*begin_bodies)(TalusJacobianBuilder *, TalusStepCCP *);
@@ -89,9 +89,6 @@ typedef struct {
      has no ghosts (the assembled one): then no contact is screened (step_screen.c). */
   void (*point_velocity)(TalusSim, const PetscScalar *v_local, PetscInt k, const PetscReal S[3], PetscReal out[3]);
 } TalusJacobianBuilderOps;
-
-/* The builder of the form of B this run uses (-ccp_matrix_free; step_ccp.c) */
-PETSC_INTERN const TalusJacobianBuilderOps *TalusSimBuilderOf(TalusSim);
 
 struct _TalusJacobianBuilder {
   const TalusJacobianBuilderOps *ops;

@@ -12,7 +12,7 @@
 #include <talus/relaxation.h>
 
 /* talus's modules, registered in this order by TalusSimRegisterModules (modules.c) */
-PETSC_INTERN const TalusSimModuleOps TalusMaterialsModule; /* materials.c: the materials' relaxation checked */
+PETSC_INTERN const TalusSimModuleOps TalusMaterialsModule; /* materials.c: relaxation checked, slack Hertz dropped */
 PETSC_INTERN const TalusSimModuleOps TalusTablesModule;    /* tables.c: the tables of time */
 PETSC_INTERN const TalusSimModuleOps TalusJointsModule;    /* joints.c: joints, drivers, limits */
 PETSC_INTERN const TalusSimModuleOps TalusDrivesModule;    /* drives.c: prescribed motions, loads, springs */
@@ -21,11 +21,13 @@ PETSC_INTERN const TalusSimModuleOps TalusWatchesModule;   /* probe.c: the watch
 
 /* What a module's functions read of the simulation most (sim_getters.c): its communicator, bodies and clock
    (t the step's start, dt its length), the largest bounding radius of a finite body (what a step may move a
-   body: the ghosts' reach), with the module's state */
+   body: the ghosts' reach), this step's contacts (from TALUS_HOOK_AFTER_COLLIDE on; a module may drop some there,
+   as the materials module drops seed 004's slack Hertzian ones), with the module's state */
 typedef struct {
-  MPI_Comm     comm;
-  TalusBodies *b;
-  PetscReal    t, dt, rmax;
+  MPI_Comm          comm;
+  TalusBodies      *b;
+  PetscReal         t, dt, rmax;
+  TalusContactList *contacts;
 } TalusSimModuleView;
 PETSC_INTERN PetscErrorCode TalusSimGetModuleView(TalusSim, const TalusSimModuleOps *, TalusSimModuleView *,
                                                   void **state);

@@ -1,5 +1,6 @@
 /* TalusSim life cycle and settings (see include/talus/sim.h). */
 #include "sim_impl.h"
+#include "jacobian_builder.h"
 
 PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
 {
@@ -15,6 +16,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->anti_relax    = PETSC_TRUE;
   (*sim)->screen        = 2.0; /* separated pairs out of the problem, checked (step_screen.c) */
   (*sim)->matrix_free   = PETSC_TRUE;
+  (*sim)->builder       = &TalusJacobianBuilderMatrixFree;
   (*sim)->contact_floor = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
   (*sim)->gravity[2]    = -9.81;
   (*sim)->nreplicated   = PETSC_DETERMINE; /* every body on every rank, unless the scene says */
@@ -54,6 +56,7 @@ PetscErrorCode TalusSimSetGravity(TalusSim sim, const PetscReal g[3])
 {
   PetscFunctionBegin;
   for (int d = 0; d < 3; d++) sim->gravity[d] = g[d];
+  sim->gravity_norm = TalusNorm3(sim->gravity);
   if (sim->ccp) PetscCall(SetForceTolerance(sim));
   PetscFunctionReturn(0);
 }
@@ -104,6 +107,7 @@ PetscErrorCode TalusSimSetMatrixFree(TalusSim sim, PetscBool on)
 {
   PetscFunctionBegin;
   sim->matrix_free = on;
+  sim->builder     = on ? &TalusJacobianBuilderMatrixFree : &TalusJacobianBuilderAssembled;
   PetscFunctionReturn(0);
 }
 
@@ -125,7 +129,7 @@ static PetscErrorCode SetForceTolerance(TalusSim sim)
   const TalusCCPSolverType *solver;
   TaoType                   type;
   PetscReal                 grtol, gttol;
-  PetscReal                 g = TalusNorm3(sim->gravity);
+  PetscReal                 g = sim->gravity_norm;
 
   PetscFunctionBegin;
   if (sim->force_rtol <= 0.0) PetscFunctionReturn(0);
@@ -244,6 +248,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
   PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope, force_rtol = sim->force_rtol;
   PetscReal beta = sim->contact_floor.beta, sigma = sim->contact_floor.sigma, screen = sim->screen;
+  PetscBool matrix_free = sim->matrix_free;
 
   PetscFunctionBegin;
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
@@ -264,7 +269,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(PetscOptionsBool(
     "-ccp_matrix_free",
     "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)",
-    "TalusSimSetMatrixFree", sim->matrix_free, &sim->matrix_free, NULL));
+    "TalusSimSetMatrixFree", sim->matrix_free, &matrix_free, NULL));
   PetscCall(PetscOptionsReal("-contact_near_rigid",
                              "Floor BETA of contacts' normal compliance, E_n >= BETA^2 w_n / (4 pi^2), w_n the row's "
                              "diagonal of N: near-rigid contacts whose problem stays well conditioned (0: rigid rows)",
@@ -285,6 +290,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(TalusSimSetContactForceTolerance(sim, force_rtol));
   PetscCall(TalusSimSetContactFloor(sim, beta, sigma));
   PetscCall(TalusSimSetContactScreen(sim, screen));
+  PetscCall(TalusSimSetMatrixFree(sim, matrix_free));
   PetscCall(TalusDecompSetFromOptions(sim->decomp));
   PetscFunctionReturn(0);
 }

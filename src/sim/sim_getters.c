@@ -75,6 +75,7 @@ PetscErrorCode TalusSimGetModuleView(TalusSim sim, const TalusSimModuleOps *ops,
 {
   PetscFunctionBegin;
   view->comm = sim->comm, view->b = sim->bodies, view->t = sim->t, view->dt = sim->dt, view->rmax = sim->rmax;
+  view->contacts = &sim->contacts;
   PetscCall(TalusSimGetModuleState(sim, ops, state));
   PetscFunctionReturn(0);
 }

@@ -29,10 +29,13 @@ struct _p_TalusSim {
   TalusContactHistory *history; /* last step's contacts, for warm starts (sorted) */
   PetscInt             nhistory, history_capacity;
   PetscReal            gravity[3], dt, t, t_final, envelope;
+  PetscReal            gravity_norm; /* |g|, kept with gravity (TalusSimSetGravity): the step reads it often */
   PetscInt             step;
   PetscBool            anti_relax;
   PetscReal            force_rtol;  /* -ccp_force_rtol: the solver's tolerance is force_rtol |g| h (0: -tao_gatol's) */
   PetscBool            matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
+  /* the builder of that form of B (jacobian_builder.h), chosen with matrix_free (TalusSimSetMatrixFree) */
+  const struct _TalusJacobianBuilderOps *builder;
   PetscReal
     *jacobian; /* the matrix-free B's records (up to TALUS_JACOBIAN_GENERAL per contact), kept from step to step */
   PetscInt  *jacobian_slot; /* and their body slots (2 per contact) */

@@ -9,25 +9,6 @@
 #include "jacobian_builder.h"
 #include <talus/relaxation.h>
 
-/* Seed 004's Hertzian contacts that carry no force this step leave the list (geometry/relaxation.c); one with a
-   shape that has no radius of curvature (a box's corners) stops the run on every rank, naming the body
-   of lowest id: reduced as id * TALUS_NSHAPES + shape. */
-static PetscErrorCode DropSlackHertzContacts(TalusSim sim)
-{
-  PetscInt flat;
-
-  PetscFunctionBegin;
-  if (!TalusContactsDropSlackHertz(sim->bodies, sim->dt, &sim->contacts, &flat)) PetscFunctionReturn(0);
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &flat, 1, MPIU_INT, MPI_MIN, sim->comm));
-  PetscCheck(flat == PETSC_MAX_INT, sim->comm, PETSC_ERR_USER_INPUT,
-             "body %" PetscInt_FMT " is a %s in a Hertzian contact (a material with a compliance modulus): Hertz's "
-             "law needs a radius of curvature, which a %s's contact points do not have: give the %s a linear "
-             "(stiffness) or rigid material",
-             flat / TALUS_NSHAPES, TalusShapeTable[flat % TALUS_NSHAPES].name,
-             TalusShapeTable[flat % TALUS_NSHAPES].name, TalusShapeTable[flat % TALUS_NSHAPES].name);
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
 {
   TalusBodies              *b    = sim->bodies;
@@ -47,11 +28,7 @@ static PetscErrorCode Collide(TalusSim sim, TalusStepStats *stats)
   list->n = kept;
   TalusContactsDropPairs(list, jointed->njointed, jointed->jointed);
   PetscCall(TalusContactsWarmStart(b, sim->history, sim->nhistory, list, &matched));
-  PetscCall(DropSlackHertzContacts(sim)); /* by their warm starts too */
-  stats->contacts        = list->n;
-  stats->warm_started    = matched;
-  stats->max_penetration = 0.0;
-  for (PetscInt c = 0; c < list->n; c++) stats->max_penetration = PetscMax(stats->max_penetration, -list->c[c].phi);
+  stats->warm_started = matched;
   PetscCall(PetscLogEventEnd(TALUS_EventCollide, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -227,8 +204,9 @@ PetscErrorCode TalusSimStep(TalusSim sim, TalusStepStats *stats)
   PetscCall(TalusSimNumberDofs(sim));
   PetscCall(TalusSimBuildGhosts(sim));
   PetscCall(Collide(sim, stats));
-  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_COLLIDE)); /* the joints' rows, the loads' and springs' wrenches */
-  PetscCall(TalusSimScreenContacts(sim));                    /* separated pairs out of the problem (step_screen.c) */
+  /* the slack Hertzian contacts dropped, the joints' rows, the loads' and springs' wrenches */
+  PetscCall(TalusSimRunHook(sim, TALUS_HOOK_AFTER_COLLIDE));
+  PetscCall(TalusSimScreenContacts(sim)); /* separated pairs out of the problem (step_screen.c) */
   PetscCall(PetscTime(&t1));
   PetscCall(SolveScreened(sim, &ccp, stats, &wall_assemble));
   if (sim->problem_monitor) { /* before the impulses change the velocities the problem was made from */

@@ -33,12 +33,6 @@ static void FreeVelocity(const TalusBodies *b, PetscInt k, const PetscReal g[3],
   }
 }
 
-/* The builder of the form of B this run uses (-ccp_matrix_free). */
-const TalusJacobianBuilderOps *TalusSimBuilderOf(TalusSim sim)
-{
-  return sim->matrix_free ? &TalusJacobianBuilderMatrixFree : &TalusJacobianBuilderAssembled;
-}
-
 /* The kinds of row block, in their order among each rank's rows (the feasible set's: cones, non-negative
    rows, free rows; the kinds of one form of B consecutive) */
 static const TalusConstraintKind *const kinds[] = {&TalusContactKind, &TalusJointLimitKind, &TalusJointRowKind};
@@ -161,7 +155,7 @@ static PetscErrorCode AssembleWith(TalusSim sim, const TalusJacobianBuilderOps *
 PetscErrorCode TalusSimAssembleCCP(TalusSim sim, TalusStepCCP *ccp)
 {
   PetscFunctionBegin;
-  PetscCall(AssembleWith(sim, TalusSimBuilderOf(sim), ccp));
+  PetscCall(AssembleWith(sim, sim->builder, ccp));
   PetscFunctionReturn(0);
 }
 
@@ -227,7 +221,7 @@ PetscErrorCode TalusSimSetImpulses(TalusSim sim, TalusStepCCP *ccp)
 /* v+ (TalusStepCCPVelocities) into the owned bodies, gamma into the blocks */
 PetscErrorCode TalusSimApplyImpulses(TalusSim sim, TalusStepCCP *ccp)
 {
-  const TalusJacobianBuilderOps *builder = TalusSimBuilderOf(sim);
+  const TalusJacobianBuilderOps *builder = sim->builder; /* the form of B this run uses (-ccp_matrix_free) */
   TalusBodies                   *b       = sim->bodies;
   const PetscScalar             *v;
 

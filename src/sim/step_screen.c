@@ -60,7 +60,7 @@ static void ContactVelocity(TalusSim sim, const TalusContact *ct, const PetscSca
    bodies), else NULL */
 static const TalusJacobianBuilderOps *ScreeningBuilder(TalusSim sim)
 {
-  const TalusJacobianBuilderOps *builder = TalusSimBuilderOf(sim);
+  const TalusJacobianBuilderOps *builder = sim->builder;
   return sim->screen > 0.0 && builder->point_velocity ? builder : NULL;
 }
 
@@ -90,7 +90,7 @@ PetscErrorCode TalusSimScreenContacts(TalusSim sim)
 {
   TalusContactList *list = &sim->contacts;
   TalusBodies      *b    = sim->bodies;
-  const PetscReal   fall = TalusNorm3(sim->gravity) * sim->dt;
+  const PetscReal   fall = sim->gravity_norm * sim->dt;
   PetscBool        *keep;
   TalusContact     *scratch;
   PetscInt          nscreened = 0;

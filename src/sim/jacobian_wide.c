@@ -16,6 +16,7 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)
   #include <immintrin.h>
   #include <string.h>
+  #include "../solver/triplets_wide.h"
 
   #define WIDE __attribute__((target("avx512f")))
   /* the small loops over registers unrolled, so that their arrays live in registers (at -O2 GCC would keep
@@ -41,30 +42,6 @@ WIDE static inline void Transpose8(__m512d r[8])
     r[k]     = _mm512_permutex2var_pd(b[k], lo8, b[4 + k]);
     r[k + 4] = _mm512_permutex2var_pd(b[k], hi8, b[4 + k]);
   }
-}
-
-/* in: 8 triplets in three registers; out: their first, second and third entries (as cones_wide.c) */
-WIDE static inline void Deinterleave(const PetscScalar *p, __m512d *n, __m512d *u, __m512d *w)
-{
-  const __m512d a = _mm512_loadu_pd(p), b = _mm512_loadu_pd(p + 8), c = _mm512_loadu_pd(p + 16);
-  *n = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0), b),
-                              _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13), c);
-  *u = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0), b),
-                              _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14), c);
-  *w = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0), b),
-                              _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15), c);
-}
-
-WIDE static inline void Interleave(__m512d n, __m512d u, __m512d w, PetscScalar *p)
-{
-  _mm512_storeu_pd(p, _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(0, 8, 0, 1, 9, 0, 2, 10), u),
-                                             _mm512_setr_epi64(0, 1, 8, 3, 4, 9, 6, 7), w));
-  _mm512_storeu_pd(p + 8,
-                   _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(0, 3, 11, 0, 4, 12, 0, 5), u),
-                                          _mm512_setr_epi64(10, 1, 2, 11, 4, 5, 12, 7), w));
-  _mm512_storeu_pd(p + 16,
-                   _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(13, 0, 6, 14, 0, 7, 15, 0), u),
-                                          _mm512_setr_epi64(0, 13, 2, 3, 14, 5, 6, 15), w));
 }
 
 /* 8 contacts' fields from their transposed records (TalusJacobianWideRecords): frame rows n, t, w = n x t and
@@ -125,9 +102,9 @@ static inline PetscBool AllAxial(const char *kind)
 }
 
 /* GatherContacts' scaled branch (jacobian_shell.c) for 8 contacts */
-WIDE static void Gather8(const TalusGatherArgs *g, PetscInt c, PetscInt offset)
+WIDE static void Gather8(const TalusGatherArgs *g, PetscInt c)
 {
-  const Contacts8 k = Unpack8(&g->J[offset]);
+  const Contacts8 k = Unpack8(&g->J[8 * c]);
   __m512d         va[8], vb[8], pa[3], pb[3], rel[3], u[3], d[3];
   __mmask8        has_a, has_b;
 
@@ -141,21 +118,21 @@ WIDE static void Gather8(const TalusGatherArgs *g, PetscInt c, PetscInt offset)
     rel[i] = _mm512_mask_sub_pd(rel[i], has_a, rel[i], pa[i]); /* minus side a's */
   }
   u[0] = Dot3(k.n0, k.n1, k.n2, rel), u[1] = Dot3(k.t0, k.t1, k.t2, rel), u[2] = Dot3(k.w0, k.w1, k.w2, rel);
-  Deinterleave(&g->d[3 * c], &d[0], &d[1], &d[2]);
+  TalusLoadTriplets8(&g->d[3 * c], &d[0], &d[1], &d[2]);
   if (g->e) {
     __m512d e[3], r[3];
-    Deinterleave(&g->e[3 * c], &e[0], &e[1], &e[2]);
-    Deinterleave(&g->r[3 * c], &r[0], &r[1], &r[2]);
+    TalusLoadTriplets8(&g->e[3 * c], &e[0], &e[1], &e[2]);
+    TalusLoadTriplets8(&g->r[3 * c], &r[0], &r[1], &r[2]);
     UNROLL for (int i = 0; i < 3; i++) u[i] = _mm512_add_pd(u[i], _mm512_mul_pd(e[i], _mm512_mul_pd(d[i], r[i])));
   }
   UNROLL for (int i = 0; i < 3; i++) u[i] = _mm512_mul_pd(u[i], d[i]);
   if (g->add || g->z) {
     __m512d z[3];
-    Deinterleave(g->add ? &g->y[3 * c] : &g->z[3 * c], &z[0], &z[1], &z[2]);
+    TalusLoadTriplets8(g->add ? &g->y[3 * c] : &g->z[3 * c], &z[0], &z[1], &z[2]);
     UNROLL for (int i = 0; i < 3; i++) u[i] = _mm512_add_pd(u[i], z[i]);
   }
   if (g->s) u[0] = _mm512_add_pd(u[0], _mm512_loadu_pd(&g->s[c]));
-  Interleave(u[0], u[1], u[2], &g->y[3 * c]);
+  TalusStoreTriplets8(u[0], u[1], u[2], &g->y[3 * c]);
 }
 
 /* the contacts [0, 8k) of n whose groups of 8 are all axial, from the first: the run a wide product takes */
@@ -176,21 +153,21 @@ static inline void PrefetchGroup(const PetscReal *J, PetscInt c)
 WIDE static PetscInt GatherWide(PetscInt n, const TalusGatherArgs *g)
 {
   const PetscInt m = AxialRun(n, g->kind);
-  for (PetscInt c = 0; c < m; c += 8) PrefetchGroup(g->J, c), Gather8(g, c, 8 * c);
+  for (PetscInt c = 0; c < m; c += 8) PrefetchGroup(g->J, c), Gather8(g, c);
   return m;
 }
 
 /* ScatterContacts (jacobian_shell.c) for 8 contacts: the forces f = F^T D g and the torques S x f lane by lane, then
    added to the bodies contact after contact in the scalar code's order (side b, then side a), 6 entries at a time */
-WIDE static void Scatter8(const TalusScatterArgs *g, PetscInt c, PetscInt offset)
+WIDE static void Scatter8(const TalusScatterArgs *g, PetscInt c)
 {
-  const Contacts8 k = Unpack8(&g->J[offset]);
+  const Contacts8 k = Unpack8(&g->J[8 * c]);
   __m512d         gd[3], f[3], rb[8], ra[8];
 
-  Deinterleave(&g->g[3 * c], &gd[0], &gd[1], &gd[2]);
+  TalusLoadTriplets8(&g->g[3 * c], &gd[0], &gd[1], &gd[2]);
   if (g->d) {
     __m512d d[3];
-    Deinterleave(&g->d[3 * c], &d[0], &d[1], &d[2]);
+    TalusLoadTriplets8(&g->d[3 * c], &d[0], &d[1], &d[2]);
     UNROLL for (int i = 0; i < 3; i++) gd[i] = _mm512_mul_pd(d[i], gd[i]);
   }
   f[0] = Dot3(k.n0, k.t0, k.w0, gd), f[1] = Dot3(k.n1, k.t1, k.w1, gd), f[2] = Dot3(k.n2, k.t2, k.w2, gd);
@@ -243,7 +220,7 @@ WIDE static void Scatter8(const TalusScatterArgs *g, PetscInt c, PetscInt offset
 WIDE static PetscInt ScatterWide(PetscInt n, const TalusScatterArgs *g)
 {
   const PetscInt m = AxialRun(n, g->kind);
-  for (PetscInt c = 0; c < m; c += 8) PrefetchGroup(g->J, c), Scatter8(g, c, 8 * c);
+  for (PetscInt c = 0; c < m; c += 8) PrefetchGroup(g->J, c), Scatter8(g, c);
   return m;
 }
 

@@ -47,9 +47,9 @@ struct _p_TalusCCP {
   PetscBool        setup;
 };
 
-/* The names in a PetscFunctionList, joined by ", " (for messages that list the choices; type_options.c). */
 /* -simd (simd.c), read with the problem's options */
 PETSC_INTERN PetscErrorCode TalusSIMDSetFromOptions(MPI_Comm);
+/* The names in a PetscFunctionList, joined by ", " (for messages that list the choices; type_options.c). */
 PETSC_INTERN PetscErrorCode TalusFunctionListNames(PetscFunctionList, char names[], size_t size);
 /* An option naming a type (-tao_type, a KSP's -pc_type) that is not in list: refused with the option's full name
    and the choices, before PETSc's own message ("Unable to find requested ...") would name neither. */

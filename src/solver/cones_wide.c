@@ -15,30 +15,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)
   #include <immintrin.h>
-
-/* in: 8 triplets (n, u, w) in three registers; out: n, u and w of the 8 contacts */
-__attribute__((target("avx512f"))) static inline void Deinterleave(__m512d a, __m512d b, __m512d c, __m512d *n,
-                                                                   __m512d *u, __m512d *w)
-{
-  /* permutex2var indices 0-7 take from the first operand, 8-15 from the second */
-  *n = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(0, 3, 6, 9, 12, 15, 0, 0), b),
-                              _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 10, 13), c);
-  *u = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(1, 4, 7, 10, 13, 0, 0, 0), b),
-                              _mm512_setr_epi64(0, 1, 2, 3, 4, 8, 11, 14), c);
-  *w = _mm512_permutex2var_pd(_mm512_permutex2var_pd(a, _mm512_setr_epi64(2, 5, 8, 11, 14, 0, 0, 0), b),
-                              _mm512_setr_epi64(0, 1, 2, 3, 4, 9, 12, 15), c);
-}
-
-__attribute__((target("avx512f"))) static inline void Interleave(__m512d n, __m512d u, __m512d w, __m512d *a,
-                                                                 __m512d *b, __m512d *c)
-{
-  *a = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(0, 8, 0, 1, 9, 0, 2, 10), u),
-                              _mm512_setr_epi64(0, 1, 8, 3, 4, 9, 6, 7), w);
-  *b = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(0, 3, 11, 0, 4, 12, 0, 5), u),
-                              _mm512_setr_epi64(10, 1, 2, 11, 4, 5, 12, 7), w);
-  *c = _mm512_permutex2var_pd(_mm512_permutex2var_pd(n, _mm512_setr_epi64(13, 0, 6, 14, 0, 7, 15, 0), u),
-                              _mm512_setr_epi64(0, 13, 2, 3, 14, 5, 6, 15), w);
-}
+  #include "triplets_wide.h"
 
 __attribute__((target("avx512f"))) static PetscInt ProjectWide(PetscInt ncontacts, const PetscReal mu[],
                                                                const PetscReal in[], PetscReal out[])
@@ -47,10 +24,9 @@ __attribute__((target("avx512f"))) static PetscInt ProjectWide(PetscInt ncontact
   PetscInt      c = 0;
 
   for (; c + 8 <= ncontacts; c += 8) {
-    __m512d       n, u, w, a, b, d;
+    __m512d       n, u, w;
     const __m512d m = _mm512_loadu_pd(&mu[c]);
-    Deinterleave(_mm512_loadu_pd(&in[3 * c]), _mm512_loadu_pd(&in[3 * c + 8]), _mm512_loadu_pd(&in[3 * c + 16]), &n, &u,
-                 &w);
+    TalusLoadTriplets8(&in[3 * c], &n, &u, &w);
     /* cones.c ProjectTriplet, lane by lane */
     const __m512d  t      = _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(u, u), _mm512_mul_pd(w, w)));
     const __m512d  mt     = _mm512_mul_pd(m, t);
@@ -68,10 +44,7 @@ __attribute__((target("avx512f"))) static PetscInt ProjectWide(PetscInt ncontact
     n_out = _mm512_mask_mov_pd(n_out, surface, n_surf);
     scale = _mm512_mask_mov_pd(scale, inside, one);
     scale = _mm512_mask_mov_pd(scale, surface, s_surf);
-    Interleave(n_out, _mm512_mul_pd(u, scale), _mm512_mul_pd(w, scale), &a, &b, &d);
-    _mm512_storeu_pd(&out[3 * c], a);
-    _mm512_storeu_pd(&out[3 * c + 8], b);
-    _mm512_storeu_pd(&out[3 * c + 16], d);
+    TalusStoreTriplets8(n_out, _mm512_mul_pd(u, scale), _mm512_mul_pd(w, scale), &out[3 * c]);
   }
   return c;
 }
@@ -129,16 +102,12 @@ __attribute__((target("avx512f"))) static PetscInt AntiRelaxWide(PetscInt nconta
   PetscInt      c    = 0;
 
   for (; c + 8 <= ncontacts; c += 8) {
-    __m512d n, u, w, a, b, d;
-    Deinterleave(_mm512_loadu_pd(&g[3 * c]), _mm512_loadu_pd(&g[3 * c + 8]), _mm512_loadu_pd(&g[3 * c + 16]), &n, &u,
-                 &w);
+    __m512d n, u, w;
+    TalusLoadTriplets8(&g[3 * c], &n, &u, &w);
     const __m512d next = _mm512_mul_pd(_mm512_loadu_pd(&mu[c]),
                                        _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(u, u), _mm512_mul_pd(w, w))));
-    Interleave(_mm512_sub_pd(next, _mm512_loadu_pd(&shift[c])), zero, zero, &a, &b, &d);
+    TalusStoreTriplets8(_mm512_sub_pd(next, _mm512_loadu_pd(&shift[c])), zero, zero, &dr[3 * c]);
     _mm512_storeu_pd(&shift[c], next);
-    _mm512_storeu_pd(&dr[3 * c], a);
-    _mm512_storeu_pd(&dr[3 * c + 8], b);
-    _mm512_storeu_pd(&dr[3 * c + 16], d);
   }
   return c;
 }

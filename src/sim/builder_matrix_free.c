@@ -53,7 +53,7 @@ static PetscErrorCode BodyVector(TalusSim sim, PetscInt nghost, const PetscInt g
 PetscErrorCode TalusSimKeepBodyVector(TalusSim sim, TalusStepCCP *ccp)
 {
   PetscFunctionBegin;
-  if (!sim->matrix_free || !ccp->v_free) PetscFunctionReturn(0);
+  if (sim->builder != &TalusJacobianBuilderMatrixFree || !ccp->v_free) PetscFunctionReturn(0);
   PetscCall(VecDestroy(&sim->body_vector));
   sim->body_vector = ccp->v_free;
   ccp->v_free      = NULL;

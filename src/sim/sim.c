@@ -15,7 +15,6 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->envelope      = 0.0;
   (*sim)->anti_relax    = PETSC_TRUE;
   (*sim)->screen        = 2.0; /* separated pairs out of the problem, checked (step_screen.c) */
-  (*sim)->matrix_free   = PETSC_TRUE;
   (*sim)->builder       = &TalusJacobianBuilderMatrixFree;
   (*sim)->contact_floor = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
   (*sim)->gravity[2]    = -9.81;
@@ -106,8 +105,7 @@ PetscErrorCode TalusSimSetAntiRelaxation(TalusSim sim, PetscBool on)
 PetscErrorCode TalusSimSetMatrixFree(TalusSim sim, PetscBool on)
 {
   PetscFunctionBegin;
-  sim->matrix_free = on;
-  sim->builder     = on ? &TalusJacobianBuilderMatrixFree : &TalusJacobianBuilderAssembled;
+  sim->builder = on ? &TalusJacobianBuilderMatrixFree : &TalusJacobianBuilderAssembled;
   PetscFunctionReturn(0);
 }
 
@@ -248,7 +246,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
   PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope, force_rtol = sim->force_rtol;
   PetscReal beta = sim->contact_floor.beta, sigma = sim->contact_floor.sigma, screen = sim->screen;
-  PetscBool matrix_free = sim->matrix_free;
+  PetscBool matrix_free = (PetscBool)(sim->builder == &TalusJacobianBuilderMatrixFree);
 
   PetscFunctionBegin;
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
@@ -269,7 +267,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(PetscOptionsBool(
     "-ccp_matrix_free",
     "Apply B = D^T from a compact record per contact (false: an assembled MPIAIJ matrix, for cross-checking)",
-    "TalusSimSetMatrixFree", sim->matrix_free, &matrix_free, NULL));
+    "TalusSimSetMatrixFree", matrix_free, &matrix_free, NULL));
   PetscCall(PetscOptionsReal("-contact_near_rigid",
                              "Floor BETA of contacts' normal compliance, E_n >= BETA^2 w_n / (4 pi^2), w_n the row's "
                              "diagonal of N: near-rigid contacts whose problem stays well conditioned (0: rigid rows)",

@@ -32,9 +32,9 @@ struct _p_TalusSim {
   PetscReal            gravity_norm; /* |g|, kept with gravity (TalusSimSetGravity): the step reads it often */
   PetscInt             step;
   PetscBool            anti_relax;
-  PetscReal            force_rtol;  /* -ccp_force_rtol: the solver's tolerance is force_rtol |g| h (0: -tao_gatol's) */
-  PetscBool            matrix_free; /* B applied from per-contact records (jacobian_shell.c) instead of assembled */
-  /* the builder of that form of B (jacobian_builder.h), chosen with matrix_free (TalusSimSetMatrixFree) */
+  PetscReal            force_rtol; /* -ccp_force_rtol: the solver's tolerance is force_rtol |g| h (0: -tao_gatol's) */
+  /* the builder of the form of B (jacobian_builder.h): matrix-free, from per-contact records (jacobian_shell.c), or
+     assembled (TalusSimSetMatrixFree, -ccp_matrix_free) */
   const struct _TalusJacobianBuilderOps *builder;
   PetscReal
     *jacobian; /* the matrix-free B's records (up to TALUS_JACOBIAN_GENERAL per contact), kept from step to step */

@@ -21,6 +21,8 @@ typedef enum {
 
 /* The matrix-free step's body space as its builder makes it (src/sim/modules.h) */
 typedef struct _TalusSimBodySpace TalusSimBodySpace;
+/* A module's section of a checkpoint file being written or read (src/io/h5section.h) */
+typedef struct _TalusModuleSection TalusModuleSection;
 
 typedef struct {
   const char *name;       /* unique among the modules */
@@ -46,6 +48,12 @@ typedef struct {
      bodies) does it here. The assembled builder calls it with space->assembled alone: a module that
      needs the body space refuses then. Or NULL */
   PetscErrorCode (*body_space)(TalusSim, void *state, const TalusSimBodySpace *space);
+  /* its section of a checkpoint (docs/checkpoint-format.md), or NULL: write puts its state into the file
+     being written (collective, between steps); read takes it back into a new simulation, before the bodies
+     are restored, and checks it as strictly as a scene: a fault goes to the file's reader (TalusH5Fault),
+     the restart stops naming the file, and nothing of the faulty section is kept */
+  PetscErrorCode (*checkpoint_write)(TalusSim, void *state, TalusModuleSection *);
+  PetscErrorCode (*checkpoint_read)(TalusSim, void *state, TalusModuleSection *);
 } TalusSimModuleOps;
 
 /* Registers talus's own modules (TalusRegisterAll calls it; src/sim/modules.c) */
@@ -54,5 +62,10 @@ PETSC_EXTERN PetscErrorCode TalusSimRegisterModules(void);
 PETSC_EXTERN PetscErrorCode TalusSimModuleRegister(const TalusSimModuleOps *);
 /* The module's state in this simulation (made zeroed on first use); the module must be registered. */
 PETSC_EXTERN PetscErrorCode TalusSimGetModuleState(TalusSim, const TalusSimModuleOps *, void **state);
+
+/* Every module's checkpoint section, in the modules' order (the checkpoint file's writer and reader call them;
+   collective) */
+PETSC_EXTERN PetscErrorCode TalusSimModulesCheckpointWrite(TalusSim, TalusModuleSection *);
+PETSC_EXTERN PetscErrorCode TalusSimModulesCheckpointRead(TalusSim, TalusModuleSection *);
 
 #endif

@@ -171,23 +171,15 @@ PETSC_EXTERN PetscErrorCode TalusSimCheckSpring(TalusSim, const TalusSpring *, c
 PETSC_EXTERN PetscErrorCode TalusSimGetDrives(TalusSim, PetscInt *nprescribed, const TalusPrescribedMotion **,
                                               PetscInt *nloads, const TalusLoad **, PetscInt *nsprings,
                                               const TalusSpring **);
-/* A restart's drives (into a simulation without them). */
-PETSC_EXTERN PetscErrorCode TalusSimSetDrives(TalusSim, PetscInt nprescribed, const TalusPrescribedMotion *,
-                                              PetscInt nloads, const TalusLoad *, PetscInt nsprings,
-                                              const TalusSpring *);
 /* A piecewise-linear table of time (include/talus/table.h): npoints rows of (t, columns values);
    *handle names it in drivers' motions, prescribed motions and loads. */
 PETSC_EXTERN PetscErrorCode TalusSimAddTable(TalusSim, PetscInt columns, PetscInt npoints, const PetscReal data[],
                                              PetscInt *handle);
 PETSC_EXTERN PetscErrorCode TalusSimGetTables(TalusSim, PetscInt *n, const TalusTable **);
-/* A restart's tables (into a simulation without them), in their order. */
-PETSC_EXTERN PetscErrorCode TalusSimSetTables(TalusSim, PetscInt n, const TalusTable[]);
 /* Body id moves in the plane normal to normal[] from now (a dynamic body; its velocity and angular
    velocity are projected onto the plane's motions). Needs the matrix-free B and a solver on it. */
 PETSC_EXTERN PetscErrorCode TalusSimAddPlanar(TalusSim, PetscInt id, const PetscReal normal[3]);
 PETSC_EXTERN PetscErrorCode TalusSimGetPlanar(TalusSim, PetscInt *n, const TalusPlanar **);
-/* A restart's planar bodies (into a simulation without them; their velocities are taken as they are). */
-PETSC_EXTERN PetscErrorCode TalusSimSetPlanar(TalusSim, PetscInt n, const TalusPlanar *);
 /* Gravity's and the springs' potential energy of the present configuration (collective). */
 PETSC_EXTERN PetscErrorCode TalusSimGetPotentialEnergy(TalusSim, PetscReal *);
 
@@ -209,7 +201,8 @@ typedef struct {
   PetscInt  decomp_last_rebalance, decomp_cooldown; /* the decomposition's back-off (decomp.h) */
 } TalusSimState;
 
-/* What TalusSimRestore loads into a new, empty simulator. */
+/* What TalusSimRestore loads into a new, empty simulator: the core's state. The modules' (joints, drives,
+   tables, planar bodies) is read by their checkpoint sections first (include/talus/module.h). */
 typedef struct {
   TalusSimState        state;
   PetscInt             nmaterials;
@@ -226,21 +219,6 @@ typedef struct {
   PetscInt             nhistory;
   TalusContactHistory *history;
   const PetscMPIInt   *history_rank;
-  /* the joints and their rows' last impulses (TalusSimGetJoints), the same on every rank */
-  PetscInt          njoints;
-  const TalusJoint *joints;
-  const PetscReal  *joint_impulse;
-  /* the prescribed motions, loads and springs (TalusSimGetDrives) */
-  PetscInt                     nprescribed, nloads, nsprings;
-  const TalusPrescribedMotion *prescribed;
-  const TalusLoad             *loads;
-  const TalusSpring           *springs;
-  /* the tables of time (TalusSimGetTables), restored before the links that name them */
-  PetscInt          ntables;
-  const TalusTable *tables;
-  /* the planar bodies (TalusSimGetPlanar) */
-  PetscInt           nplanar;
-  const TalusPlanar *planar;
 } TalusSimSnapshot;
 
 PETSC_EXTERN PetscErrorCode TalusSimGetComm(TalusSim, MPI_Comm *);

@@ -159,9 +159,8 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   BodyRow                   *mine, *in, *slice, *planes;
   ContactRow                *contacts;
   PetscMPIInt               *dest;
-  PetscInt                   nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory, njoints;
-  PetscInt                   nprescribed, nloads, nsprings, nplanar, ntables, ntable_values = 0;
-  const TalusTable          *tables;
+  PetscInt                   nmine = 0, nin, nplanes = 0, lo, hi, coffset = 0, ctotal, nlive, nhistory;
+  TalusModuleSection         section = {.w = &w};
   hid_t                      fapl;
   char                      *options;
 
@@ -172,11 +171,6 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetState(sim, &state));
   PetscCall(TalusSimGetHistory(sim, &nhistory, &history));
-  PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
-  PetscCall(TalusSimGetDrives(sim, &nprescribed, NULL, &nloads, NULL, &nsprings, NULL));
-  PetscCall(TalusSimGetPlanar(sim, &nplanar, NULL));
-  PetscCall(TalusSimGetTables(sim, &ntables, &tables));
-  for (PetscInt i = 0; i < ntables; i++) ntable_values += tables[i].npoints * (tables[i].columns + 1);
   PetscCheck(b->n == b->nowned, PETSC_COMM_SELF, PETSC_ERR_ORDER, "checkpoints are written between steps (no ghosts)");
   PetscCall(PetscLogEventBegin(TALUS_EventCheckpointWrite, 0, 0, 0, 0));
   /* bodies to the ranks that write their rows */
@@ -246,18 +240,9 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
                               state.rebalances,
                               w.size,
                               state.anti_relax,
-                              state.has_domain,
-                              njoints,
-                              nprescribed,
-                              nloads,
-                              nsprings,
-                              nplanar,
-                              ntables,
-                              ntable_values};
-    const char *names[]    = {"version",         "step",       "finite_bodies", "bodies",      "planes",
-                              "contacts",        "materials",  "bodies_lost",   "rebalances",  "ranks",
-                              "anti_relaxation", "has_domain", "joints",        "prescribed",  "loads",
-                              "springs",         "planar",     "tables",        "table_values"};
+                              state.has_domain};
+    const char *names[]    = {"version",   "step",        "finite_bodies", "bodies", "planes",          "contacts",
+                              "materials", "bodies_lost", "rebalances",    "ranks",  "anti_relaxation", "has_domain"};
     PetscInt    backoff[2] = {state.decomp_last_rebalance, state.decomp_cooldown};
     char        created[64];
     time_t      clock = time(NULL);
@@ -287,7 +272,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
                               w.rank == 0 ? nplanes : 0, planes));
   PetscCall(TalusH5WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal,
                               coffset, nhistory, contacts));
-  PetscCall(TalusCheckpointWriteLinks(&w, sim));
+  PetscCall(TalusSimModulesCheckpointWrite(sim, &section)); /* the joints, drives, tables, planar bodies */
   PetscCall(TalusCheckpointWriteMaterials(&w, b));
   PetscCall(TalusH5WriteText(&w, "scene", scene_text ? scene_text : "", scene_text ? strlen(scene_text) : 0));
   PetscCall(TalusH5WriteText(&w, "overrides", scene->overrides, strlen(scene->overrides))); /* format 5: -set */
@@ -326,6 +311,7 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
     snprintf(v, sizeof(v), "%d", (int)info->version);
     TalusH5Fault(r, "format version %s; this talus reads versions 1 to " PetscStringize(TALUS_CHECKPOINT_VERSION), v);
   }
+  /* the modules' counts (their sections write and check them), for talus info */
   if (!r->bad && info->version >= 2) {
     TalusH5ReadAttribute(r, r->file, "joints", PETSC_TRUE, 1, &info->njoints);
     TalusH5ReadAttribute(r, r->file, "prescribed", PETSC_TRUE, 1, &info->nprescribed);
@@ -383,13 +369,8 @@ static PetscErrorCode ReadInfo(TalusH5Reader *r, TalusCheckpointInfo *info, Talu
   }
   if (!r->bad && (info->nfinite < 0 || info->nbodies < 0 || info->nbodies > info->nfinite || info->nplanes < 0 ||
                   info->ncontacts < 0 || info->nmaterials < 1 || info->bodies_lost < 0 || info->ranks < 1 ||
-                  info->nmaterials > 1000000 || info->nfinite > PETSC_MAX_INT / 8 || info->nplanes > 1000000 ||
-                  info->njoints < 0 || info->njoints > PETSC_MAX_INT / 8 || info->nprescribed < 0 ||
-                  info->nprescribed > info->nfinite || info->nloads < 0 || info->nloads > PETSC_MAX_INT / 8 ||
-                  info->nsprings < 0 || info->nsprings > PETSC_MAX_INT / 8 || info->nplanar < 0 ||
-                  info->nplanar > info->nfinite || info->ntables < 0 || info->ntables > 1000000 ||
-                  info->ntable_values < 3 * info->ntables || info->ntable_values > PETSC_MAX_INT / 8))
-    TalusH5Fault(r, "%s", "the header's counts are inconsistent");
+                  info->nmaterials > 1000000 || info->nfinite > PETSC_MAX_INT / 8 || info->nplanes > 1000000))
+    TalusH5Fault(r, "%s", "the header's counts are inconsistent"); /* the modules' own: checked by their sections */
   if (!r->bad && (info->step < 0 || !(info->t >= 0.0 && info->t < PETSC_INFINITY) ||
                   !(info->dt > 0.0 && info->dt < PETSC_INFINITY) || PetscIsInfOrNanReal(info->t_final)))
     TalusH5Fault(r, "%s", "the header's step, time, time step or end time is not valid");
@@ -539,7 +520,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   TalusBodyRecord     *plane_records = NULL, *records = NULL;
   TalusContactHistory *history   = NULL;
   TalusMaterial       *materials = NULL;
-  TalusCheckpointLinks links     = {0};
+  TalusModuleSection   section;
   PetscMPIInt         *dest = NULL, *hdest = NULL;
   char                *options = NULL, *overrides = NULL;
   PetscBool            same_layout;
@@ -568,7 +549,12 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
                              hi - lo, rows, PETSC_TRUE));
   PetscCall(TalusH5ReadTable(&r, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow),
                              info.ncontacts, clo, chi - clo, crows, PETSC_TRUE));
-  PetscCall(TalusCheckpointReadLinks(&r, &info, &links));
+  /* the modules' sections (joints, drives, tables, planar bodies), each into its state, checked as a scene */
+  section = (TalusModuleSection){.r       = &r,
+                                 .version = info.version,
+                                 .nfinite = info.nfinite,
+                                 .max_id  = info.nfinite + info.nplanes + info.bodies_lost};
+  PetscCall(TalusSimModulesCheckpointRead(sim, &section));
   PetscCall(TalusH5ReadText(&r, "scene", scene_text));
   PetscCall(TalusH5ReadText(&r, "options",
                             &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */
@@ -602,7 +588,6 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     PetscCall(PetscFree(mu_pair));
     PetscCall(PetscFree(overrides));
     PetscCall(PetscFree(*scene_text));
-    PetscCall(TalusCheckpointLinksDestroy(&links));
   }
   PetscCall(TalusH5Verdict(&r));
   TalusH5Close(&r);
@@ -631,30 +616,17 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
     history[h] = crows[h].h;
     hdest[h]   = same_layout ? (PetscMPIInt)crows[h].rank : SliceRank(info.nfinite, r.size, crows[h].owner_slot);
   }
-  snap.nmaterials    = nm;
-  snap.materials     = materials;
-  snap.mu_pair       = mu_pair;
-  snap.nplanes       = info.nplanes;
-  snap.planes        = plane_records;
-  snap.nbodies       = nkeep;
-  snap.bodies        = records;
-  snap.body_rank     = dest;
-  snap.nhistory      = chi - clo;
-  snap.history       = history;
-  snap.history_rank  = hdest;
-  snap.njoints       = info.njoints;
-  snap.joints        = links.joints;
-  snap.joint_impulse = links.joint_impulse;
-  snap.nprescribed   = info.nprescribed;
-  snap.prescribed    = links.prescribed;
-  snap.nloads        = info.nloads;
-  snap.loads         = links.loads;
-  snap.nsprings      = info.nsprings;
-  snap.springs       = links.springs;
-  snap.nplanar       = info.nplanar;
-  snap.planar        = links.planar;
-  snap.ntables       = info.ntables;
-  snap.tables        = links.tables;
+  snap.nmaterials   = nm;
+  snap.materials    = materials;
+  snap.mu_pair      = mu_pair;
+  snap.nplanes      = info.nplanes;
+  snap.planes       = plane_records;
+  snap.nbodies      = nkeep;
+  snap.bodies       = records;
+  snap.body_rank    = dest;
+  snap.nhistory     = chi - clo;
+  snap.history      = history;
+  snap.history_rank = hdest;
   PetscCall(TalusSimRestore(sim, &snap));
 
   PetscCall(PetscMemzero(scene, sizeof(*scene)));
@@ -670,7 +642,6 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscCall(PetscFree3(rows, planes, crows));
   PetscCall(PetscFree(materials));
   PetscCall(PetscFree(mu_pair));
-  PetscCall(TalusCheckpointLinksDestroy(&links));
   PetscCall(PetscLogEventEnd(TALUS_EventCheckpointRead, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -10,16 +10,7 @@
  * seed 002 eq. 70, 72). Loads and springs are forces evaluated at the start of the step and applied
  * with gravity, h M^-1 F in the free velocity (seed 000 eq. 9b's f^l).
  */
-#include "modules.h"
-
-/* The module's state: the drives, the same on every rank */
-typedef struct {
-  PetscInt               nprescribed, nloads, nsprings;
-  TalusPrescribedMotion *prescribed;
-  TalusLoad             *loads;
-  TalusSpring           *springs;
-  PetscBool              springs_checked; /* their stability at this run's time step */
-} Drives;
+#include "drives_impl.h"
 
 /* What a function of this file reads of the simulation (its communicator, bodies, clock) and the module's state */
 typedef struct {
@@ -309,28 +300,6 @@ PetscErrorCode TalusSimGetDrives(TalusSim sim, PetscInt *nprescribed, const Talu
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimSetDrives(TalusSim sim, PetscInt nprescribed, const TalusPrescribedMotion *prescribed,
-                                 PetscInt nloads, const TalusLoad *loads, PetscInt nsprings, const TalusSpring *springs)
-{
-  Context c;
-
-  PetscFunctionBegin;
-  PetscCall(GetContext(sim, &c));
-  PetscCheck(!c.dr->nprescribed && !c.dr->nloads && !c.dr->nsprings, c.v.comm, PETSC_ERR_ORDER,
-             "drives are restored into a simulation without them");
-  PetscCall(PetscMalloc1(nprescribed + 1, &c.dr->prescribed)); /* grown one by one by the Add functions */
-  PetscCall(PetscMalloc1(nloads + 1, &c.dr->loads));
-  PetscCall(PetscMalloc1(nsprings + 1, &c.dr->springs));
-  PetscCall(PetscArraycpy(c.dr->prescribed, prescribed, nprescribed));
-  PetscCall(PetscArraycpy(c.dr->loads, loads, nloads));
-  PetscCall(PetscArraycpy(c.dr->springs, springs, nsprings));
-  c.dr->nprescribed = nprescribed, c.dr->nloads = nloads, c.dr->nsprings = nsprings;
-  for (PetscInt p = 0; p < nprescribed; p++) PetscCall(TalusSimLinkBodies(sim, 1, &prescribed[p].body));
-  for (PetscInt l = 0; l < nloads; l++) PetscCall(TalusSimLinkBodies(sim, 1, &loads[l].body));
-  for (PetscInt s = 0; s < nsprings; s++) PetscCall(TalusSimLinkBodies(sim, 2, springs[s].body));
-  PetscFunctionReturn(0);
-}
-
 /* What a prescribed body's velocity or pose at a step needs: the simulation's view and the tables of time */
 typedef PetscErrorCode (*PrescribedFn)(const Context *, const TalusTable tables[], PetscInt k,
                                        const TalusPrescribedMotion *);
@@ -560,13 +529,15 @@ static PetscErrorCode DrivesDestroy(TalusSim sim, void *state)
 }
 
 const TalusSimModuleOps TalusDrivesModule = {
-  .name       = "drives",
-  .state_size = sizeof(Drives),
-  .destroy    = DrivesDestroy,
-  .hook       = {[TALUS_HOOK_BEFORE_GHOSTS]   = DrivesPrescribeVelocities,
-                 [TALUS_HOOK_AFTER_COLLIDE]   = DrivesComputeWrenches,
-                 [TALUS_HOOK_AFTER_INTEGRATE] = DrivesMovePrescribed},
-  .energy     = DrivesSpringEnergy,
-  .links      = DrivesLinks,
-  .describe   = DrivesDescribe,
+  .name             = "drives",
+  .state_size       = sizeof(Drives),
+  .destroy          = DrivesDestroy,
+  .hook             = {[TALUS_HOOK_BEFORE_GHOSTS]   = DrivesPrescribeVelocities,
+                       [TALUS_HOOK_AFTER_COLLIDE]   = DrivesComputeWrenches,
+                       [TALUS_HOOK_AFTER_INTEGRATE] = DrivesMovePrescribed},
+  .energy           = DrivesSpringEnergy,
+  .links            = DrivesLinks,
+  .describe         = DrivesDescribe,
+  .checkpoint_write = TalusDrivesCheckpointWrite,
+  .checkpoint_read  = TalusDrivesCheckpointRead,
 };

@@ -9,6 +9,8 @@
  */
 #include "modules.h"
 #include "../grow.h"
+#include "../io/h5section.h"
+#include <stddef.h>
 
 /* The module's state: the joints and their rows' last impulses (the same on every rank), the pairs they
    hold together, this step's rows of the joints this rank keeps */
@@ -160,7 +162,8 @@ PetscErrorCode TalusSimAddJoint(TalusSim sim, const TalusJointSpec *spec, PetscI
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusSimSetJoints(TalusSim sim, PetscInt n, const TalusJoint joints[], const PetscReal impulse[])
+/* A restart's joints and their rows' impulses (into a simulation without them) */
+static PetscErrorCode SetJoints(TalusSim sim, PetscInt n, const TalusJoint joints[], const PetscReal impulse[])
 {
   Context c;
 
@@ -509,6 +512,113 @@ static PetscErrorCode JointsDescribe(TalusSim sim, void *state, PetscInt id, cha
   PetscFunctionReturn(0);
 }
 
+/* Its checkpoint section (docs/checkpoint-format.md, format 2 on): the joints, every one on every rank, as the
+   group "joints", their rows' last impulses as "joint_impulses" and their count as the root's attribute "joints".
+   Rank 0 writes them, every rank reads them all back and checks each as strictly as a scene's. */
+#define JOINT_FIELD(name, integer, member, width) \
+  { \
+    name, integer, width, offsetof(TalusJoint, member) \
+  }
+/* the fields of format 2, then those later formats added: format 3 the motion's table and the relaxation,
+   format 4 the compliance, format 5 a limit's range */
+static const TalusH5Field joint_fields[] = {
+  JOINT_FIELD("type", PETSC_TRUE, type, 1),
+  JOINT_FIELD("bodies", PETSC_TRUE, body, 2),
+  JOINT_FIELD("owner_side", PETSC_TRUE, owner_side, 1),
+  JOINT_FIELD("anchor", PETSC_FALSE, anchor, 6),
+  JOINT_FIELD("axis", PETSC_FALSE, axis, 6),
+  JOINT_FIELD("reference", PETSC_FALSE, reference, 6),
+  JOINT_FIELD("length", PETSC_FALSE, length, 1),
+  JOINT_FIELD("motion", PETSC_FALSE, motion, 5),
+  JOINT_FIELD("motion_table", PETSC_TRUE, motion.table, 1),
+  JOINT_FIELD("relaxation", PETSC_FALSE, zeta, 2),      /* zeta, delta */
+  JOINT_FIELD("compliance", PETSC_FALSE, stiffness, 2), /* K, B */
+  JOINT_FIELD("limits", PETSC_FALSE, lower, 2),         /* a limit's lower, upper */
+};
+#define NFIELDS ((int)(sizeof(joint_fields) / sizeof(joint_fields[0])))
+
+/* the fields a file of this version has (the later ones absent: read as 0, none) */
+static int FieldsOf(PetscInt version)
+{
+  return NFIELDS - (version < 5) - (version < 4) - 2 * (version < 3);
+}
+
+static PetscErrorCode JointsCheckpointWrite(TalusSim sim, void *state, TalusModuleSection *s)
+{
+  const Joints  *js    = (const Joints *)state;
+  const PetscInt nrows = js->njoints ? js->joint_row_start[js->njoints] : 0;
+
+  PetscFunctionBegin;
+  (void)sim;
+  TalusSectionWriteCount(s, "joints", js->njoints);
+  if (!js->njoints) PetscFunctionReturn(0);
+  PetscCall(TalusSectionWriteRecords(s, "joints", joint_fields, NFIELDS, sizeof(TalusJoint), js->njoints, js->joints));
+  PetscCall(TalusH5WriteDataset(s->w, s->w->file, "joint_impulses", TALUS_H5_REAL, nrows, 1, 0,
+                                s->w->rank == 0 ? nrows : 0, js->joint_impulse));
+  PetscFunctionReturn(0);
+}
+
+/* A stored joint as strictly as a scene's: NULL, or the fault. */
+static const char *JointFault(const TalusModuleSection *s, const TalusJoint *j)
+{
+  if (j->type < 0 || j->type >= TALUS_NJOINT_TYPES) return "an unknown type";
+  if (s->version < 5 && TalusJointTypeIsLimit((TalusJointType)j->type)) return "a limit's type, which format 5 added";
+  if (j->owner_side < 0 || j->owner_side > 1 || j->body[j->owner_side] == TALUS_WORLD) return "no body keeping it";
+  for (int side = 0; side < 2; side++) {
+    if (!TalusSectionIdValid(s, j->body[side], PETSC_TRUE)) return "a body id outside the scene's";
+    if (!TalusAllFinite(j->anchor[side], 3) || !TalusAllFinite(j->axis[side], 3) ||
+        !TalusAllFinite(j->reference[side], 3))
+      return "a value that is not a finite number (or beyond 1e100 in magnitude)";
+    if (PetscAbsReal(TalusNorm3(j->axis[side]) - 1.0) > 1e-6 ||
+        PetscAbsReal(TalusNorm3(j->reference[side]) - 1.0) > 1e-6)
+      return "an axis that is not a unit vector";
+  }
+  if (!(j->length >= 0.0 && j->length < PETSC_INFINITY) || !TalusAllFinite(&j->motion.offset, 5))
+    return "a length or motion that is not valid";
+  if (!(j->zeta >= 0.0 && j->zeta < PETSC_INFINITY && j->delta >= 0.0 && j->delta < PETSC_INFINITY))
+    return "a relaxation that is not valid";
+  if (!(j->stiffness >= 0.0 && j->stiffness < PETSC_INFINITY && j->damping >= 0.0 && j->damping < PETSC_INFINITY) ||
+      (j->stiffness > 0.0 && j->delta > 0.0))
+    return "a compliance that is not valid";
+  if (TalusJointTypeIsLimit((TalusJointType)j->type) &&
+      TalusJointLimitFault((TalusJointType)j->type, j->lower, j->upper))
+    return "a limit's range that is not valid";
+  return NULL;
+}
+
+static PetscErrorCode JointsCheckpointRead(TalusSim sim, void *state, TalusModuleSection *s)
+{
+  TalusH5Reader *r = s->r;
+  TalusJoint    *joints;
+  PetscReal     *impulse = NULL;
+  PetscInt       n, nrows = 0;
+  const char    *fault;
+
+  PetscFunctionBegin;
+  (void)state;
+  TalusSectionReadCount(s, "joints", 2, PETSC_MAX_INT / 8, &n);
+  PetscCall(
+    TalusSectionReadRecords(s, "joints", joint_fields, FieldsOf(s->version), sizeof(TalusJoint), n, (void **)&joints));
+  if (!n) PetscFunctionReturn(0);
+  for (PetscInt j = 0; j < n && !r->bad; j++) {
+    if ((fault = JointFault(s, &joints[j]))) TalusH5Fault(r, "a joint has %s", fault);
+    else nrows += TalusJointTypeRows((TalusJointType)joints[j].type);
+  }
+  for (PetscInt j = 0; j < n && !r->bad; j++) { /* the tables module's section is read first (the registry's order) */
+    PetscCall(TalusSimTableFault(sim, joints[j].motion.table, 1, &fault));
+    if (fault) TalusH5Fault(r, "%s", TALUS_SECTION_TABLE_FAULT);
+  }
+  TalusH5CheckExtent(r, "joint_impulses", nrows);
+  PetscCall(PetscCalloc1(nrows + 1, &impulse));
+  if (!r->bad)
+    PetscCall(TalusH5ReadDataset(r, "joint_impulses", TALUS_H5_REAL, nrows, 1, 0, nrows, impulse, PETSC_FALSE));
+  if (!r->bad && !TalusAllFinite(impulse, (int)nrows)) TalusH5Fault(r, "%s", "a joint impulse is not a finite number");
+  if (!r->bad) PetscCall(SetJoints(sim, n, joints, impulse));
+  PetscCall(PetscFree(joints));
+  PetscCall(PetscFree(impulse));
+  PetscFunctionReturn(0);
+}
+
 const TalusSimModuleOps TalusJointsModule = {
   .name             = "joints",
   .state_size       = sizeof(Joints),
@@ -520,4 +630,6 @@ const TalusSimModuleOps TalusJointsModule = {
                        [TALUS_HOOK_AFTER_SOLVE]   = JointsShareImpulses},
   .links            = JointsLinks,
   .describe         = JointsDescribe,
+  .checkpoint_write = JointsCheckpointWrite,
+  .checkpoint_read  = JointsCheckpointRead,
 };

@@ -147,3 +147,32 @@ PetscErrorCode TalusSimModulesBodySpace(TalusSim sim, const TalusSimBodySpace *s
   }
   PetscFunctionReturn(0);
 }
+
+/* The sections in the registry's order: the tables of time are read before the links that name them */
+static PetscErrorCode ModulesCheckpoint(TalusSim sim, TalusModuleSection *section, PetscBool write)
+{
+  PetscFunctionBegin;
+  for (PetscInt m = 0; m < nmodules; m++) {
+    PetscErrorCode (*op)(TalusSim, void *, TalusModuleSection *) = write ? modules[m]->checkpoint_write
+                                                                         : modules[m]->checkpoint_read;
+    void *state;
+    if (!op) continue;
+    PetscCall(ModuleState(sim, m, &state));
+    PetscCall(op(sim, state, section));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimModulesCheckpointWrite(TalusSim sim, TalusModuleSection *section)
+{
+  PetscFunctionBegin;
+  PetscCall(ModulesCheckpoint(sim, section, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimModulesCheckpointRead(TalusSim sim, TalusModuleSection *section)
+{
+  PetscFunctionBegin;
+  PetscCall(ModulesCheckpoint(sim, section, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}

@@ -78,8 +78,7 @@ typedef struct {
   const PetscInt *jointed;
 } TalusSimJointsInfo;
 PETSC_INTERN PetscErrorCode TalusSimSetJointsInfo(TalusSim, const TalusSimJointsInfo *);
-/* joints.c: a restart's joints and their rows' impulses (into a simulation without them) */
-PETSC_INTERN PetscErrorCode TalusSimSetJoints(TalusSim, PetscInt n, const TalusJoint[], const PetscReal impulse[]);
+
 /* doubles of a body's M^-1 record in the matrix-free B: 1 / m, then A J^-1 A^T as xx yy zz xy xz yz */
 #define TALUS_INVERSE_MASS 7
 /* The matrix-free step's body space (the body_space op; or only `assembled` when the assembled builder

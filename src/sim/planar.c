@@ -15,6 +15,8 @@
  * removes the normal part of M^-1's linear rows (TalusJacobianSetPlanar).
  */
 #include "modules.h"
+#include "../io/h5section.h"
+#include <stddef.h>
 
 /* The module's state: the planar bodies (the same on every rank), and this step's owned ones: their
    slots in the matrix-free body vector and their normals */
@@ -90,22 +92,6 @@ PetscErrorCode TalusSimGetPlanar(TalusSim sim, PetscInt *n, const TalusPlanar **
   PetscCall(GetPlanar(sim, &pl));
   if (n) *n = pl->n;
   if (planar) *planar = pl->planar;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode TalusSimSetPlanar(TalusSim sim, PetscInt n, const TalusPlanar *planar)
-{
-  Planar  *pl;
-  MPI_Comm comm;
-
-  PetscFunctionBegin;
-  PetscCall(GetPlanar(sim, &pl));
-  PetscCall(TalusSimGetComm(sim, &comm));
-  PetscCheck(!pl->n, comm, PETSC_ERR_ORDER, "planar bodies are restored into a simulation without them");
-  PetscCall(PetscMalloc1(n + 1, &pl->planar));
-  PetscCall(PetscArraycpy(pl->planar, planar, n));
-  pl->n = n;
-  for (PetscInt p = 0; p < n; p++) PetscCall(TalusSimLinkBodies(sim, 1, &planar[p].body));
   PetscFunctionReturn(0);
 }
 
@@ -185,8 +171,51 @@ static PetscErrorCode PlanarBodySpace(TalusSim sim, void *state, const TalusSimB
   PetscFunctionReturn(0);
 }
 
-const TalusSimModuleOps TalusPlanarModule = {.name       = "planar",
-                                             .state_size = sizeof(Planar),
-                                             .destroy    = PlanarDestroy,
-                                             .describe   = PlanarDescribe,
-                                             .body_space = PlanarBodySpace};
+/* Its checkpoint section (format 3 on): the planar bodies, every one on every rank, as the group "planar" and
+   their count as the root attribute of that name */
+static const TalusH5Field planar_fields[] = {
+  {"body",   PETSC_TRUE,  1, offsetof(TalusPlanar, body)  },
+  {"normal", PETSC_FALSE, 3, offsetof(TalusPlanar, normal)},
+};
+
+static PetscErrorCode PlanarCheckpointWrite(TalusSim sim, void *state, TalusModuleSection *s)
+{
+  const Planar *pl = (const Planar *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  TalusSectionWriteCount(s, "planar", pl->n);
+  PetscCall(TalusSectionWriteRecords(s, "planar", planar_fields, 2, sizeof(TalusPlanar), pl->n, pl->planar));
+  PetscFunctionReturn(0);
+}
+
+/* ... read back into a simulation without planar bodies (their stored velocities are taken as they are) */
+static PetscErrorCode PlanarCheckpointRead(TalusSim sim, void *state, TalusModuleSection *s)
+{
+  Planar      *pl = (Planar *)state;
+  TalusPlanar *planar;
+  PetscInt     n;
+
+  PetscFunctionBegin;
+  PetscCheck(!pl->n, s->r->comm, PETSC_ERR_ORDER, "planar bodies are restored into a simulation without them");
+  TalusSectionReadCount(s, "planar", 3, s->nfinite, &n);
+  PetscCall(TalusSectionReadRecords(s, "planar", planar_fields, 2, sizeof(TalusPlanar), n, (void **)&planar));
+  for (PetscInt p = 0; p < n && !s->r->bad; p++)
+    if (!TalusSectionIdValid(s, planar[p].body, PETSC_FALSE) || !TalusAllFinite(planar[p].normal, 3) ||
+        PetscAbsReal(TalusNorm3(planar[p].normal) - 1.0) > 1e-6)
+      TalusH5Fault(s->r, "%s", "a planar body with a body id or a normal that is not valid");
+  if (n && !s->r->bad) {
+    pl->planar = planar, pl->n = n, planar = NULL;
+    for (PetscInt p = 0; p < n; p++) PetscCall(TalusSimLinkBodies(sim, 1, &pl->planar[p].body));
+  }
+  PetscCall(PetscFree(planar));
+  PetscFunctionReturn(0);
+}
+
+const TalusSimModuleOps TalusPlanarModule = {.name             = "planar",
+                                             .state_size       = sizeof(Planar),
+                                             .destroy          = PlanarDestroy,
+                                             .describe         = PlanarDescribe,
+                                             .body_space       = PlanarBodySpace,
+                                             .checkpoint_write = PlanarCheckpointWrite,
+                                             .checkpoint_read  = PlanarCheckpointRead};

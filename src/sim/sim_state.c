@@ -106,11 +106,6 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   /* through the setters: a solver made already takes the tolerance of the restored h and g (-ccp_force_rtol) */
   PetscCall(TalusSimSetTimeStep(sim, s->dt));
   PetscCall(TalusSimSetGravity(sim, s->gravity));
-  PetscCall(TalusSimSetTables(sim, snap->ntables, snap->tables));
-  PetscCall(TalusSimSetJoints(sim, snap->njoints, snap->joints, snap->joint_impulse));
-  PetscCall(TalusSimSetDrives(sim, snap->nprescribed, snap->prescribed, snap->nloads, snap->loads, snap->nsprings,
-                              snap->springs));
-  PetscCall(TalusSimSetPlanar(sim, snap->nplanar, snap->planar));
   PetscCall(TalusDecompSetBackoff(sim->decomp, s->decomp_last_rebalance, s->decomp_cooldown));
   sim->distributed = PETSC_TRUE;
   /* the partition the run that wrote the snapshot made right after writing it (TalusCheckpointWrite) */

@@ -14,6 +14,9 @@ Usage: test_joints_scene.py TALUS SOURCE_ROOT WORK_DIR
 - tests/scenes/limits.yaml: a pendulum stops on a rigid angle limit at its upper end (0.6 rad, to 1e-9)
   and a slider settles m g / K into a compliant linear limit (to 1e-9 m); checkpoints store the
   limits (format 5) and restart bitwise;
+- each module's checkpoint section (joints, drives, tables, planar bodies) refuses a crafted file (a
+  negative stiffness, a body id out of range, a negative count, a table's shape, a handle to no table,
+  a normal that is not a unit vector) naming the fault and the file, on 1 and 2 ranks;
 - every mistake in a joint, a force, a spring, a motion or a surface velocity is refused before the
   run with FILE:LINE and what is wrong.
 (The physics against closed forms: tests/mpi/test_joints.c, tests/mpi/test_drives.c.)
@@ -125,6 +128,33 @@ for name, edit, fault in (
         edit(f)
     r = run_talus(TALUS, ["-restart", path, "-o", os.path.join(WORK, "limits-bad-out")])
     check(r.returncode == 1 and fault in r.stderr and path in r.stderr, "limits checkpoint %s: %s" % (name, r.stderr[-300:]))
+
+# ---- each module's checkpoint section (the joints', drives', tables' and planar bodies', include/talus/module.h)
+# is checked as strictly as a scene: a crafted file (checksums kept valid) is refused naming the fault and the file
+SECTION_FAULTS = (
+    ("conveyor", "spring", lambda f: set_values(f, "springs/stiffness", lambda v: v.__setitem__(0, -1.0)),
+     "a spring with a body id or a value that is not valid"),
+    ("conveyor", "prescribed", lambda f: set_values(f, "prescribed/body", lambda v: v.__setitem__(0, 10 ** 6)),
+     "a prescribed motion with a body id or a value that is not valid"),
+    ("conveyor", "count", lambda f: f.attrs.modify("loads", np.int64(-1)), "the count of loads is not valid"),
+    ("tables", "shape", lambda f: set_values(f, "tables", lambda v: v.__setitem__((0, 0), 0)),
+     "a table's columns or points are not valid"),
+    ("tables", "handle", lambda f: set_values(f, "joints/motion_table", lambda v: v.__setitem__(0, 9)),
+     "a link names a table that is not stored, or one of the wrong width"),
+    ("tables", "load-table", lambda f: set_values(f, "loads/force_table", lambda v: v.__setitem__(0, 9)),
+     "a link names a table that is not stored, or one of the wrong width"),
+    ("pendulum", "planar", lambda f: set_values(f, "planar/normal", lambda v: v.__setitem__((0, 2), 2.0)),
+     "a planar body with a body id or a normal that is not valid"),
+)
+for tag, name, edit, fault in SECTION_FAULTS:
+    path = os.path.join(WORK, "section-%s-%s.h5" % (tag, name))
+    shutil.copy(os.path.join(WORK, "%s-ckpt-np1" % tag, "checkpoints", "ckpt-00000200.h5"), path)
+    with h5py.File(path, "r+") as f:
+        edit(f)
+    for ranks in (1, 2):
+        r = run_talus(TALUS, ["-restart", path, "-o", os.path.join(WORK, "section-bad-out")], ranks=ranks)
+        check(r.returncode == 1 and fault in r.stderr and path in r.stderr,
+              "%s checkpoint, %s edited, on %d ranks: %s" % (tag, name, ranks, r.stderr[-300:]))
 
 # ---- a checkpoint of format 2 (tests/fixtures/ckpt-format2-links-step100.h5, written by commit 9c35400 from
 # tests/scenes/links.yaml with -checkpoint_every 100: joints, a driver, a prescribed body, a load and a spring)

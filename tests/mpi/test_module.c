@@ -13,23 +13,31 @@
  *   - a module registered after a simulation was made gets its state (zeroed) at its first hook;
  *   - create gives a state its defaults when it is made; TalusSimSetFromOptions calls the module's
  *     set_from_options with the simulation's options (-toy_gain), for that simulation only;
+ *   - its checkpoint section: a checkpoint written after 4 steps with -toy_gain 4 gives a new simulation the
+ *     gain and the step count back (on any number of ranks: rank 0 writes, every rank reads); a file whose
+ *     gain is not positive is refused; a file without the toy's section leaves its defaults;
  *   - refused: a second module of the same name, the state of a module never registered.
+ * Usage: test_module TMPDIR (where the checkpoints go)
  */
 #include "../common/check.h"
+#include "../../src/io/h5section.h" /* a module's checkpoint section */
 #include <talus/module.h>
+#include <talus/checkpoint.h>
 
 typedef struct {
   PetscInt  before_ghosts, after_collide, after_solve, after_integrate, end_of_step;
   PetscReal t, t_integrated, momentum_z, support_z;
   PetscInt  watch;
-  PetscReal gain; /* 2.5 by create, -toy_gain by set_from_options */
+  PetscReal gain;           /* 2.5 by create, -toy_gain by set_from_options */
+  PetscInt  restored_steps; /* the steps its checkpoint section read back (-1: none read) */
 } Toy;
 
 static PetscErrorCode ToyCreate(TalusSim sim, void *state)
 {
   PetscFunctionBegin;
   (void)sim;
-  ((Toy *)state)->gain = 2.5;
+  ((Toy *)state)->gain           = 2.5;
+  ((Toy *)state)->restored_steps = -1;
   PetscFunctionReturn(0);
 }
 
@@ -111,6 +119,33 @@ static PetscErrorCode ToyDestroy(TalusSim sim, void *state)
   PetscFunctionReturn(0);
 }
 
+/* its checkpoint section: the gain and the steps it has seen, the dataset "toy" (rank 0 writes, every rank reads) */
+static PetscErrorCode ToyCheckpointWrite(TalusSim sim, void *state, TalusModuleSection *s)
+{
+  const Toy *toy  = (const Toy *)state;
+  PetscReal  v[2] = {toy->gain, (PetscReal)toy->end_of_step};
+
+  PetscFunctionBegin;
+  (void)sim;
+  PetscCall(TalusH5WriteDataset(s->w, s->w->file, "toy", TALUS_H5_REAL, 2, 1, 0, s->w->rank == 0 ? 2 : 0, v));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ToyCheckpointRead(TalusSim sim, void *state, TalusModuleSection *s)
+{
+  Toy      *toy = (Toy *)state;
+  PetscReal v[2];
+
+  PetscFunctionBegin;
+  (void)sim;
+  if (!TalusSectionHas(s, "toy")) PetscFunctionReturn(0); /* written without the toy: its defaults */
+  TalusH5CheckExtent(s->r, "toy", 2);
+  if (!s->r->bad) PetscCall(TalusH5ReadDataset(s->r, "toy", TALUS_H5_REAL, 2, 1, 0, 2, v, PETSC_FALSE));
+  if (!s->r->bad && !(v[0] > 0.0 && v[0] < PETSC_INFINITY)) TalusH5Fault(s->r, "%s", "a toy gain that is not positive");
+  if (!s->r->bad) toy->gain = v[0], toy->restored_steps = (PetscInt)v[1];
+  PetscFunctionReturn(0);
+}
+
 static const TalusSimModuleOps toy_module = {
   .name             = "toy",
   .state_size       = sizeof(Toy),
@@ -122,6 +157,8 @@ static const TalusSimModuleOps toy_module = {
                        [TALUS_HOOK_AFTER_SOLVE]     = ToyAfterSolve,
                        [TALUS_HOOK_AFTER_INTEGRATE] = ToyAfterIntegrate,
                        [TALUS_HOOK_END_OF_STEP]     = ToyEndOfStep},
+  .checkpoint_write = ToyCheckpointWrite,
+  .checkpoint_read  = ToyCheckpointRead,
 };
 
 /* a module registered after a simulation was made: its state is made when its hook first runs */
@@ -241,6 +278,54 @@ int main(int argc, char **argv)
           (double)toy_e->gain, (double)toy_f->gain);
     PetscCall(TalusSimDestroy(&e));
     PetscCall(TalusSimDestroy(&f));
+  }
+  { /* the checkpoint section: written after 4 steps, read into a new simulation; a bad gain refused */
+    TalusSim   w, r;
+    Toy       *toy_w, *toy_r;
+    TalusScene scene = {.name = "toy"};
+    char       good[PETSC_MAX_PATH_LEN], bad[PETSC_MAX_PATH_LEN], *text = NULL;
+    PetscCall(PetscSNPrintf(good, sizeof(good), "%s/module-toy.h5", argv[1]));
+    PetscCall(PetscSNPrintf(bad, sizeof(bad), "%s/module-toy-bad.h5", argv[1]));
+    PetscCall(NewScene(&w, &toy_w));
+    toy_w->gain = 4.0;
+    PetscCall(Steps(w, toy_w, 4));
+    PetscCall(TalusCheckpointFileWrite(w, &scene, NULL, good));
+    toy_w->gain = -1.0;
+    PetscCall(TalusCheckpointFileWrite(w, &scene, NULL, bad));
+    PetscCall(TalusSimDestroy(&w));
+    PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &r));
+    PetscCall(TalusCheckpointFileRead(PETSC_COMM_WORLD, good, r, &scene, &text, NULL));
+    PetscCall(TalusSimGetModuleState(r, &toy_module, (void **)&toy_r));
+    CHECK(toy_r->gain == 4.0 && toy_r->restored_steps == 4,
+          "the toy's section read back: gain %g, %" PetscInt_FMT " steps (4, 4)", (double)toy_r->gain,
+          toy_r->restored_steps);
+    PetscCall(PetscFree(text));
+    PetscCall(TalusSimDestroy(&r));
+    { /* the same file without the toy's section (as one written before the toy was registered): its defaults */
+      PetscMPIInt rank;
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+      if (rank == 0) {
+        hid_t file = H5Fopen(good, H5F_ACC_RDWR, H5P_DEFAULT);
+        CHECK(file >= 0 && H5Ldelete(file, "toy", H5P_DEFAULT) >= 0 && H5Fclose(file) >= 0, "%s", "toy not removed");
+      }
+      PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+      PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &r));
+      PetscCall(TalusCheckpointFileRead(PETSC_COMM_WORLD, good, r, &scene, &text, NULL));
+      PetscCall(TalusSimGetModuleState(r, &toy_module, (void **)&toy_r));
+      CHECK(toy_r->gain == 2.5 && toy_r->restored_steps == -1, "no toy section: gain %g, %" PetscInt_FMT " steps",
+            (double)toy_r->gain, toy_r->restored_steps);
+      PetscCall(PetscFree(text));
+      PetscCall(TalusSimDestroy(&r));
+    }
+    { /* refused, as an error code (PETSc's return handler: no message, no abort) */
+      PetscErrorCode ierr;
+      PetscCall(TalusSimCreate(PETSC_COMM_WORLD, &r));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = TalusCheckpointFileRead(PETSC_COMM_WORLD, bad, r, &scene, &text, NULL);
+      PetscCall(PetscPopErrorHandler());
+      CHECK(ierr != 0, "a checkpoint with the toy's gain -1 restored");
+      PetscCall(TalusSimDestroy(&r));
+    }
   }
   { /* refusals, each an error code (PETSc's return handler: no message, no abort) */
     static const TalusSimModuleOps namesake = {.name = "toy"}, stranger = {.name = "stranger"};

@@ -54,6 +54,13 @@ typedef struct {
      the restart stops naming the file, and nothing of the faulty section is kept */
   PetscErrorCode (*checkpoint_write)(TalusSim, void *state, TalusModuleSection *);
   PetscErrorCode (*checkpoint_read)(TalusSim, void *state, TalusModuleSection *);
+  /* its table of figures (docs/outputs.md), or NULL: a CSV file in the run's directory, a row after every step,
+     its first column the time t (a restart drops the rows after its checkpoint's time and appends). table_name:
+     the file's name, or NULL when this simulation has nothing for it (a scene without joints); table_row: the
+     header line (header true) or this step's row, each with its newline, printed to file (rank 0's file; NULL on
+     the other ranks: the call is collective) */
+  PetscErrorCode (*table_name)(TalusSim, void *state, const char **name);
+  PetscErrorCode (*table_row)(TalusSim, void *state, FILE *file, PetscBool header);
 } TalusSimModuleOps;
 
 /* Registers talus's own modules (TalusRegisterAll calls it; src/sim/modules.c) */
@@ -67,5 +74,10 @@ PETSC_EXTERN PetscErrorCode TalusSimGetModuleState(TalusSim, const TalusSimModul
    collective) */
 PETSC_EXTERN PetscErrorCode TalusSimModulesCheckpointWrite(TalusSim, TalusModuleSection *);
 PETSC_EXTERN PetscErrorCode TalusSimModulesCheckpointRead(TalusSim, TalusModuleSection *);
+
+/* The modules' tables in this simulation (the modules' order): table k's file name, NULL for k at or past their
+   count; table k's header (header true) or this step's row, to file (rank 0's, NULL on the others; collective) */
+PETSC_EXTERN PetscErrorCode TalusSimModulesGetTable(TalusSim, PetscInt k, const char **name);
+PETSC_EXTERN PetscErrorCode TalusSimModulesWriteTable(TalusSim, PetscInt k, FILE *file, PetscBool header);
 
 #endif

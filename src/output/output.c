@@ -102,19 +102,15 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, const TalusOutputR
   if (!append->stats) TalusOutputWriteStatsHeader(out);
   PetscCall(TalusOutputOpenText(out, "progress.log", append->stats ? "a" : "w", &out->log));
   PetscCall(TalusOutputOpenProbes(out, sim, append->probe, append->group));
-  {
-    PetscInt njoints;
-    PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
-    if (njoints) {
-      PetscCall(TalusOutputOpenText(out, "joints.csv", append->joints ? "a" : "w", &out->joints_file));
-      if (out->joints_file && !append->joints) {
-        static const char *const column[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
-        fputs("t", out->joints_file);
-        for (PetscInt j = 0; j < njoints; j++)
-          for (int c = 0; c < 6; c++) fprintf(out->joints_file, ",j%" PetscInt_FMT "_%s", j, column[c]);
-        fputs("\n", out->joints_file);
-      }
-    }
+  for (const char *name = NULL;; out->ntables++) { /* the modules' tables, each with its header unless reopened */
+    PetscCall(TalusSimModulesGetTable(sim, out->ntables, &name));
+    if (!name) break;
+    PetscCheck(out->ntables < TALUS_MAX_TABLES, out->comm, PETSC_ERR_SUP,
+               "more than %d module tables: raise TALUS_MAX_TABLES (src/output/output_impl.h)", TALUS_MAX_TABLES);
+    PetscCall(PetscStrncpy(out->table_names[out->ntables], name, sizeof(out->table_names[0])));
+    PetscCall(TalusOutputOpenText(out, name, append->tables[out->ntables] ? "a" : "w", &out->tables[out->ntables]));
+    if (!append->tables[out->ntables])
+      PetscCall(TalusSimModulesWriteTable(sim, out->ntables, out->tables[out->ntables], PETSC_TRUE));
   }
   if (out->output_every > 0 && !append->frames) {
     hid_t         fapl;
@@ -137,29 +133,10 @@ PetscErrorCode TalusOutputOpen(TalusOutput out, TalusSim sim, const TalusOutputR
 
 PetscErrorCode TalusOutputBegin(TalusOutput out, TalusSim sim)
 {
-  const TalusOutputReopened fresh = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
+  const TalusOutputReopened fresh = {.stats = PETSC_FALSE};
 
   PetscFunctionBegin;
   PetscCall(TalusOutputOpen(out, sim, &fresh));
-  PetscFunctionReturn(0);
-}
-
-/* joints.csv: each joint's force and torque on its body B (the same on every rank; rank 0 writes) */
-static PetscErrorCode WriteJoints(TalusOutput out, TalusSim sim)
-{
-  const PetscReal *wrench;
-  PetscInt         njoints;
-  PetscReal        t;
-
-  PetscFunctionBegin;
-  PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
-  PetscCall(TalusSimGetJointWrenches(sim, &wrench));
-  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
-  if (!out->joints_file || !wrench) PetscFunctionReturn(0);
-  fprintf(out->joints_file, "%.10g", (double)t);
-  for (PetscInt j = 0; j < njoints; j++)
-    for (int c = 0; c < 6; c++) fprintf(out->joints_file, ",%.10e", (double)wrench[12 * j + c]);
-  fputs("\n", out->joints_file);
   PetscFunctionReturn(0);
 }
 
@@ -187,7 +164,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             (double)s->force_residual_rms, (double)s->joint_drift, (double)s->joint_angle_drift,
             (double)s->potential_energy, s->linear_iterations, s->screened, s->solves);
   PetscCall(TalusOutputWriteProbes(out, sim)); /* collective */
-  PetscCall(WriteJoints(out, sim));
+  for (PetscInt k = 0; k < out->ntables; k++) PetscCall(TalusSimModulesWriteTable(sim, k, out->tables[k], PETSC_FALSE));
   PetscCall(TalusOutputFlushText(out, PETSC_FALSE));
   if (out->output_every > 0 && s->step % out->output_every == 0) PetscCall(TalusOutputWriteFrame(out, sim));
 
@@ -257,7 +234,8 @@ PetscErrorCode TalusOutputDestroy(TalusOutput *out)
   if ((*out)->stats) fclose((*out)->stats); /* rank 0 only */
   if ((*out)->probe_file) fclose((*out)->probe_file);
   if ((*out)->group_file) fclose((*out)->group_file);
-  if ((*out)->joints_file) fclose((*out)->joints_file);
+  for (PetscInt k = 0; k < (*out)->ntables; k++)
+    if ((*out)->tables[k]) fclose((*out)->tables[k]);
   if ((*out)->log) fclose((*out)->log);
   if ((*out)->frames >= 0) H5Fclose((*out)->frames);
   PetscCall(PetscFree((*out)->wall));

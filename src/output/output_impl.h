@@ -3,11 +3,15 @@
 #ifndef TALUS_OUTPUT_IMPL_H
 #define TALUS_OUTPUT_IMPL_H
 #include <talus/output.h>
+#include <talus/module.h>
 #include "../grow.h"
 #include "../io/h5io.h"
 #include <errno.h>
 #include "../io/files.h"
 #include <sys/resource.h>
+
+/* the modules' tables a run writes at most (include/talus/module.h: table_name) */
+#define TALUS_MAX_TABLES 16
 
 struct _p_TalusOutput {
   MPI_Comm       comm;
@@ -19,7 +23,9 @@ struct _p_TalusOutput {
   PetscInt       ngroup, *group;           /* -probe_group's ids, sorted */
   FILE          *group_file;               /* probe-group.csv */
   PetscInt       probe_watch, group_watch; /* their watches in the simulator (TalusSimAddWatch) */
-  FILE          *joints_file;              /* joints.csv, when the scene has joints */
+  FILE          *tables[TALUS_MAX_TABLES]; /* the modules' tables (joints.csv, ...: TalusSimModulesGetTable) */
+  char           table_names[TALUS_MAX_TABLES][64];
+  PetscInt       ntables;
   FILE          *log; /* progress.log: the progress lines and the closing summary, appended by restarts */
   hid_t          frames;
   char           frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
@@ -65,7 +71,8 @@ PETSC_INTERN const char TalusProbeHeader[], TalusProbeGroupHeader[];
 #define TALUS_PROBE_GROUP_MAX 100000
 /* The files a restart reopened (appends to) instead of starting afresh. */
 typedef struct {
-  PetscBool stats, probe, group, joints, frames;
+  PetscBool stats, probe, group, frames;
+  PetscBool tables[TALUS_MAX_TABLES]; /* the modules' tables */
 } TalusOutputReopened;
 PETSC_INTERN PetscErrorCode TalusOutputOpen(TalusOutput, TalusSim, const TalusOutputReopened *);
 /* output_probe.c: the probes' files and watches (after the simulator's bodies are in place); a row each step */

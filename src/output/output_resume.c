@@ -135,8 +135,7 @@ PetscErrorCode TalusOutputResume(TalusOutput out, TalusSim sim)
 {
   PetscReal           t, dt;
   PetscInt            step;
-  TalusOutputReopened again = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
-  PetscInt            njoints;
+  TalusOutputReopened again = {.stats = PETSC_FALSE};
   char                name[64];
 
   PetscFunctionBegin;
@@ -149,8 +148,12 @@ PetscErrorCode TalusOutputResume(TalusOutput out, TalusSim sim)
     PetscCall(TruncateCSV(out, name, TalusProbeHeader, t + 0.5 * dt, &again.probe));
   }
   if (out->ngroup) PetscCall(TruncateCSV(out, "probe-group.csv", TalusProbeGroupHeader, t + 0.5 * dt, &again.group));
-  PetscCall(TalusSimGetJoints(sim, &njoints, NULL, NULL, NULL));
-  if (njoints) PetscCall(TruncateCSV(out, "joints.csv", NULL, t + 0.5 * dt, &again.joints));
+  for (PetscInt k = 0; k < TALUS_MAX_TABLES; k++) { /* the modules' tables (joints.csv, ...) */
+    const char *table;
+    PetscCall(TalusSimModulesGetTable(sim, k, &table));
+    if (!table) break;
+    PetscCall(TruncateCSV(out, table, NULL, t + 0.5 * dt, &again.tables[k]));
+  }
   if (out->output_every > 0) PetscCall(ReopenFrames(out, sim, t + 0.5 * dt, &again.frames));
   PetscCall(TalusOutputOpen(out, sim, &again));
   PetscFunctionReturn(0);

@@ -34,17 +34,18 @@ PetscErrorCode TalusOutputOpenText(TalusOutput out, const char name[], const cha
  */
 PetscErrorCode TalusOutputFlushText(TalusOutput out, PetscBool sync)
 {
-  FILE *files[4] = {out->stats, out->probe_file, out->group_file, out->joints_file};
-  int   err      = 0;
+  FILE *files[3 + TALUS_MAX_TABLES] = {out->stats, out->probe_file, out->group_file};
+  int   err                         = 0;
 
   PetscFunctionBegin;
-  for (int k = 0; k < 4 && !err; k++) {
+  for (PetscInt k = 0; k < out->ntables; k++) files[3 + k] = out->tables[k];
+  for (PetscInt k = 0; k < 3 + out->ntables && !err; k++) {
     if (!files[k]) continue;
     if (fflush(files[k]) != 0 || (sync && fsync(fileno(files[k])) != 0)) err = errno ? errno : EIO;
   }
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
-  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write stats.csv, the probes' files or joints.csv in %s: %s",
-             out->dir, strerror(err));
+  PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE,
+             "cannot write stats.csv, the probes' or the modules' tables in %s: %s", out->dir, strerror(err));
   PetscFunctionReturn(0);
 }
 

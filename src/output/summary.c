@@ -189,14 +189,18 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim, PetscBool stopped)
   PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, out->comm));
   PetscCheck(!err, out->comm, PETSC_ERR_FILE_WRITE, "cannot write %s/summary.json: %s", out->dir, strerror(err));
   { /* the run in a few lines, for the log a job leaves */
-    char worst[64] = "";
+    char worst[64] = "", tables[TALUS_MAX_TABLES * 66] = "";
+    for (PetscInt k = 0; k < out->ntables; k++) {
+      PetscCall(PetscStrlcat(tables, ", ", sizeof(tables)));
+      PetscCall(PetscStrlcat(tables, out->table_names[k], sizeof(tables)));
+    }
     if (out->nonconverged)
       PetscCall(PetscSNPrintf(worst, sizeof(worst), " (largest residual %.2e)", (double)out->residual_max));
     PetscCall(TalusOutputProgress(
       out,
       "talus: %" PetscInt_FMT " steps to t = %g s in %.1f s (median step %.3e s); %" PetscInt_FMT
-      " not converged to the tolerance%s\ntalus: outputs in %s: stats.csv, progress.log, summary.json%s%s\n",
-      steps, (double)t_end, (double)(now - out->start), (double)median, out->nonconverged, worst, out->dir,
+      " not converged to the tolerance%s\ntalus: outputs in %s: stats.csv, progress.log, summary.json%s%s%s\n",
+      steps, (double)t_end, (double)(now - out->start), (double)median, out->nonconverged, worst, out->dir, tables,
       out->nframes ? ", frames.xmf (open it in ParaView: scripts/view) and " : "",
       out->nframes ? out->frames_name : ""));
   }

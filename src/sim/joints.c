@@ -619,6 +619,36 @@ static PetscErrorCode JointsCheckpointRead(TalusSim sim, void *state, TalusModul
   PetscFunctionReturn(0);
 }
 
+/* Its table, joints.csv (docs/outputs.md): at each step's end, every joint's force and torque on its body B
+   (world frame; the same on every rank, rank 0 writes) */
+static PetscErrorCode JointsTableName(TalusSim sim, void *state, const char **name)
+{
+  PetscFunctionBegin;
+  (void)sim;
+  *name = ((const Joints *)state)->njoints ? "joints.csv" : NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode JointsTableRow(TalusSim sim, void *state, FILE *file, PetscBool header)
+{
+  static const char *const column[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
+  const Joints            *js        = (const Joints *)state;
+  PetscReal                t;
+
+  PetscFunctionBegin;
+  if (!file || (!header && !js->joint_wrench)) PetscFunctionReturn(0); /* no step since the joints changed */
+  PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
+  if (header) fputs("t", file);
+  else fprintf(file, "%.10g", (double)t);
+  for (PetscInt j = 0; j < js->njoints; j++)
+    for (int c = 0; c < 6; c++) {
+      if (header) fprintf(file, ",j%" PetscInt_FMT "_%s", j, column[c]);
+      else fprintf(file, ",%.10e", (double)js->joint_wrench[12 * j + c]);
+    }
+  fputs("\n", file);
+  PetscFunctionReturn(0);
+}
+
 const TalusSimModuleOps TalusJointsModule = {
   .name             = "joints",
   .state_size       = sizeof(Joints),
@@ -632,4 +662,6 @@ const TalusSimModuleOps TalusJointsModule = {
   .describe         = JointsDescribe,
   .checkpoint_write = JointsCheckpointWrite,
   .checkpoint_read  = JointsCheckpointRead,
+  .table_name       = JointsTableName,
+  .table_row        = JointsTableRow,
 };

@@ -176,3 +176,42 @@ PetscErrorCode TalusSimModulesCheckpointRead(TalusSim sim, TalusModuleSection *s
   PetscCall(ModulesCheckpoint(sim, section, PETSC_FALSE));
   PetscFunctionReturn(0);
 }
+
+/* The module of table k (those whose table_name gives a name, in the registry's order) and the name, or -1 */
+static PetscErrorCode FindTable(TalusSim sim, PetscInt k, PetscInt *module, const char **name)
+{
+  PetscFunctionBegin;
+  *module = -1, *name = NULL;
+  for (PetscInt m = 0; m < nmodules && *module < 0; m++) {
+    void       *state;
+    const char *n = NULL;
+    if (!modules[m]->table_name) continue;
+    PetscCall(ModuleState(sim, m, &state));
+    PetscCall(modules[m]->table_name(sim, state, &n));
+    if (n && k-- == 0) *module = m, *name = n;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimModulesGetTable(TalusSim sim, PetscInt k, const char **name)
+{
+  PetscInt m;
+
+  PetscFunctionBegin;
+  PetscCall(FindTable(sim, k, &m, name));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusSimModulesWriteTable(TalusSim sim, PetscInt k, FILE *file, PetscBool header)
+{
+  PetscInt    m;
+  const char *name;
+  void       *state;
+
+  PetscFunctionBegin;
+  PetscCall(FindTable(sim, k, &m, &name));
+  PetscCheck(m >= 0, sim->comm, PETSC_ERR_ARG_OUTOFRANGE, "no module table %" PetscInt_FMT, k);
+  PetscCall(ModuleState(sim, m, &state));
+  PetscCall(modules[m]->table_row(sim, state, file, header));
+  PetscFunctionReturn(0);
+}

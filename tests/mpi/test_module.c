@@ -16,6 +16,8 @@
  *   - its checkpoint section: a checkpoint written after 4 steps with -toy_gain 4 gives a new simulation the
  *     gain and the step count back (on any number of ranks: rank 0 writes, every rank reads); a file whose
  *     gain is not positive is refused; a file without the toy's section leaves its defaults;
+ *   - its table (toy.csv in the run's directory, through the output object): a header, then one row a step
+ *     with t and the free balls' momentum, which is -m g t;
  *   - refused: a second module of the same name, the state of a module never registered.
  * Usage: test_module TMPDIR (where the checkpoints go)
  */
@@ -23,6 +25,7 @@
 #include "../../src/io/h5section.h" /* a module's checkpoint section */
 #include <talus/module.h>
 #include <talus/checkpoint.h>
+#include <talus/output.h>
 
 typedef struct {
   PetscInt  before_ghosts, after_collide, after_solve, after_integrate, end_of_step;
@@ -146,6 +149,27 @@ static PetscErrorCode ToyCheckpointRead(TalusSim sim, void *state, TalusModuleSe
   PetscFunctionReturn(0);
 }
 
+/* its table, toy.csv: t and the free balls' momentum after each step (rank 0's file; NULL on the others) */
+static PetscErrorCode ToyTableName(TalusSim sim, void *state, const char **name)
+{
+  PetscFunctionBegin;
+  (void)sim, (void)state;
+  *name = "toy.csv";
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ToyTableRow(TalusSim sim, void *state, FILE *file, PetscBool header)
+{
+  const Toy *toy = (const Toy *)state;
+
+  PetscFunctionBegin;
+  (void)sim;
+  if (!file) PetscFunctionReturn(0);
+  if (header) fputs("t,momentum_z\n", file);
+  else fprintf(file, "%.10g,%.17g\n", (double)toy->t, (double)toy->momentum_z);
+  PetscFunctionReturn(0);
+}
+
 static const TalusSimModuleOps toy_module = {
   .name             = "toy",
   .state_size       = sizeof(Toy),
@@ -159,6 +183,8 @@ static const TalusSimModuleOps toy_module = {
                        [TALUS_HOOK_END_OF_STEP]     = ToyEndOfStep},
   .checkpoint_write = ToyCheckpointWrite,
   .checkpoint_read  = ToyCheckpointRead,
+  .table_name       = ToyTableName,
+  .table_row        = ToyTableRow,
 };
 
 /* a module registered after a simulation was made: its state is made when its hook first runs */
@@ -325,6 +351,44 @@ int main(int argc, char **argv)
       PetscCall(PetscPopErrorHandler());
       CHECK(ierr != 0, "a checkpoint with the toy's gain -1 restored");
       PetscCall(TalusSimDestroy(&r));
+    }
+  }
+  { /* the table, through a run's output object: a header and one row a step */
+    TalusSim       o;
+    Toy           *toy_o;
+    TalusOutput    out;
+    TalusStepStats st;
+    TalusScene     scene = {.name = "toy"};
+    char           dir[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], line[256];
+    PetscMPIInt    rank;
+    PetscCall(PetscSNPrintf(dir, sizeof(dir), "%s/module-toy-run", argv[1]));
+    PetscCall(NewScene(&o, &toy_o));
+    PetscCall(TalusOutputCreate(PETSC_COMM_WORLD, dir, &scene, &out));
+    PetscCall(TalusOutputBegin(out, o));
+    for (int k = 0; k < 3; k++) {
+      PetscCall(TalusSimStep(o, &st));
+      PetscCall(TalusOutputStep(out, o, &st));
+    }
+    PetscCall(TalusOutputEnd(out, o, PETSC_FALSE));
+    PetscCall(TalusOutputDestroy(&out));
+    PetscCall(TalusSimDestroy(&o));
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    if (rank == 0) {
+      FILE *f    = NULL;
+      int   rows = 0;
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/toy.csv", dir));
+      f = fopen(path, "r");
+      CHECK(f && fgets(line, sizeof(line), f) && !strcmp(line, "t,momentum_z\n"), "toy.csv's header: %s",
+            f ? line : "no file");
+      while (f && fgets(line, sizeof(line), f)) {
+        double t, p;
+        rows++;
+        CHECK(sscanf(line, "%lf,%lf", &t, &p) == 2 && PetscAbsReal(t - rows * 0.01) < 1e-12 &&
+                PetscAbsReal(p + 5.0 * 9.81 * t) < 1e-12,
+              "toy.csv row %d: %s", rows, line);
+      }
+      CHECK(rows == 3, "toy.csv has %d rows after 3 steps", rows);
+      if (f) fclose(f);
     }
   }
   { /* refusals, each an error code (PETSc's return handler: no message, no abort) */

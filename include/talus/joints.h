@@ -28,6 +28,7 @@ typedef enum {
   TALUS_JOINT_LINEAR_DRIVER, /* 1: B's anchor's displacement along A's axis follows f(t) (an actuator) */
   TALUS_JOINT_ANGLE_LIMIT,   /* 2 one-sided: the drivers' angle stays in [lower, upper] (a range of motion) */
   TALUS_JOINT_LINEAR_LIMIT,  /* 2 one-sided: the drivers' displacement stays in [lower, upper] */
+  TALUS_JOINT_CYLINDRICAL,   /* 4: the axes stay parallel and B's anchor on A's axis: it slides along it and turns */
   TALUS_NJOINT_TYPES
 } TalusJointType;
 

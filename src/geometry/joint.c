@@ -28,8 +28,8 @@
 const char *const     TalusJointTypeNames[TALUS_NJOINT_TYPES] = {"spherical",    "revolute",      "prismatic",
                                                                  "weld",         "distance",      "planar_pin",
                                                                  "angle_driver", "linear_driver", "angle_limit",
-                                                                 "linear_limit"};
-static const PetscInt joint_rows[TALUS_NJOINT_TYPES]          = {3, 5, 5, 6, 1, 2, 1, 1, 2, 2};
+                                                                 "linear_limit", "cylindrical"};
+static const PetscInt joint_rows[TALUS_NJOINT_TYPES]          = {3, 5, 5, 6, 1, 2, 1, 1, 2, 2, 4};
 
 PetscInt TalusJointTypeRows(TalusJointType type)
 {
@@ -177,6 +177,14 @@ void TalusJointEvaluate(const TalusJoint *j, const TalusPose *A, const TalusPose
     for (int r = 0; r < 2; r++) {
       PointRow(e[1 + r], SA, SB, d, &rows[3 + r]);
       rows[3 + r].g = TalusDot3(e[1 + r], d);
+    }
+    break;
+  case TALUS_JOINT_CYLINDRICAL: /* the revolute's two angular rows and the prismatic's two point rows */
+    AngularRow(e[0], f[1], &rows[0]);
+    AngularRow(e[0], f[2], &rows[1]);
+    for (int r = 0; r < 2; r++) {
+      PointRow(e[1 + r], SA, SB, d, &rows[2 + r]);
+      rows[2 + r].g = TalusDot3(e[1 + r], d);
     }
     break;
   case TALUS_JOINT_DISTANCE: {

@@ -14,7 +14,8 @@
  *   B0-6 a joint and a contact in one problem;
  *   S2-4 the double pendulum of two equal uniform rods (L = 1 m, g = 9.81) started in each normal
  *        mode: periods 2.34437 s and 0.87404 s to 1 % at h = 1e-3;
- *   weld, prismatic and distance joints keep what they must;
+ *   weld, prismatic, cylindrical and distance joints keep what they must (a cylindrical joint's ball slides
+ *   down its tilted axis as the prismatic's does and keeps its spin about it);
  *   a chain of four 10 m links, one body per rank on 4 ranks, equal to the same chain stepped on one
  *   rank beside it (joints across ranks: the other body of a joint reaches the rank that keeps it
  *   however far it is, not by the contact reach).
@@ -369,6 +370,31 @@ static PetscErrorCode OtherJoints(void)
         (double)rec.velocity[2], 0.5 * 9.81 * 0.5, -0.5 * 9.81 * 0.5);
   PetscCall(Violation(sim, 0, 0, 5, &g));
   CHECK(g < 1e-9, "prismatic: violation %g", (double)g);
+  PetscCall(TalusSimDestroy(&sim));
+
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 0.01, 0.01, 0.0, 1e-12,
+                       &sim)); /* cylindrical along (1, 0, -1): slides down at g / 2, spinning at 3 rad/s about it */
+  {
+    const PetscReal size[3] = {0.05, 0, 0}, spin = 3.0 / PetscSqrtReal(2.0);
+    TalusBodies    *b;
+    PetscInt        k;
+    PetscCall(TalusSimGetBodies(sim, &b));
+    PetscCall(TalusBodiesAdd(b, 0, TALUS_SPHERE, size, 1.0, 0, PETSC_FALSE, c, &k));
+    b->omega[3 * k] = spin, b->omega[3 * k + 2] = -spin; /* the body frame is the world's at the start */
+    PetscCall(AddJoint(sim, TALUS_JOINT_CYLINDRICAL, TALUS_WORLD, 0, c, NULL, tilted, NULL));
+    PetscCall(Steps(sim, 50, &st));
+    PetscCall(TestGetBody(sim, 0, &rec));
+    CHECK(PetscAbsReal(rec.velocity[0] - 0.5 * 9.81 * 0.5) < 1e-8 &&
+            PetscAbsReal(rec.velocity[2] + 0.5 * 9.81 * 0.5) < 1e-8 && PetscAbsReal(rec.velocity[1]) < 1e-10,
+          "cylindrical: velocity (%g, %g, %g), expected (%g, 0, %g)", (double)rec.velocity[0], (double)rec.velocity[1],
+          (double)rec.velocity[2], 0.5 * 9.81 * 0.5, -0.5 * 9.81 * 0.5);
+    CHECK(PetscAbsReal(rec.omega[0] - spin) < 1e-8 && PetscAbsReal(rec.omega[2] + spin) < 1e-8 &&
+            PetscAbsReal(rec.omega[1]) < 1e-8,
+          "cylindrical: spin (%g, %g, %g) rad/s, expected (%g, 0, %g)", (double)rec.omega[0], (double)rec.omega[1],
+          (double)rec.omega[2], (double)spin, (double)-spin);
+    PetscCall(Violation(sim, 0, 0, 4, &g));
+    CHECK(g < 1e-9, "cylindrical: violation %g", (double)g);
+  }
   PetscCall(TalusSimDestroy(&sim));
 
   PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 0.005, 0.01, 0.0, 1e-12,

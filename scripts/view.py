@@ -7,16 +7,17 @@ Run by scripts/view, under paraview (--script) or pvpython. Settings come from t
 
 Spheres are drawn as Point Gaussian sprites of their diameter (cheap for millions), boxes as a
 Tensor Glyph of a unit cube by each body's shape_tensor (its axes times its edges: orientation and
-size), both coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
+size), cylinders as a Tensor Glyph of ParaView's unit cylinder (its axis y) by the shape_tensor with
+its second and third columns swapped (the body's z, its axis, onto the glyph's y), all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
 segments between their anchors. It prints one
 line per block with its counts, which tests/cli/test_view.py reads.
 """
 import os
 
 from paraview.simple import (Calculator, ColorBy, ExtractCellsByType, MergeBlocks, GetActiveViewOrCreate, GetAnimationScene, GetColorTransferFunction,
-                             OpenDataFile, Render, ResetCamera, SaveScreenshot, Show, TensorGlyph, Threshold)
+                             OpenDataFile, PythonCalculator, Render, ResetCamera, SaveScreenshot, Show, TensorGlyph, Threshold)
 
-SPHERE, BOX = 0, 1  # the shapes' stored codes (src/geometry/shapes.c)
+SPHERE, BOX, CYLINDER = 0, 1, 3  # the shapes' stored codes (src/geometry/shapes.c)
 
 xmf = os.environ["TALUS_VIEW_XMF"]
 reader = OpenDataFile(xmf)
@@ -65,12 +66,20 @@ for group, coloured in ((moving, True), (fixed, False)):
         else:
             d.ColorArrayName = ["POINTS", ""]  # grey, not the first array
     boxes = shape_of(group, BOX, BOX)
-    if count(boxes)[0]:
-        glyphs = TensorGlyph(Input=boxes, GlyphType="Box")  # a unit cube
-        glyphs.Tensors = ["POINTS", "shape_tensor"]
+    # a cylinder's tensor with its columns y and z swapped: the glyph's axis (y) along the body's z (numpy sees a
+    # 9-component tensor transposed, and a result's rows are written as they are: transpose, then reorder)
+    cylinders = PythonCalculator(Input=shape_of(group, CYLINDER, CYLINDER), ArrayName="cylinder_tensor",
+                                 Expression="inputs[0].PointData['shape_tensor'].transpose(0, 2, 1)[:, [0, 2, 1], :]")
+    for solids, kind, tensor in ((boxes, "Box", "shape_tensor"), (cylinders, "Cylinder", "cylinder_tensor")):
+        if not count(solids)[0]:
+            continue
+        glyphs = TensorGlyph(Input=solids, GlyphType=kind)  # a unit cube, or a unit cylinder along y
+        if kind == "Cylinder":
+            glyphs.GlyphType.Resolution = 24  # its sides (6 by default)
+        glyphs.Tensors = ["POINTS", tensor]
         glyphs.ExtractEigenvalues = 0
         glyphs.Scalars = ["POINTS", "speed"]
-        glyphs.ColorGlyphs = 1 if coloured else 0  # each box's faces carry its speed
+        glyphs.ColorGlyphs = 1 if coloured else 0  # each body's faces carry its speed
         glyphs.ScaleFactor = 1.0
         d = Show(glyphs, view)
         d.DiffuseColor = [0.6, 0.6, 0.6]
@@ -78,7 +87,12 @@ for group, coloured in ((moving, True), (fixed, False)):
             ColorBy(d, ("POINTS", "speed"))
         else:
             d.ColorArrayName = ["POINTS", ""]
-    print("talus view: %s: %d spheres, %d boxes" % ("moving" if coloured else "fixed", count(spheres)[0], count(boxes)[0]))
+        glyphs.UpdatePipeline(t)
+        print("talus view: %s %s within x %.4g .. %.4g, y %.4g .. %.4g, z %.4g .. %.4g"
+              % (("moving" if coloured else "fixed", "boxes" if kind == "Box" else "cylinders")
+                 + tuple(glyphs.GetDataInformation().GetBounds())))
+    print("talus view: %s: %d spheres, %d boxes, %d cylinders" % ("moving" if coloured else "fixed", count(spheres)[0],
+                                                                  count(boxes)[0], count(cylinders)[0]))
 
 planes = cells("Quadrilateral")
 n = count(planes)[1]

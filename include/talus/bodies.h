@@ -13,20 +13,23 @@
   #error "the solver layer (src/solver) must not include the simulator's headers"
 #endif
 
-/* The shapes; what each one is comes from its entry in TalusShapeTable (src/shapes.c). */
+/* The shapes; what each one is comes from its entry in TalusShapeTable (src/geometry/shapes.c). */
 typedef enum {
   TALUS_SPHERE,
   TALUS_BOX,
   TALUS_PLANE,
+  TALUS_CYLINDER, /* radius size[0], half length size[1], its axis the body's z */
   TALUS_NSHAPES
 } TalusShape;
 
 typedef struct {
-  const char *name;     /* in scenes, messages and outputs */
-  PetscInt    code;     /* stored in checkpoints: never changed, never reused */
-  const char *size_key; /* the scene key that gives the size */
-  PetscInt    size_len; /* 1: a number, size[0]; 3: a vector, size[0..2] */
-  PetscBool   finite;   /* PETSC_FALSE: unbounded, always fixed, replicated on every rank (planes) */
+  const char *name;      /* in scenes, messages and outputs */
+  PetscInt    code;      /* stored in checkpoints: never changed, never reused */
+  const char *size_key;  /* the scene key that gives the size */
+  PetscInt    size_len;  /* 1: a number, size[0]; 2: two numbers, size[0] by size_key and size[1] by size_key2;
+                            3: a vector, size[0..2] */
+  const char *size_key2; /* the second number's key (size_len 2), or NULL */
+  PetscBool   finite;    /* PETSC_FALSE: unbounded, always fixed, replicated on every rank (planes) */
   void (*mass_properties)(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3]);
   PetscReal (*bounding_radius)(const PetscReal size[3]); /* of the sphere about the centre that holds the shape */
   const char *(*check_size)(const PetscReal size[3]);    /* why a size is invalid, or NULL */
@@ -38,6 +41,9 @@ typedef struct {
   PetscBool (*curvature)(const PetscReal size[3], PetscReal *curvature);
   /* The glyph drawn in frames.h5: its full extents along the body's axes */
   void (*glyph_extent)(const PetscReal size[3], PetscReal extent[3]);
+  /* Its face can rest on an elastic foundation (seed 004 sec. 5.5; a material's grid): its contacts with a plane
+     from TALUS_FOUNDATION_FEATURE on are the grid's points, sharing the material's K and B */
+  PetscBool foundation;
 } TalusShapeOps;
 
 PETSC_EXTERN const TalusShapeOps TalusShapeTable[TALUS_NSHAPES];

@@ -1,7 +1,8 @@
 /*
- * Narrow phase: contact points, gaps and frames for sphere-sphere, sphere-plane, sphere-box and
+ * Narrow phase: contact points, gaps and frames for sphere-sphere, sphere-plane, sphere-box,
  * box-plane (the box corners within the envelope, or an elastic foundation's grid of points on the
- * box's face nearest the plane: seed 004 sec. 5.5). Each routine works in its own natural order
+ * box's face nearest the plane: seed 004 sec. 5.5), cylinder-plane (its rims' lowest points and
+ * samples around them) and cylinder-sphere. Each routine works in its own natural order
  * (first, second) with n pointing from first to second; the pair table says which routine a pair
  * of shapes takes and in which order. TalusCollidePair then orders the contact by global id as
  * seed 000 requires (n from the lower index to the higher), flipping n if needed.
@@ -10,15 +11,18 @@
 #include "../grow.h"
 #include <talus/math3.h>
 #include <talus/relaxation.h>
+#include <math.h>
 
 typedef struct {
   PetscReal phi, n[3], p_first[3], p_second[3];
   PetscInt  feature;
 } Hit;
 
-/* The most contact points one pair routine gives (a box's corners on a plane; a foundation gives a
-   grid's row at a time). */
-#define MAX_HITS PetscMax(8, TALUS_MAX_FOUNDATION_GRID)
+/* Points sampled on each rim of a cylinder against a plane (a cap resting on it), besides each rim's lowest */
+#define CYLINDER_RIM_SAMPLES 8
+/* The most contact points one pair routine gives (a cylinder's rims on a plane, a box's corners; a
+   foundation gives a grid's row at a time). */
+#define MAX_HITS PetscMax(2 * (1 + CYLINDER_RIM_SAMPLES), TALUS_MAX_FOUNDATION_GRID)
 
 static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, Hit *hit, PetscInt *nhits)
 {
@@ -54,10 +58,10 @@ static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, PetscReal 
   *nhits       = 1;
 }
 
-/* A hit where box x's point `local` (its frame; A its rotation) is within the envelope of plane p: the
+/* A hit where body x's point `local` (its frame; A its rotation) is within the envelope of plane p: the
    gap is the point's height above the plane */
-static void PlaneBoxPoint(const TalusBodies *b, PetscInt p, PetscInt x, const PetscReal A[9], const PetscReal local[3],
-                          PetscReal envelope, PetscInt feature, Hit *hits, PetscInt *nhits)
+static void PlanePoint(const TalusBodies *b, PetscInt p, PetscInt x, const PetscReal A[9], const PetscReal local[3],
+                       PetscReal envelope, PetscInt feature, Hit *hits, PetscInt *nhits)
 {
   const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p];
   PetscReal        c[3], height;
@@ -87,7 +91,7 @@ static void PlaneBox(const TalusBodies *b, PetscInt p, PetscInt x, PetscReal env
   *nhits = 0;
   for (PetscInt corner = 0; corner < 8; corner++) {
     const PetscReal local[3] = {(corner & 1) ? h[0] : -h[0], (corner & 2) ? h[1] : -h[1], (corner & 4) ? h[2] : -h[2]};
-    PlaneBoxPoint(b, p, x, A, local, envelope, corner, hits, nhits);
+    PlanePoint(b, p, x, A, local, envelope, corner, hits, nhits);
   }
 }
 
@@ -126,7 +130,7 @@ static void PlaneBoxFoundationRow(const TalusBodies *b, PetscInt p, PetscInt x, 
     local[f->axis] = f->side * h[f->axis];
     local[u]       = h[u] * (2.0 * row + 1.0 - grid) / grid;
     local[v]       = h[v] * (2.0 * col + 1.0 - grid) / grid;
-    PlaneBoxPoint(b, p, x, f->A, local, envelope, TALUS_FOUNDATION_FEATURE + row * grid + col, hits, nhits);
+    PlanePoint(b, p, x, f->A, local, envelope, TALUS_FOUNDATION_FEATURE + row * grid + col, hits, nhits);
   }
 }
 
@@ -162,6 +166,76 @@ static void BoxSphere(const TalusBodies *b, PetscInt x, PetscInt s, PetscReal en
   for (int k = 0; k < 3; k++) {
     hit->p_first[k] += b->position[3 * x + k];
     hit->p_second[k] = c[k] - r * hit->n[k];
+  }
+  hit->feature = 0;
+  *nhits       = 1;
+}
+
+/* first = plane, second = cylinder: per rim (cap side = -1, +1), its lowest point towards the plane (feature
+   9 * cap + CYLINDER_RIM_SAMPLES; none when the cap is parallel to the plane) and CYLINDER_RIM_SAMPLES points
+   evenly around it in the body's frame (features 9 * cap + k), each within the envelope: a cylinder on its side
+   touches along a line (the two lowest points), one standing on a cap along its rim (the samples) */
+static void PlaneCylinder(const TalusBodies *b, PetscInt p, PetscInt c, PetscReal envelope, Hit *hits, PetscInt *nhits)
+{
+  const PetscReal *m = &b->size[3 * p], r = b->size[3 * c], L = b->size[3 * c + 1];
+  PetscReal        A[9], m_body[3], down[2], across;
+
+  TalusQuatToMatrix(&b->quaternion[4 * c], A);
+  TalusRotateBack(A, m, m_body); /* the plane's normal in the cylinder's frame */
+  across = PetscSqrtReal(m_body[0] * m_body[0] + m_body[1] * m_body[1]);
+  *nhits = 0;
+  for (PetscInt cap = 0; cap < 2; cap++) {
+    const PetscReal z = cap ? L : -L;
+    for (PetscInt k = 0; k < CYLINDER_RIM_SAMPLES; k++) {
+      const PetscReal angle    = 2.0 * PETSC_PI * k / CYLINDER_RIM_SAMPLES;
+      const PetscReal local[3] = {r * PetscCosReal(angle), r * PetscSinReal(angle), z};
+      PlanePoint(b, p, c, A, local, envelope, 9 * cap + k, hits, nhits);
+    }
+    if (across > 1e-12 * PetscAbsReal(m_body[2])) { /* the rim's point furthest against the normal */
+      PetscReal at;
+      down[0] = -m_body[0] / across, down[1] = -m_body[1] / across;
+      at = PetscAtan2Real(down[1], down[0]) * CYLINDER_RIM_SAMPLES / (2.0 * PETSC_PI);
+      if (PetscAbsReal(at - round(at)) > 1e-9) { /* unless a sample is that point already */
+        const PetscReal local[3] = {r * down[0], r * down[1], z};
+        PlanePoint(b, p, c, A, local, envelope, 9 * cap + CYLINDER_RIM_SAMPLES, hits, nhits);
+      }
+    }
+  }
+}
+
+/* first = cylinder, second = sphere: the point of the solid cylinder nearest the sphere's centre, or from
+   inside the nearest of its side and caps */
+static void CylinderSphere(const TalusBodies *b, PetscInt c, PetscInt s, PetscReal envelope, Hit *hit, PetscInt *nhits)
+{
+  const PetscReal r = b->size[3 * c], L = b->size[3 * c + 1], R = b->size[3 * s];
+  PetscReal       A[9], rel[3], p[3], q[3], nl[3] = {0, 0, 0}, rho;
+
+  TalusQuatToMatrix(&b->quaternion[4 * c], A);
+  for (int k = 0; k < 3; k++) rel[k] = b->position[3 * s + k] - b->position[3 * c + k];
+  TalusRotateBack(A, rel, p);
+  rho = PetscSqrtReal(p[0] * p[0] + p[1] * p[1]);
+  if (rho > r || PetscAbsReal(p[2]) > L) { /* outside: the nearest point of the solid */
+    const PetscReal scale = rho > r ? r / rho : 1.0;
+    PetscReal       dist;
+    q[0] = scale * p[0], q[1] = scale * p[1], q[2] = PetscMin(PetscMax(p[2], -L), L);
+    dist = PetscSqrtReal(PetscSqr(p[0] - q[0]) + PetscSqr(p[1] - q[1]) + PetscSqr(p[2] - q[2]));
+    for (int k = 0; k < 3; k++) nl[k] = (p[k] - q[k]) / dist;
+    hit->phi = dist - R;
+  } else if (r - rho < L - PetscAbsReal(p[2])) { /* inside, nearer the side: out along the radius */
+    if (rho > 0.0) nl[0] = p[0] / rho, nl[1] = p[1] / rho;
+    else nl[0] = 1.0;
+    q[0] = r * nl[0], q[1] = r * nl[1], q[2] = p[2];
+    hit->phi = -(r - rho) - R;
+  } else { /* inside, nearer a cap */
+    nl[2] = p[2] >= 0.0 ? 1.0 : -1.0;
+    q[0] = p[0], q[1] = p[1], q[2] = nl[2] * L;
+    hit->phi = -(L - PetscAbsReal(p[2])) - R;
+  }
+  TalusRotate(A, nl, hit->n);
+  TalusRotate(A, q, hit->p_first);
+  for (int k = 0; k < 3; k++) {
+    hit->p_first[k] += b->position[3 * c + k];
+    hit->p_second[k] = b->position[3 * s + k] - R * hit->n[k];
   }
   hit->feature = 0;
   *nhits       = 1;
@@ -219,6 +293,8 @@ static PetscErrorCode AppendHits(const TalusBodies *b, PetscInt first, PetscInt 
 PAIR_OF(SphereSphere)
 PAIR_OF(PlaneSphere)
 PAIR_OF(BoxSphere)
+PAIR_OF(PlaneCylinder)
+PAIR_OF(CylinderSphere)
 
 /* first = plane, second = box: its corners, or an elastic foundation's points (seed 004 sec. 5.5) by rows of
    the grid, in feature order */
@@ -265,6 +341,10 @@ static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
   [TALUS_BOX][TALUS_PLANE]     = {PlaneBoxPair,     PETSC_TRUE},
   [TALUS_PLANE][TALUS_SPHERE]  = {PlaneSpherePair,  PETSC_FALSE},
   [TALUS_PLANE][TALUS_BOX]     = {PlaneBoxPair,     PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_PLANE]  = {PlaneCylinderPair,  PETSC_TRUE},
+  [TALUS_PLANE][TALUS_CYLINDER]  = {PlaneCylinderPair,  PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_SPHERE] = {CylinderSpherePair, PETSC_FALSE},
+  [TALUS_SPHERE][TALUS_CYLINDER] = {CylinderSpherePair, PETSC_TRUE},
 };
 // clang-format on
 

@@ -86,6 +86,7 @@ PetscReal TalusContactHertzRadius(const TalusBodies *b, PetscInt ka, PetscInt kb
 
 PetscInt TalusContactFoundationGrid(const TalusBodies *b, PetscInt ka, PetscInt kb)
 {
+  if (!TalusShapeTable[b->shape[ka]].foundation && !TalusShapeTable[b->shape[kb]].foundation) return 0;
   return PetscMax(b->materials[b->material[ka]].grid, b->materials[b->material[kb]].grid);
 }
 
@@ -146,9 +147,11 @@ PetscBool TalusContactNormalLaw(const TalusBodies *bodies, const TalusContact *c
   const PetscReal modulus = TalusContactHertzModulus(bodies, ct->a, ct->b);
 
   TalusContactCompliance(bodies, ct->a, ct->b, K, B);
-  *share = ct->feature >= TALUS_FOUNDATION_FEATURE
-           ? 1.0 / PetscSqr((PetscReal)TalusContactFoundationGrid(bodies, ct->a, ct->b))
-           : 1.0;
+  { /* a foundation's point (of a box on a plane whose material has a grid) shares K and B; other pairs' features
+       are theirs to number */
+    const PetscInt grid = TalusContactFoundationGrid(bodies, ct->a, ct->b);
+    *share              = grid > 0 && ct->feature >= TALUS_FOUNDATION_FEATURE ? 1.0 / PetscSqr((PetscReal)grid) : 1.0;
+  }
   if (modulus > 0.0) { /* (a foundation needs a linear material: no share here) */
     const PetscReal r = TalusContactHertzRadius(bodies, ct->a, ct->b), k = modulus * PetscSqrtReal(r);
     const PetscReal loaded = ct->impulse[0] > 0.0 && k > 0.0 ? PetscPowReal(ct->impulse[0] / (h * k), 2.0 / 3.0) : 0.0;

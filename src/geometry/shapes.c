@@ -69,6 +69,32 @@ static void AxesGlyph(const PetscReal size[3], PetscReal extent[3])
   for (int j = 0; j < 3; j++) extent[j] = 2.0 * size[j];
 }
 
+/* radius r, half length L along the body's z: I_z = m r^2 / 2, I_x = I_y = m (3 r^2 + 4 L^2) / 12 */
+static void CylinderMass(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
+{
+  const PetscReal r = size[0], L = size[1];
+  *mass      = density * PETSC_PI * r * r * 2.0 * L;
+  inertia[0] = inertia[1] = (*mass) * (3.0 * r * r + 4.0 * L * L) / 12.0;
+  inertia[2]              = 0.5 * (*mass) * r * r;
+}
+
+static PetscReal CylinderRadius(const PetscReal size[3])
+{
+  return PetscSqrtReal(size[0] * size[0] + size[1] * size[1]);
+}
+
+static const char *CylinderCheck(const PetscReal size[3])
+{
+  return (size[0] > 0.0 && size[1] > 0.0) ? NULL : "radius and half_length must be positive";
+}
+
+/* full extents along the body's axes: its diameter across, its length along z */
+static void CylinderGlyph(const PetscReal size[3], PetscReal extent[3])
+{
+  extent[0] = extent[1] = 2.0 * size[0];
+  extent[2]             = 2.0 * size[1];
+}
+
 /* a half-space is fixed: no mass */
 static void PlaneMass(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
 {
@@ -112,11 +138,16 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
                     .size_hint = "", .curvature = SphereCurvature, .glyph_extent = SphereGlyph},
   [TALUS_BOX]    = {.name = "box", .code = 1, .size_key = "half_extents", .size_len = 3, .finite = PETSC_TRUE,
                     .mass_properties = BoxMass, .bounding_radius = BoxRadius, .check_size = BoxCheck,
-                    .size_hint = "", .curvature = BoxCurvature, .glyph_extent = AxesGlyph},
+                    .size_hint = "", .curvature = BoxCurvature, .glyph_extent = AxesGlyph, .foundation = PETSC_TRUE},
   [TALUS_PLANE]  = {.name = "plane", .code = 2, .size_key = "normal", .size_len = 3, .finite = PETSC_FALSE,
                     .mass_properties = PlaneMass, .bounding_radius = PlaneRadius, .check_size = PlaneCheck,
                     .size_hint = "; a normal is a direction: e.g. [0, 0, 1]", .canonical_size = PlaneUnitNormal,
                     .curvature = PlaneCurvature, .glyph_extent = AxesGlyph},
+  /* its rims are edges (no curvature for Hertz's law, as a box's) */
+  [TALUS_CYLINDER] = {.name = "cylinder", .code = 3, .size_key = "radius", .size_len = 2, .size_key2 = "half_length",
+                      .finite = PETSC_TRUE, .mass_properties = CylinderMass, .bounding_radius = CylinderRadius,
+                      .check_size = CylinderCheck, .size_hint = "", .curvature = BoxCurvature,
+                      .glyph_extent = CylinderGlyph},
 };
 /* clang-format on */
 

@@ -28,16 +28,22 @@ static PetscErrorCode ShapeOf(SceneReader *r, yaml_node_t *map, TalusShape *shap
   ops     = &TalusShapeTable[*shape];
   size[0] = size[1] = size[2] = 0.0;
   PetscCall(SceneRequireKey(r, map, ops->size_key, ops->name, &size_node));
-  if (ops->size_len == 1) PetscCall(SceneGetNumber(r, size_node, ops->size_key, &size[0]));
-  else PetscCall(SceneGetVector(r, size_node, ops->size_key, 3, size));
+  if (ops->size_len == 3) PetscCall(SceneGetVector(r, size_node, ops->size_key, 3, size));
+  else PetscCall(SceneGetNumber(r, size_node, ops->size_key, &size[0]));
+  if (ops->size_len == 2) { /* a second number under its own key (a cylinder's half_length) */
+    yaml_node_t *second;
+    PetscCall(SceneRequireKey(r, map, ops->size_key2, ops->name, &second));
+    PetscCall(SceneGetNumber(r, second, ops->size_key2, &size[1]));
+  }
   /* SI units: an entry beyond 1e12 (or a nonzero one below 1e-12) overflows or underflows a mass, an
      inertia or a normal's length, which would be reported as something else further on */
   for (int d = 0; d < ops->size_len; d++)
     if (size[d] != 0.0 && !(PetscAbsReal(size[d]) >= 1e-12 && PetscAbsReal(size[d]) <= 1e12))
-      SceneError(r, size_node, "%s %g is outside 1e-12 .. 1e12 (talus works in SI units%s)", ops->size_key,
-                 (double)size[d], ops->size_hint);
+      SceneError(r, size_node, "%s %g is outside 1e-12 .. 1e12 (talus works in SI units%s)",
+                 ops->size_len == 2 && d == 1 ? ops->size_key2 : ops->size_key, (double)size[d], ops->size_hint);
   if ((invalid = ops->check_size(size))) {
     if (ops->size_len == 1) SceneError(r, size_node, "%s, got %g", invalid, (double)size[0]);
+    if (ops->size_len == 2) SceneError(r, size_node, "%s, got %g and %g", invalid, (double)size[0], (double)size[1]);
     SceneError(r, size_node, "%s, got (%g, %g, %g)", invalid, (double)size[0], (double)size[1], (double)size[2]);
   }
   PetscFunctionReturn(0);
@@ -79,15 +85,16 @@ static const char *const body_keys[] = {"shape",    "mass",     "inertia",      
                                         "fixed",    "name",     "motion",           "surface_velocity",
                                         "planar",   NULL};
 
-/* A body's keys: body_keys, then every shape's size key (one per shape, in table order). */
+/* A body's keys: body_keys, then every shape's size keys (one or two per shape, in table order). */
 static void BodyKeys(const char *keys[])
 {
   PetscInt n = 0;
   for (; body_keys[n]; n++) keys[n] = body_keys[n];
-  for (int s = 0; s < TALUS_NSHAPES; s++) {
-    PetscBool seen = PETSC_FALSE;
-    for (PetscInt k = 0; k < n; k++) seen = (PetscBool)(seen || !strcmp(keys[k], TalusShapeTable[s].size_key));
-    if (!seen) keys[n++] = TalusShapeTable[s].size_key;
+  for (int s = 0; s < 2 * TALUS_NSHAPES; s++) {
+    const char *key  = s % 2 ? TalusShapeTable[s / 2].size_key2 : TalusShapeTable[s / 2].size_key;
+    PetscBool   seen = (PetscBool)!key;
+    for (PetscInt k = 0; k < n && !seen; k++) seen = (PetscBool)!strcmp(keys[k], key);
+    if (!seen) keys[n++] = key;
   }
   keys[n] = NULL;
 }
@@ -100,7 +107,7 @@ static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
   PetscBool    fixed = PETSC_FALSE;
   yaml_node_t *node;
 
-  const char *keys[sizeof(body_keys) / sizeof(body_keys[0]) + TALUS_NSHAPES];
+  const char *keys[sizeof(body_keys) / sizeof(body_keys[0]) + 2 * TALUS_NSHAPES];
 
   PetscFunctionBegin;
   BodyKeys(keys);

@@ -35,35 +35,79 @@ static const PairCase pair_cases[] = {
    {TALUS_SPHERE, TALUS_SPHERE},
    {{1, 0, 0}, {0.5, 0, 0}},
    {{0, 0, 0}, {2, 0, 0}},
-   0.6,                                                                                                 1,
-   0.5,                                                                                                          {1, 0, 0} },
+   0.6,                                                                                                     1,
+   0.5,                                                                                                              {1, 0, 0} },
   {"plane-sphere",
    {TALUS_PLANE, TALUS_SPHERE},
    {{0, 0, 1}, {1, 0, 0}},
    {{0, 0, 0}, {0.3, -0.2, 1.2}},
-   0.5,                                                                                                 1,
-   0.2,                                                                                                          {0, 0, 1} },
+   0.5,                                                                                                     1,
+   0.2,                                                                                                              {0, 0, 1} },
   {"sphere-plane",
    {TALUS_SPHERE, TALUS_PLANE},
    {{1, 0, 0}, {0, 0, 1}},
    {{0.3, -0.2, 1.2}, {0, 0, 0}},
-   0.5,                                                                                                 1,
-   0.2,                                                                                                          {0, 0, -1}},
+   0.5,                                                                                                     1,
+   0.2,                                                                                                              {0, 0, -1}},
   {"plane-box",
    {TALUS_PLANE, TALUS_BOX},
    {{0, 0, 1}, {0.5, 0.4, 0.3}},
    {{0, 0, 0}, {0, 0, 0.35}},
-   0.1,                                                                                                 4,
-   0.05,                                                                                                         {0, 0, 1} },
+   0.1,                                                                                                     4,
+   0.05,                                                                                                             {0, 0, 1} },
   {"box-plane",
    {TALUS_BOX, TALUS_PLANE},
    {{0.5, 0.4, 0.3}, {0, 0, 1}},
    {{0, 0, 0.35}, {0, 0, 0}},
-   0.1,                                                                                                 4,
-   0.05,                                                                                                         {0, 0, -1}},
-  {"box-sphere",    {TALUS_BOX, TALUS_SPHERE}, {{1, 1, 1}, {0.5, 0, 0}}, {{0, 0, 0}, {2, 0, 0}},   0.6, 1,  0.5, {1, 0, 0} },
-  {"sphere-box",    {TALUS_SPHERE, TALUS_BOX}, {{0.5, 0, 0}, {1, 1, 1}}, {{0, 2, 0}, {0, 0, 0}},   0.6, 1,  0.5, {0, -1, 0}},
-  {"box-box",       {TALUS_BOX, TALUS_BOX},    {{1, 1, 1}, {1, 1, 1}},   {{0, 0, 0}, {1.5, 0, 0}}, 0.1, -1, 0,   {0, 0, 0} },
+   0.1,                                                                                                     4,
+   0.05,                                                                                                             {0, 0, -1}},
+  {"box-sphere",        {TALUS_BOX, TALUS_SPHERE}, {{1, 1, 1}, {0.5, 0, 0}}, {{0, 0, 0}, {2, 0, 0}},   0.6, 1,  0.5, {1, 0, 0} },
+  {"sphere-box",        {TALUS_SPHERE, TALUS_BOX}, {{0.5, 0, 0}, {1, 1, 1}}, {{0, 2, 0}, {0, 0, 0}},   0.6, 1,  0.5, {0, -1, 0}},
+  {"box-box",           {TALUS_BOX, TALUS_BOX},    {{1, 1, 1}, {1, 1, 1}},   {{0, 0, 0}, {1.5, 0, 0}}, 0.1, -1, 0,   {0, 0, 0} },
+ /* a cylinder standing on its cap (axis z): the bottom rim's 8 samples at 0.05, the top rim beyond the envelope */
+  {"plane-cylinder",
+   {TALUS_PLANE, TALUS_CYLINDER},
+   {{0, 0, 1}, {0.5, 0.3, 0}},
+   {{0, 0, 0}, {0, 0, 0.35}},
+   0.1,                                                                                                     8,
+   0.05,                                                                                                             {0, 0, 1} },
+  {"cylinder-plane",
+   {TALUS_CYLINDER, TALUS_PLANE},
+   {{0.5, 0.3, 0}, {0, 0, 1}},
+   {{0, 0, 0.35}, {0, 0, 0}},
+   0.1,                                                                                                     8,
+   0.05,                                                                                                             {0, 0, -1}},
+ /* a sphere beside the cylinder's side, and one beyond its cap */
+  {"cylinder-sphere",
+   {TALUS_CYLINDER, TALUS_SPHERE},
+   {{1, 1, 0}, {0.5, 0, 0}},
+   {{0, 0, 0}, {2, 0, 0}},
+   0.6,                                                                                                     1,
+   0.5,                                                                                                              {1, 0, 0} },
+  {"sphere-cylinder",
+   {TALUS_SPHERE, TALUS_CYLINDER},
+   {{0.5, 0, 0}, {1, 1, 0}},
+   {{0, 0, 2}, {0, 0, 0}},
+   0.6,                                                                                                     1,
+   0.5,                                                                                                              {0, 0, -1}},
+  {"cylinder-box",
+   {TALUS_CYLINDER, TALUS_BOX},
+   {{1, 1, 0}, {1, 1, 1}},
+   {{0, 0, 0}, {2.5, 0, 0}},
+   0.6,                                                                                                     -1,
+   0,                                                                                                                {0, 0, 0} },
+  {"box-cylinder",
+   {TALUS_BOX, TALUS_CYLINDER},
+   {{1, 1, 1}, {1, 1, 0}},
+   {{0, 0, 0}, {2.5, 0, 0}},
+   0.6,                                                                                                     -1,
+   0,                                                                                                                {0, 0, 0} },
+  {"cylinder-cylinder",
+   {TALUS_CYLINDER, TALUS_CYLINDER},
+   {{1, 1, 0}, {1, 1, 0}},
+   {{0, 0, 0}, {2.5, 0, 0}},
+   0.6,                                                                                                     -1,
+   0,                                                                                                                {0, 0, 0} },
 };
 
 static PetscErrorCode CheckPairTable(void)
@@ -123,7 +167,10 @@ static PetscErrorCode CheckPairTable(void)
 static PetscErrorCode CheckShapeTable(void)
 {
   const PetscReal r[3] = {0.5, 0, 0}, half[3] = {1, 2, 3}, normal[3] = {0, 0, 0}, density = 1000.0;
-  const PetscInt  format1_code[TALUS_NSHAPES] = {[TALUS_SPHERE] = 0, [TALUS_BOX] = 1, [TALUS_PLANE] = 2};
+  /* the codes of format-1 files, and the cylinder's since it came (format 9) */
+  const PetscInt format1_code[TALUS_NSHAPES] = {
+    [TALUS_SPHERE] = 0, [TALUS_BOX] = 1, [TALUS_PLANE] = 2, [TALUS_CYLINDER] = 3};
+  const PetscReal cyl[3] = {0.5, 2, 0};
   PetscReal       m, J[3];
   TalusShape      found;
 
@@ -146,6 +193,14 @@ static PetscErrorCode CheckShapeTable(void)
   CHECK(PetscAbsReal(m - density * 48.0) < 1e-9 && PetscAbsReal(J[0] - m * 13.0 / 3.0) < 1e-9 &&
           PetscAbsReal(J[1] - m * 10.0 / 3.0) < 1e-9 && PetscAbsReal(J[2] - m * 5.0 / 3.0) < 1e-9,
         "box: m = %g, J = (%g %g %g)", (double)m, (double)J[0], (double)J[1], (double)J[2]);
+  /* r 0.5, length 4: m = rho pi r^2 4, I_z = m r^2 / 2, I_x = m (3 r^2 + 16) / 12 */
+  TalusShapeMassProperties(TALUS_CYLINDER, cyl, density, &m, J);
+  CHECK(PetscAbsReal(m - density * PETSC_PI) < 1e-9 && PetscAbsReal(J[2] - m * 0.125) < 1e-9 &&
+          PetscAbsReal(J[0] - m * (0.75 + 16.0) / 12.0) < 1e-9 && J[1] == J[0],
+        "cylinder: m = %g, J = (%g %g %g)", (double)m, (double)J[0], (double)J[1], (double)J[2]);
+  CHECK(PetscAbsReal(TalusShapeTable[TALUS_CYLINDER].bounding_radius(cyl) - PetscSqrtReal(4.25)) < 1e-15 &&
+          !TalusShapeTable[TALUS_CYLINDER].check_size(cyl) && TalusShapeTable[TALUS_CYLINDER].check_size(r),
+        "cylinder: bounding radius, size check");
   CHECK(TalusShapeTable[TALUS_SPHERE].bounding_radius(r) == 0.5 &&
           PetscAbsReal(TalusShapeTable[TALUS_BOX].bounding_radius(half) - PetscSqrtReal(14.0)) < 1e-15 &&
           TalusShapeTable[TALUS_PLANE].bounding_radius(normal) == PETSC_INFINITY,
@@ -425,6 +480,59 @@ static PetscErrorCode CheckBoxBoxRefused(void)
   PetscFunctionReturn(0);
 }
 
+/* A cylinder turned: on its side (two lowest points, one per rim), tilted 30 degrees (its lowest rim point in
+   closed form), and spheres inside it (out through the side or the cap) */
+static PetscErrorCode CheckCylinders(void)
+{
+  const PetscReal  up[3] = {0, 0, 1}, origin[3] = {0, 0, 0}, size[3] = {0.5, 1, 0}, R[3] = {0.2, 0, 0};
+  const PetscReal  tilt[2] = {0.5 * PETSC_PI, PETSC_PI / 6.0};
+  TalusBodies     *b;
+  TalusContactList list = {0};
+
+  PetscFunctionBegin;
+  for (int t = 0; t < 2; t++) {
+    const PetscReal c[3] = {0, 0, 1.2};
+    PetscInt        k;
+    PetscReal       lowest = PETSC_INFINITY, expect;
+    PetscCall(NewBodies(&b));
+    PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, origin, NULL));
+    PetscCall(TalusBodiesAdd(b, 1, TALUS_CYLINDER, size, 0, 0, PETSC_FALSE, c, &k));
+    b->quaternion[4 * k] = PetscCosReal(0.5 * tilt[t]), b->quaternion[4 * k + 2] = PetscSinReal(0.5 * tilt[t]);
+    /* the lower rim's lowest point: the centre's height less L cos(tilt) and r sin(tilt) */
+    expect = 1.2 - 1.0 * PetscCosReal(tilt[t]) - 0.5 * PetscSinReal(tilt[t]);
+    PetscCall(TalusCollidePair(b, 0, 1, 1.0, &list));
+    for (PetscInt h = 0; h < list.n; h++) lowest = PetscMin(lowest, list.c[h].phi);
+    CHECK(PetscAbsReal(lowest - expect) < 1e-12, "cylinder tilted %g rad: lowest gap %.15g, expected %.15g",
+          (double)tilt[t], (double)lowest, (double)expect);
+    if (t == 0) { /* on its side: the two lowest points (once each, no sample on top of them) at x = -1 and 1 */
+      PetscInt at_bottom = 0;
+      for (PetscInt h = 0; h < list.n; h++)
+        if (PetscAbsReal(list.c[h].phi - expect) < 1e-12) at_bottom++;
+      CHECK(at_bottom == 2, "cylinder on its side: %" PetscInt_FMT " points at its lowest (2)", at_bottom);
+    }
+    list.n = 0;
+    PetscCall(TalusBodiesDestroy(&b));
+  }
+  { /* spheres inside: 0.1 from the side (depth 0.1 + R out through it), 0.05 from the cap */
+    const PetscReal near_side[3] = {0.4, 0, 0}, near_cap[3] = {0, 0.1, 0.95};
+    for (int s = 0; s < 2; s++) {
+      PetscCall(NewBodies(&b));
+      PetscCall(TalusBodiesAdd(b, 0, TALUS_CYLINDER, size, 0, 0, PETSC_FALSE, origin, NULL));
+      PetscCall(TalusBodiesAdd(b, 1, TALUS_SPHERE, R, 0, 0, PETSC_FALSE, s ? near_cap : near_side, NULL));
+      PetscCall(TalusCollidePair(b, 1, 0, 0.1, &list));
+      CHECK(list.n == 1 && PetscAbsReal(list.c[0].phi - (s ? -0.25 : -0.3)) < 1e-14 &&
+              PetscAbsReal(list.c[0].frame[s ? 2 : 0] - 1.0) < 1e-14,
+            "a sphere inside a cylinder near its %s: phi %g, n (%g %g %g)", s ? "cap" : "side",
+            list.n ? (double)list.c[0].phi : 0.0, list.n ? list.c[0].frame[0] : 0.0, list.n ? list.c[0].frame[1] : 0.0,
+            list.n ? list.c[0].frame[2] : 0.0);
+      list.n = 0;
+      PetscCall(TalusBodiesDestroy(&b));
+    }
+  }
+  PetscCall(TalusContactListDestroy(&list));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(TalusInitialize(&argc, &argv, NULL));
@@ -436,6 +544,7 @@ int main(int argc, char **argv)
   PetscCall(CheckBroadPhase());
   PetscCall(CheckContactOrder());
   PetscCall(CheckBoxBoxRefused());
+  PetscCall(CheckCylinders());
   int status = TestSummary("test_collide");
   PetscCall(TalusFinalize());
   return status;

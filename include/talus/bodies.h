@@ -44,7 +44,17 @@ typedef struct {
   /* Its face can rest on an elastic foundation (seed 004 sec. 5.5; a material's grid): its contacts with a plane
      from TALUS_FOUNDATION_FEATURE on are the grid's points, sharing the material's K and B */
   PetscBool foundation;
+  /* For the general convex pairs (src/geometry/convex.c), in the body's frame, d a unit direction; NULL for an
+     unbounded shape. support: the shape's point furthest along d. support_set: its points within tol of the
+     furthest along d (tol held below a tenth of its smallest size), which the contacts of two flat features are
+     made from: a face's corners (or samples of a round face's rim) in order around it, an edge's two ends, or
+     one point; their number (at most TALUS_MAX_SUPPORT_POINTS), with a number for each that names it (a
+     contact's feature) */
+  void (*support)(const PetscReal size[3], const PetscReal d[3], PetscReal p[3]);
+  PetscInt (*support_set)(const PetscReal size[3], const PetscReal d[3], PetscReal tol, PetscReal p[][3],
+                          PetscInt id[]);
 } TalusShapeOps;
+#define TALUS_MAX_SUPPORT_POINTS 16
 
 PETSC_EXTERN const TalusShapeOps TalusShapeTable[TALUS_NSHAPES];
 /* The shape with this name or stored code; PETSC_FALSE if there is none. */

@@ -7,16 +7,13 @@
  * of shapes takes and in which order. TalusCollidePair then orders the contact by global id as
  * seed 000 requires (n from the lower index to the higher), flipping n if needed.
  */
-#include <talus/contacts.h>
+#include "collide_impl.h"
 #include "../grow.h"
 #include <talus/math3.h>
 #include <talus/relaxation.h>
 #include <math.h>
 
-typedef struct {
-  PetscReal phi, n[3], p_first[3], p_second[3];
-  PetscInt  feature;
-} Hit;
+typedef TalusHit Hit;
 
 /* Points sampled on each rim of a cylinder against a plane (a cap resting on it), besides each rim's lowest */
 #define CYLINDER_RIM_SAMPLES 8
@@ -296,6 +293,19 @@ PAIR_OF(BoxSphere)
 PAIR_OF(PlaneCylinder)
 PAIR_OF(CylinderSphere)
 
+/* two convex bodies without a closed form (convex.c: GJK and EPA, the overlap of two flat features) */
+static PetscErrorCode ConvexPair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
+                                 TalusContactList *list)
+{
+  Hit      hits[TALUS_MAX_CONVEX_HITS];
+  PetscInt nhits = 0;
+
+  PetscFunctionBegin;
+  TalusConvexHits(b, first, second, envelope, hits, &nhits);
+  PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
+  PetscFunctionReturn(0);
+}
+
 /* first = plane, second = box: its corners, or an elastic foundation's points (seed 004 sec. 5.5) by rows of
    the grid, in feature order */
 static PetscErrorCode PlaneBoxPair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
@@ -344,6 +354,10 @@ static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
   [TALUS_CYLINDER][TALUS_PLANE]  = {PlaneCylinderPair,  PETSC_TRUE},
   [TALUS_PLANE][TALUS_CYLINDER]  = {PlaneCylinderPair,  PETSC_FALSE},
   [TALUS_CYLINDER][TALUS_SPHERE] = {CylinderSpherePair, PETSC_FALSE},
+  [TALUS_BOX][TALUS_BOX]           = {ConvexPair, PETSC_FALSE},
+  [TALUS_BOX][TALUS_CYLINDER]      = {ConvexPair, PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_BOX]      = {ConvexPair, PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_CYLINDER] = {ConvexPair, PETSC_FALSE},
   [TALUS_SPHERE][TALUS_CYLINDER] = {CylinderSpherePair, PETSC_TRUE},
 };
 // clang-format on

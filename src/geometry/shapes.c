@@ -95,6 +95,92 @@ static void CylinderGlyph(const PetscReal size[3], PetscReal extent[3])
   extent[2]             = 2.0 * size[1];
 }
 
+static void SphereSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3])
+{
+  for (int k = 0; k < 3; k++) p[k] = size[0] * d[k];
+}
+
+/* a sphere has no flat feature: its one furthest point */
+static PetscInt SphereSupportSet(const PetscReal size[3], const PetscReal d[3], PetscReal tol, PetscReal p[][3],
+                                 PetscInt id[])
+{
+  (void)tol;
+  SphereSupport(size, d, p[0]);
+  id[0] = 0;
+  return 1;
+}
+
+static void BoxSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3])
+{
+  for (int k = 0; k < 3; k++) p[k] = d[k] >= 0.0 ? size[k] : -size[k];
+}
+
+/* The corners (numbered as the box-plane contacts number them) whose every axis is at its furthest along d, or
+   either end of an axis along which the box's extent moves a corner by at most tol: a face (4), an edge (2) or a
+   corner (1), in order around the face */
+static PetscInt BoxSupportSet(const PetscReal size[3], const PetscReal d[3], PetscReal tol, PetscReal p[][3],
+                              PetscInt id[])
+{
+  static const PetscInt around[4] = {0, 1, 3, 2}; /* the 4 corners of a face, in order round it */
+  PetscInt              free[3], nfree = 0, n = 0;
+
+  tol = PetscMin(tol, 0.1 * PetscMin(size[0], PetscMin(size[1], size[2])));
+  for (int k = 0; k < 3; k++)
+    if (2.0 * size[k] * PetscAbsReal(d[k]) <= tol) free[nfree++] = k;
+  for (PetscInt c = 0; c < (1 << nfree); c++) {
+    const PetscInt bits   = nfree == 2 ? around[c] : c;
+    PetscInt       corner = 0;
+    for (int k = 0; k < 3; k++) {
+      PetscBool high = (PetscBool)(d[k] >= 0.0);
+      for (PetscInt f = 0; f < nfree; f++)
+        if (free[f] == k) high = (PetscBool)((bits >> f) & 1);
+      p[n][k] = high ? size[k] : -size[k];
+      corner |= high ? (1 << k) : 0;
+    }
+    id[n++] = corner;
+  }
+  return n;
+}
+
+#define CYLINDER_CAP_SAMPLES 8
+
+static void CylinderSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3])
+{
+  const PetscReal across = PetscSqrtReal(d[0] * d[0] + d[1] * d[1]);
+
+  p[0] = across > 0.0 ? size[0] * d[0] / across : 0.0;
+  p[1] = across > 0.0 ? size[0] * d[1] / across : 0.0;
+  p[2] = d[2] >= 0.0 ? size[1] : -size[1];
+}
+
+/* A cap whose rim's heights along d differ by at most tol: 8 points round its rim (ids 0-7 the lower cap, 8-15 the
+   upper); a side whose ends' heights differ by at most tol: the rim's furthest point on each cap (ids 16, 17);
+   else the furthest point (id 18) */
+static PetscInt CylinderSupportSet(const PetscReal size[3], const PetscReal d[3], PetscReal tol, PetscReal p[][3],
+                                   PetscInt id[])
+{
+  const PetscReal r = size[0], L = size[1], across = PetscSqrtReal(d[0] * d[0] + d[1] * d[1]);
+
+  tol = PetscMin(tol, 0.1 * PetscMin(r, L));
+  if (2.0 * r * across <= tol) {
+    const PetscInt cap = d[2] >= 0.0 ? 1 : 0;
+    for (PetscInt k = 0; k < CYLINDER_CAP_SAMPLES; k++) {
+      const PetscReal angle = 2.0 * PETSC_PI * k / CYLINDER_CAP_SAMPLES;
+      p[k][0] = r * PetscCosReal(angle), p[k][1] = r * PetscSinReal(angle), p[k][2] = cap ? L : -L;
+      id[k] = CYLINDER_CAP_SAMPLES * cap + k;
+    }
+    return CYLINDER_CAP_SAMPLES;
+  }
+  CylinderSupport(size, d, p[0]);
+  if (2.0 * L * PetscAbsReal(d[2]) <= tol) {
+    p[1][0] = p[0][0], p[1][1] = p[0][1], p[1][2] = -p[0][2];
+    id[0] = d[2] >= 0.0 ? 17 : 16, id[1] = d[2] >= 0.0 ? 16 : 17;
+    return 2;
+  }
+  id[0] = 18;
+  return 1;
+}
+
 /* a half-space is fixed: no mass */
 static void PlaneMass(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
 {
@@ -135,10 +221,12 @@ static PetscBool PlaneCurvature(const PetscReal size[3], PetscReal *curvature)
 const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
   [TALUS_SPHERE] = {.name = "sphere", .code = 0, .size_key = "radius", .size_len = 1, .finite = PETSC_TRUE,
                     .mass_properties = SphereMass, .bounding_radius = SphereRadius, .check_size = SphereCheck,
-                    .size_hint = "", .curvature = SphereCurvature, .glyph_extent = SphereGlyph},
+                    .size_hint = "", .curvature = SphereCurvature, .glyph_extent = SphereGlyph,
+                    .support = SphereSupport, .support_set = SphereSupportSet},
   [TALUS_BOX]    = {.name = "box", .code = 1, .size_key = "half_extents", .size_len = 3, .finite = PETSC_TRUE,
                     .mass_properties = BoxMass, .bounding_radius = BoxRadius, .check_size = BoxCheck,
-                    .size_hint = "", .curvature = BoxCurvature, .glyph_extent = AxesGlyph, .foundation = PETSC_TRUE},
+                    .size_hint = "", .curvature = BoxCurvature, .glyph_extent = AxesGlyph, .foundation = PETSC_TRUE,
+                    .support = BoxSupport, .support_set = BoxSupportSet},
   [TALUS_PLANE]  = {.name = "plane", .code = 2, .size_key = "normal", .size_len = 3, .finite = PETSC_FALSE,
                     .mass_properties = PlaneMass, .bounding_radius = PlaneRadius, .check_size = PlaneCheck,
                     .size_hint = "; a normal is a direction: e.g. [0, 0, 1]", .canonical_size = PlaneUnitNormal,
@@ -147,7 +235,7 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
   [TALUS_CYLINDER] = {.name = "cylinder", .code = 3, .size_key = "radius", .size_len = 2, .size_key2 = "half_length",
                       .finite = PETSC_TRUE, .mass_properties = CylinderMass, .bounding_radius = CylinderRadius,
                       .check_size = CylinderCheck, .size_hint = "", .curvature = BoxCurvature,
-                      .glyph_extent = CylinderGlyph},
+                      .glyph_extent = CylinderGlyph, .support = CylinderSupport, .support_set = CylinderSupportSet},
 };
 /* clang-format on */
 

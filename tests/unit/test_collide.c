@@ -35,79 +35,80 @@ static const PairCase pair_cases[] = {
    {TALUS_SPHERE, TALUS_SPHERE},
    {{1, 0, 0}, {0.5, 0, 0}},
    {{0, 0, 0}, {2, 0, 0}},
-   0.6,                                                                                                     1,
-   0.5,                                                                                                              {1, 0, 0} },
+   0.6,                                                                                                      1,
+   0.5,                                                                                                               {1, 0, 0} },
   {"plane-sphere",
    {TALUS_PLANE, TALUS_SPHERE},
    {{0, 0, 1}, {1, 0, 0}},
    {{0, 0, 0}, {0.3, -0.2, 1.2}},
-   0.5,                                                                                                     1,
-   0.2,                                                                                                              {0, 0, 1} },
+   0.5,                                                                                                      1,
+   0.2,                                                                                                               {0, 0, 1} },
   {"sphere-plane",
    {TALUS_SPHERE, TALUS_PLANE},
    {{1, 0, 0}, {0, 0, 1}},
    {{0.3, -0.2, 1.2}, {0, 0, 0}},
-   0.5,                                                                                                     1,
-   0.2,                                                                                                              {0, 0, -1}},
+   0.5,                                                                                                      1,
+   0.2,                                                                                                               {0, 0, -1}},
   {"plane-box",
    {TALUS_PLANE, TALUS_BOX},
    {{0, 0, 1}, {0.5, 0.4, 0.3}},
    {{0, 0, 0}, {0, 0, 0.35}},
-   0.1,                                                                                                     4,
-   0.05,                                                                                                             {0, 0, 1} },
+   0.1,                                                                                                      4,
+   0.05,                                                                                                              {0, 0, 1} },
   {"box-plane",
    {TALUS_BOX, TALUS_PLANE},
    {{0.5, 0.4, 0.3}, {0, 0, 1}},
    {{0, 0, 0.35}, {0, 0, 0}},
-   0.1,                                                                                                     4,
-   0.05,                                                                                                             {0, 0, -1}},
-  {"box-sphere",        {TALUS_BOX, TALUS_SPHERE}, {{1, 1, 1}, {0.5, 0, 0}}, {{0, 0, 0}, {2, 0, 0}},   0.6, 1,  0.5, {1, 0, 0} },
-  {"sphere-box",        {TALUS_SPHERE, TALUS_BOX}, {{0.5, 0, 0}, {1, 1, 1}}, {{0, 2, 0}, {0, 0, 0}},   0.6, 1,  0.5, {0, -1, 0}},
-  {"box-box",           {TALUS_BOX, TALUS_BOX},    {{1, 1, 1}, {1, 1, 1}},   {{0, 0, 0}, {1.5, 0, 0}}, 0.1, -1, 0,   {0, 0, 0} },
+   0.1,                                                                                                      4,
+   0.05,                                                                                                              {0, 0, -1}},
+  {"box-sphere",        {TALUS_BOX, TALUS_SPHERE}, {{1, 1, 1}, {0.5, 0, 0}}, {{0, 0, 0}, {2, 0, 0}},    0.6, 1, 0.5,  {1, 0, 0} },
+  {"sphere-box",        {TALUS_SPHERE, TALUS_BOX}, {{0.5, 0, 0}, {1, 1, 1}}, {{0, 2, 0}, {0, 0, 0}},    0.6, 1, 0.5,  {0, -1, 0}},
+ /* the general convex pairs (GJK, EPA and the overlap of flat features): face on face, a side on a face, sides */
+  {"box-box",           {TALUS_BOX, TALUS_BOX},    {{1, 1, 1}, {1, 1, 1}},   {{0, 0, 0}, {2.05, 0, 0}}, 0.1, 4, 0.05, {1, 0, 0} },
  /* a cylinder standing on its cap (axis z): the bottom rim's 8 samples at 0.05, the top rim beyond the envelope */
   {"plane-cylinder",
    {TALUS_PLANE, TALUS_CYLINDER},
    {{0, 0, 1}, {0.5, 0.3, 0}},
    {{0, 0, 0}, {0, 0, 0.35}},
-   0.1,                                                                                                     8,
-   0.05,                                                                                                             {0, 0, 1} },
+   0.1,                                                                                                      8,
+   0.05,                                                                                                              {0, 0, 1} },
   {"cylinder-plane",
    {TALUS_CYLINDER, TALUS_PLANE},
    {{0.5, 0.3, 0}, {0, 0, 1}},
    {{0, 0, 0.35}, {0, 0, 0}},
-   0.1,                                                                                                     8,
-   0.05,                                                                                                             {0, 0, -1}},
+   0.1,                                                                                                      8,
+   0.05,                                                                                                              {0, 0, -1}},
  /* a sphere beside the cylinder's side, and one beyond its cap */
   {"cylinder-sphere",
    {TALUS_CYLINDER, TALUS_SPHERE},
    {{1, 1, 0}, {0.5, 0, 0}},
    {{0, 0, 0}, {2, 0, 0}},
-   0.6,                                                                                                     1,
-   0.5,                                                                                                              {1, 0, 0} },
+   0.6,                                                                                                      1,
+   0.5,                                                                                                               {1, 0, 0} },
   {"sphere-cylinder",
    {TALUS_SPHERE, TALUS_CYLINDER},
    {{0.5, 0, 0}, {1, 1, 0}},
    {{0, 0, 2}, {0, 0, 0}},
-   0.6,                                                                                                     1,
-   0.5,                                                                                                              {0, 0, -1}},
+   0.6,                                                                                                      1,
+   0.5,                                                                                                               {0, 0, -1}},
   {"cylinder-box",
    {TALUS_CYLINDER, TALUS_BOX},
    {{1, 1, 0}, {1, 1, 1}},
-   {{0, 0, 0}, {2.5, 0, 0}},
-   0.6,                                                                                                     -1,
-   0,                                                                                                                {0, 0, 0} },
+   {{0, 0, 0}, {2.05, 0, 0}},
+   0.1,                                                                                                      2,
+   0.05,                                                                                                              {1, 0, 0} },
   {"box-cylinder",
    {TALUS_BOX, TALUS_CYLINDER},
    {{1, 1, 1}, {1, 1, 0}},
-   {{0, 0, 0}, {2.5, 0, 0}},
-   0.6,                                                                                                     -1,
-   0,                                                                                                                {0, 0, 0} },
+   {{0, 0, 0}, {2.05, 0, 0}},
+   0.1,                                                                                                      2,
+   0.05,                                                                                                              {1, 0, 0} },
   {"cylinder-cylinder",
    {TALUS_CYLINDER, TALUS_CYLINDER},
    {{1, 1, 0}, {1, 1, 0}},
-   {{0, 0, 0}, {2.5, 0, 0}},
-   0.6,                                                                                                     -1,
-   0,                                                                                                                {0, 0, 0} },
+   {{0, 0, 0}, {2.05, 0, 0}},
+   0.1,                                                                                                      2,
+   0.05,                                                                                                              {1, 0, 0} },
 };
 
 static PetscErrorCode CheckPairTable(void)
@@ -460,23 +461,153 @@ static PetscErrorCode CheckContactOrder(void)
 }
 
 /* Two boxes within reach: refused, not silently ignored. */
-static PetscErrorCode CheckBoxBoxRefused(void)
+/* The signed distance from a point (world) to body k, a box or a cylinder, in closed form */
+static PetscReal SignedDistance(const TalusBodies *b, PetscInt k, const PetscReal p[3])
 {
+  PetscReal A[9], rel[3], q[3], out2 = 0.0, inside;
+
+  TalusQuatToMatrix(&b->quaternion[4 * k], A);
+  for (int d = 0; d < 3; d++) rel[d] = p[d] - b->position[3 * k + d];
+  TalusRotateBack(A, rel, q);
+  if (b->shape[k] == TALUS_BOX) {
+    inside = -PETSC_INFINITY;
+    for (int d = 0; d < 3; d++) {
+      const PetscReal e = PetscAbsReal(q[d]) - b->size[3 * k + d];
+      out2 += e > 0.0 ? e * e : 0.0;
+      inside = PetscMax(inside, e);
+    }
+  } else {
+    const PetscReal er = PetscSqrtReal(q[0] * q[0] + q[1] * q[1]) - b->size[3 * k],
+                    ez = PetscAbsReal(q[2]) - b->size[3 * k + 1];
+    out2               = (er > 0.0 ? er * er : 0.0) + (ez > 0.0 ? ez * ez : 0.0);
+    inside             = PetscMax(er, ez);
+  }
+  return out2 > 0.0 ? PetscSqrtReal(out2) : inside;
+}
+
+/* The least distance from body j's surface to body i, over a fine sampling of j's surface (faces, caps and side
+   on a grid of m x m points each) */
+static PetscReal SampledGap(const TalusBodies *b, PetscInt i, PetscInt j, PetscInt m)
+{
+  const PetscReal *s = &b->size[3 * j];
+  PetscReal        A[9], best = PETSC_INFINITY;
+
+  TalusQuatToMatrix(&b->quaternion[4 * j], A);
+  for (PetscInt face = 0; face < 6; face++)
+    for (PetscInt a = 0; a <= m; a++)
+      for (PetscInt c = 0; c <= m; c++) {
+        const PetscReal sa = 2.0 * a / m - 1.0, sc = 2.0 * c / m - 1.0, side = face % 2 ? 1.0 : -1.0;
+        PetscReal       local[3], world[3];
+        if (b->shape[j] == TALUS_BOX) {
+          const int axis = (int)(face / 2);
+          local[axis] = side * s[axis], local[(axis + 1) % 3] = sa * s[(axis + 1) % 3],
+          local[(axis + 2) % 3] = sc * s[(axis + 2) % 3];
+        } else if (face < 2) { /* the caps: a polar grid */
+          const PetscReal rho = s[0] * a / m, angle = 2.0 * PETSC_PI * c / m;
+          local[0] = rho * PetscCosReal(angle), local[1] = rho * PetscSinReal(angle), local[2] = side * s[1];
+        } else if (face == 2) { /* the side */
+          const PetscReal angle = 2.0 * PETSC_PI * c / m;
+          local[0] = s[0] * PetscCosReal(angle), local[1] = s[0] * PetscSinReal(angle), local[2] = sa * s[1];
+        } else continue;
+        TalusRotate(A, local, world);
+        for (int d = 0; d < 3; d++) world[d] += b->position[3 * j + d];
+        best = PetscMin(best, SignedDistance(b, i, world));
+      }
+  return best;
+}
+
+/*
+ * The general convex pairs (convex.c: GJK and EPA, then the overlap of flat features): a box resting on a box,
+ * tilted within the envelope, touches at its 4 corners with their own gaps; on 150 random poses of boxes and
+ * cylinders near each other, the deepest contact's gap is the least distance over a sampling of both bodies'
+ * surfaces against the other (to the sampling's spacing) where they are apart within reach, there is no contact
+ * where they are beyond it, and every contact's points lie on the two bodies' surfaces (to 1e-6).
+ */
+static PetscErrorCode CheckConvexPairs(void)
+{
+  const PetscReal  half[3] = {1, 0.5, 0.25}, cyl[3] = {0.4, 0.6, 0}, zero[3] = {0, 0, 0};
   TalusBodies     *b;
-  TalusContactList list    = {0};
-  const PetscReal  half[3] = {1, 1, 1}, x2[3] = {1.5, 0, 0};
-  PetscErrorCode   ierr;
+  TalusContactList list = {0};
+  PetscRandom      rng;
+  PetscInt         checked = 0;
+  PetscReal        worst   = 0.0;
 
   PetscFunctionBegin;
-  PetscCall(NewBodies(&b));
-  PetscCall(TalusBodiesAdd(b, 0, TALUS_BOX, half, 0, 0, PETSC_FALSE, zero3, NULL));
-  PetscCall(TalusBodiesAdd(b, 1, TALUS_BOX, half, 0, 0, PETSC_FALSE, x2, NULL));
-  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = TalusFindContacts(b, 0.1, &list);
-  PetscCall(PetscPopErrorHandler());
-  CHECK(ierr == PETSC_ERR_SUP, "box-box contact was not refused (error %d)", (int)ierr);
+  { /* a 2 x 1 x 0.5 box on a wide box, tilted by 0.002 rad about y: 4 corners, gaps 0.01 -/+ 0.002 */
+    const PetscReal wide[3] = {3, 3, 1}, top[3] = {0, 0, 1 + 0.25 + 0.01}, angle = 0.002;
+    PetscInt        k;
+    PetscReal       lo = PETSC_INFINITY, hi = -PETSC_INFINITY;
+    PetscCall(NewBodies(&b));
+    PetscCall(TalusBodiesAdd(b, 0, TALUS_BOX, wide, 0, 0, PETSC_TRUE, zero, NULL));
+    PetscCall(TalusBodiesAdd(b, 1, TALUS_BOX, half, 0, 0, PETSC_FALSE, top, &k));
+    b->quaternion[4 * k] = PetscCosReal(0.5 * angle), b->quaternion[4 * k + 2] = PetscSinReal(0.5 * angle);
+    PetscCall(TalusCollidePair(b, 0, 1, 0.05, &list));
+    for (PetscInt c = 0; c < list.n; c++) lo = PetscMin(lo, list.c[c].phi), hi = PetscMax(hi, list.c[c].phi);
+    /* a corner at x = -+1, z = -0.25 turned by the angle: 0.01 + (-0.25 cos a -+ sin a) + 0.25 */
+    CHECK(list.n == 4 && PetscAbsReal(lo - (0.01 - 0.25 * PetscCosReal(angle) - PetscSinReal(angle) + 0.25)) < 1e-12 &&
+            PetscAbsReal(hi - (0.01 - 0.25 * PetscCosReal(angle) + PetscSinReal(angle) + 0.25)) < 1e-12 && list.n &&
+            PetscAbsReal(list.c[0].frame[2] - 1.0) < 1e-12,
+          "a tilted box on a box: %" PetscInt_FMT " contacts, gaps %.15g .. %.15g", list.n, (double)lo, (double)hi);
+    list.n = 0;
+    PetscCall(TalusBodiesDestroy(&b));
+  }
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rng));
+  PetscCall(PetscRandomSetSeed(rng, 36));
+  PetscCall(PetscRandomSeed(rng));
+  for (PetscInt t = 0; t < 150; t++) {
+    const TalusShape shape[2] = {t % 3 == 2 ? TALUS_CYLINDER : TALUS_BOX, t % 3 == 0 ? TALUS_BOX : TALUS_CYLINDER};
+    PetscReal        x[3], q[2][4], sampled, deepest = PETSC_INFINITY, envelope = 0.3;
+    PetscInt         k[2];
+    PetscCall(NewBodies(&b));
+    for (int i = 0; i < 2; i++) {
+      PetscReal norm = 0.0;
+      for (int d = 0; d < 4; d++) {
+        PetscCall(PetscRandomGetValueReal(rng, &q[i][d]));
+        q[i][d] -= 0.5, norm += q[i][d] * q[i][d];
+      }
+      for (int d = 0; d < 4; d++) q[i][d] /= PetscSqrtReal(norm);
+    }
+    for (int d = 0; d < 3; d++) {
+      PetscCall(PetscRandomGetValueReal(rng, &x[d]));
+      x[d] = 3.2 * (x[d] - 0.5);
+    }
+    PetscCall(TalusBodiesAdd(b, 0, shape[0], shape[0] == TALUS_BOX ? half : cyl, 0, 0, PETSC_FALSE, zero, &k[0]));
+    PetscCall(TalusBodiesAdd(b, 1, shape[1], shape[1] == TALUS_BOX ? half : cyl, 0, 0, PETSC_FALSE, x, &k[1]));
+    for (int i = 0; i < 2; i++)
+      for (int d = 0; d < 4; d++) b->quaternion[4 * k[i] + d] = q[i][d];
+    /* both ways: a corner of either into the other (an edge crossing an edge deeper than the spacing is missed) */
+    sampled = PetscMin(SampledGap(b, 0, 1, 120), SampledGap(b, 1, 0, 120));
+    PetscCall(TalusCollidePair(b, 0, 1, envelope, &list));
+    for (PetscInt c = 0; c < list.n; c++) {
+      PetscReal pa[3], pb[3], A[9];
+      deepest = PetscMin(deepest, list.c[c].phi);
+      TalusQuatToMatrix(&b->quaternion[4 * list.c[c].a], A);
+      TalusRotate(A, list.c[c].sa, pa);
+      TalusQuatToMatrix(&b->quaternion[4 * list.c[c].b], A);
+      TalusRotate(A, list.c[c].sb, pb);
+      for (int d = 0; d < 3; d++) pa[d] += b->position[3 * list.c[c].a + d], pb[d] += b->position[3 * list.c[c].b + d];
+      CHECK(PetscAbsReal(SignedDistance(b, list.c[c].a, pa)) < 1e-6 &&
+              PetscAbsReal(SignedDistance(b, list.c[c].b, pb)) < 1e-6,
+            "pose %" PetscInt_FMT " (%s-%s): contact %" PetscInt_FMT "'s points off the surfaces by %g and %g", t,
+            TalusShapeTable[shape[0]].name, TalusShapeTable[shape[1]].name, c,
+            (double)SignedDistance(b, list.c[c].a, pa), (double)SignedDistance(b, list.c[c].b, pb));
+    }
+    if (sampled > 0.01 && sampled < envelope - 0.05) { /* apart, within reach: the deepest contact is the gap */
+      CHECK(list.n > 0 && PetscAbsReal(deepest - sampled) < 0.005,
+            "pose %" PetscInt_FMT " (%s-%s): deepest gap %g, sampled %g", t, TalusShapeTable[shape[0]].name,
+            TalusShapeTable[shape[1]].name, (double)deepest, (double)sampled);
+      worst = PetscMax(worst, PetscAbsReal(deepest - sampled));
+      checked++;
+    } else if (sampled > envelope + 0.05) CHECK(list.n == 0, "pose %" PetscInt_FMT ": a contact beyond reach", t);
+    list.n = 0;
+    PetscCall(TalusBodiesDestroy(&b));
+  }
+  PetscCall(PetscRandomDestroy(&rng));
   PetscCall(TalusContactListDestroy(&list));
-  PetscCall(TalusBodiesDestroy(&b));
+  CHECK(checked >= 20, "only %" PetscInt_FMT " random poses within reach", checked);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  convex pairs: %" PetscInt_FMT " poses within reach, gaps within %.2e of sampling\n", checked,
+                        (double)worst));
   PetscFunctionReturn(0);
 }
 
@@ -543,7 +674,7 @@ int main(int argc, char **argv)
   PetscCall(CheckSphereBox());
   PetscCall(CheckBroadPhase());
   PetscCall(CheckContactOrder());
-  PetscCall(CheckBoxBoxRefused());
+  PetscCall(CheckConvexPairs());
   PetscCall(CheckCylinders());
   int status = TestSummary("test_collide");
   PetscCall(TalusFinalize());

@@ -1,11 +1,14 @@
 /*
- * Cylinders in motion, on any number of ranks (issue 36's tests of a new shape):
+ * Cylinders and boxes in motion, on any number of ranks (issue 36's tests of convex shapes):
  *   - a solid cylinder (r 0.2 m, length 0.6 m, its axis across the slope) released on a 20 degree incline with
  *     mu 0.5 (rolling needs mu >= tan(20) / 3) rolls at the rigid-body rate a = g sin(20) / (1 + I / (m r^2))
  *     = (2/3) g sin(20): after 0.5 s its speed within 0.1 % of a t (1.1e-4 found), its spin v / r (no slip)
  *     within 0.1 %, its axis still across the slope and its centre r above the plane (to 1e-4 m);
  *   - a cylinder standing on its cap on a flat plane rests there: its 8 rim points carry the weight (to 1e-6)
- *     and after 50 steps it neither moves nor rocks (1e-9 m/s, rad/s).
+ *     and after 50 steps it neither moves nor rocks (1e-9 m/s, rad/s);
+ *   - the general convex pairs (src/geometry/convex.c): a box dropped 1 mm onto a fixed box, and a cylinder
+ *     standing on its cap on it, settle on their faces (4 and 8 points) without rocking: after 300 steps they
+ *     rest (1e-9), on the face (to 1e-6 m), and the base carries their weight (to 1e-6).
  */
 #include "../common/check.h"
 #include <talus/math3.h>
@@ -87,13 +90,44 @@ static PetscErrorCode Standing(void)
   PetscFunctionReturn(0);
 }
 
+/* a box (shape 0) or a cylinder (shape 1) dropped 1 mm onto a wide fixed box */
+static PetscErrorCode OnABox(PetscInt shape)
+{
+  const PetscReal base[3] = {2, 2, 0.5}, at[3] = {0, 0, 0.5}, box[3] = {0.5, 0.3, 0.2}, cyl[3] = {0.3, 0.2, 0};
+  const PetscReal rest = 1.0 + 0.2, c[3] = {0.2, -0.1, rest + 1e-3};
+  const char     *what = shape ? "a cylinder on a box" : "a box on a box";
+  TalusSim        sim;
+  TalusBodies    *b;
+  TalusStepStats  st;
+  TalusBodyRecord rec;
+
+  PetscFunctionBegin;
+  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 1e-3, 0.005, 0.5, 1e-12, &sim));
+  PetscCall(TalusSimGetBodies(sim, &b));
+  PetscCall(TalusBodiesAdd(b, 0, TALUS_BOX, base, 1.0, 0, PETSC_TRUE, at, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, shape ? TALUS_CYLINDER : TALUS_BOX, shape ? cyl : box, 0, 0, PETSC_FALSE, c, NULL));
+  PetscCall(TalusSimSetUp(sim));
+  PetscCall(Steps(sim, 300, &st));
+  PetscCall(TestGetBody(sim, 1, &rec));
+  CHECK(st.contacts == (shape ? 8 : 4) && PetscAbsReal(st.support_force_over_weight - 1.0) < 1e-6,
+        "%s: %" PetscInt_FMT " contacts carry %.9f of the weight", what, st.contacts,
+        (double)st.support_force_over_weight);
+  CHECK(TalusNorm3(rec.velocity) < 1e-9 && TalusNorm3(rec.omega) < 1e-9 && PetscAbsReal(rec.position[2] - rest) < 1e-6,
+        "%s: moves at %g m/s, %g rad/s, its centre %g m above its rest", what, (double)TalusNorm3(rec.velocity),
+        (double)TalusNorm3(rec.omega), (double)(rec.position[2] - rest));
+  PetscCall(TalusSimDestroy(&sim));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   PetscCall(Rolling());
   PetscCall(Standing());
+  PetscCall(OnABox(0));
+  PetscCall(OnABox(1));
   {
-    int status = TestSummary("test_cylinder");
+    int status = TestSummary("test_convex");
     PetscCall(TalusFinalize());
     return status;
   }

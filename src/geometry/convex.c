@@ -400,6 +400,29 @@ static PetscBool Distance(const Solid s[2], const PetscReal d0[3], PetscReal *di
   return PETSC_TRUE;
 }
 
+/* Where two features meet that do not overlap as flat ones: a feature of one point, or where two edges cross seen
+   along n, or (an overlap lost to rounding) the middle of the two features' centres */
+static PetscInt OnePoint(const Feature f[2], PetscReal y[2])
+{
+  const Feature *one = f[1].n == 1 ? &f[1] : f[0].n == 1 ? &f[0] : NULL;
+
+  if (one) y[0] = one->x[0][0], y[1] = one->x[0][1];
+  else if (f[0].n == 2 && f[1].n == 2) {
+    const PetscReal e[2] = {f[0].x[1][0] - f[0].x[0][0], f[0].x[1][1] - f[0].x[0][1]};
+    const PetscReal g[2] = {f[1].x[1][0] - f[1].x[0][0], f[1].x[1][1] - f[1].x[0][1]};
+    const PetscReal r[2] = {f[1].x[0][0] - f[0].x[0][0], f[1].x[0][1] - f[0].x[0][1]};
+    const PetscReal det  = e[0] * g[1] - e[1] * g[0];
+    const PetscReal t    = det != 0.0 ? PetscMin(PetscMax((r[0] * g[1] - r[1] * g[0]) / det, 0.0), 1.0) : 0.5;
+    y[0] = f[0].x[0][0] + t * e[0], y[1] = f[0].x[0][1] + t * e[1];
+  } else {
+    y[0] = y[1] = 0.0;
+    for (int i = 0; i < 2; i++)
+      for (PetscInt j = 0; j < f[i].n; j++)
+        for (int k = 0; k < 2; k++) y[k] += 0.5 * f[i].x[j][k] / f[i].n;
+  }
+  return 1;
+}
+
 void TalusConvexHits(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope, TalusHit hits[],
                      PetscInt *nhits)
 {
@@ -420,8 +443,7 @@ void TalusConvexHits(const TalusBodies *b, PetscInt first, PetscInt second, Pets
   ccd.support1 = ccd.support2 = Support;
   ccd.center1 = ccd.center2 = Center;
   ccd.max_iterations        = 500;
-  ccd.epa_tolerance = ccd.dist_tolerance = 1e-12 *
-                                           (TalusBodiesBoundingRadius(b, first) + TalusBodiesBoundingRadius(b, second));
+  ccd.mpr_tolerance         = 1e-6 * (TalusBodiesBoundingRadius(b, first) + TalusBodiesBoundingRadius(b, second));
   /* MPR (robust where the grown bodies just touch or their features are square to each other) finds whether
      they overlap and a normal near the contact's; the climb makes it the contact's */
   if (ccdMPRPenetration(&s[0], &s[1], &ccd, &depth, &dir, &pos) != 0) return; /* apart beyond the envelope */
@@ -446,24 +468,7 @@ void TalusConvexHits(const TalusBodies *b, PetscInt first, PetscInt second, Pets
   } else if (f[0].n >= 3 && f[1].n == 2) ny = ClipSegment(&f[0], (const PetscReal(*)[2])f[1].x, y);
   else if (f[1].n >= 3 && f[0].n == 2) ny = ClipSegment(&f[1], (const PetscReal(*)[2])f[0].x, y);
   else if (f[0].n == 2 && f[1].n == 2) ny = PetscMax(OverlapSegments(&f[0], &f[1], y), 0);
-  if (ny == 0) { /* no overlap of two flat features: one point, where a feature of one point is, or two edges cross */
-    const Feature *one = f[1].n == 1 ? &f[1] : f[0].n == 1 ? &f[0] : NULL;
-    ny                 = 1;
-    if (one) y[0][0] = one->x[0][0], y[0][1] = one->x[0][1];
-    else if (f[0].n == 2 && f[1].n == 2) { /* the crossing of the two edges seen along n */
-      const PetscReal e[2] = {f[0].x[1][0] - f[0].x[0][0], f[0].x[1][1] - f[0].x[0][1]};
-      const PetscReal g[2] = {f[1].x[1][0] - f[1].x[0][0], f[1].x[1][1] - f[1].x[0][1]};
-      const PetscReal r[2] = {f[1].x[0][0] - f[0].x[0][0], f[1].x[0][1] - f[0].x[0][1]};
-      const PetscReal det  = e[0] * g[1] - e[1] * g[0];
-      const PetscReal t    = det != 0.0 ? PetscMin(PetscMax((r[0] * g[1] - r[1] * g[0]) / det, 0.0), 1.0) : 0.5;
-      y[0][0] = f[0].x[0][0] + t * e[0], y[0][1] = f[0].x[0][1] + t * e[1];
-    } else { /* a face's and a larger feature's overlap lost to rounding: their centres' middle */
-      y[0][0] = y[0][1] = 0.0;
-      for (int i = 0; i < 2; i++)
-        for (PetscInt j = 0; j < f[i].n; j++)
-          for (int k = 0; k < 2; k++) y[0][k] += 0.5 * f[i].x[j][k] / f[i].n;
-    }
-  }
+  if (ny == 0) ny = OnePoint(f, y[0]);
   for (PetscInt i = 0; i < ny && *nhits < TALUS_MAX_CONVEX_HITS; i++) {
     TalusHit *hit = &hits[*nhits];
     PointAt(&f[0], n, u, w, y[i], hit->p_first);

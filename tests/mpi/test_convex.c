@@ -65,9 +65,44 @@ static PetscErrorCode Rolling(void)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Standing(void)
+/* A body settling on a fixed one: at rest after its steps (1e-9 m/s, rad/s), its centre at its rest height (to
+   1e-6 m), the base carrying its weight through its contacts (to 1e-6) */
+typedef struct {
+  const char *what;
+  TalusShape  base, shape;
+  PetscReal   base_size[3], base_at[3], size[3], at[3], rest;
+  PetscInt    contacts, steps;
+} RestCase;
+
+static const RestCase rest_cases[] = {
+  {"a cylinder standing on a plane",
+   TALUS_PLANE, TALUS_CYLINDER,
+   {0, 0, 1},
+   {0, 0, 0},
+   {0.3, 0.5, 0},
+   {0.1, -0.2, 0.5},
+   0.5, 8,
+   50 },
+  {"a box dropped 1 mm on a box",
+   TALUS_BOX,   TALUS_BOX,
+   {2, 2, 0.5},
+   {0, 0, 0.5},
+   {0.5, 0.3, 0.2},
+   {0.2, -0.1, 1.201},
+   1.2, 4,
+   300},
+  {"a cylinder dropped 1 mm on a box",
+   TALUS_BOX,   TALUS_CYLINDER,
+   {2, 2, 0.5},
+   {0, 0, 0.5},
+   {0.3, 0.2, 0},
+   {0.2, -0.1, 1.201},
+   1.2, 8,
+   300},
+};
+
+static PetscErrorCode Rests(const RestCase *rc)
 {
-  const PetscReal up[3] = {0, 0, 1}, size[3] = {0.3, 0.5, 0}, c[3] = {0.1, -0.2, 0.5};
   TalusSim        sim;
   TalusBodies    *b;
   TalusStepStats  st;
@@ -76,45 +111,19 @@ static PetscErrorCode Standing(void)
   PetscFunctionBegin;
   PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 1e-3, 0.005, 0.5, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));
-  PetscCall(TalusBodiesAdd(b, 0, TALUS_PLANE, up, 0, 0, PETSC_TRUE, origin, NULL));
-  PetscCall(TalusBodiesAdd(b, 1, TALUS_CYLINDER, size, 0, 0, PETSC_FALSE, c, NULL));
+  PetscCall(TalusBodiesAdd(b, 0, rc->base, rc->base_size, rc->base == TALUS_PLANE ? 0.0 : 1.0, 0, PETSC_TRUE,
+                           rc->base_at, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, rc->shape, rc->size, 0, 0, PETSC_FALSE, rc->at, NULL));
   PetscCall(TalusSimSetUp(sim));
-  PetscCall(Steps(sim, 50, &st));
+  PetscCall(Steps(sim, rc->steps, &st));
   PetscCall(TestGetBody(sim, 1, &rec));
-  CHECK(st.contacts == 8 && PetscAbsReal(st.support_force_over_weight - 1.0) < 1e-6,
-        "standing: %" PetscInt_FMT " contacts (8) carry %.9f of the weight", st.contacts,
-        (double)st.support_force_over_weight);
-  CHECK(TalusNorm3(rec.velocity) < 1e-9 && TalusNorm3(rec.omega) < 1e-9, "standing: moves at %g m/s, %g rad/s",
-        (double)TalusNorm3(rec.velocity), (double)TalusNorm3(rec.omega));
-  PetscCall(TalusSimDestroy(&sim));
-  PetscFunctionReturn(0);
-}
-
-/* a box (shape 0) or a cylinder (shape 1) dropped 1 mm onto a wide fixed box */
-static PetscErrorCode OnABox(PetscInt shape)
-{
-  const PetscReal base[3] = {2, 2, 0.5}, at[3] = {0, 0, 0.5}, box[3] = {0.5, 0.3, 0.2}, cyl[3] = {0.3, 0.2, 0};
-  const PetscReal rest = 1.0 + 0.2, c[3] = {0.2, -0.1, rest + 1e-3};
-  const char     *what = shape ? "a cylinder on a box" : "a box on a box";
-  TalusSim        sim;
-  TalusBodies    *b;
-  TalusStepStats  st;
-  TalusBodyRecord rec;
-
-  PetscFunctionBegin;
-  PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 1e-3, 0.005, 0.5, 1e-12, &sim));
-  PetscCall(TalusSimGetBodies(sim, &b));
-  PetscCall(TalusBodiesAdd(b, 0, TALUS_BOX, base, 1.0, 0, PETSC_TRUE, at, NULL));
-  PetscCall(TalusBodiesAdd(b, 1, shape ? TALUS_CYLINDER : TALUS_BOX, shape ? cyl : box, 0, 0, PETSC_FALSE, c, NULL));
-  PetscCall(TalusSimSetUp(sim));
-  PetscCall(Steps(sim, 300, &st));
-  PetscCall(TestGetBody(sim, 1, &rec));
-  CHECK(st.contacts == (shape ? 8 : 4) && PetscAbsReal(st.support_force_over_weight - 1.0) < 1e-6,
-        "%s: %" PetscInt_FMT " contacts carry %.9f of the weight", what, st.contacts,
-        (double)st.support_force_over_weight);
-  CHECK(TalusNorm3(rec.velocity) < 1e-9 && TalusNorm3(rec.omega) < 1e-9 && PetscAbsReal(rec.position[2] - rest) < 1e-6,
-        "%s: moves at %g m/s, %g rad/s, its centre %g m above its rest", what, (double)TalusNorm3(rec.velocity),
-        (double)TalusNorm3(rec.omega), (double)(rec.position[2] - rest));
+  CHECK(st.contacts == rc->contacts && PetscAbsReal(st.support_force_over_weight - 1.0) < 1e-6,
+        "%s: %" PetscInt_FMT " contacts (%" PetscInt_FMT ") carry %.9f of the weight", rc->what, st.contacts,
+        rc->contacts, (double)st.support_force_over_weight);
+  CHECK(TalusNorm3(rec.velocity) < 1e-9 && TalusNorm3(rec.omega) < 1e-9 &&
+          PetscAbsReal(rec.position[2] - rc->rest) < 1e-6,
+        "%s: moves at %g m/s, %g rad/s, its centre %g m above its rest", rc->what, (double)TalusNorm3(rec.velocity),
+        (double)TalusNorm3(rec.omega), (double)(rec.position[2] - rc->rest));
   PetscCall(TalusSimDestroy(&sim));
   PetscFunctionReturn(0);
 }
@@ -123,9 +132,7 @@ int main(int argc, char **argv)
 {
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   PetscCall(Rolling());
-  PetscCall(Standing());
-  PetscCall(OnABox(0));
-  PetscCall(OnABox(1));
+  for (size_t k = 0; k < sizeof(rest_cases) / sizeof(rest_cases[0]); k++) PetscCall(Rests(&rest_cases[k]));
   {
     int status = TestSummary("test_convex");
     PetscCall(TalusFinalize());

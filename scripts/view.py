@@ -7,8 +7,9 @@ Run by scripts/view, under paraview (--script) or pvpython. Settings come from t
 
 Spheres are drawn as Point Gaussian sprites of their diameter (cheap for millions), boxes as a
 Tensor Glyph of a unit cube by each body's shape_tensor (its axes times its edges: orientation and
-size), cylinders as a Tensor Glyph of ParaView's unit cylinder (its axis y) by the shape_tensor with
-its second and third columns swapped (the body's z, its axis, onto the glyph's y), all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
+size), cylinders (and capsules, as cylinders of their whole length) as a Tensor Glyph of ParaView's unit
+cylinder (its axis y) by the shape_tensor with its second and third columns swapped (the body's z, its axis,
+onto the glyph's y), all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
 segments between their anchors. It prints one
 line per block with its counts, which tests/cli/test_view.py reads.
 """
@@ -17,7 +18,7 @@ import os
 from paraview.simple import (Calculator, ColorBy, ExtractCellsByType, MergeBlocks, GetActiveViewOrCreate, GetAnimationScene, GetColorTransferFunction,
                              OpenDataFile, PythonCalculator, Render, ResetCamera, SaveScreenshot, Show, TensorGlyph, Threshold)
 
-SPHERE, BOX, CYLINDER = 0, 1, 3  # the shapes' stored codes (src/geometry/shapes.c)
+SPHERE, BOX, CYLINDER, CAPSULE = 0, 1, 3, 4  # the shapes' stored codes (src/geometry/shapes.c)
 
 xmf = os.environ["TALUS_VIEW_XMF"]
 reader = OpenDataFile(xmf)
@@ -68,7 +69,7 @@ for group, coloured in ((moving, True), (fixed, False)):
     boxes = shape_of(group, BOX, BOX)
     # a cylinder's tensor with its columns y and z swapped: the glyph's axis (y) along the body's z (numpy sees a
     # 9-component tensor transposed, and a result's rows are written as they are: transpose, then reorder)
-    cylinders = PythonCalculator(Input=shape_of(group, CYLINDER, CYLINDER), ArrayName="cylinder_tensor",
+    cylinders = PythonCalculator(Input=shape_of(group, CYLINDER, CAPSULE), ArrayName="cylinder_tensor",
                                  Expression="inputs[0].PointData['shape_tensor'].transpose(0, 2, 1)[:, [0, 2, 1], :]")
     for solids, kind, tensor in ((boxes, "Box", "shape_tensor"), (cylinders, "Cylinder", "cylinder_tensor")):
         if not count(solids)[0]:

@@ -19,6 +19,7 @@ typedef enum {
   TALUS_BOX,
   TALUS_PLANE,
   TALUS_CYLINDER, /* radius size[0], half length size[1], its axis the body's z */
+  TALUS_CAPSULE,  /* a segment along the body's z of half length size[1], swept by a ball of radius size[0] */
   TALUS_NSHAPES
 } TalusShape;
 

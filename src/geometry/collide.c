@@ -1,11 +1,13 @@
 /*
- * Narrow phase: contact points, gaps and frames for sphere-sphere, sphere-plane, sphere-box,
- * box-plane (the box corners within the envelope, or an elastic foundation's grid of points on the
- * box's face nearest the plane: seed 004 sec. 5.5), cylinder-plane (its rims' lowest points and
- * samples around them) and cylinder-sphere. Each routine works in its own natural order
- * (first, second) with n pointing from first to second; the pair table says which routine a pair
- * of shapes takes and in which order. TalusCollidePair then orders the contact by global id as
- * seed 000 requires (n from the lower index to the higher), flipping n if needed.
+ * Narrow phase in closed form: contact points, gaps and frames for sphere-sphere, sphere-plane,
+ * sphere-box, box-plane (the box corners within the envelope, or an elastic foundation's grid of
+ * points on the box's face nearest the plane: seed 004 sec. 5.5), cylinder-plane (its rims' lowest
+ * points and samples around them), cylinder-sphere, and the capsule's with planes, spheres and
+ * capsules (balls on its segment); convex.c makes the rest (box-box, and boxes, cylinders and
+ * capsules with each other). Each routine works in its own natural order (first, second) with n
+ * pointing from first to second; the pair table says which routine a pair of shapes takes and in
+ * which order. TalusCollidePair then orders the contact by global id as seed 000 requires (n from
+ * the lower index to the higher), flipping n if needed.
  */
 #include "collide_impl.h"
 #include "../grow.h"
@@ -238,6 +240,119 @@ static void CylinderSphere(const TalusBodies *b, PetscInt c, PetscInt s, PetscRe
   *nhits       = 1;
 }
 
+/* A capsule's segment: its ends (world) */
+static void CapsuleEnds(const TalusBodies *b, PetscInt c, PetscReal e[2][3])
+{
+  PetscReal A[9];
+
+  TalusQuatToMatrix(&b->quaternion[4 * c], A);
+  for (int k = 0; k < 3; k++) {
+    e[0][k] = b->position[3 * c + k] - b->size[3 * c + 1] * A[3 * k + 2];
+    e[1][k] = b->position[3 * c + k] + b->size[3 * c + 1] * A[3 * k + 2];
+  }
+}
+
+/* The hit of two balls (centres p and q, radii r and R), n from the first to the second */
+static void BallBall(const PetscReal p[3], PetscReal r, const PetscReal q[3], PetscReal R, PetscInt feature, Hit *hit)
+{
+  PetscReal d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, dist = TalusNorm3(d);
+
+  if (dist == 0.0) d[2] = dist = 1.0; /* coincident centres: any direction is as good */
+  hit->phi = dist - r - R;
+  for (int k = 0; k < 3; k++) {
+    hit->n[k]        = d[k] / dist;
+    hit->p_first[k]  = p[k] + r * hit->n[k];
+    hit->p_second[k] = q[k] - R * hit->n[k];
+  }
+  hit->feature = feature;
+}
+
+/* the point of the segment e nearest p */
+static void NearestOnSegment(const PetscReal e[2][3], const PetscReal p[3], PetscReal q[3])
+{
+  PetscReal d[3], t;
+
+  for (int k = 0; k < 3; k++) d[k] = e[1][k] - e[0][k];
+  t = TalusDot3(d, d) > 0.0 ? (TalusDot3(p, d) - TalusDot3(e[0], d)) / TalusDot3(d, d) : 0.0;
+  t = PetscMin(PetscMax(t, 0.0), 1.0);
+  for (int k = 0; k < 3; k++) q[k] = e[0][k] + t * d[k];
+}
+
+/* first = plane, second = capsule: its two end balls (features 0, 1), each within the envelope */
+static void PlaneCapsule(const TalusBodies *b, PetscInt p, PetscInt c, PetscReal envelope, Hit *hits, PetscInt *nhits)
+{
+  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], r = b->size[3 * c];
+  PetscReal        e[2][3];
+
+  CapsuleEnds(b, c, e);
+  *nhits = 0;
+  for (PetscInt end = 0; end < 2; end++) {
+    const PetscReal height = m[0] * (e[end][0] - p0[0]) + m[1] * (e[end][1] - p0[1]) + m[2] * (e[end][2] - p0[2]);
+    Hit            *hit    = &hits[*nhits];
+    if (height - r > envelope) continue;
+    hit->phi = height - r;
+    for (int k = 0; k < 3; k++) {
+      hit->n[k]        = m[k];
+      hit->p_first[k]  = e[end][k] - height * m[k];
+      hit->p_second[k] = e[end][k] - r * m[k];
+    }
+    hit->feature = end;
+    (*nhits)++;
+  }
+}
+
+/* first = capsule, second = sphere: the ball of the capsule's segment nearest the sphere's centre */
+static void CapsuleSphere(const TalusBodies *b, PetscInt c, PetscInt s, PetscReal envelope, Hit *hit, PetscInt *nhits)
+{
+  PetscReal e[2][3], q[3];
+
+  CapsuleEnds(b, c, e);
+  NearestOnSegment(e, &b->position[3 * s], q);
+  BallBall(q, b->size[3 * c], &b->position[3 * s], b->size[3 * s], 0, hit);
+  *nhits = 1;
+}
+
+/* Two capsules: where their segments are parallel and overlap along them, a ball at each end of the overlap
+   (features 0, 1: a capsule lying along another does not rock); else the balls at the segments' nearest points
+   (Ericson, Real-Time Collision Detection 5.1.9) */
+static void CapsuleCapsule(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, Hit *hits, PetscInt *nhits)
+{
+  const PetscReal ri = b->size[3 * i], rj = b->size[3 * j];
+  PetscReal       e[2][3], g[2][3], d1[3], d2[3], r[3], a, bb, c, e2, f, s, t, cross[3];
+
+  CapsuleEnds(b, i, e);
+  CapsuleEnds(b, j, g);
+  for (int k = 0; k < 3; k++) d1[k] = e[1][k] - e[0][k], d2[k] = g[1][k] - g[0][k], r[k] = e[0][k] - g[0][k];
+  a = TalusDot3(d1, d1), e2 = TalusDot3(d2, d2), f = TalusDot3(d2, r), c = TalusDot3(d1, r), bb = TalusDot3(d1, d2);
+  TalusCross3(d1, d2, cross);
+  *nhits = 0;
+  if (TalusNorm3(cross) <= 1e-9 * a) { /* parallel: the overlap of j's ends projected on i's segment */
+    const PetscReal t0 = -c / a, t1 = (TalusDot3(d1, g[1]) - TalusDot3(d1, e[0])) / a;
+    const PetscReal lo = PetscMax(0.0, PetscMin(t0, t1)), hi = PetscMin(1.0, PetscMax(t0, t1));
+    if (lo < hi) {
+      for (PetscInt end = 0; end < 2; end++) {
+        PetscReal p[3], q[3];
+        for (int k = 0; k < 3; k++) p[k] = e[0][k] + (end ? hi : lo) * d1[k];
+        NearestOnSegment(g, p, q);
+        BallBall(p, ri, q, rj, end, &hits[(*nhits)++]);
+      }
+      return;
+    }
+  }
+  { /* the nearest points of two segments */
+    const PetscReal denom = a * e2 - bb * bb;
+    s                     = denom > 0.0 ? PetscMin(PetscMax((bb * f - c * e2) / denom, 0.0), 1.0) : 0.0;
+    t                     = (bb * s + f) / e2;
+    if (t < 0.0) t = 0.0, s = PetscMin(PetscMax(-c / a, 0.0), 1.0);
+    else if (t > 1.0) t = 1.0, s = PetscMin(PetscMax((bb - c) / a, 0.0), 1.0);
+  }
+  {
+    PetscReal p[3], q[3];
+    for (int k = 0; k < 3; k++) p[k] = e[0][k] + s * d1[k], q[k] = g[0][k] + t * d2[k];
+    BallBall(p, ri, q, rj, 0, &hits[(*nhits)++]);
+  }
+}
+
 /* s = A^T (p - centre) */
 static void BodyOffset(const TalusBodies *b, PetscInt k, const PetscReal p[3], PetscReal s[3])
 {
@@ -292,6 +407,9 @@ PAIR_OF(PlaneSphere)
 PAIR_OF(BoxSphere)
 PAIR_OF(PlaneCylinder)
 PAIR_OF(CylinderSphere)
+PAIR_OF(PlaneCapsule)
+PAIR_OF(CapsuleSphere)
+PAIR_OF(CapsuleCapsule)
 
 /* two convex bodies without a closed form (convex.c: GJK and EPA, the overlap of two flat features) */
 static PetscErrorCode ConvexPair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
@@ -358,6 +476,15 @@ static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
   [TALUS_BOX][TALUS_CYLINDER]      = {ConvexPair, PETSC_FALSE},
   [TALUS_CYLINDER][TALUS_BOX]      = {ConvexPair, PETSC_FALSE},
   [TALUS_CYLINDER][TALUS_CYLINDER] = {ConvexPair, PETSC_FALSE},
+  [TALUS_CAPSULE][TALUS_PLANE]     = {PlaneCapsulePair,   PETSC_TRUE},
+  [TALUS_PLANE][TALUS_CAPSULE]     = {PlaneCapsulePair,   PETSC_FALSE},
+  [TALUS_CAPSULE][TALUS_SPHERE]    = {CapsuleSpherePair,  PETSC_FALSE},
+  [TALUS_SPHERE][TALUS_CAPSULE]    = {CapsuleSpherePair,  PETSC_TRUE},
+  [TALUS_CAPSULE][TALUS_CAPSULE]   = {CapsuleCapsulePair, PETSC_FALSE},
+  [TALUS_CAPSULE][TALUS_BOX]       = {ConvexPair, PETSC_FALSE},
+  [TALUS_BOX][TALUS_CAPSULE]       = {ConvexPair, PETSC_FALSE},
+  [TALUS_CAPSULE][TALUS_CYLINDER]  = {ConvexPair, PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_CAPSULE]  = {ConvexPair, PETSC_FALSE},
   [TALUS_SPHERE][TALUS_CYLINDER] = {CylinderSpherePair, PETSC_TRUE},
 };
 // clang-format on

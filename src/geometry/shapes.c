@@ -181,6 +181,49 @@ static PetscInt CylinderSupportSet(const PetscReal size[3], const PetscReal d[3]
   return 1;
 }
 
+/* a cylinder of radius r and length 2 L and two half balls: each half ball of mass m_h has 2/5 m_h r^2 about any
+   axis through its flat face's centre, which is L from the capsule's, and its centroid is 3 r / 8 beyond it */
+static void CapsuleMass(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
+{
+  const PetscReal r = size[0], L = size[1];
+  const PetscReal m_cyl = density * PETSC_PI * r * r * 2.0 * L, m_ball = density * 4.0 / 3.0 * PETSC_PI * r * r * r;
+  *mass      = m_cyl + m_ball;
+  inertia[0] = inertia[1] = m_cyl * (3.0 * r * r + 4.0 * L * L) / 12.0 + m_ball * (0.4 * r * r + L * L + 0.75 * L * r);
+  inertia[2]              = 0.5 * m_cyl * r * r + 0.4 * m_ball * r * r;
+}
+
+static PetscReal CapsuleRadius(const PetscReal size[3])
+{
+  return size[0] + size[1];
+}
+
+/* drawn as a cylinder of its whole length */
+static void CapsuleGlyph(const PetscReal size[3], PetscReal extent[3])
+{
+  extent[0] = extent[1] = 2.0 * size[0];
+  extent[2]             = 2.0 * (size[0] + size[1]);
+}
+
+static void CapsuleSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3])
+{
+  for (int k = 0; k < 3; k++) p[k] = size[0] * d[k];
+  p[2] += d[2] >= 0.0 ? size[1] : -size[1];
+}
+
+/* its side's line (the two end balls' furthest points, ids 0 and 1) when its ends' heights along d differ by at
+   most tol; else its furthest point (id 2) */
+static PetscInt CapsuleSupportSet(const PetscReal size[3], const PetscReal d[3], PetscReal tol, PetscReal p[][3],
+                                  PetscInt id[])
+{
+  tol = PetscMin(tol, 0.1 * PetscMin(size[0], size[1]));
+  CapsuleSupport(size, d, p[0]);
+  if (2.0 * size[1] * PetscAbsReal(d[2]) > tol) return id[0] = 2, 1;
+  for (int k = 0; k < 2; k++) p[1][k] = p[0][k];
+  p[1][2] = p[0][2] - (d[2] >= 0.0 ? 2.0 : -2.0) * size[1];
+  id[0] = d[2] >= 0.0 ? 1 : 0, id[1] = d[2] >= 0.0 ? 0 : 1;
+  return 2;
+}
+
 /* a half-space is fixed: no mass */
 static void PlaneMass(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
 {
@@ -236,6 +279,11 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
                       .finite = PETSC_TRUE, .mass_properties = CylinderMass, .bounding_radius = CylinderRadius,
                       .check_size = CylinderCheck, .size_hint = "", .curvature = BoxCurvature,
                       .glyph_extent = CylinderGlyph, .support = CylinderSupport, .support_set = CylinderSupportSet},
+  /* its side is round (no single curvature for Hertz's law) */
+  [TALUS_CAPSULE] = {.name = "capsule", .code = 4, .size_key = "radius", .size_len = 2, .size_key2 = "half_length",
+                     .finite = PETSC_TRUE, .mass_properties = CapsuleMass, .bounding_radius = CapsuleRadius,
+                     .check_size = CylinderCheck, .size_hint = "", .curvature = BoxCurvature,
+                     .glyph_extent = CapsuleGlyph, .support = CapsuleSupport, .support_set = CapsuleSupportSet},
 };
 /* clang-format on */
 

@@ -262,6 +262,7 @@ cases = [
     ("box with two half extents", extra_body("{shape: box, half_extents: [1, 1], mass: 1, position: [0, 0, 4]}"), 11, "half_extents must have 3 numbers, it has 2"),
     ("box negative half extent", extra_body("{shape: box, half_extents: [1, -1, 1], mass: 1, position: [0, 0, 4]}"), 11, "half_extents must be positive"),
     ("cylinder without half length", extra_body("{shape: cylinder, radius: 0.5, mass: 1, position: [0, 0, 4]}"), 11, "cylinder needs \"half_length\""),
+    ("capsule negative radius", extra_body("{shape: capsule, radius: -0.5, half_length: 1, mass: 1, position: [0, 0, 4]}"), 11, "radius and half_length must be positive, got -0.5 and 1"),
     ("cylinder zero half length", extra_body("{shape: cylinder, radius: 0.5, half_length: 0, mass: 1, position: [0, 0, 4]}"), 11, "radius and half_length must be positive, got 0.5 and 0"),
     ("cylinder half length a list", extra_body("{shape: cylinder, radius: 0.5, half_length: [1, 2], mass: 1, position: [0, 0, 4]}"), 11, "half_length must be a number"),
     ("rotation axis zero", extra_body("{shape: box, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4], rotation: [0, 0, 0, 30]}"), 11, "rotation axis must not be zero"),

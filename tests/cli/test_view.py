@@ -128,15 +128,16 @@ with h5py.File(os.path.join(pendulum, "frames.h5"), "r") as f:
           and abs(path[1] - path[2]).max() < 1e-4 and abs(path[5] - path[6]).max() < 1e-4,
           "joints/path: the pin at the origin, the rods' centres at the ends, the anchors together: %s" % path)
 # cylinders: ParaView's unit cylinder (along y) turned onto each body's z; at the start the roller lies across the
-# slope (its axis along y: y -0.3 .. 0.3), the post stands (x -1.6 .. -1.4, z 0.8 .. 1.6)
+# slope (its axis along y: y -0.3 .. 0.3), the post stands (x -1.6 .. -1.4, z 0.8 .. 1.6), the capsule (drawn as
+# a cylinder of its whole length) lies along y at x 0.9 .. 1.1
 cylinders = os.path.join(WORK, "cylinders")
 p = run_talus(TALUS, [os.path.join(ROOT, "tests", "scenes", "cylinders.yaml"), "-o", cylinders, "-t_final", "0.05",
                       "-output_every", "10"])
 check(p.returncode == 0, "the cylinders: %s" % p.stderr[-500:])
 p = view([cylinders, "--screenshot", os.path.join(WORK, "cylinders.png"), "--time", "0"])
 bounds = [line for line in p.stdout.splitlines() if "moving cylinders within" in line]
-check(p.returncode == 0 and "moving: 1 spheres, 0 boxes, 2 cylinders" in p.stdout and bounds
-      and "x -1.6 .. 0.2684, y -0.3 .. 0.3, z -0.01206 .. 1.6" in bounds[0],
+check(p.returncode == 0 and "moving: 1 spheres, 0 boxes, 3 cylinders" in p.stdout and bounds
+      and "x -1.6 .. 1.1, y -0.3 .. 0.3, z -0.01206 .. 1.6" in bounds[0],
       "scripts/view of cylinders: %s%s" % (p.stdout[-800:], p.stderr[-800:]))
 p = subprocess.run([os.path.join(ROOT, "scripts", "view"), os.path.join(WORK, "nothing-here")], capture_output=True, text=True, env=ENV)
 check(p.returncode == 2 and "no " in p.stderr and "frames.xmf" in p.stderr, "scripts/view of a missing run: exit %d %s" % (p.returncode, p.stderr))

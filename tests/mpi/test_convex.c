@@ -8,7 +8,8 @@
  *     and after 50 steps it neither moves nor rocks (1e-9 m/s, rad/s);
  *   - the general convex pairs (src/geometry/convex.c): a box dropped 1 mm onto a fixed box, and a cylinder
  *     standing on its cap on it, settle on their faces (4 and 8 points) without rocking: after 300 steps they
- *     rest (1e-9), on the face (to 1e-6 m), and the base carries their weight (to 1e-6).
+ *     rest (1e-9), on the face (to 1e-6 m), and the base carries their weight (to 1e-6); a capsule lying on a
+ *     plane and on a box rests on its two end balls' points (closed form and general pair).
  */
 #include "../common/check.h"
 #include <talus/math3.h>
@@ -70,7 +71,7 @@ static PetscErrorCode Rolling(void)
 typedef struct {
   const char *what;
   TalusShape  base, shape;
-  PetscReal   base_size[3], base_at[3], size[3], at[3], rest;
+  PetscReal   base_size[3], base_at[3], size[3], at[3], rest, turn; /* turn: its start, about x (rad) */
   PetscInt    contacts, steps;
 } RestCase;
 
@@ -81,28 +82,45 @@ static const RestCase rest_cases[] = {
    {0, 0, 0},
    {0.3, 0.5, 0},
    {0.1, -0.2, 0.5},
-   0.5, 8,
-   50 },
+   0.5, 0,
+   8, 50 },
   {"a box dropped 1 mm on a box",
    TALUS_BOX,   TALUS_BOX,
    {2, 2, 0.5},
    {0, 0, 0.5},
    {0.5, 0.3, 0.2},
    {0.2, -0.1, 1.201},
-   1.2, 4,
-   300},
+   1.2, 0,
+   4, 300},
   {"a cylinder dropped 1 mm on a box",
    TALUS_BOX,   TALUS_CYLINDER,
    {2, 2, 0.5},
    {0, 0, 0.5},
    {0.3, 0.2, 0},
    {0.2, -0.1, 1.201},
-   1.2, 8,
-   300},
+   1.2, 0,
+   8, 300},
+  {"a capsule lying on a plane",
+   TALUS_PLANE, TALUS_CAPSULE,
+   {0, 0, 1},
+   {0, 0, 0},
+   {0.2, 0.5, 0},
+   {0.1, -0.2, 0.201},
+   0.2, 0.5 * PETSC_PI,
+   2, 300},
+  {"a capsule lying on a box",
+   TALUS_BOX,   TALUS_CAPSULE,
+   {2, 2, 0.5},
+   {0, 0, 0.5},
+   {0.2, 0.5, 0},
+   {0.2, -0.1, 1.201},
+   1.2, 0.5 * PETSC_PI,
+   2, 300},
 };
 
 static PetscErrorCode Rests(const RestCase *rc)
 {
+  PetscInt        k;
   TalusSim        sim;
   TalusBodies    *b;
   TalusStepStats  st;
@@ -113,7 +131,8 @@ static PetscErrorCode Rests(const RestCase *rc)
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusBodiesAdd(b, 0, rc->base, rc->base_size, rc->base == TALUS_PLANE ? 0.0 : 1.0, 0, PETSC_TRUE,
                            rc->base_at, NULL));
-  PetscCall(TalusBodiesAdd(b, 1, rc->shape, rc->size, 0, 0, PETSC_FALSE, rc->at, NULL));
+  PetscCall(TalusBodiesAdd(b, 1, rc->shape, rc->size, 0, 0, PETSC_FALSE, rc->at, &k));
+  b->quaternion[4 * k] = PetscCosReal(0.5 * rc->turn), b->quaternion[4 * k + 1] = PetscSinReal(0.5 * rc->turn);
   PetscCall(TalusSimSetUp(sim));
   PetscCall(Steps(sim, rc->steps, &st));
   PetscCall(TestGetBody(sim, 1, &rec));

@@ -109,6 +109,62 @@ static const PairCase pair_cases[] = {
    {{0, 0, 0}, {2.05, 0, 0}},
    0.1,                                                                                                      2,
    0.05,                                                                                                              {1, 0, 0} },
+ /* capsules: a standing one's lower ball on a plane, a sphere beside and beyond its segment, two side by side
+     (parallel: the overlap's two ends), and with a box's face and a cylinder's side (the general pairs) */
+  {"plane-capsule",
+   {TALUS_PLANE, TALUS_CAPSULE},
+   {{0, 0, 1}, {0.5, 0.3, 0}},
+   {{0, 0, 0}, {0, 0, 0.85}},
+   0.1,                                                                                                      1,
+   0.05,                                                                                                              {0, 0, 1} },
+  {"capsule-plane",
+   {TALUS_CAPSULE, TALUS_PLANE},
+   {{0.5, 0.3, 0}, {0, 0, 1}},
+   {{0, 0, 0.85}, {0, 0, 0}},
+   0.1,                                                                                                      1,
+   0.05,                                                                                                              {0, 0, -1}},
+  {"capsule-sphere",
+   {TALUS_CAPSULE, TALUS_SPHERE},
+   {{1, 1, 0}, {0.5, 0, 0}},
+   {{0, 0, 0}, {2, 0, 0.5}},
+   0.6,                                                                                                      1,
+   0.5,                                                                                                               {1, 0, 0} },
+  {"sphere-capsule",
+   {TALUS_SPHERE, TALUS_CAPSULE},
+   {{0.5, 0, 0}, {1, 1, 0}},
+   {{0, 0, 3.5}, {0, 0, 0}},
+   1.1,                                                                                                      1,
+   1.0,                                                                                                               {0, 0, -1}},
+  {"capsule-capsule",
+   {TALUS_CAPSULE, TALUS_CAPSULE},
+   {{1, 1, 0}, {1, 1, 0}},
+   {{0, 0, 0}, {2.05, 0, 0}},
+   0.1,                                                                                                      2,
+   0.05,                                                                                                              {1, 0, 0} },
+  {"capsule-box",
+   {TALUS_CAPSULE, TALUS_BOX},
+   {{1, 1, 0}, {1, 1, 1}},
+   {{0, 0, 0}, {2.05, 0, 0}},
+   0.1,                                                                                                      2,
+   0.05,                                                                                                              {1, 0, 0} },
+  {"box-capsule",
+   {TALUS_BOX, TALUS_CAPSULE},
+   {{1, 1, 1}, {1, 1, 0}},
+   {{0, 0, 0}, {2.05, 0, 0}},
+   0.1,                                                                                                      2,
+   0.05,                                                                                                              {1, 0, 0} },
+  {"capsule-cylinder",
+   {TALUS_CAPSULE, TALUS_CYLINDER},
+   {{1, 1, 0}, {1, 1, 0}},
+   {{0, 0, 0}, {2.05, 0, 0}},
+   0.1,                                                                                                      2,
+   0.05,                                                                                                              {1, 0, 0} },
+  {"cylinder-capsule",
+   {TALUS_CYLINDER, TALUS_CAPSULE},
+   {{1, 1, 0}, {1, 1, 0}},
+   {{0, 0, 0}, {2.05, 0, 0}},
+   0.1,                                                                                                      2,
+   0.05,                                                                                                              {1, 0, 0} },
 };
 
 static PetscErrorCode CheckPairTable(void)
@@ -170,7 +226,7 @@ static PetscErrorCode CheckShapeTable(void)
   const PetscReal r[3] = {0.5, 0, 0}, half[3] = {1, 2, 3}, normal[3] = {0, 0, 0}, density = 1000.0;
   /* the codes of format-1 files, and the cylinder's since it came (format 9) */
   const PetscInt format1_code[TALUS_NSHAPES] = {
-    [TALUS_SPHERE] = 0, [TALUS_BOX] = 1, [TALUS_PLANE] = 2, [TALUS_CYLINDER] = 3};
+    [TALUS_SPHERE] = 0, [TALUS_BOX] = 1, [TALUS_PLANE] = 2, [TALUS_CYLINDER] = 3, [TALUS_CAPSULE] = 4};
   const PetscReal cyl[3] = {0.5, 2, 0};
   PetscReal       m, J[3];
   TalusShape      found;
@@ -202,6 +258,16 @@ static PetscErrorCode CheckShapeTable(void)
   CHECK(PetscAbsReal(TalusShapeTable[TALUS_CYLINDER].bounding_radius(cyl) - PetscSqrtReal(4.25)) < 1e-15 &&
           !TalusShapeTable[TALUS_CYLINDER].check_size(cyl) && TalusShapeTable[TALUS_CYLINDER].check_size(r),
         "cylinder: bounding radius, size check");
+  /* r 0.5, segment 4: a cylinder of m_c = rho pi r^2 4 and a ball of m_b = rho 4/3 pi r^3; I_z = m_c r^2 / 2 +
+     2/5 m_b r^2, I_x = m_c (3 r^2 + 16) / 12 + m_b (2/5 r^2 + L^2 + 3/4 L r) with L = 2 */
+  TalusShapeMassProperties(TALUS_CAPSULE, cyl, density, &m, J);
+  {
+    const PetscReal mc = density * PETSC_PI, mb = density * 4.0 / 3.0 * PETSC_PI * 0.125;
+    CHECK(PetscAbsReal(m - mc - mb) < 1e-9 && PetscAbsReal(J[2] - (mc * 0.125 + 0.4 * mb * 0.25)) < 1e-9 &&
+            PetscAbsReal(J[0] - (mc * (0.75 + 16.0) / 12.0 + mb * (0.1 + 4.0 + 0.75))) < 1e-9 && J[1] == J[0],
+          "capsule: m = %g, J = (%g %g %g)", (double)m, (double)J[0], (double)J[1], (double)J[2]);
+  }
+  CHECK(TalusShapeTable[TALUS_CAPSULE].bounding_radius(cyl) == 2.5, "capsule: bounding radius");
   CHECK(TalusShapeTable[TALUS_SPHERE].bounding_radius(r) == 0.5 &&
           PetscAbsReal(TalusShapeTable[TALUS_BOX].bounding_radius(half) - PetscSqrtReal(14.0)) < 1e-15 &&
           TalusShapeTable[TALUS_PLANE].bounding_radius(normal) == PETSC_INFINITY,
@@ -476,6 +542,9 @@ static PetscReal SignedDistance(const TalusBodies *b, PetscInt k, const PetscRea
       out2 += e > 0.0 ? e * e : 0.0;
       inside = PetscMax(inside, e);
     }
+  } else if (b->shape[k] == TALUS_CAPSULE) { /* the distance to its segment, less its radius */
+    const PetscReal z = PetscMin(PetscMax(q[2], -b->size[3 * k + 1]), b->size[3 * k + 1]);
+    return PetscSqrtReal(q[0] * q[0] + q[1] * q[1] + (q[2] - z) * (q[2] - z)) - b->size[3 * k];
   } else {
     const PetscReal er = PetscSqrtReal(q[0] * q[0] + q[1] * q[1]) - b->size[3 * k],
                     ez = PetscAbsReal(q[2]) - b->size[3 * k + 1];
@@ -502,6 +571,11 @@ static PetscReal SampledGap(const TalusBodies *b, PetscInt i, PetscInt j, PetscI
           const int axis = (int)(face / 2);
           local[axis] = side * s[axis], local[(axis + 1) % 3] = sa * s[(axis + 1) % 3],
           local[(axis + 2) % 3] = sc * s[(axis + 2) % 3];
+        } else if (b->shape[j] == TALUS_CAPSULE && face < 2) { /* its end half balls: a polar grid */
+          const PetscReal polar = 0.5 * PETSC_PI * a / m, angle = 2.0 * PETSC_PI * c / m;
+          local[0] = s[0] * PetscSinReal(polar) * PetscCosReal(angle),
+          local[1] = s[0] * PetscSinReal(polar) * PetscSinReal(angle);
+          local[2] = side * (s[1] + s[0] * PetscCosReal(polar));
         } else if (face < 2) { /* the caps: a polar grid */
           const PetscReal rho = s[0] * a / m, angle = 2.0 * PETSC_PI * c / m;
           local[0] = rho * PetscCosReal(angle), local[1] = rho * PetscSinReal(angle), local[2] = side * s[1];
@@ -518,8 +592,8 @@ static PetscReal SampledGap(const TalusBodies *b, PetscInt i, PetscInt j, PetscI
 
 /*
  * The general convex pairs (convex.c: GJK and EPA, then the overlap of flat features): a box resting on a box,
- * tilted within the envelope, touches at its 4 corners with their own gaps; on 150 random poses of boxes and
- * cylinders near each other, the deepest contact's gap is the least distance over a sampling of both bodies'
+ * tilted within the envelope, touches at its 4 corners with their own gaps; on 250 random poses of boxes,
+ * cylinders and capsules near each other, the deepest contact's gap is the least distance over a sampling of both bodies'
  * surfaces against the other (to the sampling's spacing) where they are apart within reach, there is no contact
  * where they are beyond it, and every contact's points lie on the two bodies' surfaces (to 1e-6).
  */
@@ -554,8 +628,11 @@ static PetscErrorCode CheckConvexPairs(void)
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rng));
   PetscCall(PetscRandomSetSeed(rng, 36));
   PetscCall(PetscRandomSeed(rng));
-  for (PetscInt t = 0; t < 150; t++) {
-    const TalusShape shape[2] = {t % 3 == 2 ? TALUS_CYLINDER : TALUS_BOX, t % 3 == 0 ? TALUS_BOX : TALUS_CYLINDER};
+  for (PetscInt t = 0; t < 250; t++) {
+    /* box-box, box-cylinder, cylinder-cylinder, capsule-box, capsule-cylinder, by turns */
+    const TalusShape first[5]  = {TALUS_BOX, TALUS_BOX, TALUS_CYLINDER, TALUS_CAPSULE, TALUS_CAPSULE};
+    const TalusShape second[5] = {TALUS_BOX, TALUS_CYLINDER, TALUS_CYLINDER, TALUS_BOX, TALUS_CYLINDER};
+    const TalusShape shape[2]  = {first[t % 5], second[t % 5]};
     PetscReal        x[3], q[2][4], sampled, deepest = PETSC_INFINITY, envelope = 0.3;
     PetscInt         k[2];
     PetscCall(NewBodies(&b));
@@ -604,7 +681,7 @@ static PetscErrorCode CheckConvexPairs(void)
   }
   PetscCall(PetscRandomDestroy(&rng));
   PetscCall(TalusContactListDestroy(&list));
-  CHECK(checked >= 20, "only %" PetscInt_FMT " random poses within reach", checked);
+  CHECK(checked >= 35, "only %" PetscInt_FMT " random poses within reach", checked);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "  convex pairs: %" PetscInt_FMT " poses within reach, gaps within %.2e of sampling\n", checked,
                         (double)worst));

@@ -409,20 +409,24 @@ PAIR_OF(PlaneCylinder)
 PAIR_OF(CylinderSphere)
 PAIR_OF(PlaneCapsule)
 PAIR_OF(CapsuleSphere)
-PAIR_OF(CapsuleCapsule)
 
-/* two convex bodies without a closed form (convex.c: GJK and EPA, the overlap of two flat features) */
-static PetscErrorCode ConvexPair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
-                                 TalusContactList *list)
-{
-  Hit      hits[TALUS_MAX_CONVEX_HITS];
-  PetscInt nhits = 0;
-
-  PetscFunctionBegin;
-  TalusConvexHits(b, first, second, envelope, hits, &nhits);
-  PetscCall(AppendHits(b, first, second, envelope, hits, nhits, list));
-  PetscFunctionReturn(0);
-}
+/* A routine that is not symmetric in its two bodies is given them in id order, so that a pair's contacts do not
+   depend on where the bodies sit on a rank (1 and P ranks give the same run) */
+#define PAIR_IN_ID_ORDER(hits_of, most) \
+  static PetscErrorCode hits_of##Pair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope, \
+                                      TalusContactList *list) \
+  { \
+    Hit            hits[most]; \
+    PetscInt       nhits = 0; \
+    const PetscInt lo = b->id[first] < b->id[second] ? first : second, hi = lo == first ? second : first; \
+    PetscFunctionBegin; \
+    hits_of(b, lo, hi, envelope, hits, &nhits); \
+    PetscCall(AppendHits(b, lo, hi, envelope, hits, nhits, list)); \
+    PetscFunctionReturn(0); \
+  }
+PAIR_IN_ID_ORDER(CapsuleCapsule, MAX_HITS)
+/* two convex bodies without a closed form (convex.c: MPR, GJK, the overlap of two flat features) */
+PAIR_IN_ID_ORDER(TalusConvexHits, TALUS_MAX_CONVEX_HITS)
 
 /* first = plane, second = box: its corners, or an elastic foundation's points (seed 004 sec. 5.5) by rows of
    the grid, in feature order */
@@ -472,19 +476,19 @@ static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
   [TALUS_CYLINDER][TALUS_PLANE]  = {PlaneCylinderPair,  PETSC_TRUE},
   [TALUS_PLANE][TALUS_CYLINDER]  = {PlaneCylinderPair,  PETSC_FALSE},
   [TALUS_CYLINDER][TALUS_SPHERE] = {CylinderSpherePair, PETSC_FALSE},
-  [TALUS_BOX][TALUS_BOX]           = {ConvexPair, PETSC_FALSE},
-  [TALUS_BOX][TALUS_CYLINDER]      = {ConvexPair, PETSC_FALSE},
-  [TALUS_CYLINDER][TALUS_BOX]      = {ConvexPair, PETSC_FALSE},
-  [TALUS_CYLINDER][TALUS_CYLINDER] = {ConvexPair, PETSC_FALSE},
+  [TALUS_BOX][TALUS_BOX]           = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_BOX][TALUS_CYLINDER]      = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_BOX]      = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_CYLINDER] = {TalusConvexHitsPair, PETSC_FALSE},
   [TALUS_CAPSULE][TALUS_PLANE]     = {PlaneCapsulePair,   PETSC_TRUE},
   [TALUS_PLANE][TALUS_CAPSULE]     = {PlaneCapsulePair,   PETSC_FALSE},
   [TALUS_CAPSULE][TALUS_SPHERE]    = {CapsuleSpherePair,  PETSC_FALSE},
   [TALUS_SPHERE][TALUS_CAPSULE]    = {CapsuleSpherePair,  PETSC_TRUE},
   [TALUS_CAPSULE][TALUS_CAPSULE]   = {CapsuleCapsulePair, PETSC_FALSE},
-  [TALUS_CAPSULE][TALUS_BOX]       = {ConvexPair, PETSC_FALSE},
-  [TALUS_BOX][TALUS_CAPSULE]       = {ConvexPair, PETSC_FALSE},
-  [TALUS_CAPSULE][TALUS_CYLINDER]  = {ConvexPair, PETSC_FALSE},
-  [TALUS_CYLINDER][TALUS_CAPSULE]  = {ConvexPair, PETSC_FALSE},
+  [TALUS_CAPSULE][TALUS_BOX]       = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_BOX][TALUS_CAPSULE]       = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_CAPSULE][TALUS_CYLINDER]  = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_CAPSULE]  = {TalusConvexHitsPair, PETSC_FALSE},
   [TALUS_SPHERE][TALUS_CYLINDER] = {CylinderSpherePair, PETSC_TRUE},
 };
 // clang-format on

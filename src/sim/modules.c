@@ -13,5 +13,6 @@ PetscErrorCode TalusSimRegisterModules(void)
   PetscCall(TalusSimModuleRegister(&TalusDrivesModule));
   PetscCall(TalusSimModuleRegister(&TalusPlanarModule));
   PetscCall(TalusSimModuleRegister(&TalusWatchesModule));
+  PetscCall(TalusSimModuleRegister(&TalusRigModule));
   PetscFunctionReturn(0);
 }

@@ -18,6 +18,7 @@ PETSC_INTERN const TalusSimModuleOps TalusJointsModule;    /* joints.c: joints, 
 PETSC_INTERN const TalusSimModuleOps TalusDrivesModule;    /* drives.c: prescribed motions, loads, springs */
 PETSC_INTERN const TalusSimModuleOps TalusPlanarModule;    /* planar.c: bodies that move in a plane */
 PETSC_INTERN const TalusSimModuleOps TalusWatchesModule;   /* probe.c: the watched bodies' and groups' forces */
+PETSC_INTERN const TalusSimModuleOps TalusRigModule;       /* rig.c: a single-wheel rig's slip, pull, torque, sinkage */
 
 /* What a module's functions read of the simulation most (sim_getters.c): its communicator, bodies and clock
    (t the step's start, dt its length), the largest bounding radius of a finite body (what a step may move a

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""The single-wheel rig's table, rig.csv (src/sim/rig.c, docs/terramechanics.md), on rigid ground.
+
+Usage: test_rig.py TALUS SOURCE_ROOT WORK_DIR
+
+inputs/wheel-rig/rigid-ground.yaml: a smooth wheel (r 0.157 m) under 80 N spun at 2 rad/s on a rigid plane of
+mu 0.5, its carriage driven at (1 - slip) w r. On rigid ground a wheel that slips slides: its drawbar pull is
+mu W in the direction of the slip and its driving torque mu W r; one that rolls (slip 0) needs neither. Over the
+last 0.2 s of 0.5 s:
+- slip 0.3, 0 and -0.3 (braking): rig.csv's slip is the imposed one (1e-6), DP/W and T/(W r) are 0.5, 0 and
+  -0.5 (1e-3), the sinkage is the near-rigid floor's (below 1e-5 m);
+- slip 0.3 on 2 ranks: the same means (1e-8);
+- a rig that is not one is refused before the first step, naming the option: a wheel without an angle driver,
+  a carriage without a linear driver.
+"""
+import csv
+import os
+import shutil
+import sys
+
+from clitest import Checks
+from clitest import run as run_talus
+
+TALUS, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+WORK = os.path.join(WORK, "rig")
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+check = Checks("talus_rig")
+SCENE = os.path.join(ROOT, "inputs", "wheel-rig", "rigid-ground.yaml")
+MU, OMEGA, R = 0.5, 2.0, 0.157
+
+
+def means(out):
+    with open(os.path.join(out, "rig.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if float(r["t"]) > 0.3]
+    return {k: sum(float(r[k]) for r in rows) / len(rows) for k in rows[0] if k != "t"} if rows else {}
+
+
+results = {}
+for slip, ranks in ((0.3, 1), (0.0, 1), (-0.3, 1), (0.3, 2)):
+    out = os.path.join(WORK, "slip%g-np%d" % (slip, ranks))
+    p = run_talus(TALUS, [SCENE, "-o", out, "-set", "joints.1.motion.rate=%.10g" % ((1 - slip) * OMEGA * R)], ranks=ranks)
+    check(p.returncode == 0 and "rig.csv" in p.stdout, "slip %g on %d ranks: exit %d %s" % (slip, ranks, p.returncode, p.stderr[-400:]))
+    if p.returncode:
+        continue
+    m = results[(slip, ranks)] = means(out)
+    expect = MU * (slip > 0) - MU * (slip < 0)
+    check(abs(m["slip"] - slip) < 1e-6 and abs(m["dp_over_w"] - expect) < 1e-3 and abs(m["torque_over_wr"] - expect) < 1e-3
+          and abs(m["sinkage_m"]) < 1e-5,
+          "slip %g on %d ranks: slip %.8f, DP/W %.6f, T/(W r) %.6f (expected %g), sinkage %g m"
+          % (slip, ranks, m["slip"], m["dp_over_w"], m["torque_over_wr"], expect, m["sinkage_m"]))
+if (0.3, 1) in results and (0.3, 2) in results:
+    a, b = results[(0.3, 1)], results[(0.3, 2)]
+    check(all(abs(a[k] - b[k]) <= 1e-8 * max(1.0, abs(a[k])) for k in a), "slip 0.3: 2 ranks' means differ: %s %s" % (a, b))
+
+for option, value, fault in (("-rig_wheel", "2", "-rig_wheel 2: no angle driver has that body as its second (B)"),
+                             ("-rig_carriage", "3", "-rig_carriage 3: no linear driver has that body as its second (B)")):
+    p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "bad"), option, value, "-overwrite"])
+    check(p.returncode == 1 and fault in p.stderr and "step 1" not in p.stdout, "%s %s: %s" % (option, value, p.stderr[-300:]))
+
+sys.exit(check.finish())

@@ -11,11 +11,15 @@ last 0.2 s of 0.5 s:
   -0.5 (1e-3), the sinkage is the near-rigid floor's (below 1e-5 m);
 - slip 0.3 on 2 ranks: the same means (1e-8);
 - a rig that is not one is refused before the first step, naming the option: a wheel without an angle driver,
-  a carriage without a linear driver.
+  a carriage without a linear driver;
+- scripts/wheel-sweep --scene on the same scene, slips -0.3, 0, 0.3 through the campaign server on 2 ranks:
+  sweep.csv has the columns slip, dp_over_w, torque_over_wr, sinkage_m and the same means, and sweep.png is
+  written; without --scene or --small it is refused.
 """
 import csv
 import os
 import shutil
+import subprocess
 import sys
 
 from clitest import Checks
@@ -57,5 +61,18 @@ for option, value, fault in (("-rig_wheel", "2", "-rig_wheel 2: no angle driver 
                              ("-rig_carriage", "3", "-rig_carriage 3: no linear driver has that body as its second (B)")):
     p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "bad"), option, value, "-overwrite"])
     check(p.returncode == 1 and fault in p.stderr and "step 1" not in p.stdout, "%s %s: %s" % (option, value, p.stderr[-300:]))
+
+sweep = os.path.join(WORK, "sweep")
+p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--scene", SCENE, "--slips=-0.3,0,0.3", "--out", sweep,
+                    "--ranks", "2", "--talus", os.path.abspath(TALUS)], capture_output=True, text=True)
+check(p.returncode == 0 and os.path.exists(os.path.join(sweep, "sweep.png")), "wheel-sweep: %s%s" % (p.stdout[-500:], p.stderr[-800:]))
+if p.returncode == 0:
+    with open(os.path.join(sweep, "sweep.csv")) as f:
+        rows = list(csv.DictReader(f))
+    check(len(rows) == 3 and all(k in rows[0] for k in ("slip", "dp_over_w", "torque_over_wr", "sinkage_m"))
+          and all(abs(float(r["dp_over_w"]) - MU * ((s > 0) - (s < 0))) < 1e-3 for r, s in zip(rows, (-0.3, 0.0, 0.3))),
+          "wheel-sweep's sweep.csv: %s" % rows)
+p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--out", sweep], capture_output=True, text=True)
+check(p.returncode != 0 and "give --scene RIG.yaml or --small" in p.stderr, "wheel-sweep without a scene: %s" % p.stderr[-300:])
 
 sys.exit(check.finish())

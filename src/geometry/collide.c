@@ -23,29 +23,26 @@ typedef TalusHit Hit;
    foundation gives a grid's row at a time). */
 #define MAX_HITS PetscMax(2 * (1 + CYLINDER_RIM_SAMPLES), TALUS_MAX_FOUNDATION_GRID)
 
-static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, Hit *hit, PetscInt *nhits)
+/* The hit of two balls (centres p and q, radii r and R), n from the first to the second */
+static void BallBall(const PetscReal p[3], PetscReal r, const PetscReal q[3], PetscReal R, PetscInt feature, Hit *hit)
 {
-  const PetscReal *ci = &b->position[3 * i], *cj = &b->position[3 * j];
-  const PetscReal  ri = b->size[3 * i], rj = b->size[3 * j];
-  PetscReal        d[3] = {cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]}, dist = TalusNorm3(d);
+  PetscReal d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, dist = TalusNorm3(d);
 
   if (dist == 0.0) d[2] = dist = 1.0; /* coincident centres: any direction is as good */
-  hit->phi = dist - ri - rj;
+  hit->phi = dist - r - R;
   for (int k = 0; k < 3; k++) {
     hit->n[k]        = d[k] / dist;
-    hit->p_first[k]  = ci[k] + ri * hit->n[k];
-    hit->p_second[k] = cj[k] - rj * hit->n[k];
+    hit->p_first[k]  = p[k] + r * hit->n[k];
+    hit->p_second[k] = q[k] - R * hit->n[k];
   }
-  hit->feature = 0;
-  *nhits       = 1;
+  hit->feature = feature;
 }
 
-/* first = plane, second = sphere; n is the plane's outward normal */
-static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, PetscReal envelope, Hit *hit, PetscInt *nhits)
+/* The hit of plane (unit normal m through p0) and a ball (centre c, radius r): n is the plane's outward normal */
+static void PlaneBall(const PetscReal m[3], const PetscReal p0[3], const PetscReal c[3], PetscReal r, PetscInt feature,
+                      Hit *hit)
 {
-  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], *c = &b->position[3 * s];
-  const PetscReal  r      = b->size[3 * s];
-  const PetscReal  height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
+  const PetscReal height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
 
   hit->phi = height - r;
   for (int k = 0; k < 3; k++) {
@@ -53,8 +50,20 @@ static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, PetscReal 
     hit->p_first[k]  = c[k] - height * m[k];
     hit->p_second[k] = c[k] - r * m[k];
   }
-  hit->feature = 0;
-  *nhits       = 1;
+  hit->feature = feature;
+}
+
+static void SphereSphere(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope, Hit *hit, PetscInt *nhits)
+{
+  BallBall(&b->position[3 * i], b->size[3 * i], &b->position[3 * j], b->size[3 * j], 0, hit);
+  *nhits = 1;
+}
+
+/* first = plane, second = sphere */
+static void PlaneSphere(const TalusBodies *b, PetscInt p, PetscInt s, PetscReal envelope, Hit *hit, PetscInt *nhits)
+{
+  PlaneBall(&b->size[3 * p], &b->position[3 * p], &b->position[3 * s], b->size[3 * s], 0, hit);
+  *nhits = 1;
 }
 
 /* A hit where body x's point `local` (its frame; A its rotation) is within the envelope of plane p: the
@@ -252,21 +261,6 @@ static void CapsuleEnds(const TalusBodies *b, PetscInt c, PetscReal e[2][3])
   }
 }
 
-/* The hit of two balls (centres p and q, radii r and R), n from the first to the second */
-static void BallBall(const PetscReal p[3], PetscReal r, const PetscReal q[3], PetscReal R, PetscInt feature, Hit *hit)
-{
-  PetscReal d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, dist = TalusNorm3(d);
-
-  if (dist == 0.0) d[2] = dist = 1.0; /* coincident centres: any direction is as good */
-  hit->phi = dist - r - R;
-  for (int k = 0; k < 3; k++) {
-    hit->n[k]        = d[k] / dist;
-    hit->p_first[k]  = p[k] + r * hit->n[k];
-    hit->p_second[k] = q[k] - R * hit->n[k];
-  }
-  hit->feature = feature;
-}
-
 /* the point of the segment e nearest p */
 static void NearestOnSegment(const PetscReal e[2][3], const PetscReal p[3], PetscReal q[3])
 {
@@ -281,23 +275,13 @@ static void NearestOnSegment(const PetscReal e[2][3], const PetscReal p[3], Pets
 /* first = plane, second = capsule: its two end balls (features 0, 1), each within the envelope */
 static void PlaneCapsule(const TalusBodies *b, PetscInt p, PetscInt c, PetscReal envelope, Hit *hits, PetscInt *nhits)
 {
-  const PetscReal *m = &b->size[3 * p], *p0 = &b->position[3 * p], r = b->size[3 * c];
-  PetscReal        e[2][3];
+  PetscReal e[2][3];
 
   CapsuleEnds(b, c, e);
   *nhits = 0;
   for (PetscInt end = 0; end < 2; end++) {
-    const PetscReal height = m[0] * (e[end][0] - p0[0]) + m[1] * (e[end][1] - p0[1]) + m[2] * (e[end][2] - p0[2]);
-    Hit            *hit    = &hits[*nhits];
-    if (height - r > envelope) continue;
-    hit->phi = height - r;
-    for (int k = 0; k < 3; k++) {
-      hit->n[k]        = m[k];
-      hit->p_first[k]  = e[end][k] - height * m[k];
-      hit->p_second[k] = e[end][k] - r * m[k];
-    }
-    hit->feature = end;
-    (*nhits)++;
+    PlaneBall(&b->size[3 * p], &b->position[3 * p], e[end], b->size[3 * c], end, &hits[*nhits]);
+    if (hits[*nhits].phi <= envelope) (*nhits)++;
   }
 }
 

@@ -21,18 +21,28 @@ typedef struct {
   PetscReal          A[9], margin;
 } Solid;
 
+/* Body s's furthest point along the unit d (world), not grown */
+static void Furthest(const Solid *s, const PetscReal d[3], PetscReal p[3])
+{
+  PetscReal dl[3], pl[3];
+
+  TalusRotateBack(s->A, d, dl);
+  TalusShapeTable[s->b->shape[s->k]].support(&s->b->size[3 * s->k], dl, pl);
+  TalusRotate(s->A, pl, p);
+  for (int k = 0; k < 3; k++) p[k] += s->b->position[3 * s->k + k];
+}
+
+/* libccd's support: the furthest point of the body grown by its margin */
 static void Support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *vec)
 {
   const Solid    *s     = (const Solid *)obj;
   const PetscReal dw[3] = {dir->v[0], dir->v[1], dir->v[2]}, length = TalusNorm3(dw);
-  PetscReal       unit[3] = {0, 0, 1}, dl[3], pl[3], pw[3];
+  PetscReal       unit[3] = {0, 0, 1}, p[3];
 
   if (length > 0.0)
     for (int d = 0; d < 3; d++) unit[d] = dw[d] / length;
-  TalusRotateBack(s->A, unit, dl);
-  TalusShapeTable[s->b->shape[s->k]].support(&s->b->size[3 * s->k], dl, pl);
-  TalusRotate(s->A, pl, pw);
-  for (int d = 0; d < 3; d++) vec->v[d] = s->b->position[3 * s->k + d] + pw[d] + s->margin * unit[d];
+  Furthest(s, unit, p);
+  for (int d = 0; d < 3; d++) vec->v[d] = p[d] + s->margin * unit[d];
 }
 
 static void Center(const void *obj, ccd_vec3_t *c)
@@ -208,17 +218,6 @@ static void FaceNormal(const Feature *f, PetscReal n[3])
   for (int k = 0; k < 3; k++) n[k] = side * m[k] / length;
 }
 
-/* Body s's furthest point along the unit d (world), not grown */
-static void Furthest(const Solid *s, const PetscReal d[3], PetscReal p[3])
-{
-  PetscReal dl[3], pl[3];
-
-  TalusRotateBack(s->A, d, dl);
-  TalusShapeTable[s->b->shape[s->k]].support(&s->b->size[3 * s->k], dl, pl);
-  TalusRotate(s->A, pl, p);
-  for (int k = 0; k < 3; k++) p[k] += s->b->position[3 * s->k + k];
-}
-
 /* the gap along the unit n, s(n) = n . (b(-n) - a(n)) with a(n), b(-n) the bodies' furthest points */
 static PetscReal GapAlong(const Solid s[2], const PetscReal n[3], PetscReal a[3], PetscReal b[3])
 {
@@ -378,13 +377,14 @@ static PetscBool Distance(const Solid s[2], const PetscReal d0[3], PetscReal *di
   for (int k = 0; k < 3; k++) v[k] = x[0].w[k];
   for (PetscInt it = 0; it < 128; it++) {
     const PetscReal vv = TalusDot3(v, v), minus[3] = {-v[0], -v[1], -v[2]};
+    PetscBool       again = PETSC_FALSE;
     if (vv <= PetscSqr(1e-12 * size)) return PETSC_FALSE;
     SupportDifference(s, minus, &w);
     if (vv - TalusDot3(v, w.w) <= 1e-12 * vv) break; /* no support point gets nearer: v is the nearest */
-    for (PetscInt j = 0; j < m; j++)                 /* a vertex found again: v is the nearest too */
-      if (PetscSqr(w.w[0] - x[j].w[0]) + PetscSqr(w.w[1] - x[j].w[1]) + PetscSqr(w.w[2] - x[j].w[2]) <= 1e-24 * vv)
-        it = 128;
-    if (it == 128) break;
+    for (PetscInt j = 0; j < m && !again; j++)       /* a vertex found again: v is the nearest too */
+      again = (PetscBool)(PetscSqr(w.w[0] - x[j].w[0]) + PetscSqr(w.w[1] - x[j].w[1]) + PetscSqr(w.w[2] - x[j].w[2]) <=
+                          1e-24 * vv);
+    if (again) break;
     x[m++] = w;
     if ((m = NearestOnSimplex(x, m, lambda)) < 0) return PETSC_FALSE;
     for (int k = 0; k < 3; k++) {

@@ -6,7 +6,7 @@
  * the two drivers (the angle driver whose body B is the wheel, the linear driver whose body B is the
  * carriage) and writes after every step, from the drivers' reactions (not from differences of positions):
  *   slip s = 1 - v / (w r): v the carriage's speed along the driver's axis, w the wheel's spin about its
- *     driver's axis, r the wheel's bounding radius (a cylinder's radius);
+ *     driver's axis, r how far the wheel reaches below its centre at the start (a round wheel's radius);
  *   drawbar pull DP: the force the wheel pulls the carriage with along the travel, which the carriage's
  *     driver holds back: minus the driver's force on the carriage along its axis;
  *   DP / W, W the vertical load: the weight of the wheel and the post (or -rig_load);
@@ -50,35 +50,44 @@ static PetscErrorCode RigSetFromOptions(TalusSim sim, void *state, PetscOptionIt
   PetscFunctionReturn(0);
 }
 
-/* The body's state wherever it is owned (collective): position, velocity, angular velocity (world), mass, bounding
-   radius */
+/* Bodies' states wherever they are owned (collective, one reduction): position, velocity, angular velocity (world),
+   mass, and how far the body reaches below its centre (its shape's furthest point down: a round wheel's radius) */
 typedef struct {
-  PetscReal x[3], v[3], w[3], mass, radius;
+  PetscReal x[3], v[3], w[3], mass, reach;
 } BodyState;
+#define STATE_SIZE 11
 
-static PetscErrorCode GetBodyState(TalusSim sim, PetscInt id, BodyState *s)
+static PetscErrorCode GetBodyStates(TalusSim sim, PetscInt n, const PetscInt ids[], BodyState states[])
 {
-  TalusBodies *b;
-  MPI_Comm     comm;
-  PetscReal    mine[11] = {0}, all[11];
-  PetscBool    distributed;
+  const PetscReal down[3] = {0, 0, -1};
+  TalusBodies    *b;
+  MPI_Comm        comm;
+  PetscReal       mine[2 * STATE_SIZE] = {0}, all[2 * STATE_SIZE];
+  PetscBool       distributed;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetBodies(sim, &b));
   PetscCall(TalusSimGetComm(sim, &comm));
   PetscCall(TalusSimGetDistributed(sim, &distributed));
   for (PetscInt k = 0; k < b->nowned; k++)
-    if (b->id[k] == id) {
-      PetscReal A[9];
-      TalusQuatToMatrix(&b->quaternion[4 * k], A);
-      TalusRotate(A, &b->omega[3 * k], &mine[6]);
-      for (int d = 0; d < 3; d++) mine[d] = b->position[3 * k + d], mine[3 + d] = b->velocity[3 * k + d];
-      mine[9] = b->mass[k], mine[10] = TalusBodiesBoundingRadius(b, k);
-    }
-  if (distributed) PetscCall(MPIU_Allreduce(mine, all, 11, MPIU_REAL, MPIU_SUM, comm));
-  else PetscCall(PetscArraycpy(all, mine, 11)); /* before the first step every rank holds every body */
-  for (int d = 0; d < 3; d++) s->x[d] = all[d], s->v[d] = all[3 + d], s->w[d] = all[6 + d];
-  s->mass = all[9], s->radius = all[10];
+    for (PetscInt i = 0; i < n; i++)
+      if (b->id[k] == ids[i]) {
+        PetscReal *m = &mine[STATE_SIZE * i], A[9], dl[3], pl[3], pw[3];
+        TalusQuatToMatrix(&b->quaternion[4 * k], A);
+        TalusRotate(A, &b->omega[3 * k], &m[6]);
+        for (int d = 0; d < 3; d++) m[d] = b->position[3 * k + d], m[3 + d] = b->velocity[3 * k + d];
+        TalusRotateBack(A, down, dl);
+        TalusShapeTable[b->shape[k]].support(&b->size[3 * k], dl, pl);
+        TalusRotate(A, pl, pw);
+        m[9] = b->mass[k], m[10] = -pw[2];
+      }
+  if (distributed) PetscCall(MPIU_Allreduce(mine, all, STATE_SIZE * n, MPIU_REAL, MPIU_SUM, comm));
+  else PetscCall(PetscArraycpy(all, mine, STATE_SIZE * n)); /* before the first step every rank holds every body */
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscReal *a = &all[STATE_SIZE * i];
+    for (int d = 0; d < 3; d++) states[i].x[d] = a[d], states[i].v[d] = a[3 + d], states[i].w[d] = a[6 + d];
+    states[i].mass = a[9], states[i].reach = a[10];
+  }
   PetscFunctionReturn(0);
 }
 
@@ -86,9 +95,9 @@ static PetscErrorCode GetBodyState(TalusSim sim, PetscInt id, BodyState *s)
 static PetscErrorCode FindRig(TalusSim sim, Rig *rig)
 {
   const TalusJoint *joints;
-  PetscInt          n, post = -1;
+  PetscInt          n, post = TALUS_WORLD;
   MPI_Comm          comm;
-  BodyState         wheel, other;
+  BodyState         s[2];
   PetscReal         g[3];
 
   PetscFunctionBegin;
@@ -103,25 +112,14 @@ static PetscErrorCode FindRig(TalusSim sim, Rig *rig)
              "-rig_wheel %" PetscInt_FMT ": no angle driver has that body as its second (B)", rig->wheel);
   PetscCheck(rig->drive >= 0, comm, PETSC_ERR_USER_INPUT,
              "-rig_carriage %" PetscInt_FMT ": no linear driver has that body as its second (B)", rig->carriage);
-  PetscCall(GetBodyState(sim, rig->wheel, &wheel));
-  rig->radius = wheel.radius;
   {
-    TalusBodies *b;
-    PetscInt     k = -1;
-    PetscReal    r = 0.0;
-    PetscBool    distributed;
-    PetscCall(TalusSimGetBodies(sim, &b));
-    PetscCall(TalusSimGetDistributed(sim, &distributed));
-    for (PetscInt i = 0; i < b->nowned; i++)
-      if (b->id[i] == rig->wheel) k = i;
-    if (k >= 0 && (b->shape[k] == TALUS_CYLINDER || b->shape[k] == TALUS_SPHERE)) r = b->size[3 * k];
-    if (distributed) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &r, 1, MPIU_REAL, MPI_MAX, comm));
-    if (r > 0.0) rig->radius = r; /* a round wheel's radius, not its bounding one */
+    const PetscInt ids[2] = {rig->wheel, post};
+    PetscCall(GetBodyStates(sim, post == TALUS_WORLD ? 1 : 2, ids, s));
   }
+  if (post == TALUS_WORLD) s[1].mass = 0.0;
   PetscCall(TalusSimGetGravity(sim, g));
-  other.mass = 0.0;
-  if (post != TALUS_WORLD) PetscCall(GetBodyState(sim, post, &other));
-  rig->weight = rig->load > 0.0 ? rig->load : (wheel.mass + other.mass) * TalusNorm3(g);
+  rig->radius = s[0].reach;
+  rig->weight = rig->load > 0.0 ? rig->load : (s[0].mass + s[1].mass) * TalusNorm3(g);
   PetscFunctionReturn(0);
 }
 
@@ -152,8 +150,12 @@ static PetscErrorCode RigTableRow(TalusSim sim, void *state, FILE *file, PetscBo
   if (rig->wheel_driver < 0) PetscCall(FindRig(sim, rig));
   PetscCall(TalusSimGetJoints(sim, NULL, &joints, NULL, NULL));
   PetscCall(TalusSimGetJointWrenches(sim, &wrench));
-  PetscCall(GetBodyState(sim, rig->wheel, &wheel));
-  PetscCall(GetBodyState(sim, rig->carriage, &carriage));
+  {
+    const PetscInt ids[2] = {rig->wheel, rig->carriage};
+    BodyState      s[2];
+    PetscCall(GetBodyStates(sim, 2, ids, s));
+    wheel = s[0], carriage = s[1];
+  }
   if (!file || !wrench) PetscFunctionReturn(0);
   PetscCall(TalusSimGetTime(sim, &t, NULL, NULL));
   /* the drivers' axes as side A holds them: the world's for the carriage's; the post's for the wheel's, which is the

@@ -9,7 +9,7 @@ Spheres are drawn as Point Gaussian sprites of their diameter (cheap for million
 Tensor Glyph of a unit cube by each body's shape_tensor (its axes times its edges: orientation and
 size), cylinders (and capsules, as cylinders of their whole length) as a Tensor Glyph of ParaView's unit
 cylinder (its axis y) by the shape_tensor with its second and third columns swapped (the body's z, its axis,
-onto the glyph's y), all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
+onto the glyph's y), hulls and compounds as the box about their centroid that holds them, all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
 segments between their anchors. It prints one
 line per block with its counts, which tests/cli/test_view.py reads.
 """
@@ -18,7 +18,7 @@ import os
 from paraview.simple import (Calculator, ColorBy, ExtractCellsByType, MergeBlocks, GetActiveViewOrCreate, GetAnimationScene, GetColorTransferFunction,
                              OpenDataFile, PythonCalculator, Render, ResetCamera, SaveScreenshot, Show, TensorGlyph, Threshold)
 
-SPHERE, BOX, CYLINDER, CAPSULE = 0, 1, 3, 4  # the shapes' stored codes (src/geometry/shapes.c)
+SPHERE, BOX, CYLINDER, CAPSULE, HULL, COMPOUND = 0, 1, 3, 4, 5, 6  # the shapes' stored codes (src/geometry/shapes.c)
 
 xmf = os.environ["TALUS_VIEW_XMF"]
 reader = OpenDataFile(xmf)
@@ -67,11 +67,13 @@ for group, coloured in ((moving, True), (fixed, False)):
         else:
             d.ColorArrayName = ["POINTS", ""]  # grey, not the first array
     boxes = shape_of(group, BOX, BOX)
+    held = shape_of(group, HULL, COMPOUND)  # hulls and compounds: the box about the centroid that holds them
     # a cylinder's tensor with its columns y and z swapped: the glyph's axis (y) along the body's z (numpy sees a
     # 9-component tensor transposed, and a result's rows are written as they are: transpose, then reorder)
     cylinders = PythonCalculator(Input=shape_of(group, CYLINDER, CAPSULE), ArrayName="cylinder_tensor",
                                  Expression="inputs[0].PointData['shape_tensor'].transpose(0, 2, 1)[:, [0, 2, 1], :]")
-    for solids, kind, tensor in ((boxes, "Box", "shape_tensor"), (cylinders, "Cylinder", "cylinder_tensor")):
+    for solids, kind, tensor in ((boxes, "Box", "shape_tensor"), (cylinders, "Cylinder", "cylinder_tensor"),
+                                 (held, "Box", "shape_tensor")):
         if not count(solids)[0]:
             continue
         glyphs = TensorGlyph(Input=solids, GlyphType=kind)  # a unit cube, or a unit cylinder along y
@@ -90,10 +92,11 @@ for group, coloured in ((moving, True), (fixed, False)):
             d.ColorArrayName = ["POINTS", ""]
         glyphs.UpdatePipeline(t)
         print("talus view: %s %s within x %.4g .. %.4g, y %.4g .. %.4g, z %.4g .. %.4g"
-              % (("moving" if coloured else "fixed", "boxes" if kind == "Box" else "cylinders")
+              % (("moving" if coloured else "fixed", "hulls and compounds" if solids is held else
+                  "boxes" if kind == "Box" else "cylinders")
                  + tuple(glyphs.GetDataInformation().GetBounds())))
-    print("talus view: %s: %d spheres, %d boxes, %d cylinders" % ("moving" if coloured else "fixed", count(spheres)[0],
-                                                                  count(boxes)[0], count(cylinders)[0]))
+    print("talus view: %s: %d spheres, %d boxes, %d cylinders, %d hulls and compounds"
+          % ("moving" if coloured else "fixed", count(spheres)[0], count(boxes)[0], count(cylinders)[0], count(held)[0]))
 
 planes = cells("Quadrilateral")
 n = count(planes)[1]

@@ -20,6 +20,8 @@ typedef enum {
   TALUS_PLANE,
   TALUS_CYLINDER, /* radius size[0], half length size[1], its axis the body's z */
   TALUS_CAPSULE,  /* a segment along the body's z of half length size[1], swept by a ball of radius size[0] */
+  TALUS_HULL, /* the convex hull of its vertices: size[0] the number of its description (include/talus/shape_data.h) */
+  TALUS_COMPOUND, /* several shapes in one rigid body: size[0] the number of its description */
   TALUS_NSHAPES
 } TalusShape;
 
@@ -28,7 +30,8 @@ typedef struct {
   PetscInt    code;      /* stored in checkpoints: never changed, never reused */
   const char *size_key;  /* the scene key that gives the size */
   PetscInt    size_len;  /* 1: a number, size[0]; 2: two numbers, size[0] by size_key and size[1] by size_key2;
-                            3: a vector, size[0..2] */
+                            3: a vector, size[0..2]; 0: a description under size_key, kept in the table of
+                            include/talus/shape_data.h, size[0] its number there */
   const char *size_key2; /* the second number's key (size_len 2), or NULL */
   PetscBool   finite;    /* PETSC_FALSE: unbounded, always fixed, replicated on every rank (planes) */
   void (*mass_properties)(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3]);

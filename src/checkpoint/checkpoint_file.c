@@ -273,6 +273,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusH5WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal,
                               coffset, nhistory, contacts));
   PetscCall(TalusSimModulesCheckpointWrite(sim, &section)); /* the joints, drives, tables, planar bodies */
+  PetscCall(TalusCheckpointWriteShapeData(&section));
   PetscCall(TalusCheckpointWriteMaterials(&w, b));
   PetscCall(TalusH5WriteText(&w, "scene", scene_text ? scene_text : "", scene_text ? strlen(scene_text) : 0));
   PetscCall(TalusH5WriteText(&w, "overrides", scene->overrides, strlen(scene->overrides))); /* format 5: -set */
@@ -524,6 +525,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
   PetscMPIInt         *dest = NULL, *hdest = NULL;
   char                *options = NULL, *overrides = NULL;
   PetscBool            same_layout;
+  PetscInt             ndescribed, *described;
 
   PetscFunctionBegin;
   PetscCall(CheckpointReader(comm, path, &r));
@@ -555,6 +557,15 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
                                  .nfinite = info.nfinite,
                                  .max_id  = info.nfinite + info.nplanes + info.bodies_lost};
   PetscCall(TalusSimModulesCheckpointRead(sim, &section));
+  PetscCall(TalusCheckpointReadShapeData(&section, &ndescribed, &described));
+  for (PetscInt k = 0; k < hi - lo && !r.bad; k++) /* the bodies' numbers of their descriptions, as added here */
+    if (rows[k].body.id >= 0 && (rows[k].body.shape == TalusShapeTable[TALUS_HULL].code ||
+                                 rows[k].body.shape == TalusShapeTable[TALUS_COMPOUND].code)) {
+      const PetscReal e = rows[k].body.size[0];
+      if (e >= 0 && e < ndescribed && e == PetscFloorReal(e)) rows[k].body.size[0] = (PetscReal)described[(PetscInt)e];
+      else TalusH5Fault(&r, "%s", "a hull or a compound names a shape description the file does not have");
+    }
+  PetscCall(PetscFree(described));
   PetscCall(TalusH5ReadText(&r, "scene", scene_text));
   PetscCall(TalusH5ReadText(&r, "options",
                             &options)); /* read to verify its checksum; inserted by TalusCheckpointFileInsertOptions */

@@ -15,4 +15,10 @@ PETSC_INTERN PetscErrorCode TalusCheckpointWriteMaterials(TalusH5Writer *, const
 PETSC_INTERN PetscErrorCode TalusCheckpointReadMaterials(TalusH5Reader *, const TalusCheckpointInfo *,
                                                          TalusMaterial **materials, PetscReal **mu_pair);
 
+/* checkpoint_shapes.c: the hull and compound descriptions (include/talus/shape_data.h), written whole by rank 0;
+   read and added again on every rank, map[e] the number here of the file's entry e (n of them; map NULL when the
+   file has none) */
+PETSC_INTERN PetscErrorCode TalusCheckpointWriteShapeData(TalusModuleSection *);
+PETSC_INTERN PetscErrorCode TalusCheckpointReadShapeData(TalusModuleSection *, PetscInt *n, PetscInt **map);
+
 #endif

@@ -103,6 +103,35 @@ static void PlaneBox(const TalusBodies *b, PetscInt p, PetscInt x, PetscReal env
   }
 }
 
+/* first = plane, second = a convex shape of flat faces (a hull): its corners within the envelope, which its
+   support set against the plane's normal holds (a face resting on the plane: its corners in order), in order of
+   their numbers (the feature) as the warm start needs */
+static void PlaneHull(const TalusBodies *b, PetscInt p, PetscInt x, PetscReal envelope, Hit *hits, PetscInt *nhits)
+{
+  const TalusShapeOps *ops = &TalusShapeTable[b->shape[x]];
+  const PetscReal     *m = &b->size[3 * p], *p0 = &b->position[3 * p], *size = &b->size[3 * x];
+  PetscReal            A[9], down[3], mw[3] = {-m[0], -m[1], -m[2]}, lowest[3], c[3], height;
+  PetscReal            corner[TALUS_MAX_SUPPORT_POINTS][3];
+  PetscInt             id[TALUS_MAX_SUPPORT_POINTS], n, order[TALUS_MAX_SUPPORT_POINTS];
+
+  TalusQuatToMatrix(&b->quaternion[4 * x], A);
+  TalusRotateBack(A, mw, down);
+  ops->support(size, down, lowest);
+  TalusRotate(A, lowest, c);
+  for (int k = 0; k < 3; k++) c[k] += b->position[3 * x + k];
+  height = m[0] * (c[0] - p0[0]) + m[1] * (c[1] - p0[1]) + m[2] * (c[2] - p0[2]);
+  *nhits = 0;
+  if (height > envelope) return;
+  n = ops->support_set(size, down, envelope - height, corner, id);
+  for (PetscInt i = 0; i < n; i++) order[i] = i;
+  for (PetscInt i = 1; i < n; i++)
+    for (PetscInt j = i; j > 0 && id[order[j]] < id[order[j - 1]]; j--) {
+      const PetscInt t = order[j];
+      order[j] = order[j - 1], order[j - 1] = t;
+    }
+  for (PetscInt i = 0; i < n; i++) PlanePoint(b, p, x, A, corner[order[i]], envelope, id[order[i]], hits, nhits);
+}
+
 /* The face of box x nearest plane p, for a foundation's grid: its rotation, the axis of its normal
    and the normal's sign along it (the face whose outward normal is most against the plane's) */
 typedef struct {
@@ -393,6 +422,7 @@ PAIR_OF(PlaneCylinder)
 PAIR_OF(CylinderSphere)
 PAIR_OF(PlaneCapsule)
 PAIR_OF(CapsuleSphere)
+PAIR_OF(PlaneHull)
 
 /* A routine that is not symmetric in its two bodies is given them in id order, so that a pair's contacts do not
    depend on where the bodies sit on a rank (1 and P ranks give the same run) */
@@ -474,16 +504,27 @@ static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
   [TALUS_CAPSULE][TALUS_CYLINDER]  = {TalusConvexHitsPair, PETSC_FALSE},
   [TALUS_CYLINDER][TALUS_CAPSULE]  = {TalusConvexHitsPair, PETSC_FALSE},
   [TALUS_SPHERE][TALUS_CYLINDER] = {CylinderSpherePair, PETSC_TRUE},
+  [TALUS_HULL][TALUS_PLANE]     = {PlaneHullPair,       PETSC_TRUE},
+  [TALUS_PLANE][TALUS_HULL]     = {PlaneHullPair,       PETSC_FALSE},
+  [TALUS_HULL][TALUS_SPHERE]    = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_SPHERE][TALUS_HULL]    = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_HULL][TALUS_BOX]       = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_BOX][TALUS_HULL]       = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_HULL][TALUS_CYLINDER]  = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_CYLINDER][TALUS_HULL]  = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_HULL][TALUS_CAPSULE]   = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_CAPSULE][TALUS_HULL]   = {TalusConvexHitsPair, PETSC_FALSE},
+  [TALUS_HULL][TALUS_HULL]      = {TalusConvexHitsPair, PETSC_FALSE},
 };
 // clang-format on
 
-PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
+PetscBool TalusPrimitivePairSupported(TalusShape a, TalusShape b)
 {
   return (PetscBool)(pair_table[a][b].collide != NULL);
 }
 
-PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
-                                TalusContactList *list)
+PetscErrorCode TalusCollidePrimitivePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
+                                         TalusContactList *list)
 {
   const PairEntry *pair = &pair_table[b->shape[i]][b->shape[j]];
 

@@ -6,6 +6,7 @@
  */
 #include <talus/contacts.h>
 #include <talus/math3.h>
+#include "shape_data_ops.h"
 
 static void SphereMass(const PetscReal size[3], PetscReal density, PetscReal *mass, PetscReal inertia[3])
 {
@@ -284,6 +285,17 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
                      .finite = PETSC_TRUE, .mass_properties = CapsuleMass, .bounding_radius = CapsuleRadius,
                      .check_size = CylinderCheck, .size_hint = "", .curvature = BoxCurvature,
                      .glyph_extent = CapsuleGlyph, .support = CapsuleSupport, .support_set = CapsuleSupportSet},
+  /* a hull's faces are flat and its contacts at corners and edges (no curvature, as a box's) */
+  [TALUS_HULL] = {.name = "hull", .code = 5, .size_key = "vertices", .size_len = 0, .finite = PETSC_TRUE,
+                  .mass_properties = TalusDescribedMass, .bounding_radius = TalusDescribedRadius,
+                  .check_size = TalusHullCheck, .size_hint = "", .curvature = BoxCurvature,
+                  .glyph_extent = TalusDescribedGlyph, .support = TalusHullSupport,
+                  .support_set = TalusHullSupportSet},
+  /* not convex: its contacts are its parts' (compound.c), so it has no support function of its own */
+  [TALUS_COMPOUND] = {.name = "compound", .code = 6, .size_key = "parts", .size_len = 0, .finite = PETSC_TRUE,
+                      .mass_properties = TalusDescribedMass, .bounding_radius = TalusDescribedRadius,
+                      .check_size = TalusCompoundCheck, .size_hint = "", .curvature = BoxCurvature,
+                      .glyph_extent = TalusDescribedGlyph},
 };
 /* clang-format on */
 

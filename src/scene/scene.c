@@ -8,64 +8,33 @@
 #include <talus/scene.h>
 #include <talus/options.h>
 #include "scene_reader.h"
+#include <talus/shape_data.h>
 #include <unistd.h>
 
-/* A body's shape and size from the keys of its mapping: the shape's table entry names its size key. */
-static PetscErrorCode ShapeOf(SceneReader *r, yaml_node_t *map, TalusShape *shape, PetscReal size[3])
+/* A hull or a compound was given in the frame of its description; the body is its centroid in its principal axes
+   (include/talus/shape_data.h), its angular velocity turned into them */
+static void PlaceDescribed(TalusBodies *b, PetscInt k)
 {
-  yaml_node_t         *node, *size_node;
-  const char          *name, *invalid;
-  const TalusShapeOps *ops;
-  char                 names[128];
+  const TalusShapeData *e = TalusShapeDataGet((PetscInt)b->size[3 * k]);
+  PetscReal             position[3], quaternion[4], R[9], w[3];
 
-  PetscFunctionBegin;
-  PetscCall(SceneRequireKey(r, map, "shape", "a body", &node));
-  PetscCall(SceneGetString(r, node, "shape", &name));
-  if (!TalusShapeFromName(name, shape)) {
-    PetscCall(TalusShapeNames(names, sizeof(names)));
-    SceneError(r, node, "unknown shape \"%s\" (expected %s)", name, names);
-  }
-  ops     = &TalusShapeTable[*shape];
-  size[0] = size[1] = size[2] = 0.0;
-  PetscCall(SceneRequireKey(r, map, ops->size_key, ops->name, &size_node));
-  if (ops->size_len == 3) PetscCall(SceneGetVector(r, size_node, ops->size_key, 3, size));
-  else PetscCall(SceneGetNumber(r, size_node, ops->size_key, &size[0]));
-  if (ops->size_len == 2) { /* a second number under its own key (a cylinder's half_length) */
-    yaml_node_t *second;
-    PetscCall(SceneRequireKey(r, map, ops->size_key2, ops->name, &second));
-    PetscCall(SceneGetNumber(r, second, ops->size_key2, &size[1]));
-  }
-  /* SI units: an entry beyond 1e12 (or a nonzero one below 1e-12) overflows or underflows a mass, an
-     inertia or a normal's length, which would be reported as something else further on */
-  for (int d = 0; d < ops->size_len; d++)
-    if (size[d] != 0.0 && !(PetscAbsReal(size[d]) >= 1e-12 && PetscAbsReal(size[d]) <= 1e12))
-      SceneError(r, size_node, "%s %g is outside 1e-12 .. 1e12 (talus works in SI units%s)",
-                 ops->size_len == 2 && d == 1 ? ops->size_key2 : ops->size_key, (double)size[d], ops->size_hint);
-  if ((invalid = ops->check_size(size))) {
-    if (ops->size_len == 1) SceneError(r, size_node, "%s, got %g", invalid, (double)size[0]);
-    if (ops->size_len == 2) SceneError(r, size_node, "%s, got %g and %g", invalid, (double)size[0], (double)size[1]);
-    SceneError(r, size_node, "%s, got (%g, %g, %g)", invalid, (double)size[0], (double)size[1], (double)size[2]);
-  }
-  PetscFunctionReturn(0);
+  TalusShapeDataPlace(e, &b->position[3 * k], &b->quaternion[4 * k], position, quaternion);
+  TalusQuatToMatrix(e->rotation, R);
+  TalusRotateBack(R, &b->omega[3 * k], w);
+  for (int d = 0; d < 3; d++) b->position[3 * k + d] = position[d], b->omega[3 * k + d] = w[d];
+  for (int d = 0; d < 4; d++) b->quaternion[4 * k + d] = quaternion[d];
 }
 
 static PetscErrorCode SetState(SceneReader *r, yaml_node_t *map, TalusBodies *b, PetscInt k)
 {
-  PetscReal    axis_angle[4] = {0, 0, 1, 0};
-  yaml_node_t *rot           = SceneLookup(r, map, "rotation");
+  yaml_node_t *rot = SceneLookup(r, map, "rotation");
 
   PetscFunctionBegin;
   PetscCall(SceneOptionalVector(r, map, "velocity", &b->velocity[3 * k]));
   PetscCall(SceneOptionalVector(r, map, "angular_velocity",
                                 &b->omega[3 * k])); /* given in the world frame = body frame at t = 0 */
   if (rot) {                                        /* [axis x, y, z, angle in degrees] */
-    PetscReal n;
-    PetscCall(SceneGetVector(r, rot, "rotation (axis x, y, z, angle in degrees)", 4, axis_angle));
-    n = TalusNorm3(axis_angle);
-    if (n == 0.0) SceneError(r, rot, "rotation axis must not be zero");
-    b->quaternion[4 * k] = PetscCosReal(0.5 * axis_angle[3] * PETSC_PI / 180.0);
-    for (int d = 0; d < 3; d++)
-      b->quaternion[4 * k + 1 + d] = PetscSinReal(0.5 * axis_angle[3] * PETSC_PI / 180.0) * axis_angle[d] / n;
+    PetscCall(SceneRotationOf(r, rot, &b->quaternion[4 * k]));
     if (TalusBodiesIsFinite(b, k)) {
       /* angular velocity was given in the world frame: express it in the body frame */
       PetscReal A[9], w[3];
@@ -74,6 +43,7 @@ static PetscErrorCode SetState(SceneReader *r, yaml_node_t *map, TalusBodies *b,
       for (int d = 0; d < 3; d++) b->omega[3 * k + d] = w[d];
     } else b->quaternion[4 * k] = 1, b->quaternion[4 * k + 1] = b->quaternion[4 * k + 2] = b->quaternion[4 * k + 3] = 0;
   }
+  if (TalusShapeTable[b->shape[k]].size_len == 0) PlaceDescribed(b, k);
   if (b->fixed[k])
     b->velocity[3 * k] = b->velocity[3 * k + 1] = b->velocity[3 * k + 2] = b->omega[3 * k] = b->omega[3 * k + 1] =
       b->omega[3 * k + 2]                                                                  = 0.0;
@@ -90,13 +60,7 @@ static void BodyKeys(const char *keys[])
 {
   PetscInt n = 0;
   for (; body_keys[n]; n++) keys[n] = body_keys[n];
-  for (int s = 0; s < 2 * TALUS_NSHAPES; s++) {
-    const char *key  = s % 2 ? TalusShapeTable[s / 2].size_key2 : TalusShapeTable[s / 2].size_key;
-    PetscBool   seen = (PetscBool)!key;
-    for (PetscInt k = 0; k < n && !seen; k++) seen = (PetscBool)!strcmp(keys[k], key);
-    if (!seen) keys[n++] = key;
-  }
-  keys[n] = NULL;
+  SceneAddSizeKeys(keys, n);
 }
 
 static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
@@ -112,7 +76,7 @@ static PetscErrorCode ReadBody(SceneReader *r, yaml_node_t *map, TalusBodies *b)
   PetscFunctionBegin;
   BodyKeys(keys);
   PetscCall(SceneCheckKeys(r, map, "a body", keys));
-  PetscCall(ShapeOf(r, map, &shape, size));
+  PetscCall(SceneShapeOf(r, map, b->n, -1, &shape, size));
   PetscCall(SceneMaterialOf(r, map, b, &material));
   if (TalusShapeTable[shape].finite || SceneLookup(r, map, "mass"))
     PetscCall(SceneMassOf(r, map, b, material, "a body needs", &mass));

@@ -205,7 +205,11 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
     if (EmptyRow(has_id, id, size, k)) continue;
     nmade++;
     if (!TalusShapeFromCode(shape[k], &s) || !TalusShapeTable[s].finite) {
-      snprintf(what, sizeof(what), "row %d has shape code %d, not a sphere's or a box's", (int)(offset + k), shape[k]);
+      snprintf(what, sizeof(what), "row %d has shape code %d, not a finite shape's", (int)(offset + k), shape[k]);
+      TalusH5Fault(&h, "%s", what);
+    } else if (TalusShapeTable[s].size_len == 0) { /* its size names a description the file's run held */
+      snprintf(what, sizeof(what), "row %d is a %s: a bodies_file gives spheres, boxes, cylinders and capsules",
+               (int)(offset + k), TalusShapeTable[s].name);
       TalusH5Fault(&h, "%s", what);
     } else if ((why = TalusShapeTable[s].check_size(&size[3 * k]))) {
       snprintf(what, sizeof(what), "row %d: %s", (int)(offset + k), why);

@@ -27,14 +27,26 @@ static PetscErrorCode AgreeFault(SceneReader *r, yaml_node_t *where, long key, c
   PetscFunctionReturn(0);
 }
 
+/* "7 (the cylinder \"wheel\")": a body's id, shape and name (when it has one) for messages */
+static void Describe(SceneReader *r, const TalusBodies *b, PetscInt k, char text[], size_t len)
+{
+  const char *name = NULL;
+
+  for (PetscInt e = 0; r->names && e < r->names->n && !name; e++)
+    if (r->names->entry[e].id == b->id[k]) name = r->names->entry[e].name;
+  if (name) snprintf(text, len, "%d (the %s \"%s\")", (int)b->id[k], TalusShapeTable[b->shape[k]].name, name);
+  else snprintf(text, len, "%d (a %s)", (int)b->id[k], TalusShapeTable[b->shape[k]].name);
+}
+
 /* Bodies i and j of b (not both fixed) as a fault with key, unless they may start where they are */
-static PetscErrorCode PairFault(TalusBodies *b, PetscInt i, PetscInt j, PetscReal tolerance, long key, long *fault,
-                                char msg[], size_t len)
+static PetscErrorCode PairFault(SceneReader *r, TalusBodies *b, PetscInt i, PetscInt j, PetscReal tolerance, long key,
+                                long *fault, char msg[], size_t len)
 {
   const char      *si = TalusShapeTable[b->shape[i]].name, *sj = TalusShapeTable[b->shape[j]].name;
-  const PetscInt   lo = PetscMin(b->id[i], b->id[j]), hi = PetscMax(b->id[i], b->id[j]);
-  TalusContactList list = {0};
-  PetscBool        deep = PETSC_FALSE;
+  const PetscInt   lo      = PetscMin(b->id[i], b->id[j]);
+  TalusContactList list    = {0};
+  PetscReal        deepest = 0.0;
+  char             first[128], second[128];
 
   PetscFunctionBegin;
   if (*fault >= 0 && *fault <= key) PetscFunctionReturn(0);
@@ -47,17 +59,18 @@ static PetscErrorCode PairFault(TalusBodies *b, PetscInt i, PetscInt j, PetscRea
     PetscFunctionReturn(0);
   }
   PetscCall(TalusCollidePair(b, i, j, 0.0, &list));
-  for (PetscInt c = 0; c < list.n; c++) deep = (PetscBool)(deep || list.c[c].phi < -tolerance);
+  for (PetscInt c = 0; c < list.n; c++) deepest = PetscMin(deepest, list.c[c].phi);
   PetscCall(TalusContactListDestroy(&list));
-  if (!deep) PetscFunctionReturn(0);
+  if (!(deepest < -tolerance)) PetscFunctionReturn(0);
   *fault = key;
-  PetscCall(
-    PetscSNPrintf(msg, len,
-                  "bodies %" PetscInt_FMT " and %" PetscInt_FMT
-                  " overlap by more than the tolerance %g at the start (the scene key overlap_tolerance; a bed "
-                  "settled with the contacts' near-rigid floor rests about h^2 |g| / (4 pi^2) deeper per weight "
-                  "carried)",
-                  lo, hi, (double)tolerance));
+  Describe(r, b, b->id[i] == lo ? i : j, first, sizeof(first));
+  Describe(r, b, b->id[i] == lo ? j : i, second, sizeof(second));
+  PetscCall(PetscSNPrintf(msg, len,
+                          "bodies %s and %s overlap by %g m, more than the tolerance %g, at the start: move one (its "
+                          "position; a rig's wheel starts above its bed) or raise the scene key overlap_tolerance (a "
+                          "bed settled with the contacts' near-rigid floor rests about h^2 |g| / (4 pi^2) deeper per "
+                          "weight carried)",
+                          first, second, (double)-deepest, (double)tolerance));
   PetscFunctionReturn(0);
 }
 
@@ -128,7 +141,8 @@ PetscErrorCode SceneCheckPlacement(SceneReader *r, yaml_node_t *where, TalusSim 
     for (PetscInt p = 0; p < nplanes && k >= r->nlisted; p++) {
       const PetscReal *n = &b->size[3 * planes[p]], *x = &b->position[3 * planes[p]];
       if (n[0] * (y[0] - x[0]) + n[1] * (y[1] - x[1]) + n[2] * (y[2] - x[2]) - radius < -tol)
-        PetscCall(PairFault(b, planes[p], k, tol, pair_faults + planes[p] * span + b->id[k], &fault, msg, sizeof(msg)));
+        PetscCall(
+          PairFault(r, b, planes[p], k, tol, pair_faults + planes[p] * span + b->id[k], &fault, msg, sizeof(msg)));
     }
   }
   PetscCall(TalusBroadPhasePairs(near, 0.0, &npairs, &pairs));
@@ -138,7 +152,7 @@ PetscErrorCode SceneCheckPlacement(SceneReader *r, yaml_node_t *where, TalusSim 
     /* two generated spheres, or a plane and a generated sphere (checked above): skipped */
     if ((near->fixed[i] && near->fixed[j]) || (c >= r->nlisted && (a >= r->nlisted || !TalusBodiesIsFinite(b, a))))
       continue;
-    PetscCall(PairFault(b, place[i], place[j], tol, pair_faults + a * span + c, &fault, msg, sizeof(msg)));
+    PetscCall(PairFault(r, b, place[i], place[j], tol, pair_faults + a * span + c, &fault, msg, sizeof(msg)));
   }
   PetscCall(PetscFree(pairs));
   PetscCall(PetscFree2(place, planes));

@@ -91,6 +91,18 @@ PETSC_INTERN PetscErrorCode SceneOptionalTable(SceneReader *r, yaml_node_t *map,
 PETSC_INTERN PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, const char what[],
                                           PetscErrorCode (*read)(SceneReader *, yaml_node_t *, void *), void *ctx);
 
+/* A body's (or a compound's part's) shape and size from the keys of its mapping (scene.c); body: its number,
+   part: the part's (-1: a body), for messages. A hull's or a compound's description is added to include/talus/shape_data.h's table and size[0]
+   is its number there (scene_shapes.c: SceneReadDescription, from the shape's size key's node). */
+PETSC_INTERN PetscErrorCode SceneShapeOf(SceneReader *r, yaml_node_t *map, PetscInt body, PetscInt part,
+                                         TalusShape *shape, PetscReal size[3]);
+PETSC_INTERN PetscErrorCode SceneReadDescription(SceneReader *r, yaml_node_t *node, TalusShape shape, PetscInt body,
+                                                 PetscReal size[3]);
+/* keys[n..] := every shape's size keys (each once), then NULL: a body's or a part's allowed keys */
+PETSC_INTERN void SceneAddSizeKeys(const char *keys[], PetscInt n);
+/* A rotation [axis x, y, z, angle in degrees] as Euler parameters */
+PETSC_INTERN PetscErrorCode SceneRotationOf(SceneReader *r, yaml_node_t *node, PetscReal q[4]);
+
 /* bodies_file: (scene_bodies_file.c) */
 typedef struct {
   yaml_node_t *node;

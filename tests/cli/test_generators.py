@@ -147,7 +147,7 @@ with open(fn, "w") as f:
 for ranks in (1, 4):
     p = run(TALUS, [fn, "-o", os.path.join(WORK, "refused")], ranks)
     lines = [l for l in p.stderr.splitlines() if l.startswith("talus: error:")]
-    check(p.returncode != 0 and "bodies 0 and 1 overlap by more than the tolerance" in p.stderr and len(lines) == 1,
+    check(p.returncode != 0 and "bodies 0 (a box) and 1 (a sphere) overlap by" in p.stderr and len(lines) == 1,
           "an overlap with a generated sphere on %d ranks: exit %d\n%s" % (ranks, p.returncode, p.stderr[-1500:]))
 
 # ------------------------------------------------------------------ bodies from a file

@@ -10,6 +10,7 @@ last 0.2 s of 0.5 s:
 - slip 0.3, 0 and -0.3 (braking): rig.csv's slip is the imposed one (1e-6), DP/W and T/(W r) are 0.5, 0 and
   -0.5 (1e-3), the sinkage is the near-rigid floor's (below 1e-5 m);
 - slip 0.3 on 2 ranks: the same means (1e-8);
+- a wheel that starts inside the ground is refused, naming it and its position;
 - a rig that is not one is refused before the first step, naming the option: a wheel without an angle driver,
   a carriage without a linear driver;
 - scripts/wheel-sweep --scene on the same scene, slips -0.3, 0, 0.3 through the campaign server on 2 ranks:
@@ -61,6 +62,11 @@ for option, value, fault in (("-rig_wheel", "2", "-rig_wheel 2: no angle driver 
                              ("-rig_carriage", "3", "-rig_carriage 3: no linear driver has that body as its second (B)")):
     p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "bad"), option, value, "-overwrite"])
     check(p.returncode == 1 and fault in p.stderr and "step 1" not in p.stdout, "%s %s: %s" % (option, value, p.stderr[-300:]))
+
+# a wheel that starts inside its ground (1 cm down) is refused before the first step, naming it and the field to move
+p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "sunk"), "-set", "bodies.3.position=[0, 0, 0.1472]", "-overwrite"])
+check(p.returncode == 1 and 'bodies 0 (a plane) and 3 (the cylinder "wheel") overlap by 0.0098' in p.stderr
+      and "its position" in p.stderr and "step 1" not in p.stdout, "a wheel inside the ground: %s" % p.stderr[-400:])
 
 sweep = os.path.join(WORK, "sweep")
 p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--scene", SCENE, "--slips=-0.3,0,0.3", "--out", sweep,

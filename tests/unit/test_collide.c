@@ -1,6 +1,7 @@
 /* Narrow and broad phase against closed-form geometry and brute force. */
 #include "../common/check.h"
 #include "../common/random_problem.h"
+#include <talus/shape_data.h>
 
 static const PetscReal zero3[3] = {0, 0, 0};
 
@@ -167,13 +168,69 @@ static const PairCase pair_cases[] = {
    0.05,                                                                                                              {1, 0, 0} },
 };
 
-static PetscErrorCode CheckPairTable(void)
-{
-  PetscInt covered[TALUS_NSHAPES][TALUS_NSHAPES] = {{0}};
+/*
+ * The hull's and the compound's pairs, made here: a hull of a cube's corners (half side 0.5, entry 0 of the
+ * descriptions) and a compound of one ball (radius 0.5, entry 1) meet each shape, one body at the origin and the
+ * other above it along z at the gap 0.2: the cube's face on a face or a cap touches at the face's corners or the
+ * cap's 8 rim samples, at one point elsewhere. Each pair comes in both orders of the shapes, the body with id 0
+ * the lower one (a plane is always at the origin).
+ */
+typedef struct {
+  TalusShape shape;
+  PetscReal  size[3], half; /* its half height along z */
+} Upright;
 
+static char described_names[64][40];
+
+static PetscInt DescribedCases(PairCase cases[])
+{
+  const Upright kinds[] = {
+    {TALUS_SPHERE,   {0.5, 0, 0},     0.5},
+    {TALUS_BOX,      {0.5, 0.5, 0.5}, 0.5},
+    {TALUS_PLANE,    {0, 0, 1},       0  },
+    {TALUS_CYLINDER, {0.3, 0.3, 0},   0.3},
+    {TALUS_CAPSULE,  {0.3, 0.3, 0},   0.6},
+    {TALUS_HULL,     {0, 0, 0},       0.5},
+    {TALUS_COMPOUND, {1, 0, 0},       0.5},
+  };
+  const PetscInt nk = (PetscInt)(sizeof(kinds) / sizeof(kinds[0]));
+  PetscInt       n  = 0;
+
+  for (PetscInt i = 0; i < nk; i++)
+    for (PetscInt j = 0; j < nk; j++) {
+      const Upright *lo = &kinds[i], *hi = &kinds[j];
+      PetscInt       faces = 1;
+      if (!(lo->shape == TALUS_HULL || lo->shape == TALUS_COMPOUND || hi->shape == TALUS_HULL ||
+            hi->shape == TALUS_COMPOUND) ||
+          (lo->shape == TALUS_PLANE && hi->shape == TALUS_PLANE))
+        continue;
+      /* flat on flat: the cube hull on a plane, a box, a hull (4 corners) or under a cylinder's cap (8 samples) */
+      if (lo->shape == TALUS_HULL || hi->shape == TALUS_HULL) {
+        const TalusShape other = lo->shape == TALUS_HULL ? hi->shape : lo->shape;
+        faces = other == TALUS_PLANE || other == TALUS_BOX || other == TALUS_HULL ? 4 : other == TALUS_CYLINDER ? 8 : 1;
+      }
+      cases[n] = (PairCase){
+        .shape = {lo->shape, hi->shape},
+          .envelope = 0.3, .ncontacts = faces, .phi = 0.2
+      };
+      for (int k = 0; k < 3; k++) cases[n].size[0][k] = lo->size[k], cases[n].size[1][k] = hi->size[k];
+      if (hi->shape == TALUS_PLANE) { /* the plane (id 1) at the origin, the other (id 0) above it */
+        cases[n].position[0][2] = hi->half + lo->half + 0.2;
+        cases[n].normal[2]      = -1;
+      } else {
+        cases[n].position[1][2] = lo->half + hi->half + 0.2;
+        cases[n].normal[2]      = 1;
+      }
+      n++;
+    }
+  return n;
+}
+
+static PetscErrorCode CheckPairCases(const PairCase cases[], size_t ncases, PetscInt covered[][TALUS_NSHAPES])
+{
   PetscFunctionBegin;
-  for (size_t t = 0; t < sizeof(pair_cases) / sizeof(pair_cases[0]); t++) {
-    const PairCase *pc = &pair_cases[t];
+  for (size_t t = 0; t < ncases; t++) {
+    const PairCase *pc = &cases[t];
     TalusBodies    *b;
     PetscErrorCode  ierr;
 
@@ -208,6 +265,35 @@ static PetscErrorCode CheckPairTable(void)
     }
     PetscCall(TalusBodiesDestroy(&b));
   }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckPairTable(void)
+{
+  PetscInt        covered[TALUS_NSHAPES][TALUS_NSHAPES] = {{0}}, index[2], ndescribed;
+  PairCase        described[64];
+  const PetscReal cube[24] = {-.5, -.5, -.5, .5, -.5, -.5, -.5, .5, -.5, .5, .5, -.5,
+                              -.5, -.5, .5,  .5, -.5, .5,  -.5, .5, .5,  .5, .5, .5};
+  TalusShapePart  ball     = {
+         .shape = TALUS_SPHERE, .size = {0.5, 0, 0},
+              .quaternion = { 1,  0, 0, 0}
+  };
+  char why[256];
+
+  PetscFunctionBegin;
+  PetscCall(CheckPairCases(pair_cases, sizeof(pair_cases) / sizeof(pair_cases[0]), covered));
+  PetscCall(TalusShapeDataAddHull(8, cube, &index[0], why, sizeof(why)));
+  PetscCall(TalusShapeDataAddCompound(1, &ball, &index[1], why, sizeof(why)));
+  CHECK(index[0] == 0 && index[1] == 1,
+        "the cube hull and the ball compound are entries %" PetscInt_FMT " and %" PetscInt_FMT ", not 0 and 1",
+        index[0], index[1]);
+  ndescribed = DescribedCases(described);
+  for (PetscInt t = 0; t < ndescribed; t++) {
+    PetscCall(PetscSNPrintf(described_names[t], sizeof(described_names[t]), "%s-%s",
+                            TalusShapeTable[described[t].shape[0]].name, TalusShapeTable[described[t].shape[1]].name));
+    described[t].what = described_names[t];
+  }
+  PetscCall(CheckPairCases(described, (size_t)ndescribed, covered));
   /* every pair of shapes that can meet (not two unbounded ones) has a case */
   for (int i = 0; i < TALUS_NSHAPES; i++)
     for (int j = 0; j < TALUS_NSHAPES; j++)
@@ -226,7 +312,8 @@ static PetscErrorCode CheckShapeTable(void)
   const PetscReal r[3] = {0.5, 0, 0}, half[3] = {1, 2, 3}, normal[3] = {0, 0, 0}, density = 1000.0;
   /* the codes of format-1 files, and the cylinder's since it came (format 9) */
   const PetscInt format1_code[TALUS_NSHAPES] = {
-    [TALUS_SPHERE] = 0, [TALUS_BOX] = 1, [TALUS_PLANE] = 2, [TALUS_CYLINDER] = 3, [TALUS_CAPSULE] = 4};
+    [TALUS_SPHERE] = 0,  [TALUS_BOX] = 1,  [TALUS_PLANE] = 2,   [TALUS_CYLINDER] = 3,
+    [TALUS_CAPSULE] = 4, [TALUS_HULL] = 5, [TALUS_COMPOUND] = 6};
   const PetscReal cyl[3] = {0.5, 2, 0};
   PetscReal       m, J[3];
   TalusShape      found;

@@ -13,11 +13,12 @@
  * SceneGenerate then makes this rank's part.
  */
 #include "scene_reader.h"
+#include <talus/shape_data.h>
 
 static const char *const lattice_keys[]     = {"shape", "radius", "mass", "material", "origin", "spacing",
-                                               "count", "jitter", "seed", "velocity", NULL};
-static const char *const random_fill_keys[] = {"shape", "radius", "mass", "material", "min",
-                                               "max",   "count",  "seed", "velocity", NULL};
+                                               "count", "jitter", "seed", "velocity", "parts",  NULL};
+static const char *const random_fill_keys[] = {"shape", "radius", "mass",     "material", "min", "max",
+                                               "count", "seed",   "velocity", "parts",    NULL};
 
 static const unsigned long long golden = 0x9e3779b97f4a7c15ULL;
 
@@ -208,14 +209,26 @@ PetscErrorCode SceneReadGenerator(SceneReader *r, yaml_node_t *entry, const Talu
   g->lattice = (PetscBool) !!lattice;
   g->node    = map;
   PetscCall(SceneCheckKeys(r, map, lattice ? "lattice" : "random_fill", lattice ? lattice_keys : random_fill_keys));
+  g->clump = -1;
   if ((node = SceneLookup(r, map, "shape"))) {
     const char *name;
     PetscCall(SceneGetString(r, node, "shape", &name));
-    if (strcmp(name, "sphere")) SceneError(r, node, "generators make spheres only, got \"%s\"", name);
+    if (strcmp(name, "sphere") && strcmp(name, "compound"))
+      SceneError(r, node, "generators make spheres or compounds (with parts:), got \"%s\"", name);
   }
   PetscCall(SceneRequireKey(r, map, "radius", "a generator", &node));
   PetscCall(SceneGetNumber(r, node, "radius", &g->radius));
   if (!(g->radius > 0.0)) SceneError(r, node, "radius must be positive, got %g", (double)g->radius);
+  if ((node = SceneLookup(r, map, "parts"))) { /* clumps: each grain a compound, turned at random, radius holding it */
+    PetscReal size[3];
+    PetscCall(SceneReadDescription(r, node, TALUS_COMPOUND, -1, size));
+    g->clump = (PetscInt)size[0];
+    if (TalusShapeDataGet(g->clump)->radius > g->radius * (1.0 + 1e-12))
+      SceneError(r, node,
+                 "the parts reach %g from their centroid, beyond the generator's radius %g (the ball each grain "
+                 "is placed in)",
+                 (double)TalusShapeDataGet(g->clump)->radius, (double)g->radius);
+  }
   PetscCall(SceneMaterialOf(r, map, b, &g->material));
   PetscCall(SceneMassOf(r, map, b, g->material, "generated spheres need", &g->mass));
   PetscCall(SceneOptionalVector(r, map, "velocity", g->velocity));
@@ -246,6 +259,26 @@ static void Centre(const SceneGenerator *g, PetscInt p, PetscReal x[3])
       x[d] = g->box_lo[d] + (PetscReal)c[d] * g->cell[d] + g->radius +
              (g->cell[d] - 2.0 * g->radius) * UniformAt(g->seed, n + 1 + d);
   }
+}
+
+/* Grain p of a clump generator: the compound with its centroid at x, its principal axes turned by a uniformly
+   random rotation (Shoemake's, from draws of a stream of its own: the seed's bits flipped, so the places stay those
+   a generator of spheres gives) */
+static PetscErrorCode AddClump(const SceneGenerator *g, PetscInt p, PetscInt id, const PetscReal x[3], TalusBodies *b,
+                               PetscInt *k)
+{
+  const unsigned long long n = 3ULL * (unsigned long long)p, seed = ~g->seed;
+  const PetscReal          size[3] = {(PetscReal)g->clump, 0, 0};
+  const PetscReal          u1 = UniformAt(seed, n + 1), u2 = 2 * PETSC_PI * UniformAt(seed, n + 2),
+                  u3 = 2 * PETSC_PI * UniformAt(seed, n + 3);
+
+  PetscFunctionBegin;
+  PetscCall(TalusBodiesAdd(b, id, TALUS_COMPOUND, size, g->mass, g->material, PETSC_FALSE, x, k));
+  b->quaternion[4 * *k]     = PetscSqrtReal(1 - u1) * PetscSinReal(u2);
+  b->quaternion[4 * *k + 1] = PetscSqrtReal(1 - u1) * PetscCosReal(u2);
+  b->quaternion[4 * *k + 2] = PetscSqrtReal(u1) * PetscSinReal(u3);
+  b->quaternion[4 * *k + 3] = PetscSqrtReal(u1) * PetscCosReal(u3);
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode SceneGenerate(SceneReader *r, const SceneGenerator *g, PetscInt first_id, TalusBodies *b)
@@ -279,7 +312,8 @@ PetscErrorCode SceneGenerate(SceneReader *r, const SceneGenerator *g, PetscInt f
     PetscReal x[3];
     PetscInt  k;
     Centre(g, made[m], x);
-    PetscCall(TalusBodiesAdd(b, first_id + made[m], TALUS_SPHERE, size, g->mass, g->material, PETSC_FALSE, x, &k));
+    if (g->clump >= 0) PetscCall(AddClump(g, made[m], first_id + made[m], x, b, &k));
+    else PetscCall(TalusBodiesAdd(b, first_id + made[m], TALUS_SPHERE, size, g->mass, g->material, PETSC_FALSE, x, &k));
     for (int d = 0; d < 3; d++) b->velocity[3 * k + d] = g->velocity[d];
   }
   PetscCall(PetscFree(made));

@@ -35,6 +35,7 @@ typedef struct {
   yaml_node_t       *node;
   PetscReal          radius, mass, velocity[3];
   PetscInt           material;
+  PetscInt           clump; /* -1: spheres; else the grains are compounds of this description (`parts`) */
   unsigned long long seed;
   double             count;                      /* its spheres (a double until checked against the indices) */
   PetscReal          box_lo[3], box_hi[3];       /* a box that holds every sphere whole */

@@ -61,13 +61,21 @@ static PetscErrorCode ReadPointsFile(SceneReader *r, yaml_node_t *node, const ch
   PetscFunctionReturn(0);
 }
 
+/* "body 5", or a generator's (body -1) */
+static void Who(PetscInt body, char who[48])
+{
+  if (body >= 0) snprintf(who, 48, "body %d", (int)body);
+  else snprintf(who, 48, "the generator's grains");
+}
+
 static PetscErrorCode ReadHull(SceneReader *r, yaml_node_t *node, PetscInt body, PetscReal size[3])
 {
   PetscReal *points = NULL;
   PetscInt   n      = 0, index;
-  char       why[256], resolved[PETSC_MAX_PATH_LEN];
+  char       why[256], resolved[PETSC_MAX_PATH_LEN], who[48];
 
   PetscFunctionBegin;
+  Who(body, who);
   if (node->type == YAML_MAPPING_NODE) {
     static const char *const keys[] = {"file", NULL};
     yaml_node_t             *file;
@@ -88,10 +96,10 @@ static PetscErrorCode ReadHull(SceneReader *r, yaml_node_t *node, PetscInt body,
     PetscCall(PetscMalloc1(3 * count, &points));
     for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++, n++)
       PetscCall(SceneGetVector(r, yaml_document_get_node(&r->doc, *it), "a vertex [x, y, z]", 3, &points[3 * n]));
-  } else SceneError(r, node, "body %d: vertices must be a list of points [x, y, z] or {file: PATH}", (int)body);
+  } else SceneError(r, node, "%s: vertices must be a list of points [x, y, z] or {file: PATH}", who);
   PetscCall(TalusShapeDataAddHull(n, points, &index, why, sizeof(why)));
   PetscCall(PetscFree(points));
-  if (index < 0) SceneError(r, node, "body %d (a hull): vertices: %s", (int)body, why);
+  if (index < 0) SceneError(r, node, "%s (a hull): vertices: %s", who, why);
   size[0] = (PetscReal)index;
   PetscFunctionReturn(0);
 }
@@ -101,22 +109,23 @@ static PetscErrorCode ReadCompound(SceneReader *r, yaml_node_t *node, PetscInt b
   TalusShapePart *parts;
   const char     *keys[3 + 2 * TALUS_NSHAPES + 1];
   PetscInt        n = 0, index, count;
-  char            why[256];
+  char            why[256], who[48];
 
   PetscFunctionBegin;
+  Who(body, who);
   keys[0] = "shape", keys[1] = "position", keys[2] = "rotation";
   SceneAddSizeKeys(keys, 3);
   if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top == node->data.sequence.items.start)
-    SceneError(r, node, "body %d: parts must be a list of {shape, its size, position, rotation}", (int)body);
+    SceneError(r, node, "%s: parts must be a list of {shape, its size, position, rotation}", who);
   count = (PetscInt)(node->data.sequence.items.top - node->data.sequence.items.start);
   PetscCall(PetscCalloc1(count, &parts));
   for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top; it++, n++) {
     yaml_node_t *part = yaml_document_get_node(&r->doc, *it), *rot, *pos;
-    if (part->type != YAML_MAPPING_NODE) SceneError(r, part, "body %d: part %d must be a mapping", (int)body, (int)n);
+    if (part->type != YAML_MAPPING_NODE) SceneError(r, part, "%s: part %d must be a mapping", who, (int)n);
     PetscCall(SceneCheckKeys(r, part, "a compound's part", keys));
     PetscCall(SceneShapeOf(r, part, body, n, &parts[n].shape, parts[n].size));
     if (parts[n].shape == TALUS_HULL || parts[n].shape == TALUS_COMPOUND || !TalusShapeTable[parts[n].shape].finite)
-      SceneError(r, part, "body %d: part %d is a %s: a part is a sphere, box, cylinder or capsule", (int)body, (int)n,
+      SceneError(r, part, "%s: part %d is a %s: a part is a sphere, box, cylinder or capsule", who, (int)n,
                  TalusShapeTable[parts[n].shape].name);
     parts[n].quaternion[0] = 1.0;
     if ((pos = SceneLookup(r, part, "position"))) PetscCall(SceneGetVector(r, pos, "position", 3, parts[n].position));
@@ -124,7 +133,7 @@ static PetscErrorCode ReadCompound(SceneReader *r, yaml_node_t *node, PetscInt b
   }
   PetscCall(TalusShapeDataAddCompound(n, parts, &index, why, sizeof(why)));
   PetscCall(PetscFree(parts));
-  if (index < 0) SceneError(r, node, "body %d (a compound): parts: %s", (int)body, why);
+  if (index < 0) SceneError(r, node, "%s (a compound): parts: %s", who, why);
   size[0] = (PetscReal)index;
   PetscFunctionReturn(0);
 }
@@ -159,7 +168,10 @@ PetscErrorCode SceneShapeOf(SceneReader *r, yaml_node_t *map, PetscInt body, Pet
   char                 names[128], who[64] = ""; /* a compound's part: which */
 
   PetscFunctionBegin;
-  if (part >= 0) PetscCall(PetscSNPrintf(who, sizeof(who), "body %d, part %d: ", (int)body, (int)part));
+  if (part >= 0) {
+    Who(body, who);
+    PetscCall(PetscSNPrintf(who + strlen(who), sizeof(who) - strlen(who), ", part %d: ", (int)part));
+  }
   PetscCall(SceneRequireKey(r, map, "shape", "a body", &node));
   PetscCall(SceneGetString(r, node, "shape", &name));
   if (!TalusShapeFromName(name, shape)) {

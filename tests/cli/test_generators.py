@@ -6,6 +6,8 @@
   independent sequential splitmix64 stream here, bitwise (the numbers talus drew before it made
   lattices in parallel);
 - random_fill: count spheres, all inside the box, none overlapping, spread over the whole box;
+- clumps (random_fill with parts:): compounds, each turned its own way, the same on 1-4 ranks; parts reaching
+  beyond the radius are refused;
 - refusals with FILE:LINE: a fill that cannot fit, two generators whose boxes meet, a joint naming a
   generated sphere; and a 20-step run stays bitwise the same on 1 and 3 ranks.
 Usage: test_generators.py TALUS ROOT WORKDIR"""
@@ -32,6 +34,8 @@ materials:
 """
 LATTICE = "  - lattice: {radius: 0.4, origin: [-3, -2, 1], spacing: 0.9, count: [7, 5, 4], jitter: 0.04, seed: 2016, velocity: [0.5, 0, -1]}\n"
 FILL = "  - random_fill: {radius: 0.3, mass: 2, min: [-6, -6, 6], max: [6, 6, 12], count: 300, seed: 11}\n"
+CLUMPS = ("  - random_fill: {radius: 0.5, min: [-6, -6, 6], max: [6, 6, 12], count: 200, seed: 5, parts: "
+          "[{shape: sphere, radius: 0.3, position: [-0.2, 0, 0]}, {shape: sphere, radius: 0.3, position: [0.2, 0, 0]}]}\n")
 SCENES = {
     "lattice": HEAD + "generators:\n" + LATTICE,
     "fill": HEAD + "generators:\n" + FILL,
@@ -39,6 +43,7 @@ SCENES = {
     "  - {shape: box, half_extents: [1, 1, 0.5], mass: 3, position: [10, 10, 2], rotation: [0, 0, 1, 30]}\n"
     "  - {shape: sphere, radius: 0.5, mass: 1, position: [-10, 10, 3], velocity: [1, 2, 3]}\n"
     "generators:\n" + LATTICE + FILL,
+    "clumps": HEAD + "generators:\n" + CLUMPS,
 }
 FIELDS = ("id", "position", "quaternion", "velocity", "angular_velocity", "size")
 
@@ -66,6 +71,21 @@ for name, text in SCENES.items():
             a, b = frames[name, 1], frames[name, ranks]
             differ = [k for k in FIELDS if a[k].shape != b[k].shape or not np.array_equal(a[k], b[k])]
             check(not differ, "%s: %d ranks made other bodies than 1 rank (%s differ)" % (name, ranks, ", ".join(differ)))
+
+# clumps: compounds (code 6) at the cells a fill of spheres takes, each turned its own way (unit quaternions, no two
+# alike), the same on any number of ranks (above); parts that reach beyond the radius are refused
+if ("clumps", 1) in frames and ("fill", 1) in frames:
+    with h5py.File(os.path.join(WORK, "clumps-np1", "frames.h5"), "r") as f:
+        shapes = f["frame000000"]["shape"][()]
+    q = frames["clumps", 1]["quaternion"]
+    check(len(shapes) == 200 and (shapes == 6).all() and np.allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-6)
+          and len(np.unique(np.round(q, 6), axis=0)) == 200, "clumps: shapes %s, quaternions %s" % (np.unique(shapes), q[:3]))
+fn = os.path.join(WORK, "clumps-too-big.yaml")
+with open(fn, "w") as f:
+    f.write(HEAD + "generators:\n" + CLUMPS.replace("radius: 0.5,", "radius: 0.45,"))
+p = run(TALUS, [fn, "-o", os.path.join(WORK, "clumps-too-big")])
+check(p.returncode != 0 and "the parts reach 0.5 from their centroid, beyond the generator's radius 0.45" in p.stderr,
+      "clumps wider than the radius: exit %d %s" % (p.returncode, p.stderr[-400:]))
 
 # ------------------------------------------------------------------ the lattice against a sequential stream
 MASK = (1 << 64) - 1

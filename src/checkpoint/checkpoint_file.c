@@ -273,7 +273,7 @@ PetscErrorCode TalusCheckpointFileWrite(TalusSim sim, const TalusScene *scene, c
   PetscCall(TalusH5WriteTable(&w, "contacts", contact_fields, NFIELDS(contact_fields), sizeof(ContactRow), ctotal,
                               coffset, nhistory, contacts));
   PetscCall(TalusSimModulesCheckpointWrite(sim, &section)); /* the joints, drives, tables, planar bodies */
-  PetscCall(TalusCheckpointWriteShapeData(&section));
+  PetscCall(TalusH5WriteShapeData(&section));
   PetscCall(TalusCheckpointWriteMaterials(&w, b));
   PetscCall(TalusH5WriteText(&w, "scene", scene_text ? scene_text : "", scene_text ? strlen(scene_text) : 0));
   PetscCall(TalusH5WriteText(&w, "overrides", scene->overrides, strlen(scene->overrides))); /* format 5: -set */
@@ -557,7 +557,7 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
                                  .nfinite = info.nfinite,
                                  .max_id  = info.nfinite + info.nplanes + info.bodies_lost};
   PetscCall(TalusSimModulesCheckpointRead(sim, &section));
-  PetscCall(TalusCheckpointReadShapeData(&section, &ndescribed, &described));
+  PetscCall(TalusH5ReadShapeData(&section, &ndescribed, &described));
   for (PetscInt k = 0; k < hi - lo && !r.bad; k++) /* the bodies' numbers of their descriptions, as added here */
     if (rows[k].body.id >= 0 && (rows[k].body.shape == TalusShapeTable[TALUS_HULL].code ||
                                  rows[k].body.shape == TalusShapeTable[TALUS_COMPOUND].code)) {

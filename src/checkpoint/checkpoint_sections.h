@@ -4,6 +4,7 @@
 #ifndef TALUS_CHECKPOINT_SECTIONS_H
 #define TALUS_CHECKPOINT_SECTIONS_H
 #include "../io/h5section.h" /* TalusAllFinite; the modules' sections */
+#include "../io/h5shapes.h"   /* the hull and compound descriptions */
 #include <talus/math3.h>
 #include <talus/checkpoint.h>
 #include <talus/module.h>
@@ -14,11 +15,5 @@ PETSC_INTERN PetscErrorCode TalusCheckpointWriteMaterials(TalusH5Writer *, const
    none), checked as strictly as a scene's: faults go to the reader, and then both are NULL. */
 PETSC_INTERN PetscErrorCode TalusCheckpointReadMaterials(TalusH5Reader *, const TalusCheckpointInfo *,
                                                          TalusMaterial **materials, PetscReal **mu_pair);
-
-/* checkpoint_shapes.c: the hull and compound descriptions (include/talus/shape_data.h), written whole by rank 0;
-   read and added again on every rank, map[e] the number here of the file's entry e (n of them; map NULL when the
-   file has none) */
-PETSC_INTERN PetscErrorCode TalusCheckpointWriteShapeData(TalusModuleSection *);
-PETSC_INTERN PetscErrorCode TalusCheckpointReadShapeData(TalusModuleSection *, PetscInt *n, PetscInt **map);
 
 #endif

@@ -27,7 +27,8 @@ static const char *Check(const PetscReal size[3], TalusShape shape)
 {
   const TalusShapeData *e = EntryOf(size);
 
-  if (size[0] != PetscFloorReal(size[0]) || !e || e->shape != shape) return "names no description of its shape";
+  if (size[0] != PetscFloorReal(size[0]) || !e || e->shape != shape || size[1] != (PetscReal)e->n)
+    return "names no description of its shape";
   return NULL;
 }
 

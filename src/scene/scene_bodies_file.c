@@ -8,6 +8,7 @@
  * the scene's size is checked before anything is allocated.
  */
 #include "scene_reader.h"
+#include "../io/h5shapes.h"
 #include "../io/h5io.h"
 #include <talus/math3.h>
 
@@ -177,6 +178,7 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
   int           *shape, *fixed;
   PetscBool      has_q, has_v, has_w, has_omega, has_id, has_fixed, found;
   hid_t          g = -1;
+  PetscInt       ndescribed, *described;
 
   PetscFunctionBegin;
   ReaderInit(r, f, &h, action, sizeof(action));
@@ -198,6 +200,10 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
   ReadRows(&h, g, "id", H5T_NATIVE_INT64, total, 1, offset, count, id, PETSC_FALSE, &has_id);
   ReadRows(&h, g, "fixed", H5T_NATIVE_INT, total, 1, offset, count, fixed, PETSC_FALSE, &has_fixed);
   if (g >= 0) H5Gclose(g);
+  { /* a checkpoint's hulls and compounds: its descriptions, added here, and the rows' numbers of them mapped */
+    TalusModuleSection section = {.r = &h, .version = PETSC_MAX_INT};
+    PetscCall(TalusH5ReadShapeData(&section, &ndescribed, &described));
+  }
   for (PetscInt k = 0; k < count && !h.bad; k++) { /* what the rows say, before any body is made */
     TalusShape  s;
     const char *why;
@@ -208,10 +214,18 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
       snprintf(what, sizeof(what), "row %d has shape code %d, not a finite shape's", (int)(offset + k), shape[k]);
       TalusH5Fault(&h, "%s", what);
     } else if (TalusShapeTable[s].size_len == 0) { /* its size names a description the file's run held */
-      snprintf(what, sizeof(what), "row %d is a %s: a bodies_file gives spheres, boxes, cylinders and capsules",
-               (int)(offset + k), TalusShapeTable[s].name);
-      TalusH5Fault(&h, "%s", what);
-    } else if ((why = TalusShapeTable[s].check_size(&size[3 * k]))) {
+      const PetscReal e = size[3 * k];
+      if (e >= 0 && e < ndescribed && e == PetscFloorReal(e)) size[3 * k] = (PetscReal)described[(PetscInt)e];
+      else {
+        snprintf(what, sizeof(what),
+                 "row %d is a %s whose description the file does not hold (a frames file's hulls and compounds: read "
+                 "them from a checkpoint of the run)",
+                 (int)(offset + k), TalusShapeTable[s].name);
+        TalusH5Fault(&h, "%s", what);
+      }
+    }
+    if (!h.bad && TalusShapeFromCode(shape[k], &s) && TalusShapeTable[s].finite &&
+        (why = TalusShapeTable[s].check_size(&size[3 * k]))) {
       snprintf(what, sizeof(what), "row %d: %s", (int)(offset + k), why);
       TalusH5Fault(&h, "%s", what);
     }
@@ -223,6 +237,7 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
   {
     PetscErrorCode ierr = TalusH5Verdict(&h);
     TalusH5Close(&h);
+    PetscCall(PetscFree(described));
     if (ierr) {
       PetscCall(PetscFree5(x, size, q, v, w));
       PetscCall(PetscFree3(id, shape, fixed));

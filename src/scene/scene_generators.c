@@ -268,7 +268,7 @@ static PetscErrorCode AddClump(const SceneGenerator *g, PetscInt p, PetscInt id,
                                PetscInt *k)
 {
   const unsigned long long n = 3ULL * (unsigned long long)p, seed = ~g->seed;
-  const PetscReal          size[3] = {(PetscReal)g->clump, 0, 0};
+  const PetscReal          size[3] = {(PetscReal)g->clump, (PetscReal)TalusShapeDataGet(g->clump)->n, 0};
   const PetscReal          u1 = UniformAt(seed, n + 1), u2 = 2 * PETSC_PI * UniformAt(seed, n + 2),
                   u3 = 2 * PETSC_PI * UniformAt(seed, n + 3);
 

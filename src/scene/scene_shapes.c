@@ -100,7 +100,7 @@ static PetscErrorCode ReadHull(SceneReader *r, yaml_node_t *node, PetscInt body,
   PetscCall(TalusShapeDataAddHull(n, points, &index, why, sizeof(why)));
   PetscCall(PetscFree(points));
   if (index < 0) SceneError(r, node, "%s (a hull): vertices: %s", who, why);
-  size[0] = (PetscReal)index;
+  size[0] = (PetscReal)index, size[1] = (PetscReal)TalusShapeDataGet(index)->n;
   PetscFunctionReturn(0);
 }
 
@@ -134,7 +134,7 @@ static PetscErrorCode ReadCompound(SceneReader *r, yaml_node_t *node, PetscInt b
   PetscCall(TalusShapeDataAddCompound(n, parts, &index, why, sizeof(why)));
   PetscCall(PetscFree(parts));
   if (index < 0) SceneError(r, node, "%s (a compound): parts: %s", who, why);
-  size[0] = (PetscReal)index;
+  size[0] = (PetscReal)index, size[1] = (PetscReal)n;
   PetscFunctionReturn(0);
 }
 

@@ -210,7 +210,7 @@ cases = [
     ("negative mu", GOOD.replace("mu: 0.3", "mu: -0.3"), 7, "mu must be >= 0"),
     ("zero time step", GOOD.replace("time_step: 0.01", "time_step: 0"), 3, "time_step must be positive"),
     ("outside domain", GOOD.replace("position: [0, 0, 1]", "position: [0, 0, 11]"), 1, "outside the domain"),
-    ("overlap", extra_body("{shape: sphere, radius: 0.5, mass: 1, position: [0.5, 0, 1]}"), 1, "overlap by more than"),
+    ("overlap", extra_body("{shape: sphere, radius: 0.5, mass: 1, position: [0.5, 0, 1]}"), 1, "bodies 1 (a sphere) and 2 (a sphere) overlap by 0.5 m, more than the tolerance"),
     ("unknown material", GOOD.replace("mass: 1, position", "mass: 1, material: sand, position"), 10, "material \"sand\" is not defined"),
     ("unknown shape", GOOD.replace("shape: sphere", "shape: cone"), 10, "unknown shape \"cone\""),
     ("missing position", GOOD.replace(", position: [0, 0, 1]", ""), 10, "needs \"position\""),
@@ -545,6 +545,34 @@ for ranks in (1, 2):
             check(same, "the hulls restarted at 0.2 s do not end where the run does")
 if len(ends) == 2:
     check(np.abs(ends[1] - ends[2]).max() < 1e-6, "the hulls on 2 ranks end %g m from 1 rank" % np.abs(ends[1] - ends[2]).max())
+# a bodies_file reads the hulls and the compound back from the checkpoint (its descriptions with them), on 2 ranks;
+# from frames.h5, which holds no descriptions, they are refused
+REREAD = """name: reread
+gravity: [0, 0, -9.81]
+time_step: 0.001
+end_time: 0
+domain: {min: [-2, -2, -1], max: [2, 2, 3]}
+materials:
+  - {name: rock, mu: 0.5, density: 2000}
+bodies_file: {file: %s}
+"""
+if 1 in ends:
+    reread = os.path.join(WORK, "hulls-reread.yaml")
+    with open(reread, "w") as f:
+        f.write(REREAD % os.path.join(WORK, "hulls-np1", "checkpoints", "last.h5"))
+    p = run_talus(TALUS, [reread, "-o", os.path.join(WORK, "hulls-reread"), "-t_final", "0", "-overwrite"], ranks=2)
+    check(p.returncode == 0, "the hulls read from their checkpoint: %s" % p.stderr[-500:])
+    if p.returncode == 0:
+        with h5py.File(os.path.join(WORK, "hulls-reread", "frames.h5"), "r") as f:
+            g = f["frame000000"]
+            order = np.argsort(g["id"][()])
+            check(list(g["shape"][()][order]) == [5, 5, 5, 6] and np.array_equal(g["position"][()][order], ends[1]),
+                  "the hulls read from their checkpoint: shapes %s, positions %s" % (g["shape"][()][order], g["position"][()][order]))
+    with open(reread, "w") as f:
+        f.write(REREAD % os.path.join(WORK, "hulls-np1", "frames.h5"))
+    p = run_talus(TALUS, [reread, "-o", os.path.join(WORK, "hulls-reread2"), "-t_final", "0", "-overwrite"])
+    check(p.returncode != 0 and "is a hull whose description the file does not hold" in p.stderr,
+          "the hulls read from frames.h5: %s" % p.stderr[-500:])
 
 # -help lists the run's options and exits without running it (before: it ran the whole scene); talus
 # -help prints its usage once (before: twice)

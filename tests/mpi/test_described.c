@@ -145,7 +145,7 @@ static PetscErrorCode Refusals(void)
 static PetscErrorCode AddDescribed(TalusBodies *b, PetscInt id, TalusShape shape, PetscInt index, const PetscReal at[3],
                                    const PetscReal q[4], PetscInt *k)
 {
-  const PetscReal size[3] = {(PetscReal)index, 0, 0};
+  const PetscReal size[3] = {(PetscReal)index, (PetscReal)TalusShapeDataGet(index)->n, 0};
 
   PetscFunctionBegin;
   PetscCall(TalusBodiesAdd(b, id, shape, size, 0, 0, PETSC_FALSE, at, k));

@@ -190,8 +190,8 @@ static PetscInt DescribedCases(PairCase cases[])
     {TALUS_PLANE,    {0, 0, 1},       0  },
     {TALUS_CYLINDER, {0.3, 0.3, 0},   0.3},
     {TALUS_CAPSULE,  {0.3, 0.3, 0},   0.6},
-    {TALUS_HULL,     {0, 0, 0},       0.5},
-    {TALUS_COMPOUND, {1, 0, 0},       0.5},
+    {TALUS_HULL,     {0, 8, 0},       0.5},
+    {TALUS_COMPOUND, {1, 1, 0},       0.5},
   };
   const PetscInt nk = (PetscInt)(sizeof(kinds) / sizeof(kinds[0]));
   PetscInt       n  = 0;

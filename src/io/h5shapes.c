@@ -1,11 +1,12 @@
 /*
- * The table of hull and compound descriptions (include/talus/shape_data.h) in a checkpoint: each entry's shape
+ * The table of hull and compound descriptions (include/talus/shape_data.h) in a checkpoint (which a bodies_file may
+ * read its rows from too): each entry's shape
  * code and what it was given (a hull's vertices, a compound's parts), rank 0 writing and every rank reading. A
  * restart adds them again in order, so an entry's number may differ from the writer's when this process holds
  * entries already; the bodies' numbers are mapped to the new ones. A file without the group (one written before
  * hulls and compounds, or by a run that had none) has no entries.
  */
-#include "checkpoint_sections.h"
+#include "h5shapes.h"
 #include <talus/shape_data.h>
 
 /* more descriptions than a file of this kind is believed to hold */
@@ -34,7 +35,7 @@ static PetscInt PerGiven(TalusShape shape)
   return shape == TALUS_HULL ? 3 : TALUS_SHAPE_PART_NUMBERS;
 }
 
-PetscErrorCode TalusCheckpointWriteShapeData(TalusModuleSection *s)
+PetscErrorCode TalusH5WriteShapeData(TalusModuleSection *s)
 {
   const PetscInt n = TalusShapeDataCount();
   EntryRow      *entries;
@@ -101,7 +102,7 @@ static PetscErrorCode AddAgain(TalusModuleSection *s, const EntryRow *row, const
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode TalusCheckpointReadShapeData(TalusModuleSection *s, PetscInt *n, PetscInt **map)
+PetscErrorCode TalusH5ReadShapeData(TalusModuleSection *s, PetscInt *n, PetscInt **map)
 {
   EntryRow *entries = NULL;
   ValueRow *values  = NULL;

@@ -4,7 +4,7 @@
 #ifndef TALUS_CHECKPOINT_SECTIONS_H
 #define TALUS_CHECKPOINT_SECTIONS_H
 #include "../io/h5section.h" /* TalusAllFinite; the modules' sections */
-#include "../io/h5shapes.h"   /* the hull and compound descriptions */
+#include "../io/h5shapes.h"  /* the hull and compound descriptions */
 #include <talus/math3.h>
 #include <talus/checkpoint.h>
 #include <talus/module.h>

@@ -4,7 +4,9 @@
  * speed, a post on a prismatic joint to the carriage along z (free to sink), the wheel on a revolute joint
  * to the post whose angle driver imposes its spin. With -rig_wheel ID and -rig_carriage ID the module finds
  * the two drivers (the angle driver whose body B is the wheel, the linear driver whose body B is the
- * carriage) and writes after every step, from the drivers' reactions (not from differences of positions):
+ * carriage) and writes after every step, from the drivers' reactions (not from differences of positions). Without
+ * a linear driver the carriage is free on its prismatic joint under a resisting force (a scene's force_table ramps
+ * it): the slip is measured, and the drawbar pull is the force of the post on the carriage through their joint.
  *   slip s = 1 - v / (w r): v the carriage's speed along the driver's axis, w the wheel's spin about its
  *     driver's axis, r how far the wheel reaches below its centre at the start (a round wheel's radius);
  *   drawbar pull DP: the force the wheel pulls the carriage with along the travel, which the carriage's
@@ -18,7 +20,8 @@
 typedef struct {
   PetscInt  wheel, carriage;     /* body ids (-1: no rig) */
   PetscReal surface, load;       /* -rig_surface (m), -rig_load (N; 0: the wheel's and the post's weight) */
-  PetscInt  wheel_driver, drive; /* the joints: the wheel's angle driver, the carriage's linear driver */
+  PetscInt  wheel_driver, drive; /* the joints: the wheel's angle driver, the carriage's linear driver (or -1) */
+  PetscInt  rail, link;          /* without a driver: the carriage's prismatic joint, the joint of carriage and post */
   PetscReal radius, weight;      /* found at the first row */
 } Rig;
 
@@ -29,7 +32,7 @@ static PetscErrorCode RigCreate(TalusSim sim, void *state)
   PetscFunctionBegin;
   (void)sim;
   rig->wheel = rig->carriage = -1;
-  rig->wheel_driver = rig->drive = -1;
+  rig->wheel_driver = rig->drive = rig->rail = rig->link = -1;
   PetscFunctionReturn(0);
 }
 
@@ -107,11 +110,17 @@ static PetscErrorCode FindRig(TalusSim sim, Rig *rig)
     if (joints[j].type == TALUS_JOINT_ANGLE_DRIVER && joints[j].body[1] == rig->wheel)
       rig->wheel_driver = j, post = joints[j].body[0];
     if (joints[j].type == TALUS_JOINT_LINEAR_DRIVER && joints[j].body[1] == rig->carriage) rig->drive = j;
+    if (joints[j].type == TALUS_JOINT_PRISMATIC && joints[j].body[1] == rig->carriage) rig->rail = j;
   }
+  for (PetscInt j = 0; j < n; j++)
+    if (joints[j].body[0] == rig->carriage && joints[j].body[1] == post && post != TALUS_WORLD) rig->link = j;
   PetscCheck(rig->wheel_driver >= 0, comm, PETSC_ERR_USER_INPUT,
              "-rig_wheel %" PetscInt_FMT ": no angle driver has that body as its second (B)", rig->wheel);
-  PetscCheck(rig->drive >= 0, comm, PETSC_ERR_USER_INPUT,
-             "-rig_carriage %" PetscInt_FMT ": no linear driver has that body as its second (B)", rig->carriage);
+  PetscCheck(rig->drive >= 0 || (rig->rail >= 0 && rig->link >= 0), comm, PETSC_ERR_USER_INPUT,
+             "-rig_carriage %" PetscInt_FMT
+             ": no linear driver has that body as its second (B), nor is it free on a prismatic joint (its B) with "
+             "a joint to the wheel's post (its A)",
+             rig->carriage);
   {
     const PetscInt ids[2] = {rig->wheel, post};
     PetscCall(GetBodyStates(sim, post == TALUS_WORLD ? 1 : 2, ids, s));
@@ -161,11 +170,15 @@ static PetscErrorCode RigTableRow(TalusSim sim, void *state, FILE *file, PetscBo
   /* the drivers' axes as side A holds them: the world's for the carriage's; the post's for the wheel's, which is the
      world's while the post, on prismatic joints, neither turns nor started turned */
   for (int d = 0; d < 3; d++)
-    axis_w[d] = joints[rig->wheel_driver].axis[0][d], axis_c[d] = joints[rig->drive].axis[0][d];
-  spin   = TalusDot3(wheel.w, axis_w);
-  speed  = TalusDot3(carriage.v, axis_c);
-  slip   = spin * rig->radius != 0.0 ? 1.0 - speed / (spin * rig->radius) : 0.0;
-  pull   = -TalusDot3(&wrench[12 * rig->drive], axis_c);
+    axis_w[d] = joints[rig->wheel_driver].axis[0][d],
+    axis_c[d] = joints[rig->drive >= 0 ? rig->drive : rig->rail].axis[0][d];
+  spin  = TalusDot3(wheel.w, axis_w);
+  speed = TalusDot3(carriage.v, axis_c);
+  slip  = spin * rig->radius != 0.0 ? 1.0 - speed / (spin * rig->radius) : 0.0;
+  /* imposed slip: what the driver holds the carriage back with; measured slip (a carriage free on its rail under a
+     resisting force): the force of the post on the carriage along the rail, through their joint (on its A) */
+  pull   = rig->drive >= 0 ? -TalusDot3(&wrench[12 * rig->drive], axis_c)
+                           : TalusDot3(&wrench[12 * rig->link + 6], axis_c);
   torque = TalusDot3(&wrench[12 * rig->wheel_driver + 3], axis_w);
   fprintf(file, "%.10g,%.10g,%.10e,%.10e,%.10e,%.10e,%.10e,%.10e,%.10e,%.10e\n", (double)t, (double)slip, (double)pull,
           (double)(pull / rig->weight), (double)torque, (double)(torque / (rig->weight * rig->radius)),

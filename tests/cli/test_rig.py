@@ -11,6 +11,7 @@ last 0.2 s of 0.5 s:
   -0.5 (1e-3), the sinkage is the near-rigid floor's (below 1e-5 m);
 - slip 0.3 on 2 ranks: the same means (1e-8);
 - a wheel that starts inside the ground is refused, naming it and its position;
+- measured slip (rigid-ground-pull.yaml): under a ramped resisting force the wheel rolls and pulls it, then slips;
 - a rig that is not one is refused before the first step, naming the option: a wheel without an angle driver,
   a carriage without a linear driver;
 - scripts/wheel-sweep --scene on the same scene, slips -0.3, 0, 0.3 through the campaign server on 2 ranks:
@@ -67,6 +68,20 @@ for option, value, fault in (("-rig_wheel", "2", "-rig_wheel 2: no angle driver 
 p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "sunk"), "-set", "bodies.3.position=[0, 0, 0.1472]", "-overwrite"])
 check(p.returncode == 1 and 'bodies 0 (a plane) and 3 (the cylinder "wheel") overlap by 0.0098' in p.stderr
       and "its position" in p.stderr and "step 1" not in p.stdout, "a wheel inside the ground: %s" % p.stderr[-400:])
+
+# measured slip (inputs/wheel-rig/rigid-ground-pull.yaml): the carriage free on its rail under a force ramping to 60 N
+# over 1 s; while the force is below mu W the wheel rolls and pulls it (DP = 60 t to 0.2 N: the force is taken at the
+# step's start, 0.06 N a step; slip 0), past it the wheel slips
+pull = os.path.join(WORK, "pull")
+p = run_talus(TALUS, [os.path.join(ROOT, "inputs", "wheel-rig", "rigid-ground-pull.yaml"), "-o", pull, "-overwrite"])
+check(p.returncode == 0, "the measured-slip rig: %s" % p.stderr[-400:])
+if p.returncode == 0:
+    with open(os.path.join(pull, "rig.csv")) as f:
+        rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+    rolling = [r for r in rows if 0.2 <= r["t"] <= 0.6]
+    worst = max(abs(r["drawbar_pull_N"] - 60 * r["t"]) for r in rolling)
+    check(worst < 0.2 and max(abs(r["slip"]) for r in rolling) < 1e-4 and rows[-1]["slip"] > 0.3,
+          "measured slip: DP off 60 t by %g N while rolling, slip at the end %g" % (worst, rows[-1]["slip"]))
 
 sweep = os.path.join(WORK, "sweep")
 p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--scene", SCENE, "--slips=-0.3,0,0.3", "--out", sweep,

@@ -19,7 +19,7 @@ PETSC_INTERN void TalusConvexHits(const TalusBodies *, PetscInt first, PetscInt 
                                   TalusHit hits[], PetscInt *nhits);
 
 /* collide.c: whether the pair table has a routine for two shapes that are not compounds, and the contacts of a
-   pair of such bodies (TalusCollidePair dispatches, collide_pair.c) */
+   pair of such bodies (TalusCollidePair dispatches, compound.c) */
 PETSC_INTERN PetscBool      TalusPrimitivePairSupported(TalusShape, TalusShape);
 PETSC_INTERN PetscErrorCode TalusCollidePrimitivePair(const TalusBodies *, PetscInt i, PetscInt j, PetscReal envelope,
                                                       TalusContactList *);

@@ -5,7 +5,8 @@
  * compliance and the id order of every contact are the real pair's; each contact's offsets are then taken back
  * to the compound's centre and frame. A contact's feature names its parts and the part pair's own feature:
  * (part of the lower-id body x TALUS_MAX_COMPOUND_PARTS + part of the other) x COMPOUND_FEATURES + feature, in
- * the order they are found, as the warm start needs.
+ * the order they are found, as the warm start needs. TalusCollidePair, the narrow phase of any pair, is here:
+ * above the pair table, which it and the parts' pairs call.
  */
 #include "collide_impl.h"
 #include <talus/shape_data.h>
@@ -111,5 +112,23 @@ PetscErrorCode TalusCompoundPair(const TalusBodies *b, PetscInt first, PetscInt 
     }
   }
   PetscCall(TalusContactListDestroy(&found));
+  PetscFunctionReturn(0);
+}
+
+/* The narrow phase of one pair: a compound's contacts are its parts', every other pair is the pair table's
+   (collide.c) */
+PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
+{
+  if (a == TALUS_COMPOUND || b == TALUS_COMPOUND) return PETSC_TRUE; /* its parts meet every shape */
+  return TalusPrimitivePairSupported(a, b);
+}
+
+PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
+                                TalusContactList *list)
+{
+  PetscFunctionBegin;
+  if (b->shape[i] == TALUS_COMPOUND || b->shape[j] == TALUS_COMPOUND)
+    PetscCall(TalusCompoundPair(b, i, j, envelope, list));
+  else PetscCall(TalusCollidePrimitivePair(b, i, j, envelope, list));
   PetscFunctionReturn(0);
 }

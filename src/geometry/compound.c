@@ -22,17 +22,12 @@ typedef struct {
   const TalusShapeData *e; /* NULL: the body is not a compound, its one part itself */
 } Side;
 
-/* Entry v of the view: body s.k as part p (every part's pose from the body's) */
+/* Entry v of the view: body s.k as part p, placed by the body's pose (the pair routines read a body's id, material,
+   fixedness and geometry only; the first three are set once a pair) */
 static void Place(const TalusBodies *b, const Side *s, PetscInt p, TalusBodies *view, PetscInt v)
 {
   const PetscInt k = s->k;
 
-  view->id[v] = b->id[k], view->material[v] = b->material[k], view->fixed[v] = b->fixed[k];
-  view->mass[v] = b->mass[k], view->slot[v] = b->slot[k], view->dof[v] = b->dof[k];
-  for (int d = 0; d < 3; d++) {
-    view->velocity[3 * v + d] = b->velocity[3 * k + d], view->omega[3 * v + d] = b->omega[3 * k + d];
-    view->inertia[3 * v + d] = b->inertia[3 * k + d];
-  }
   if (!s->e) {
     view->shape[v] = b->shape[k];
     for (int d = 0; d < 3; d++)
@@ -69,10 +64,10 @@ PetscErrorCode TalusCompoundPair(const TalusBodies *b, PetscInt first, PetscInt 
               {lo, NULL},
               {hi, NULL}
   };
-  PetscInt         nparts[2], id[2], slot[2], dof[2], material[2];
+  PetscInt         nparts[2], id[2], material[2];
   PetscBool        fixed[2];
   TalusShape       shape[2];
-  PetscReal        size[6], mass[2], inertia[6], position[6], quaternion[8], velocity[6], omega[6];
+  PetscReal        size[6], position[6], quaternion[8];
   TalusBodies      view;
   TalusContactList found = {0, 0, NULL};
 
@@ -80,12 +75,12 @@ PetscErrorCode TalusCompoundPair(const TalusBodies *b, PetscInt first, PetscInt 
   for (int s = 0; s < 2; s++) {
     if (b->shape[side[s].k] == TALUS_COMPOUND) side[s].e = TalusShapeDataGet((PetscInt)b->size[3 * side[s].k]);
     nparts[s] = side[s].e ? side[s].e->n : 1;
+    id[s] = b->id[side[s].k], material[s] = b->material[side[s].k], fixed[s] = b->fixed[side[s].k];
   }
   PetscCall(PetscMemzero(&view, sizeof(view)));
   view.n = view.nowned = view.capacity = 2;
-  view.id = id, view.shape = shape, view.size = size, view.mass = mass, view.inertia = inertia;
-  view.position = position, view.quaternion = quaternion, view.velocity = velocity, view.omega = omega;
-  view.material = material, view.fixed = fixed, view.slot = slot, view.dof = dof;
+  view.id = id, view.shape = shape, view.size = size, view.position = position, view.quaternion = quaternion;
+  view.material = material, view.fixed = fixed;
   view.nmaterials = b->nmaterials, view.materials = b->materials, view.mu_pair = b->mu_pair;
   for (PetscInt p = 0; p < nparts[0]; p++) {
     Place(b, &side[0], p, &view, 0);

@@ -10,4 +10,15 @@ PETSC_EXTERN PetscErrorCode TalusH5WriteShapeData(TalusModuleSection *);
    NULL when the file has none); faults go to the reader */
 PETSC_EXTERN PetscErrorCode TalusH5ReadShapeData(TalusModuleSection *, PetscInt *n, PetscInt **map);
 
+/* a body's stored number of its description (size[0]) as the number here, through map (n entries): PETSC_FALSE,
+   and left as it is, when the file has no such entry */
+static inline PetscBool TalusH5MapShapeNumber(PetscInt n, const PetscInt map[], PetscReal *number)
+{
+  const PetscReal e = *number;
+
+  if (!(e >= 0 && e < n && e == PetscFloorReal(e))) return PETSC_FALSE;
+  *number = (PetscReal)map[(PetscInt)e];
+  return PETSC_TRUE;
+}
+
 #endif

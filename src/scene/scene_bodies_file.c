@@ -213,16 +213,13 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
     if (!TalusShapeFromCode(shape[k], &s) || !TalusShapeTable[s].finite) {
       snprintf(what, sizeof(what), "row %d has shape code %d, not a finite shape's", (int)(offset + k), shape[k]);
       TalusH5Fault(&h, "%s", what);
-    } else if (TalusShapeTable[s].size_len == 0) { /* its size names a description the file's run held */
-      const PetscReal e = size[3 * k];
-      if (e >= 0 && e < ndescribed && e == PetscFloorReal(e)) size[3 * k] = (PetscReal)described[(PetscInt)e];
-      else {
-        snprintf(what, sizeof(what),
-                 "row %d is a %s whose description the file does not hold (a frames file's hulls and compounds: read "
-                 "them from a checkpoint of the run)",
-                 (int)(offset + k), TalusShapeTable[s].name);
-        TalusH5Fault(&h, "%s", what);
-      }
+    } else if (TalusShapeTable[s].size_len == 0 && /* its size names a description the file's run held */
+               !TalusH5MapShapeNumber(ndescribed, described, &size[3 * k])) {
+      snprintf(what, sizeof(what),
+               "row %d is a %s whose description the file does not hold (a frames file's hulls and compounds: read "
+               "them from a checkpoint of the run)",
+               (int)(offset + k), TalusShapeTable[s].name);
+      TalusH5Fault(&h, "%s", what);
     }
     if (!h.bad && TalusShapeFromCode(shape[k], &s) && TalusShapeTable[s].finite &&
         (why = TalusShapeTable[s].check_size(&size[3 * k]))) {

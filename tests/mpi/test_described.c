@@ -17,6 +17,25 @@
 
 static const PetscReal gravity[3] = {0, 0, -9.81}, origin[3] = {0, 0, 0};
 
+/* a wheel: a cylinder (r 0.15, half width 0.05) along z and 6 box grousers 0.04 x 0.02 x 0.1 centred at radius 0.17,
+   at 0, 60, ..., 300 degrees about the axis, each turned with its angle */
+static void GrouseredWheel(TalusShapePart parts[7])
+{
+  parts[0] = (TalusShapePart){
+    .shape = TALUS_CYLINDER, .size = {0.15, 0.05, 0},
+         .quaternion = { 1,   0,    0, 0}
+  };
+  for (int g = 0; g < 6; g++) {
+    const PetscReal angle = g * PETSC_PI / 3;
+    parts[1 + g]          = (TalusShapePart){
+               .shape      = TALUS_BOX,
+               .size       = {0.02,                        0.01, 0.05},
+               .position   = {                       0.17 * PetscCosReal(angle), 0.17 * PetscSinReal(angle),    0    },
+               .quaternion = { PetscCosReal(angle / 2),                          0,       0,     PetscSinReal(angle / 2)}
+    };
+  }
+}
+
 static PetscErrorCode MassProperties(void)
 {
   const PetscReal       tetra[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -70,21 +89,11 @@ static PetscErrorCode MassProperties(void)
           (double)m, (double)moments[0], (double)moments[1], (double)moments[2], (double)expected[0],
           (double)expected[1], (double)expected[2], e->n);
   }
-  { /* a wheel: a cylinder (r 0.15, half width 0.05) along z and 6 grousers 0.04 x 0.02 x 0.1 at radius 0.17 */
-    TalusShapePart parts[7] = {
-      {.shape = TALUS_CYLINDER, .size = {0.15, 0.05, 0}, .quaternion = {1, 0, 0, 0}}
-    };
+  { /* the grousered wheel against the cylinder's and the boxes' closed forms */
+    TalusShapePart  parts[7];
     PetscReal       mc, Jc[3], mg, Jg[3], Iz, Ix;
     const PetscReal grouser[3] = {0.02, 0.01, 0.05}, at = 0.17;
-    for (int g = 0; g < 6; g++) {
-      const PetscReal angle = g * PETSC_PI / 3;
-      parts[1 + g]          = (TalusShapePart){
-                 .shape      = TALUS_BOX,
-                 .size       = {grouser[0],                grouser[1], grouser[2]},
-                 .position   = {                       at * PetscCosReal(angle), at * PetscSinReal(angle),          0          },
-                 .quaternion = { PetscCosReal(angle / 2),                        0,           0,           PetscSinReal(angle / 2)}
-      };
-    }
+    GrouseredWheel(parts);
     PetscCall(TalusShapeDataAddCompound(7, parts, &index, why, sizeof(why)));
     CHECK(index >= 0, "the wheel is refused: %s", why);
     TalusShapeMassProperties(TALUS_CYLINDER, parts[0].size, 1.0, &mc, Jc);
@@ -229,9 +238,7 @@ static PetscErrorCode CompoundRolls(void)
 /* a wheel of a cylinder and 6 grousers standing on two grousers' ends on a plane: its weight carried, at rest */
 static PetscErrorCode WheelRests(void)
 {
-  TalusShapePart parts[7] = {
-    {.shape = TALUS_CYLINDER, .size = {0.15, 0.05, 0}, .quaternion = {1, 0, 0, 0}}
-  };
+  TalusShapePart  parts[7];
   const PetscReal q[4] = {PetscCosReal(0.25 * PETSC_PI), PetscSinReal(0.25 * PETSC_PI), 0, 0}; /* axis along -y */
   /* the lowest corners: 0.19 out and 0.01 across, the grouser 60 degrees from the vertical */
   const PetscReal tip   = 0.19 * PetscSinReal(PETSC_PI / 3) + 0.01 * PetscCosReal(PETSC_PI / 3),
@@ -244,15 +251,7 @@ static PetscErrorCode WheelRests(void)
   TalusBodyRecord rec;
 
   PetscFunctionBegin;
-  for (int g = 0; g < 6; g++) { /* grousers at 0, 60, ..., 300 degrees about the axis; two of them down at -60, -120 */
-    const PetscReal angle = g * PETSC_PI / 3;
-    parts[1 + g]          = (TalusShapePart){
-               .shape      = TALUS_BOX,
-               .size       = {0.02,                        0.01, 0.05},
-               .position   = {                       0.17 * PetscCosReal(angle), 0.17 * PetscSinReal(angle),    0    },
-               .quaternion = { PetscCosReal(angle / 2),                          0,       0,     PetscSinReal(angle / 2)}
-    };
-  }
+  GrouseredWheel(parts); /* two grousers down, at -60 and -120 degrees */
   PetscCall(TalusShapeDataAddCompound(7, parts, &index, why, sizeof(why)));
   PetscCall(TestNewSim(PETSC_COMM_WORLD, gravity, 1e-3, 0.005, 0.5, 1e-12, &sim));
   PetscCall(TalusSimGetBodies(sim, &b));

@@ -209,7 +209,14 @@ if p.returncode == 0:
             check(np.abs(got["angular_velocity"] - ref["angular_velocity"]).max() < 1e-12,
                   "bodies_file from %s: angular velocity off by %g" % (label, np.abs(got["angular_velocity"] - ref["angular_velocity"]).max()))
 
+    # a table whose rows are all empty (every body removed) gives no bed: refused, not a run without it
+    empty = os.path.join(WORK, "empty-rows.h5")
+    with h5py.File(empty, "w") as f:
+        g = f.create_group("bodies")
+        g["position"], g["size"] = np.zeros((4, 3)), np.ones((4, 3))
+        g["shape"], g["id"] = np.zeros(4, dtype=np.int32), -np.ones(4, dtype=np.int64)
     BAD_FILES = [
+        ("all rows empty", "bodies_file: {file: %s, mass: 1}" % empty, "all 4 rows of group bodies are empty"),
         ("no such file", "bodies_file: {file: %s, mass: 1}" % os.path.join(WORK, "nothing.h5"), "No such file or directory"),
         ("not HDF5", "bodies_file: {file: %s, mass: 1}" % os.path.join(ROOT, "README.md"), "not a readable HDF5 file"),
         ("frame beyond", "bodies_file: {file: %s, mass: 1, frame: 9}" % sources["frames"], "frame 9 asked for, and the file's frames are 0 to 3"),

@@ -16,7 +16,7 @@ last 0.2 s of 0.5 s:
   a carriage without a linear driver;
 - scripts/wheel-sweep --scene on the same scene, slips -0.3, 0, 0.3 through the campaign server on 2 ranks:
   sweep.csv has the columns slip, dp_over_w, torque_over_wr, sinkage_m and the same means, and sweep.png is
-  written; without --scene or --small it is refused.
+  written; --scene with --small, ranks that jobs of --group ranks do not fill, a --set without a value are refused.
 """
 import csv
 import os
@@ -93,7 +93,10 @@ if p.returncode == 0:
     check(len(rows) == 3 and all(k in rows[0] for k in ("slip", "dp_over_w", "torque_over_wr", "sinkage_m"))
           and all(abs(float(r["dp_over_w"]) - MU * ((s > 0) - (s < 0))) < 1e-3 for r, s in zip(rows, (-0.3, 0.0, 0.3))),
           "wheel-sweep's sweep.csv: %s" % rows)
-p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--out", sweep], capture_output=True, text=True)
-check(p.returncode != 0 and "give --scene RIG.yaml or --small" in p.stderr, "wheel-sweep without a scene: %s" % p.stderr[-300:])
+for bad, said in ((["--scene", SCENE, "--small"], "give --scene RIG.yaml or --small, not both"),
+                  (["--scene", SCENE, "--ranks", "3", "--group", "2"], "a multiple of --group"),
+                  (["--scene", SCENE, "--set", "end_time"], "--set takes PATH=VALUE, got end_time")):
+    p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--out", sweep] + bad, capture_output=True, text=True)
+    check(p.returncode != 0 and said in p.stderr, "wheel-sweep %s: %s" % (" ".join(bad), p.stderr[-300:]))
 
 sys.exit(check.finish())

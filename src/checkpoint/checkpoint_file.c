@@ -558,12 +558,12 @@ PetscErrorCode TalusCheckpointFileRead(MPI_Comm comm, const char path[], TalusSi
                                  .max_id  = info.nfinite + info.nplanes + info.bodies_lost};
   PetscCall(TalusSimModulesCheckpointRead(sim, &section));
   PetscCall(TalusH5ReadShapeData(&section, &ndescribed, &described));
-  for (PetscInt k = 0; k < hi - lo && !r.bad; k++) /* the bodies' numbers of their descriptions, as added here */
-    if (rows[k].body.id >= 0 &&
-        (rows[k].body.shape == TalusShapeTable[TALUS_HULL].code ||
-         rows[k].body.shape == TalusShapeTable[TALUS_COMPOUND].code) &&
+  for (PetscInt k = 0; k < hi - lo && !r.bad; k++) { /* the bodies' numbers of their descriptions, as added here */
+    TalusShape s;
+    if (rows[k].body.id >= 0 && TalusShapeFromCode(rows[k].body.shape, &s) && TalusShapeTable[s].size_len == 0 &&
         !TalusH5MapShapeNumber(ndescribed, described, &rows[k].body.size[0]))
       TalusH5Fault(&r, "%s", "a hull or a compound names a shape description the file does not have");
+  }
   PetscCall(PetscFree(described));
   PetscCall(TalusH5ReadText(&r, "scene", scene_text));
   PetscCall(TalusH5ReadText(&r, "options",

@@ -246,12 +246,6 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
   first += first_id - nmade;
   f->bodies = first - first_id + nmade; /* on the last rank: all of them */
   PetscCallMPI(MPI_Bcast(&f->bodies, 1, MPIU_INT, h.size - 1, r->comm));
-  if (!f->bodies) { /* a run that silently goes on without its bed is worse than none */
-    PetscCall(PetscFree5(x, size, q, v, w));
-    PetscCall(PetscFree3(id, shape, fixed));
-    SceneError(r, f->node, "%s: all %.0f rows of group %s are empty (ids below 0 or sizes of zeros): no body to read",
-               f->path, f->rows, f->group);
-  }
   PetscCall(TalusBodiesReserve(b, b->n + nmade + nmade / 4)); /* room for what the first distribution brings */
   for (PetscInt k = 0; k < count; k++) {
     TalusShape s;
@@ -289,5 +283,8 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
   }
   PetscCall(PetscFree5(x, size, q, v, w));
   PetscCall(PetscFree3(id, shape, fixed));
+  if (!f->bodies) /* a run that silently goes on without its bed is worse than none */
+    SceneError(r, f->node, "%s: all %.0f rows of group %s are empty (ids below 0 or sizes of zeros): no body to read",
+               f->path, f->rows, f->group);
   PetscFunctionReturn(0);
 }

@@ -94,8 +94,8 @@ PETSC_INTERN PetscErrorCode SceneReadList(SceneReader *r, yaml_node_t *list, con
 
 /* A body's (or a compound's part's) shape and size from the keys of its mapping (scene_shapes.c); body: its number,
    part: the part's (-1: a body), for messages. A hull's or a compound's description is added to
-   include/talus/shape_data.h's table and size[0]
-   is its number there (scene_shapes.c: SceneReadDescription, from the shape's size key's node). */
+   include/talus/shape_data.h's table and size[0] is its number there (scene_shapes.c: SceneReadDescription, from
+   the shape's size key's node). */
 PETSC_INTERN PetscErrorCode SceneShapeOf(SceneReader *r, yaml_node_t *map, PetscInt body, PetscInt part,
                                          TalusShape *shape, PetscReal size[3]);
 PETSC_INTERN PetscErrorCode SceneReadDescription(SceneReader *r, yaml_node_t *node, TalusShape shape, PetscInt body,

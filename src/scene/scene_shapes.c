@@ -1,7 +1,7 @@
 /*
  * A body's shape and size (SceneShapeOf), and the descriptions of a scene's hulls and compounds
- * (docs/scene-format.md, "Hulls and compounds"): a hull's
- * `vertices` as a list of points or {file: PATH} (a text file, three numbers a line), a compound's `parts` as a
+ * (docs/scene-format.md, "Hulls and compounds"): a hull's `vertices` as a list of points or {file: PATH} (a text
+ * file, three numbers a line), a compound's `parts` as a
  * list of shapes with a position and a rotation in the body's frame. Each is added to the table of
  * include/talus/shape_data.h, and a refused one is reported at its line, naming the body and the field.
  */

@@ -9,7 +9,9 @@ Spheres are drawn as Point Gaussian sprites of their diameter (cheap for million
 Tensor Glyph of a unit cube by each body's shape_tensor (its axes times its edges: orientation and
 size), cylinders (and capsules, as cylinders of their whole length) as a Tensor Glyph of ParaView's unit
 cylinder (its axis y) by the shape_tensor with its second and third columns swapped (the body's z, its axis,
-onto the glyph's y), hulls and compounds as the box about their centroid that holds them, all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
+onto the glyph's y), hulls as the box about their centroid that holds them, compounds as their parts (each part a
+glyph of its own shape: frames.h5's frameNNNNNN/parts, which ParaView's reader gives as a second Polyvertex set with
+the bodies' arrays), all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
 segments between their anchors. It prints one
 line per block with its counts, which tests/cli/test_view.py reads.
 """
@@ -32,7 +34,8 @@ view = GetActiveViewOrCreate("RenderView")
 
 
 def cells(kind):
-    """A frame holds the bodies (one Polyvertex cell of them) and the planes (Quads): split by cell type."""
+    """A frame holds the bodies (one Polyvertex cell of them), the compounds' parts (another, with the same arrays) and
+    the planes (Quads): split by cell type."""
     return MergeBlocks(Input=ExtractCellsByType(Input=reader, CellTypes=[kind]))
 
 
@@ -67,7 +70,7 @@ for group, coloured in ((moving, True), (fixed, False)):
         else:
             d.ColorArrayName = ["POINTS", ""]  # grey, not the first array
     boxes = shape_of(group, BOX, BOX)
-    held = shape_of(group, HULL, COMPOUND)  # hulls and compounds: the box about the centroid that holds them
+    held = shape_of(group, HULL, HULL)  # the box about the centroid that holds it (a compound: its parts, above)
     # a cylinder's tensor with its columns y and z swapped: the glyph's axis (y) along the body's z (numpy sees a
     # 9-component tensor transposed, and a result's rows are written as they are: transpose, then reorder)
     cylinders = PythonCalculator(Input=shape_of(group, CYLINDER, CAPSULE), ArrayName="cylinder_tensor",
@@ -92,10 +95,10 @@ for group, coloured in ((moving, True), (fixed, False)):
             d.ColorArrayName = ["POINTS", ""]
         glyphs.UpdatePipeline(t)
         print("talus view: %s %s within x %.4g .. %.4g, y %.4g .. %.4g, z %.4g .. %.4g"
-              % (("moving" if coloured else "fixed", "hulls and compounds" if solids is held else
+              % (("moving" if coloured else "fixed", "hulls" if solids is held else
                   "boxes" if kind == "Box" else "cylinders")
                  + tuple(glyphs.GetDataInformation().GetBounds())))
-    print("talus view: %s: %d spheres, %d boxes, %d cylinders, %d hulls and compounds"
+    print("talus view: %s: %d spheres, %d boxes, %d cylinders, %d hulls (compounds' parts among them all)"
           % ("moving" if coloured else "fixed", count(spheres)[0], count(boxes)[0], count(cylinders)[0], count(held)[0]))
 
 planes = cells("Quadrilateral")

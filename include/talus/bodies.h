@@ -45,6 +45,11 @@ typedef struct {
   PetscBool (*curvature)(const PetscReal size[3], PetscReal *curvature);
   /* The glyph drawn in frames.h5: its full extents along the body's axes */
   void (*glyph_extent)(const PetscReal size[3], PetscReal extent[3]);
+  /* NULL, or the number of glyphs a body of this shape is drawn as in frames.h5 instead of its own (a compound:
+     its parts; 0: its own); for 0 <= i < that number, glyph i's shape, size, and centre and orientation in the
+     body's frame */
+  PetscInt (*glyph_parts)(const PetscReal size[3], PetscInt i, TalusShape *shape, PetscReal part_size[3],
+                          PetscReal position[3], PetscReal quaternion[4]);
   /* Its face can rest on an elastic foundation (seed 004 sec. 5.5; a material's grid): its contacts with a plane
      from TALUS_FOUNDATION_FEATURE on are the grid's points, sharing the material's K and B */
   PetscBool foundation;

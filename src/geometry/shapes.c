@@ -295,7 +295,7 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
   [TALUS_COMPOUND] = {.name = "compound", .code = 6, .size_key = "parts", .size_len = 0, .finite = PETSC_TRUE,
                       .mass_properties = TalusDescribedMass, .bounding_radius = TalusDescribedRadius,
                       .check_size = TalusCompoundCheck, .size_hint = "", .curvature = BoxCurvature,
-                      .glyph_extent = TalusDescribedGlyph},
+                      .glyph_extent = TalusDescribedGlyph, .glyph_parts = TalusCompoundGlyphParts},
 };
 /* clang-format on */
 

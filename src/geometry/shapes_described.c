@@ -50,6 +50,20 @@ void TalusDescribedGlyph(const PetscReal size[3], PetscReal extent[3])
   for (int k = 0; k < 3; k++) extent[k] = e->extent[k];
 }
 
+/* a compound is drawn as its parts */
+PetscInt TalusCompoundGlyphParts(const PetscReal size[3], PetscInt i, TalusShape *shape, PetscReal part_size[3],
+                                 PetscReal position[3], PetscReal quaternion[4])
+{
+  const TalusShapeData *e = EntryOf(size);
+
+  if (i >= 0 && i < e->n) {
+    *shape = e->part[i].shape;
+    for (int k = 0; k < 3; k++) part_size[k] = e->part[i].size[k], position[k] = e->part[i].position[k];
+    for (int k = 0; k < 4; k++) quaternion[k] = e->part[i].quaternion[k];
+  }
+  return e->n;
+}
+
 void TalusHullSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3])
 {
   const TalusShapeData *e    = EntryOf(size);

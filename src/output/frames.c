@@ -10,7 +10,8 @@
  * turns into the body as it is (scripts/view). The planes are quadrilaterals of their own, in
  * every_frame/planes, written once. Joints are polylines from A's centre through the two anchors to
  * B's centre (frameNNNNNN/joints/path, connectivity every_frame/joint_lines), with the force on
- * their body B.
+ * their body B. Bodies drawn as several glyphs (a compound's parts) have them in frameNNNNNN/parts
+ * (frame_parts.c), a second Polyvertex set with the bodies' arrays.
  * frames.xmf gets each new frame appended in place of its closing tags,
  * so that writing it costs the same at the thousandth frame as at the first.
  */
@@ -34,8 +35,8 @@ static hid_t FileType(hid_t memtype)
  * rows nobody writes (bodies removed from the run) keep the fill value (-1 for integers, NaN for
  * reals). The ranks agree on the outcome before the next collective call.
  */
-static PetscErrorCode WriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, const char name[], hid_t type,
-                                PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
+PetscErrorCode TalusFramesWriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, const char name[], hid_t type,
+                                    PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
 {
   hsize_t dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
   hid_t   filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE),
@@ -85,9 +86,10 @@ static PetscErrorCode WriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, 
   PetscFunctionReturn(0);
 }
 
-/* every_frame/vertices = 0, 1, ..., total - 1: the Polyvertex connectivity of every frame. Each rank writes
-   its share as one hyperslab (no rank holds the whole list: 3e7 bodies are 120 MB). */
-static PetscErrorCode WriteVertices(TalusOutput out, TalusH5Writer *w, hid_t every, PetscInt total)
+/* every_frame/NAME = 0, 1, ..., total - 1: the Polyvertex connectivity of every frame (vertices: the bodies'). Each
+   rank writes its share as one hyperslab (no rank holds the whole list: 3e7 bodies are 120 MB). */
+PetscErrorCode TalusFramesWriteVertices(TalusOutput out, TalusH5Writer *w, hid_t every, const char name[],
+                                        PetscInt total)
 {
   PetscMPIInt size;
   hsize_t     dims = (hsize_t)total, start, count;
@@ -107,11 +109,11 @@ static PetscErrorCode WriteVertices(TalusOutput out, TalusH5Writer *w, hid_t eve
     H5Sselect_none(filespace);
     H5Sselect_none(memspace);
   }
-  dset = H5Dcreate2(every, "vertices", H5T_STD_I32LE, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  TalusH5Note(w, dset, "vertices");
+  dset = H5Dcreate2(every, name, H5T_STD_I32LE, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(w, dset, name);
   H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
   if (dset >= 0) {
-    TalusH5Note(w, H5Dwrite(dset, H5T_NATIVE_INT32, memspace, filespace, xfer, v), "vertices");
+    TalusH5Note(w, H5Dwrite(dset, H5T_NATIVE_INT32, memspace, filespace, xfer, v), name);
     H5Dclose(dset);
   }
   H5Sclose(memspace);
@@ -197,10 +199,10 @@ static PetscErrorCode WritePlanes(TalusOutput out, TalusH5Writer *w, hid_t every
   }
   group = H5Gcreate2(every, "planes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   TalusH5Note(w, group, "planes");
-  PetscCall(WriteRows(out, w, group, "corners", H5T_NATIVE_DOUBLE, 4 * nplanes, 4 * n, slot, 3, corners));
-  PetscCall(WriteRows(out, w, group, "quads", H5T_NATIVE_INT32, nplanes, n, slot, 4, quads));
-  PetscCall(WriteRows(out, w, group, "normal", H5T_NATIVE_DOUBLE, nplanes, n, slot, 3, normal));
-  PetscCall(WriteRows(out, w, group, "id", H5T_NATIVE_INT64, nplanes, n, slot, 1, id));
+  PetscCall(TalusFramesWriteRows(out, w, group, "corners", H5T_NATIVE_DOUBLE, 4 * nplanes, 4 * n, slot, 3, corners));
+  PetscCall(TalusFramesWriteRows(out, w, group, "quads", H5T_NATIVE_INT32, nplanes, n, slot, 4, quads));
+  PetscCall(TalusFramesWriteRows(out, w, group, "normal", H5T_NATIVE_DOUBLE, nplanes, n, slot, 3, normal));
+  PetscCall(TalusFramesWriteRows(out, w, group, "id", H5T_NATIVE_INT64, nplanes, n, slot, 1, id));
   if (group >= 0) H5Gclose(group);
   PetscCall(PetscFree5(corners, quads, normal, slot, id));
   PetscFunctionReturn(0);
@@ -219,7 +221,7 @@ static PetscErrorCode WriteJointLines(TalusOutput out, TalusH5Writer *w, hid_t e
     for (int e = 0; e < 4; e++) lines[4 * j + e] = (int32_t)(4 * j + e);
     slot[j] = j;
   }
-  PetscCall(WriteRows(out, w, every, "joint_lines", H5T_NATIVE_INT32, njoints, n, slot, 4, lines));
+  PetscCall(TalusFramesWriteRows(out, w, every, "joint_lines", H5T_NATIVE_INT32, njoints, n, slot, 4, lines));
   PetscCall(PetscFree2(lines, slot));
   PetscFunctionReturn(0);
 }
@@ -243,8 +245,8 @@ static PetscErrorCode WriteJoints(TalusOutput out, TalusH5Writer *w, hid_t frame
   for (PetscInt r = 0; r < 4 * out->njoints; r++) slot[r] = r;
   group = H5Gcreate2(frame, "joints", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   TalusH5Note(w, group, "joints");
-  PetscCall(WriteRows(out, w, group, "path", H5T_NATIVE_DOUBLE, 4 * out->njoints, 4 * n, slot, 3, ends));
-  PetscCall(WriteRows(out, w, group, "force", H5T_NATIVE_DOUBLE, out->njoints, n, slot, 3, force));
+  PetscCall(TalusFramesWriteRows(out, w, group, "path", H5T_NATIVE_DOUBLE, 4 * out->njoints, 4 * n, slot, 3, ends));
+  PetscCall(TalusFramesWriteRows(out, w, group, "force", H5T_NATIVE_DOUBLE, out->njoints, n, slot, 3, force));
   if (group >= 0) H5Gclose(group);
   PetscCall(PetscFree3(ends, force, slot));
   PetscFunctionReturn(0);
@@ -271,14 +273,16 @@ PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
   out->nplanes = 0; /* planes are replicated: every rank holds them all among its own bodies */
   for (PetscInt k = 0; k < b->nowned; k++) out->nplanes += !TalusBodiesIsFinite(b, k);
   PetscCall(TalusSimGetJoints(sim, &out->njoints, NULL, NULL, NULL));
+  PetscCall(TalusFramePartsSetUp(out, b));
   if (H5Lexists(out->frames, "every_frame", H5P_DEFAULT) > 0) PetscFunctionReturn(0); /* a restart's file has them */
   TalusH5WriteStringAttribute(&w, out->frames, "talus_version", TalusVersion());
   TalusH5WriteStringAttribute(&w, out->frames, "talus_commit", TalusCommit());
   every = H5Gcreate2(out->frames, "every_frame", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   TalusH5Note(&w, every, "every_frame");
   PetscCall(TalusH5Agree(&w, path));
-  PetscCall(WriteVertices(out, &w, every, total));
+  PetscCall(TalusFramesWriteVertices(out, &w, every, "vertices", total));
   PetscCall(TalusH5Agree(&w, path));
+  PetscCall(TalusFramePartsWriteStatics(out, &w, every));
   PetscCall(WritePlanes(out, &w, every, b, out->nplanes));
   PetscCall(TalusH5Agree(&w, path));
   PetscCall(WriteJointLines(out, &w, every, out->njoints));
@@ -333,10 +337,10 @@ static void XdmfJoints(FILE *fp, const char h5[], PetscInt f, PetscInt j)
     j, h5, f);
 }
 
-/* One frame in frames.xmf: a spatial collection of the n bodies (the datasets of group
-   /frameNNNNNN), the planes and the joints. */
-static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscInt n, PetscInt nplanes,
-                      PetscInt njoints)
+/* A grid of glyphs: n points, the datasets of group /frameNNNNNN/GROUP (GROUP "" for the bodies, "parts/" for the
+   glyphs of bodies drawn as several), connectivity every_frame/CONNECTIVITY */
+static void XdmfGlyphs(FILE *fp, const char h5[], PetscInt f, const char name[], const char group[],
+                       const char connectivity[], PetscInt n)
 {
   static const struct {
     const char *name, *type, *number;
@@ -351,20 +355,17 @@ static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscI
     {"shape_tensor",     "Tensor", "Float", 4, 9},
   };
 
-  fprintf(fp,
-          "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n    <Time "
-          "Value=\"%.12g\"/>\n    <Grid Name=\"bodies\" GridType=\"Uniform\">\n",
-          f, (double)t);
+  fprintf(fp, "    <Grid Name=\"%s\" GridType=\"Uniform\">\n", name);
   fprintf(fp,
           "    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%" PetscInt_FMT
           "\" NodesPerElement=\"1\"><DataItem Dimensions=\"%" PetscInt_FMT
-          "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">%s:/every_frame/vertices</DataItem></Topology>\n",
-          n, n, h5);
+          "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">%s:/every_frame/%s</DataItem></Topology>\n",
+          n, n, h5, connectivity);
   fprintf(fp,
           "    <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT
           " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
-          "/position</DataItem></Geometry>\n",
-          n, h5, f);
+          "/%sposition</DataItem></Geometry>\n",
+          n, h5, f, group);
   for (size_t a = 0; a < sizeof(attributes) / sizeof(attributes[0]); a++) {
     char dims[48];
     if (attributes[a].width > 1) snprintf(dims, sizeof(dims), "%" PetscInt_FMT " %d", n, attributes[a].width);
@@ -372,13 +373,26 @@ static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscI
     fprintf(fp,
             "    <Attribute Name=\"%s\" Center=\"Node\" AttributeType=\"%s\"><DataItem Dimensions=\"%s\" "
             "NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
-            "/%s</DataItem></Attribute>\n",
-            attributes[a].name, attributes[a].type, dims, attributes[a].number, attributes[a].precision, h5, f,
+            "/%s%s</DataItem></Attribute>\n",
+            attributes[a].name, attributes[a].type, dims, attributes[a].number, attributes[a].precision, h5, f, group,
             attributes[a].name);
   }
   fprintf(fp, "    </Grid>\n");
+}
+
+/* One frame in frames.xmf: a spatial collection of the n bodies (the datasets of group /frameNNNNNN), the planes,
+   the joints and the glyphs of bodies drawn as several (nparts of them). */
+static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscInt n, PetscInt nplanes,
+                      PetscInt njoints, PetscInt nparts)
+{
+  fprintf(fp,
+          "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n    <Time "
+          "Value=\"%.12g\"/>\n",
+          f, (double)t);
+  XdmfGlyphs(fp, h5, f, "bodies", "", "vertices", n);
   if (nplanes > 0) XdmfPlanes(fp, h5, nplanes);
   if (njoints > 0) XdmfJoints(fp, h5, f, njoints);
+  if (nparts > 0) XdmfGlyphs(fp, h5, f, "parts", "parts/", "part_vertices", nparts);
   fprintf(fp, "   </Grid>\n");
 }
 
@@ -395,7 +409,7 @@ PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
     fprintf(fp, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
     fprintf(fp, "  <Grid Name=\"talus\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
     for (PetscInt f = 0; f < out->nframes; f++)
-      XdmfFrame(fp, h5, f, out->frame_times[f], n, out->nplanes, out->njoints);
+      XdmfFrame(fp, h5, f, out->frame_times[f], n, out->nplanes, out->njoints, out->nparts);
     fputs(XdmfTail, fp);
   }
   PetscCall(TalusOutputCloseText(out, &fp, "frames.xmf"));
@@ -413,7 +427,7 @@ static PetscErrorCode AppendXdmf(TalusOutput out, PetscInt n)
   if (fp) {
     if (fseek(fp, -(long)strlen(XdmfTail), SEEK_END) == 0) {
       XdmfFrame(fp, out->frames_name, out->nframes - 1, out->frame_times[out->nframes - 1], n, out->nplanes,
-                out->njoints);
+                out->njoints, out->nparts);
       fputs(XdmfTail, fp);
     } else err = errno;
     if (fclose(fp) != 0 && !err) err = errno ? errno : EIO;
@@ -424,17 +438,17 @@ static PetscErrorCode AppendXdmf(TalusOutput out, PetscInt n)
 }
 
 /*
- * The shape tensor of body k, column-major as VTK reads a tensor: column j is the body's axis j in
- * the world frame times the body's full extent along it (a box's edge, a sphere's diameter), so
+ * The shape tensor of a glyph of this shape, size and orientation q, column-major as VTK reads a tensor: column j
+ * is the body's axis j in the world frame times the body's full extent along it (a box's edge, a sphere's diameter), so
  * that a Tensor Glyph of a unit cube or a unit-diameter sphere, with eigenvalue extraction off,
  * is the body in place.
  */
-static void ShapeTensor(const TalusBodies *b, PetscInt k, float T[9])
+void TalusFramesShapeTensor(const PetscReal q[4], TalusShape shape, const PetscReal size[3], float T[9])
 {
   PetscReal A[9], extent[3];
 
-  TalusQuatToMatrix(&b->quaternion[4 * k], A);
-  TalusShapeTable[b->shape[k]].glyph_extent(&b->size[3 * k], extent);
+  TalusQuatToMatrix(q, A);
+  TalusShapeTable[shape].glyph_extent(size, extent);
   for (int j = 0; j < 3; j++)
     for (int i = 0; i < 3; i++) T[3 * j + i] = (float)(A[3 * i + j] * extent[j]);
 }
@@ -476,7 +490,7 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
       pos[3 * n + d] = b->position[3 * k + d], vel[3 * n + d] = b->velocity[3 * k + d],
                   size[3 * n + d] = b->size[3 * k + d];
     for (int d = 0; d < 4; d++) quat[4 * n + d] = b->quaternion[4 * k + d];
-    ShapeTensor(b, k, &tensor[9 * n]);
+    TalusFramesShapeTensor(&b->quaternion[4 * k], b->shape[k], &b->size[3 * k], &tensor[9 * n]);
     diameter[n] = (float)(2.0 * TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]));
     shape[n]    = (int32_t)TalusShapeTable[b->shape[k]].code;
     fixed[n]    = (int32_t)(b->fixed[k] != 0);
@@ -500,17 +514,18 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   TalusH5WriteAttribute(&w, group, "time", PETSC_FALSE, 1, &t);
   TalusH5WriteAttribute(&w, group, "step", PETSC_TRUE, 1, &stats_step);
   PetscCall(TalusH5Agree(&w, path));
-  PetscCall(WriteRows(out, &w, group, "id", H5T_NATIVE_INT64, total, n, slot, 1, id));
-  PetscCall(WriteRows(out, &w, group, "position", H5T_NATIVE_DOUBLE, total, n, slot, 3, pos));
-  PetscCall(WriteRows(out, &w, group, "quaternion", H5T_NATIVE_DOUBLE, total, n, slot, 4, quat));
-  PetscCall(WriteRows(out, &w, group, "velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, vel));
-  PetscCall(WriteRows(out, &w, group, "angular_velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, omega));
-  PetscCall(WriteRows(out, &w, group, "size", H5T_NATIVE_DOUBLE, total, n, slot, 3, size));
-  PetscCall(WriteRows(out, &w, group, "shape", H5T_NATIVE_INT32, total, n, slot, 1, shape));
-  PetscCall(WriteRows(out, &w, group, "fixed", H5T_NATIVE_INT32, total, n, slot, 1, fixed));
-  PetscCall(WriteRows(out, &w, group, "diameter", H5T_NATIVE_FLOAT, total, n, slot, 1, diameter));
-  PetscCall(WriteRows(out, &w, group, "shape_tensor", H5T_NATIVE_FLOAT, total, n, slot, 9, tensor));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "id", H5T_NATIVE_INT64, total, n, slot, 1, id));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "position", H5T_NATIVE_DOUBLE, total, n, slot, 3, pos));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "quaternion", H5T_NATIVE_DOUBLE, total, n, slot, 4, quat));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, vel));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "angular_velocity", H5T_NATIVE_DOUBLE, total, n, slot, 3, omega));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "size", H5T_NATIVE_DOUBLE, total, n, slot, 3, size));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "shape", H5T_NATIVE_INT32, total, n, slot, 1, shape));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "fixed", H5T_NATIVE_INT32, total, n, slot, 1, fixed));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "diameter", H5T_NATIVE_FLOAT, total, n, slot, 1, diameter));
+  PetscCall(TalusFramesWriteRows(out, &w, group, "shape_tensor", H5T_NATIVE_FLOAT, total, n, slot, 9, tensor));
   PetscCall(WriteJoints(out, &w, group, sim));
+  PetscCall(TalusFramePartsWrite(out, &w, group, b));
   H5Gclose(group);
   TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)"); /* readable after a crash */
   PetscCall(TalusH5Agree(&w, path));

@@ -241,6 +241,7 @@ PetscErrorCode TalusOutputDestroy(TalusOutput *out)
   PetscCall(PetscFree((*out)->wall));
   PetscCall(PetscFree((*out)->group));
   PetscCall(PetscFree((*out)->frame_times));
+  PetscCall(PetscFree2((*out)->part_slot, (*out)->part_first));
   PetscCall(PetscFree(*out));
   PetscFunctionReturn(0);
 }

@@ -30,8 +30,10 @@ struct _p_TalusOutput {
   hid_t          frames;
   char           frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
   PetscInt       nframes, frame_capacity;
-  PetscInt       nplanes;        /* drawn in frames.h5's every_frame/planes */
-  PetscInt       njoints;        /* drawn as segments between their anchors (frameNNNNNN/joints) */
+  PetscInt       nplanes;                /* drawn in frames.h5's every_frame/planes */
+  PetscInt       njoints;                /* drawn as segments between their anchors (frameNNNNNN/joints) */
+  PetscInt       npart_bodies, nparts;   /* bodies drawn by several glyphs and their glyphs (frame_parts.c) */
+  PetscInt      *part_slot, *part_first; /* their slots, sorted, and each one's first row in frameNNNNNN/parts */
   double         frame_bytes;    /* what the last frame added to the frames file (rank 0), for the next one's room */
   PetscLogDouble progress_time;  /* when the last progress line was printed, */
   PetscInt       progress_steps; /* and after how many steps of this job */
@@ -58,6 +60,18 @@ PETSC_INTERN PetscErrorCode TalusOutputFlushText(TalusOutput, PetscBool sync);
 PETSC_INTERN PetscErrorCode TalusOutputWriteFrame(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusOutputWriteXdmf(TalusOutput, PetscInt nbodies);
 PETSC_INTERN PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput, TalusSim);
+/* frames.c's writers, shared with frame_parts.c: a frame's dataset of `total` rows of `width`, this rank's n rows at
+   rows[k]; a connectivity 0 .. total - 1 under `every`; the shape tensor of a glyph turned by q */
+PETSC_INTERN PetscErrorCode TalusFramesWriteRows(TalusOutput, TalusH5Writer *, hid_t group, const char name[],
+                                                 hid_t type, PetscInt total, PetscInt n, const PetscInt rows[],
+                                                 PetscInt width, const void *data);
+PETSC_INTERN PetscErrorCode TalusFramesWriteVertices(TalusOutput, TalusH5Writer *, hid_t every, const char name[],
+                                                     PetscInt total);
+PETSC_INTERN void TalusFramesShapeTensor(const PetscReal q[4], TalusShape, const PetscReal size[3], float T[9]);
+/* frame_parts.c: the glyphs of bodies drawn as several (a compound's parts; part_first[npart_bodies] = nparts) */
+PETSC_INTERN PetscErrorCode TalusFramePartsSetUp(TalusOutput, const TalusBodies *);
+PETSC_INTERN PetscErrorCode TalusFramePartsWriteStatics(TalusOutput, TalusH5Writer *, hid_t every);
+PETSC_INTERN PetscErrorCode TalusFramePartsWrite(TalusOutput, TalusH5Writer *, hid_t frame, const TalusBodies *);
 /* Closes a file of TalusOutputOpenText; a failed close (full disk) stops every rank. */
 PETSC_INTERN PetscErrorCode TalusOutputCloseText(TalusOutput, FILE **, const char name[]);
 PETSC_INTERN void           TalusOutputWriteStatsHeader(TalusOutput);

@@ -515,7 +515,7 @@ if len(ends) == 2:
 # plane carries their weight; a restart from the checkpoint at 0.2 s is the run, bit for bit (the descriptions come
 # back from the checkpoint); 2 ranks end within 1e-6 m of 1
 hulls = os.path.join(ROOT, "tests", "scenes", "hulls.yaml")
-ends = {}
+ends, ends_parts = {}, {}
 for ranks in (1, 2):
     out = os.path.join(WORK, "hulls-np%d" % ranks)
     p = run_talus(TALUS, [hulls, "-o", out, "-output_every", "100", "-checkpoint_every", "200", "-overwrite"], ranks=ranks)
@@ -527,6 +527,31 @@ for ranks in (1, 2):
         order = np.argsort(last["id"][()])
         ends[ranks] = last["position"][()][order]
         speed = np.abs(last["velocity"][()]).max()
+        first, parts_end = f["frame000000/parts"], {k: last["parts"][k][()] for k in last["parts"]}
+        parts_start = {k: first[k][()] for k in first}
+        wheel_id = int(f["frame000000/id"][()][np.argmax(f["frame000000/shape"][()] == 6)])
+    # frames.h5 draws the compound wheel by its parts (frameNNNNNN/parts): at the start where the scene put them
+    # (turned 90 degrees about x: the part's y is the world's z, its z the world's -y), at the end resting with the
+    # wheel on a grouser whose lowest face touches the plane; the same on 1 and 2 ranks
+    turn = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]])
+    given = [([0, 0, 0], [0.15, 0.15, 0.05]), ([0.16, 0, 0], [0.02, 0.01, 0.05]), ([-0.16, 0, 0], [0.02, 0.01, 0.05]),
+             ([0, 0.16, 0], [0.01, 0.02, 0.05]), ([0, -0.16, 0], [0.01, 0.02, 0.05])]
+    want_pos = np.array([[0, 0.6, 0.185] + turn @ np.array(p) for p, _ in given])
+    want_half = np.array([np.abs(turn) @ np.array(h) for _, h in given])  # half widths along x, y, z
+    tensor = parts_start["shape_tensor"].reshape(-1, 3, 3)  # column-major: tensor[k][j] is the glyph's axis j
+    half = 0.5 * np.abs(tensor).sum(axis=1)
+    check(list(parts_start["shape"]) == [3, 1, 1, 1, 1] and set(parts_start["id"]) == {wheel_id}
+          and np.abs(parts_start["position"] - want_pos).max() < 1e-12 and np.abs(half - want_half).max() < 1e-6
+          and abs(parts_start["diameter"][0] - 2 * np.hypot(0.15, 0.05)) < 1e-6  # the cylinder's ball: sqrt(r^2 + l^2)
+          and np.abs(parts_start["diameter"][1:] - 2 * np.linalg.norm(want_half[1:], axis=1)).max() < 1e-6,
+          "the wheel's parts at the start on %d ranks: shapes %s, ids %s (the wheel %d), centres %s, half widths %s"
+          % (ranks, parts_start["shape"], parts_start["id"], wheel_id, parts_start["position"], half))
+    half_end = 0.5 * np.abs(parts_end["shape_tensor"].reshape(-1, 3, 3)).sum(axis=1)
+    lowest = (parts_end["position"][:, 2] - half_end[:, 2])[1:].min()
+    check(abs(lowest) < 2e-4 and np.abs(parts_end["velocity"]).max() < 1e-6,
+          "the wheel's parts at the end on %d ranks: the lowest grouser's face at z = %g, speeds up to %g"
+          % (ranks, lowest, np.abs(parts_end["velocity"]).max()))
+    ends_parts[ranks] = parts_end
     with open(os.path.join(out, "stats.csv")) as f:
         row = list(csv.DictReader(f))[-1]
     z = ends[ranks][:, 2]
@@ -545,6 +570,9 @@ for ranks in (1, 2):
             check(same, "the hulls restarted at 0.2 s do not end where the run does")
 if len(ends) == 2:
     check(np.abs(ends[1] - ends[2]).max() < 1e-6, "the hulls on 2 ranks end %g m from 1 rank" % np.abs(ends[1] - ends[2]).max())
+    check(all(np.array_equal(ends_parts[1][k], ends_parts[2][k]) for k in ("id", "shape"))
+          and np.abs(ends_parts[1]["position"] - ends_parts[2]["position"]).max() < 1e-6,
+          "the wheel's parts on 2 ranks are not those of 1 rank")
 # a bodies_file reads the hulls and the compound back from the checkpoint (its descriptions with them), on 2 ranks;
 # from frames.h5, which holds no descriptions, they are refused
 REREAD = """name: reread

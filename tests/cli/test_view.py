@@ -14,7 +14,8 @@ Scene: tests/scenes/boxes-and-spheres.yaml (2 spheres, a box turned 30 degrees a
 - frames.xmf is valid XML with every frame of frames.h5, and is created once and appended to
   (strace: one open with O_TRUNC over a run of 11 frames, where it was rewritten at every frame);
 - scripts/view draws it into a PNG with the counts of what it shows;
-- tests/scenes/cylinders.yaml: scripts/view draws its two cylinders along their axes (the bounds of the glyphs).
+- tests/scenes/cylinders.yaml: scripts/view draws its two cylinders along their axes (the bounds of the glyphs);
+- tests/scenes/hulls.yaml: scripts/view draws the compound wheel by its parts (a cylinder and four boxes, their bounds).
 """
 import math
 import os
@@ -139,6 +140,19 @@ bounds = [line for line in p.stdout.splitlines() if "moving cylinders within" in
 check(p.returncode == 0 and "moving: 1 spheres, 0 boxes, 3 cylinders" in p.stdout and bounds
       and "x -1.6 .. 1.1, y -0.3 .. 0.3, z -0.01206 .. 1.6" in bounds[0],
       "scripts/view of cylinders: %s%s" % (p.stdout[-800:], p.stderr[-800:]))
+# a compound is drawn by its parts: hulls.yaml's wheel (turned 90 degrees about x, centred at y 0.6, z 0.185) as a
+# cylinder of radius 0.15 and half length 0.05 and four box grousers reaching 0.18 from its axis; its three hulls as
+# their boxes
+hulls = os.path.join(WORK, "hulls")
+p = run_talus(TALUS, [os.path.join(ROOT, "tests", "scenes", "hulls.yaml"), "-o", hulls, "-t_final", "0.01",
+                      "-output_every", "10"])
+check(p.returncode == 0, "the hulls: %s" % p.stderr[-500:])
+p = view([hulls, "--screenshot", os.path.join(WORK, "hulls.png"), "--time", "0"])
+found = {kind: [line for line in p.stdout.splitlines() if "moving %s within" % kind in line] for kind in ("cylinders", "boxes")}
+check(p.returncode == 0 and "moving: 0 spheres, 4 boxes, 1 cylinders, 3 hulls" in p.stdout
+      and found["cylinders"] and "x -0.15 .. 0.15, y 0.55 .. 0.65, z 0.035 .. 0.335" in found["cylinders"][0]
+      and found["boxes"] and "x -0.18 .. 0.18, y 0.55 .. 0.65, z 0.005 .. 0.365" in found["boxes"][0],
+      "scripts/view of a compound's parts: %s%s" % (p.stdout[-800:], p.stderr[-800:]))
 p = subprocess.run([os.path.join(ROOT, "scripts", "view"), os.path.join(WORK, "nothing-here")], capture_output=True, text=True, env=ENV)
 check(p.returncode == 2 and "no " in p.stderr and "frames.xmf" in p.stderr, "scripts/view of a missing run: exit %d %s" % (p.returncode, p.stderr))
 sys.exit(check.finish())

@@ -1,0 +1,123 @@
+/*
+ * frames.h5's datasets as frames.c and frame_parts.c write them: rows at given places, written collectively by every
+ * rank (parallel HDF5), the Polyvertex connectivity, and a glyph's shape tensor.
+ */
+#include "output_impl.h"
+#include <talus/math3.h>
+
+static hid_t FileType(hid_t memtype)
+{
+  if (H5Tequal(memtype, H5T_NATIVE_DOUBLE) > 0) return H5T_IEEE_F64LE;
+  if (H5Tequal(memtype, H5T_NATIVE_FLOAT) > 0) return H5T_IEEE_F32LE;
+  if (H5Tequal(memtype, H5T_NATIVE_INT32) > 0) return H5T_STD_I32LE;
+  return H5T_STD_I64LE;
+}
+
+/*
+ * One dataset of a frame: `total` rows of `width`, this rank writing its n rows at rows slot[k];
+ * rows nobody writes (bodies removed from the run) keep the fill value (-1 for integers, NaN for
+ * reals). The ranks agree on the outcome before the next collective call.
+ */
+PetscErrorCode TalusFramesWriteRows(TalusOutput out, TalusH5Writer *w, hid_t group, const char name[], hid_t type,
+                                    PetscInt total, PetscInt n, const PetscInt slot[], PetscInt width, const void *data)
+{
+  hsize_t dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
+  hid_t   filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE),
+        xfer = H5Pcreate(H5P_DATASET_XFER), dset;
+  hsize_t         *coords;
+  char             path[PETSC_MAX_PATH_LEN];
+  const PetscInt64 fill_i64 = -1;
+  const int32_t    fill_i32 = -1;
+  const double     fill_f64 = NAN;
+  const float      fill_f32 = NAN;
+  const hid_t      filetype = FileType(type);
+
+  PetscFunctionBegin;
+  H5Pset_fill_value(dcpl, type,
+                    filetype == H5T_IEEE_F64LE   ? (const void *)&fill_f64
+                    : filetype == H5T_IEEE_F32LE ? (const void *)&fill_f32
+                    : filetype == H5T_STD_I32LE  ? (const void *)&fill_i32
+                                                 : (const void *)&fill_i64);
+  dset = H5Dcreate2(group, name, filetype, filespace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  TalusH5Note(w, dset, name);
+  PetscCall(PetscMalloc1(2 * n * width + 1, &coords));
+  for (PetscInt k = 0; k < n; k++)
+    for (PetscInt c = 0; c < width; c++) {
+      if (width > 1) {
+        coords[2 * (k * width + c)]     = (hsize_t)slot[k];
+        coords[2 * (k * width + c) + 1] = (hsize_t)c;
+      } else coords[k] = (hsize_t)slot[k];
+    }
+  memspace = H5Screate_simple(1, n ? &count : &one, NULL);
+  if (n) H5Sselect_elements(filespace, H5S_SELECT_SET, (size_t)(n * width), coords);
+  else {
+    H5Sselect_none(filespace);
+    H5Sselect_none(memspace);
+  }
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (dset >= 0) {
+    TalusH5Note(w, H5Dwrite(dset, type, memspace, filespace, xfer, data), name);
+    H5Dclose(dset);
+  }
+  H5Sclose(memspace);
+  H5Sclose(filespace);
+  H5Pclose(dcpl);
+  H5Pclose(xfer);
+  PetscCall(PetscFree(coords));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  PetscCall(TalusH5Agree(w, path));
+  PetscFunctionReturn(0);
+}
+
+/* every_frame/NAME = 0, 1, ..., total - 1: the Polyvertex connectivity of every frame (vertices: the bodies'). Each
+   rank writes its share as one hyperslab (no rank holds the whole list: 3e7 bodies are 120 MB). */
+PetscErrorCode TalusFramesWriteVertices(TalusOutput out, TalusH5Writer *w, hid_t every, const char name[],
+                                        PetscInt total)
+{
+  PetscMPIInt size;
+  hsize_t     dims = (hsize_t)total, start, count;
+  int32_t    *v;
+  hid_t       filespace, memspace, dset, xfer = H5Pcreate(H5P_DATASET_XFER);
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(out->comm, &size));
+  start = (hsize_t)(total * (PetscInt64)out->rank / size);
+  count = (hsize_t)(total * (PetscInt64)(out->rank + 1) / size) - start;
+  PetscCall(PetscMalloc1(count + 1, &v));
+  for (hsize_t k = 0; k < count; k++) v[k] = (int32_t)(start + k);
+  filespace = H5Screate_simple(1, &dims, NULL);
+  memspace  = H5Screate_simple(1, count ? &count : &dims, NULL);
+  if (count) H5Sselect_hyperslab(filespace, H5S_SELECT_SET, &start, NULL, &count, NULL);
+  else {
+    H5Sselect_none(filespace);
+    H5Sselect_none(memspace);
+  }
+  dset = H5Dcreate2(every, name, H5T_STD_I32LE, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(w, dset, name);
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (dset >= 0) {
+    TalusH5Note(w, H5Dwrite(dset, H5T_NATIVE_INT32, memspace, filespace, xfer, v), name);
+    H5Dclose(dset);
+  }
+  H5Sclose(memspace);
+  H5Sclose(filespace);
+  H5Pclose(xfer);
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(0);
+}
+
+/*
+ * The shape tensor of a glyph of this shape, size and orientation q, column-major as VTK reads a tensor: column j
+ * is the body's axis j in the world frame times the body's full extent along it (a box's edge, a sphere's diameter), so
+ * that a Tensor Glyph of a unit cube or a unit-diameter sphere, with eigenvalue extraction off,
+ * is the body in place.
+ */
+void TalusFramesShapeTensor(const PetscReal q[4], TalusShape shape, const PetscReal size[3], float T[9])
+{
+  PetscReal A[9], extent[3];
+
+  TalusQuatToMatrix(q, A);
+  TalusShapeTable[shape].glyph_extent(size, extent);
+  for (int j = 0; j < 3; j++)
+    for (int i = 0; i < 3; i++) T[3 * j + i] = (float)(A[3 * i + j] * extent[j]);
+}

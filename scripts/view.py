@@ -9,9 +9,9 @@ Spheres are drawn as Point Gaussian sprites of their diameter (cheap for million
 Tensor Glyph of a unit cube by each body's shape_tensor (its axes times its edges: orientation and
 size), cylinders (and capsules, as cylinders of their whole length) as a Tensor Glyph of ParaView's unit
 cylinder (its axis y) by the shape_tensor with its second and third columns swapped (the body's z, its axis,
-onto the glyph's y), hulls as the box about their centroid that holds them, compounds as their parts (each part a
-glyph of its own shape: frames.h5's frameNNNNNN/parts, which ParaView's reader gives as a second Polyvertex set with
-the bodies' arrays), all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
+onto the glyph's y), compounds as their parts (each part a glyph of its own shape: frames.h5's frameNNNNNN/parts,
+which ParaView's reader gives as a second Polyvertex set with the bodies' arrays), hulls as their faces (triangles,
+frameNNNNNN/faces), all coloured by speed; fixed bodies grey; the planes as translucent squares; joints as red
 segments between their anchors. It prints one
 line per block with its counts, which tests/cli/test_view.py reads.
 """
@@ -20,7 +20,7 @@ import os
 from paraview.simple import (Calculator, ColorBy, ExtractCellsByType, MergeBlocks, GetActiveViewOrCreate, GetAnimationScene, GetColorTransferFunction,
                              OpenDataFile, PythonCalculator, Render, ResetCamera, SaveScreenshot, Show, TensorGlyph, Threshold)
 
-SPHERE, BOX, CYLINDER, CAPSULE, HULL, COMPOUND = 0, 1, 3, 4, 5, 6  # the shapes' stored codes (src/geometry/shapes.c)
+SPHERE, BOX, CYLINDER, CAPSULE = 0, 1, 3, 4  # the shapes' stored codes (src/geometry/shapes.c)
 
 xmf = os.environ["TALUS_VIEW_XMF"]
 reader = OpenDataFile(xmf)
@@ -34,8 +34,8 @@ view = GetActiveViewOrCreate("RenderView")
 
 
 def cells(kind):
-    """A frame holds the bodies (one Polyvertex cell of them), the compounds' parts (another, with the same arrays) and
-    the planes (Quads): split by cell type."""
+    """A frame holds the bodies (one Polyvertex cell of them), the compounds' parts (another, with the same arrays),
+    the hulls' faces (Triangles) and the planes (Quads): split by cell type."""
     return MergeBlocks(Input=ExtractCellsByType(Input=reader, CellTypes=[kind]))
 
 
@@ -69,14 +69,12 @@ for group, coloured in ((moving, True), (fixed, False)):
             d.SetScalarBarVisibility(view, True)
         else:
             d.ColorArrayName = ["POINTS", ""]  # grey, not the first array
-    boxes = shape_of(group, BOX, BOX)
-    held = shape_of(group, HULL, HULL)  # the box about the centroid that holds it (a compound: its parts, above)
+    boxes = shape_of(group, BOX, BOX)  # (a hull: its faces, below; a compound: its parts, among the bodies)
     # a cylinder's tensor with its columns y and z swapped: the glyph's axis (y) along the body's z (numpy sees a
     # 9-component tensor transposed, and a result's rows are written as they are: transpose, then reorder)
     cylinders = PythonCalculator(Input=shape_of(group, CYLINDER, CAPSULE), ArrayName="cylinder_tensor",
                                  Expression="inputs[0].PointData['shape_tensor'].transpose(0, 2, 1)[:, [0, 2, 1], :]")
-    for solids, kind, tensor in ((boxes, "Box", "shape_tensor"), (cylinders, "Cylinder", "cylinder_tensor"),
-                                 (held, "Box", "shape_tensor")):
+    for solids, kind, tensor in ((boxes, "Box", "shape_tensor"), (cylinders, "Cylinder", "cylinder_tensor")):
         if not count(solids)[0]:
             continue
         glyphs = TensorGlyph(Input=solids, GlyphType=kind)  # a unit cube, or a unit cylinder along y
@@ -95,12 +93,29 @@ for group, coloured in ((moving, True), (fixed, False)):
             d.ColorArrayName = ["POINTS", ""]
         glyphs.UpdatePipeline(t)
         print("talus view: %s %s within x %.4g .. %.4g, y %.4g .. %.4g, z %.4g .. %.4g"
-              % (("moving" if coloured else "fixed", "hulls" if solids is held else
-                  "boxes" if kind == "Box" else "cylinders")
+              % (("moving" if coloured else "fixed", "boxes" if kind == "Box" else "cylinders")
                  + tuple(glyphs.GetDataInformation().GetBounds())))
-    print("talus view: %s: %d spheres, %d boxes, %d cylinders, %d hulls (compounds' parts among them all)"
-          % ("moving" if coloured else "fixed", count(spheres)[0], count(boxes)[0], count(cylinders)[0], count(held)[0]))
+    print("talus view: %s: %d spheres, %d boxes, %d cylinders (compounds' parts among them)"
+          % ("moving" if coloured else "fixed", count(spheres)[0], count(boxes)[0], count(cylinders)[0]))
 
+# hulls: their faces, coloured by the corners' speed, fixed ones grey
+faces = Calculator(Input=cells("Triangle"), ResultArrayName="speed", Function="mag(velocity)")
+n = count(faces)[1]
+if n:
+    for group, coloured in ((Threshold(Input=faces, Scalars=["POINTS", "fixed"], LowerThreshold=0, UpperThreshold=0), True),
+                            (Threshold(Input=faces, Scalars=["POINTS", "fixed"], LowerThreshold=1, UpperThreshold=1), False)):
+        if not count(group)[1]:
+            continue
+        d = Show(group, view)
+        d.DiffuseColor = [0.6, 0.6, 0.6]
+        if coloured:
+            ColorBy(d, ("POINTS", "speed"))
+        else:
+            d.ColorArrayName = ["POINTS", ""]
+    faces.UpdatePipeline(t)
+    print("talus view: hull faces within x %.4g .. %.4g, y %.4g .. %.4g, z %.4g .. %.4g"
+          % tuple(faces.GetDataInformation().GetBounds()))
+print("talus view: %d hull faces" % n)
 planes = cells("Quadrilateral")
 n = count(planes)[1]
 if n:

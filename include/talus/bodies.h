@@ -50,6 +50,9 @@ typedef struct {
      body's frame */
   PetscInt (*glyph_parts)(const PetscReal size[3], PetscInt i, TalusShape *shape, PetscReal part_size[3],
                           PetscReal position[3], PetscReal quaternion[4]);
+  /* NULL, or the surface frames.h5 draws a body of this shape as instead of its glyph (a hull: its faces): nv corners
+     (3 nv numbers, the body's frame) and nt triangles (3 corner numbers each, counterclockwise seen from outside) */
+  void (*glyph_mesh)(const PetscReal size[3], PetscInt *nv, const PetscReal **v, PetscInt *nt, const PetscInt **t);
   /* Its face can rest on an elastic foundation (seed 004 sec. 5.5; a material's grid): its contacts with a plane
      from TALUS_FOUNDATION_FEATURE on are the grid's points, sharing the material's K and B */
   PetscBool foundation;

@@ -22,7 +22,8 @@ PetscInt TalusShapeDataCount(void)
 PetscErrorCode TalusShapeDataReset(void)
 {
   PetscFunctionBegin;
-  for (PetscInt e = 0; e < ntable; e++) PetscCall(PetscFree3(table[e].vertex, table[e].part, table[e].given));
+  for (PetscInt e = 0; e < ntable; e++)
+    PetscCall(PetscFree4(table[e].vertex, table[e].face, table[e].part, table[e].given));
   PetscCall(PetscFree(table));
   ntable = capacity = 0;
   PetscFunctionReturn(0);
@@ -54,8 +55,9 @@ PetscErrorCode TalusShapeDataAppend(TalusShape shape, PetscInt n, PetscInt ngive
   e->shape  = shape;
   e->n      = n;
   e->ngiven = ngiven;
-  PetscCall(PetscCalloc3(shape == TALUS_HULL ? 3 * n : 0, &e->vertex, shape == TALUS_COMPOUND ? n : 0, &e->part,
-                         per * ngiven, &e->given));
+  /* a hull's surface, triangulated, has at most 2 n - 4 triangles (Euler's formula) */
+  PetscCall(PetscCalloc4(shape == TALUS_HULL ? 3 * n : 0, &e->vertex, shape == TALUS_HULL ? 6 * n : 0, &e->face,
+                         shape == TALUS_COMPOUND ? n : 0, &e->part, per * ngiven, &e->given));
   *entry = e;
   PetscFunctionReturn(0);
 }
@@ -66,7 +68,7 @@ PetscErrorCode TalusShapeDataKeep(TalusShapeData *e, PetscBool keep, PetscInt *i
   *index = -1;
   if (keep) *index = ntable++;
   else {
-    PetscCall(PetscFree3(e->vertex, e->part, e->given));
+    PetscCall(PetscFree4(e->vertex, e->face, e->part, e->given));
     PetscCall(PetscMemzero(e, sizeof(*e)));
   }
   PetscFunctionReturn(0);

@@ -156,16 +156,23 @@ static PetscErrorCode HullOf(TalusShapeData *e, PetscInt n, const PetscReal give
       FORALLfacets
       {
         PetscReal tri[3][3], u[3], v[3], normal[3];
+        PetscInt  id[3];
         int       t = 0;
         FOREACHvertex_(facet->vertices)
         {
           for (int k = 0; k < 3; k++) tri[t][k] = vertex->point[k];
-          t++;
+          id[t++] = qh_pointid(qh, vertex->point);
         }
         for (int k = 0; k < 3; k++) u[k] = tri[1][k] - tri[0][k], v[k] = tri[2][k] - tri[0][k];
         TalusCross3(u, v, normal);
-        if (TalusDot3(normal, facet->normal) < 0.0) AddTetrahedron(o, tri[0], tri[2], tri[1], &e->volume, first, S);
-        else AddTetrahedron(o, tri[0], tri[1], tri[2], &e->volume, first, S);
+        if (TalusDot3(normal, facet->normal) < 0.0) { /* outward: counterclockwise seen from outside */
+          AddTetrahedron(o, tri[0], tri[2], tri[1], &e->volume, first, S);
+          PetscInt swap = id[1];
+          id[1] = id[2], id[2] = swap;
+        } else AddTetrahedron(o, tri[0], tri[1], tri[2], &e->volume, first, S);
+        if (e->nfaces < 2 * n) /* the given points' numbers, made corner numbers below */
+          for (int k = 0; k < 3; k++) e->face[3 * e->nfaces + k] = id[k];
+        e->nfaces++;
       }
     }
   }
@@ -176,8 +183,18 @@ static PetscErrorCode HullOf(TalusShapeData *e, PetscInt n, const PetscReal give
     PetscInt c = 0;
     if (!(e->volume > 1e-12 * scale * scale * scale))
       PetscCall(PetscSNPrintf(why, why_size, "its vertices span no volume (they lie in a plane or a line)"));
+    else if (e->nfaces > 2 * n - 4)
+      PetscCall(PetscSNPrintf(why, why_size,
+                              "Qhull gave %" PetscInt_FMT " triangles for "
+                              "%" PetscInt_FMT " points (at most 2 n - 4)",
+                              e->nfaces, n));
     else {
+      PetscInt *number; /* a given point's corner number */
+      PetscCall(PetscMalloc1(n, &number));
       PetscCall(FinishMassProperties(e, first, S));
+      for (PetscInt i = 0, next = 0; i < n; i++) number[i] = corner[i] ? next++ : -1;
+      for (PetscInt f = 0; f < 3 * e->nfaces; f++) e->face[f] = number[e->face[f]];
+      PetscCall(PetscFree(number));
       for (PetscInt i = 0; i < n; i++)
         if (corner[i]) {
           ToPrincipal(e, &given[3 * i], &e->vertex[3 * c]);

@@ -289,7 +289,7 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
   [TALUS_HULL] = {.name = "hull", .code = 5, .size_key = "vertices", .size_len = 0, .finite = PETSC_TRUE,
                   .mass_properties = TalusDescribedMass, .bounding_radius = TalusDescribedRadius,
                   .check_size = TalusHullCheck, .size_hint = "", .curvature = BoxCurvature,
-                  .glyph_extent = TalusDescribedGlyph, .support = TalusHullSupport,
+                  .glyph_extent = TalusDescribedGlyph, .glyph_mesh = TalusHullMesh, .support = TalusHullSupport,
                   .support_set = TalusHullSupportSet},
   /* not convex: its contacts are its parts' (compound.c), so it has no support function of its own */
   [TALUS_COMPOUND] = {.name = "compound", .code = 6, .size_key = "parts", .size_len = 0, .finite = PETSC_TRUE,

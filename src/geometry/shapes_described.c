@@ -50,6 +50,14 @@ void TalusDescribedGlyph(const PetscReal size[3], PetscReal extent[3])
   for (int k = 0; k < 3; k++) extent[k] = e->extent[k];
 }
 
+/* a hull is drawn as its faces */
+void TalusHullMesh(const PetscReal size[3], PetscInt *nv, const PetscReal **v, PetscInt *nt, const PetscInt **t)
+{
+  const TalusShapeData *e = EntryOf(size);
+
+  *nv = e->n, *v = e->vertex, *nt = e->nfaces, *t = e->face;
+}
+
 /* a compound is drawn as its parts */
 PetscInt TalusCompoundGlyphParts(const PetscReal size[3], PetscInt i, TalusShape *shape, PetscReal part_size[3],
                                  PetscReal position[3], PetscReal quaternion[4])

@@ -17,56 +17,27 @@ static PetscInt GlyphParts(const TalusBodies *b, PetscInt k)
                                                        : 0;
 }
 
-/* Every rank learns, for each body drawn by its parts, its slot and its parts' first row: one gather of the (slot,
-   parts) pairs of those bodies at the start of a run (slots and shapes do not change in it) */
+static void CountParts(const TalusBodies *b, PetscInt k, PetscInt c[])
+{
+  c[0] = GlyphParts(b, k);
+}
+
 PetscErrorCode TalusFramePartsSetUp(TalusOutput out, const TalusBodies *b)
 {
-  PetscInt    *mine, nmine = 0, *all;
-  PetscMPIInt *counts, *displs, n2;
-
   PetscFunctionBegin;
-  PetscCall(PetscFree2(out->part_slot, out->part_first));
-  PetscCall(PetscMalloc1(2 * b->nowned + 1, &mine));
-  for (PetscInt k = 0; k < b->nowned; k++) {
-    PetscInt parts = GlyphParts(b, k);
-    if (parts > 0) mine[2 * nmine] = b->slot[k], mine[2 * nmine + 1] = parts, nmine++;
-  }
-  PetscCall(PetscMalloc2(out->size, &counts, out->size + 1, &displs));
-  PetscCall(PetscMPIIntCast(2 * nmine, &n2));
-  PetscCallMPI(MPI_Allgather(&n2, 1, MPI_INT, counts, 1, MPI_INT, out->comm));
-  displs[0] = 0;
-  for (PetscMPIInt r = 0; r < out->size; r++) {
-    PetscCheck(displs[r] <= PETSC_MPI_INT_MAX - counts[r], out->comm, PETSC_ERR_SUP,
-               "frames.h5: more bodies drawn by their parts than one gather holds");
-    displs[r + 1] = displs[r] + counts[r];
-  }
-  out->npart_bodies = displs[out->size] / 2;
-  PetscCall(PetscMalloc1(displs[out->size] + 1, &all));
-  PetscCallMPI(MPI_Allgatherv(mine, n2, MPIU_INT, all, counts, displs, MPIU_INT, out->comm));
-  PetscCall(PetscMalloc2(out->npart_bodies + 1, &out->part_slot, out->npart_bodies + 1, &out->part_first));
-  for (PetscInt i = 0; i < out->npart_bodies; i++) out->part_slot[i] = all[2 * i], out->part_first[i] = all[2 * i + 1];
-  PetscCall(PetscSortIntWithArray(out->npart_bodies, out->part_slot, out->part_first));
-  out->nparts = 0; /* the counts become first rows */
-  for (PetscInt i = 0; i < out->npart_bodies; i++) {
-    PetscInt parts     = out->part_first[i];
-    out->part_first[i] = out->nparts;
-    out->nparts += parts;
-  }
-  out->part_first[out->npart_bodies] = out->nparts;
-  PetscCall(PetscFree(all));
-  PetscCall(PetscFree2(counts, displs));
-  PetscCall(PetscFree(mine));
+  PetscCall(TalusFrameRowsSetUp(out, b, 1, CountParts, &out->parts));
   PetscFunctionReturn(0);
 }
 
 /* every_frame/part_vertices, the parts' Polyvertex connectivity, when there are parts */
 PetscErrorCode TalusFramePartsWriteStatics(TalusOutput out, TalusH5Writer *w, hid_t every)
 {
-  char path[PETSC_MAX_PATH_LEN];
+  const PetscInt nparts = TalusFrameRowsTotal(&out->parts, 0);
+  char           path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
-  if (out->nparts == 0) PetscFunctionReturn(0);
-  PetscCall(TalusFramesWriteVertices(out, w, every, "part_vertices", out->nparts));
+  if (nparts == 0) PetscFunctionReturn(0);
+  PetscCall(TalusFramesWriteVertices(out, w, every, "part_vertices", nparts));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
   PetscCall(TalusH5Agree(w, path));
   PetscFunctionReturn(0);
@@ -75,16 +46,17 @@ PetscErrorCode TalusFramePartsWriteStatics(TalusOutput out, TalusH5Writer *w, hi
 /* frameNNNNNN/parts: this rank's bodies' glyphs at their rows */
 PetscErrorCode TalusFramePartsWrite(TalusOutput out, TalusH5Writer *w, hid_t frame, const TalusBodies *b)
 {
-  PetscInt    n = 0, mine = 0, *row;
-  PetscInt64 *id;
-  PetscReal  *pos, *vel, *omega;
-  float      *tensor, *diameter;
-  int32_t    *shape, *fixed;
-  hid_t       group;
-  char        path[PETSC_MAX_PATH_LEN];
+  const PetscInt nparts = TalusFrameRowsTotal(&out->parts, 0);
+  PetscInt       n = 0, mine = 0, *row;
+  PetscInt64    *id;
+  PetscReal     *pos, *vel, *omega;
+  float         *tensor, *diameter;
+  int32_t       *shape, *fixed;
+  hid_t          group;
+  char           path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
-  if (out->nparts == 0) PetscFunctionReturn(0);
+  if (nparts == 0) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < b->nowned; k++) mine += GlyphParts(b, k);
   PetscCall(PetscMalloc5(mine + 1, &row, mine + 1, &id, 3 * mine + 1, &pos, 3 * mine + 1, &vel, 3 * mine + 1, &omega));
   PetscCall(PetscMalloc4(9 * mine + 1, &tensor, mine + 1, &diameter, mine + 1, &shape, mine + 1, &fixed));
@@ -93,8 +65,8 @@ PetscErrorCode TalusFramePartsWrite(TalusOutput out, TalusH5Writer *w, hid_t fra
     PetscReal A[9], w_world[3];
 
     if (parts == 0) continue;
-    PetscCall(PetscFindInt(b->slot[k], out->npart_bodies, out->part_slot, &at));
-    PetscCheck(at >= 0 && out->part_first[at + 1] - out->part_first[at] == parts, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+    at = TalusFrameRowsFind(&out->parts, b->slot[k]);
+    PetscCheck(at >= 0 && out->parts.first[at + 1] - out->parts.first[at] == parts, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "frames.h5: body %" PetscInt64_FMT " was not drawn by its parts at the run's start",
                (PetscInt64)b->id[k]);
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
@@ -107,7 +79,7 @@ PetscErrorCode TalusFramePartsWrite(TalusOutput out, TalusH5Writer *w, hid_t fra
       TalusRotate(A, offset_body, offset);
       TalusQuatMultiply(&b->quaternion[4 * k], q_part, q);
       TalusCross3(w_world, offset, spin); /* the part's centre moves with the body: v + w x (R p) */
-      row[n] = out->part_first[at] + i;
+      row[n] = out->parts.first[at] + i;
       id[n]  = b->id[k];
       for (int d = 0; d < 3; d++) {
         pos[3 * n + d]   = b->position[3 * k + d] + offset[d];
@@ -124,14 +96,14 @@ PetscErrorCode TalusFramePartsWrite(TalusOutput out, TalusH5Writer *w, hid_t fra
   group = H5Gcreate2(frame, "parts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   TalusH5Note(w, group, "parts");
   PetscCall(TalusH5Agree(w, path));
-  PetscCall(TalusFramesWriteRows(out, w, group, "id", H5T_NATIVE_INT64, out->nparts, n, row, 1, id));
-  PetscCall(TalusFramesWriteRows(out, w, group, "position", H5T_NATIVE_DOUBLE, out->nparts, n, row, 3, pos));
-  PetscCall(TalusFramesWriteRows(out, w, group, "velocity", H5T_NATIVE_DOUBLE, out->nparts, n, row, 3, vel));
-  PetscCall(TalusFramesWriteRows(out, w, group, "angular_velocity", H5T_NATIVE_DOUBLE, out->nparts, n, row, 3, omega));
-  PetscCall(TalusFramesWriteRows(out, w, group, "shape", H5T_NATIVE_INT32, out->nparts, n, row, 1, shape));
-  PetscCall(TalusFramesWriteRows(out, w, group, "fixed", H5T_NATIVE_INT32, out->nparts, n, row, 1, fixed));
-  PetscCall(TalusFramesWriteRows(out, w, group, "diameter", H5T_NATIVE_FLOAT, out->nparts, n, row, 1, diameter));
-  PetscCall(TalusFramesWriteRows(out, w, group, "shape_tensor", H5T_NATIVE_FLOAT, out->nparts, n, row, 9, tensor));
+  PetscCall(TalusFramesWriteRows(out, w, group, "id", H5T_NATIVE_INT64, nparts, n, row, 1, id));
+  PetscCall(TalusFramesWriteRows(out, w, group, "position", H5T_NATIVE_DOUBLE, nparts, n, row, 3, pos));
+  PetscCall(TalusFramesWriteRows(out, w, group, "velocity", H5T_NATIVE_DOUBLE, nparts, n, row, 3, vel));
+  PetscCall(TalusFramesWriteRows(out, w, group, "angular_velocity", H5T_NATIVE_DOUBLE, nparts, n, row, 3, omega));
+  PetscCall(TalusFramesWriteRows(out, w, group, "shape", H5T_NATIVE_INT32, nparts, n, row, 1, shape));
+  PetscCall(TalusFramesWriteRows(out, w, group, "fixed", H5T_NATIVE_INT32, nparts, n, row, 1, fixed));
+  PetscCall(TalusFramesWriteRows(out, w, group, "diameter", H5T_NATIVE_FLOAT, nparts, n, row, 1, diameter));
+  PetscCall(TalusFramesWriteRows(out, w, group, "shape_tensor", H5T_NATIVE_FLOAT, nparts, n, row, 9, tensor));
   H5Gclose(group);
   PetscCall(PetscFree5(row, id, pos, vel, omega));
   PetscCall(PetscFree4(tensor, diameter, shape, fixed));

@@ -121,3 +121,83 @@ void TalusFramesShapeTensor(const PetscReal q[4], TalusShape shape, const PetscR
   for (int j = 0; j < 3; j++)
     for (int i = 0; i < 3; i++) T[3 * j + i] = (float)(A[3 * i + j] * extent[j]);
 }
+
+/* Every rank learns the slots of the bodies with rows of their own in a frame's group (a compound's parts, a hull's
+   corners and faces) and where each one's rows start: one gather of (slot, counts) at the start of a run (slots and
+   shapes do not change in it) */
+PetscErrorCode TalusFrameRowsSetUp(TalusOutput out, const TalusBodies *b, PetscInt width,
+                                   void (*count)(const TalusBodies *, PetscInt k, PetscInt c[]), TalusFrameRows *rows)
+{
+  const PetscInt rec = 1 + width;
+  PetscInt      *mine, nmine = 0, *all, *perm, c[TALUS_FRAME_ROWS_MAX_WIDTH];
+  PetscMPIInt   *counts, *displs, nrec;
+
+  PetscFunctionBegin;
+  PetscCheck(width >= 1 && width <= TALUS_FRAME_ROWS_MAX_WIDTH, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "row sets: %" PetscInt_FMT, width);
+  PetscCall(TalusFrameRowsDestroy(rows));
+  rows->width = width;
+  PetscCall(PetscMalloc1(rec * b->nowned + 1, &mine));
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    PetscBool any = PETSC_FALSE;
+    for (PetscInt j = 0; j < width; j++) c[j] = 0;
+    if (TalusBodiesIsFinite(b, k)) count(b, k, c);
+    for (PetscInt j = 0; j < width; j++) any = (PetscBool)(any || c[j] > 0);
+    if (!any) continue;
+    mine[rec * nmine] = b->slot[k];
+    for (PetscInt j = 0; j < width; j++) mine[rec * nmine + 1 + j] = c[j];
+    nmine++;
+  }
+  PetscCall(PetscMalloc2(out->size, &counts, out->size + 1, &displs));
+  PetscCall(PetscMPIIntCast(rec * nmine, &nrec));
+  PetscCallMPI(MPI_Allgather(&nrec, 1, MPI_INT, counts, 1, MPI_INT, out->comm));
+  displs[0] = 0;
+  for (PetscMPIInt r = 0; r < out->size; r++) {
+    PetscCheck(displs[r] <= PETSC_MPI_INT_MAX - counts[r], out->comm, PETSC_ERR_SUP,
+               "frames.h5: more bodies drawn by parts or faces than one gather holds");
+    displs[r + 1] = displs[r] + counts[r];
+  }
+  rows->nbodies = displs[out->size] / rec;
+  PetscCall(PetscMalloc1(displs[out->size] + 1, &all));
+  PetscCallMPI(MPI_Allgatherv(mine, nrec, MPIU_INT, all, counts, displs, MPIU_INT, out->comm));
+  PetscCall(PetscMalloc2(rows->nbodies + 1, &rows->slot, width * (rows->nbodies + 1), &rows->first));
+  PetscCall(PetscMalloc1(rows->nbodies + 1, &perm));
+  for (PetscInt i = 0; i < rows->nbodies; i++) rows->slot[i] = all[rec * i], perm[i] = i;
+  PetscCall(PetscSortIntWithArray(rows->nbodies, rows->slot, perm));
+  for (PetscInt j = 0; j < width; j++) {
+    PetscInt total = 0; /* each body's first row: the counts of the bodies before it */
+    for (PetscInt i = 0; i < rows->nbodies; i++) {
+      rows->first[width * i + j] = total;
+      total += all[rec * perm[i] + 1 + j];
+    }
+    rows->first[width * rows->nbodies + j] = total;
+  }
+  PetscCall(PetscFree(perm));
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree2(counts, displs));
+  PetscCall(PetscFree(mine));
+  PetscFunctionReturn(0);
+}
+
+/* the size of row set j (0 before the set-up) */
+PetscInt TalusFrameRowsTotal(const TalusFrameRows *rows, PetscInt j)
+{
+  return rows->first ? rows->first[rows->width * rows->nbodies + j] : 0;
+}
+
+/* body slot's place among rows->slot, or -1 */
+PetscInt TalusFrameRowsFind(const TalusFrameRows *rows, PetscInt slot)
+{
+  PetscInt at = -1;
+
+  if (PetscFindInt(slot, rows->nbodies, rows->slot, &at) || at < 0) return -1;
+  return at;
+}
+
+PetscErrorCode TalusFrameRowsDestroy(TalusFrameRows *rows)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(rows->slot, rows->first));
+  rows->nbodies = 0;
+  PetscFunctionReturn(0);
+}

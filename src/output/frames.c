@@ -172,6 +172,7 @@ PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
   for (PetscInt k = 0; k < b->nowned; k++) out->nplanes += !TalusBodiesIsFinite(b, k);
   PetscCall(TalusSimGetJoints(sim, &out->njoints, NULL, NULL, NULL));
   PetscCall(TalusFramePartsSetUp(out, b));
+  PetscCall(TalusFrameMeshesSetUp(out, b));
   if (H5Lexists(out->frames, "every_frame", H5P_DEFAULT) > 0) PetscFunctionReturn(0); /* a restart's file has them */
   TalusH5WriteStringAttribute(&w, out->frames, "talus_version", TalusVersion());
   TalusH5WriteStringAttribute(&w, out->frames, "talus_commit", TalusCommit());
@@ -181,6 +182,7 @@ PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
   PetscCall(TalusFramesWriteVertices(out, &w, every, "vertices", total));
   PetscCall(TalusH5Agree(&w, path));
   PetscCall(TalusFramePartsWriteStatics(out, &w, every));
+  PetscCall(TalusFrameMeshesWriteStatics(out, &w, every, b));
   PetscCall(WritePlanes(out, &w, every, b, out->nplanes));
   PetscCall(TalusH5Agree(&w, path));
   PetscCall(WriteJointLines(out, &w, every, out->njoints));
@@ -278,19 +280,53 @@ static void XdmfGlyphs(FILE *fp, const char h5[], PetscInt f, const char name[],
   fprintf(fp, "    </Grid>\n");
 }
 
-/* One frame in frames.xmf: a spatial collection of the n bodies (the datasets of group /frameNNNNNN), the planes,
-   the joints and the glyphs of bodies drawn as several (nparts of them). */
-static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscInt n, PetscInt nplanes,
-                      PetscInt njoints, PetscInt nparts)
+/* The faces of the bodies drawn by them (hulls): nt triangles of nv corners, frameNNNNNN/faces */
+static void XdmfFaces(FILE *fp, const char h5[], PetscInt f, PetscInt nv, PetscInt nt)
 {
+  fprintf(
+    fp,
+    "    <Grid Name=\"faces\" GridType=\"Uniform\">\n     <Topology TopologyType=\"Triangle\" "
+    "NumberOfElements=\"%" PetscInt_FMT "\"><DataItem Dimensions=\"%" PetscInt_FMT
+    " 3\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">%s:/every_frame/face_triangles</DataItem></Topology>\n",
+    nt, nt, h5);
+  fprintf(fp,
+          "     <Geometry GeometryType=\"XYZ\"><DataItem Dimensions=\"%" PetscInt_FMT
+          " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
+          "/faces/position</DataItem></Geometry>\n",
+          nv, h5, f);
+  fprintf(
+    fp,
+    "     <Attribute Name=\"velocity\" Center=\"Node\" AttributeType=\"Vector\"><DataItem Dimensions=\"%" PetscInt_FMT
+    " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
+    "/faces/velocity</DataItem></Attribute>\n",
+    nv, h5, f);
+  fprintf(
+    fp,
+    "     <Attribute Name=\"id\" Center=\"Node\" AttributeType=\"Scalar\"><DataItem Dimensions=\"%" PetscInt_FMT
+    "\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
+    "/faces/id</DataItem></Attribute>\n"
+    "     <Attribute Name=\"fixed\" Center=\"Node\" AttributeType=\"Scalar\"><DataItem Dimensions=\"%" PetscInt_FMT
+    "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">%s:/frame%06" PetscInt_FMT
+    "/faces/fixed</DataItem></Attribute>\n    </Grid>\n",
+    nv, h5, f, nv, h5, f);
+}
+
+/* One frame in frames.xmf: a spatial collection of the n bodies (the datasets of group /frameNNNNNN), the planes,
+   the joints, the glyphs of bodies drawn as several and the faces of bodies drawn by them. */
+static void XdmfFrame(FILE *fp, const char h5[], PetscInt f, PetscReal t, PetscInt n, TalusOutput out)
+{
+  const PetscInt nparts = TalusFrameRowsTotal(&out->parts, 0), nv = TalusFrameRowsTotal(&out->meshes, 0),
+                 nt = TalusFrameRowsTotal(&out->meshes, 1);
+
   fprintf(fp,
           "   <Grid Name=\"frame%" PetscInt_FMT "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n    <Time "
           "Value=\"%.12g\"/>\n",
           f, (double)t);
   XdmfGlyphs(fp, h5, f, "bodies", "", "vertices", n);
-  if (nplanes > 0) XdmfPlanes(fp, h5, nplanes);
-  if (njoints > 0) XdmfJoints(fp, h5, f, njoints);
+  if (out->nplanes > 0) XdmfPlanes(fp, h5, out->nplanes);
+  if (out->njoints > 0) XdmfJoints(fp, h5, f, out->njoints);
   if (nparts > 0) XdmfGlyphs(fp, h5, f, "parts", "parts/", "part_vertices", nparts);
+  if (nt > 0) XdmfFaces(fp, h5, f, nv, nt);
   fprintf(fp, "   </Grid>\n");
 }
 
@@ -306,8 +342,7 @@ PetscErrorCode TalusOutputWriteXdmf(TalusOutput out, PetscInt n)
     const char *h5 = out->frames_name;
     fprintf(fp, "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
     fprintf(fp, "  <Grid Name=\"talus\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-    for (PetscInt f = 0; f < out->nframes; f++)
-      XdmfFrame(fp, h5, f, out->frame_times[f], n, out->nplanes, out->njoints, out->nparts);
+    for (PetscInt f = 0; f < out->nframes; f++) XdmfFrame(fp, h5, f, out->frame_times[f], n, out);
     fputs(XdmfTail, fp);
   }
   PetscCall(TalusOutputCloseText(out, &fp, "frames.xmf"));
@@ -324,8 +359,7 @@ static PetscErrorCode AppendXdmf(TalusOutput out, PetscInt n)
   PetscCall(TalusOutputOpenText(out, "frames.xmf", "r+", &fp));
   if (fp) {
     if (fseek(fp, -(long)strlen(XdmfTail), SEEK_END) == 0) {
-      XdmfFrame(fp, out->frames_name, out->nframes - 1, out->frame_times[out->nframes - 1], n, out->nplanes,
-                out->njoints, out->nparts);
+      XdmfFrame(fp, out->frames_name, out->nframes - 1, out->frame_times[out->nframes - 1], n, out);
       fputs(XdmfTail, fp);
     } else err = errno;
     if (fclose(fp) != 0 && !err) err = errno ? errno : EIO;
@@ -408,6 +442,7 @@ PetscErrorCode TalusOutputWriteFrame(TalusOutput out, TalusSim sim)
   PetscCall(TalusFramesWriteRows(out, &w, group, "shape_tensor", H5T_NATIVE_FLOAT, total, n, slot, 9, tensor));
   PetscCall(WriteJoints(out, &w, group, sim));
   PetscCall(TalusFramePartsWrite(out, &w, group, b));
+  PetscCall(TalusFrameMeshesWrite(out, &w, group, b));
   H5Gclose(group);
   TalusH5Note(&w, H5Fflush(out->frames, H5F_SCOPE_GLOBAL), "the file (flush)"); /* readable after a crash */
   PetscCall(TalusH5Agree(&w, path));

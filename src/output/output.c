@@ -241,7 +241,8 @@ PetscErrorCode TalusOutputDestroy(TalusOutput *out)
   PetscCall(PetscFree((*out)->wall));
   PetscCall(PetscFree((*out)->group));
   PetscCall(PetscFree((*out)->frame_times));
-  PetscCall(PetscFree2((*out)->part_slot, (*out)->part_first));
+  PetscCall(TalusFrameRowsDestroy(&(*out)->parts));
+  PetscCall(TalusFrameRowsDestroy(&(*out)->meshes));
   PetscCall(PetscFree(*out));
   PetscFunctionReturn(0);
 }

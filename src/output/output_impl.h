@@ -13,6 +13,14 @@
 /* the modules' tables a run writes at most (include/talus/module.h: table_name) */
 #define TALUS_MAX_TABLES 16
 
+/* The bodies that have rows of their own in a frame's groups (a compound's parts; a hull's corners and triangles):
+   their slots, sorted, and each one's first row in each of `width` row sets, (nbodies + 1) x width numbers whose last
+   row holds the sets' sizes (frame_rows.c) */
+#define TALUS_FRAME_ROWS_MAX_WIDTH 2
+typedef struct {
+  PetscInt nbodies, width, *slot, *first;
+} TalusFrameRows;
+
 struct _p_TalusOutput {
   MPI_Comm       comm;
   PetscMPIInt    rank, size;
@@ -30,10 +38,10 @@ struct _p_TalusOutput {
   hid_t          frames;
   char           frames_name[64]; /* frames.h5, or frames-restart-<step>.h5 when a restart cannot reopen it */
   PetscInt       nframes, frame_capacity;
-  PetscInt       nplanes;                /* drawn in frames.h5's every_frame/planes */
-  PetscInt       njoints;                /* drawn as segments between their anchors (frameNNNNNN/joints) */
-  PetscInt       npart_bodies, nparts;   /* bodies drawn by several glyphs and their glyphs (frame_parts.c) */
-  PetscInt      *part_slot, *part_first; /* their slots, sorted, and each one's first row in frameNNNNNN/parts */
+  PetscInt       nplanes;        /* drawn in frames.h5's every_frame/planes */
+  PetscInt       njoints;        /* drawn as segments between their anchors (frameNNNNNN/joints) */
+  TalusFrameRows parts;          /* bodies drawn by several glyphs (frame_parts.c) */
+  TalusFrameRows meshes;         /* bodies drawn by their faces (frame_meshes.c): corners, triangles */
   double         frame_bytes;    /* what the last frame added to the frames file (rank 0), for the next one's room */
   PetscLogDouble progress_time;  /* when the last progress line was printed, */
   PetscInt       progress_steps; /* and after how many steps of this job */
@@ -68,10 +76,21 @@ PETSC_INTERN PetscErrorCode TalusFramesWriteRows(TalusOutput, TalusH5Writer *, h
 PETSC_INTERN PetscErrorCode TalusFramesWriteVertices(TalusOutput, TalusH5Writer *, hid_t every, const char name[],
                                                      PetscInt total);
 PETSC_INTERN void TalusFramesShapeTensor(const PetscReal q[4], TalusShape, const PetscReal size[3], float T[9]);
-/* frame_parts.c: the glyphs of bodies drawn as several (a compound's parts; part_first[npart_bodies] = nparts) */
+PETSC_INTERN PetscErrorCode TalusFrameRowsSetUp(TalusOutput, const TalusBodies *, PetscInt width,
+                                                void (*count)(const TalusBodies *, PetscInt k, PetscInt c[]),
+                                                TalusFrameRows *);
+PETSC_INTERN PetscInt       TalusFrameRowsFind(const TalusFrameRows *, PetscInt slot);
+PETSC_INTERN PetscInt       TalusFrameRowsTotal(const TalusFrameRows *, PetscInt j);
+PETSC_INTERN PetscErrorCode TalusFrameRowsDestroy(TalusFrameRows *);
+/* frame_parts.c: the glyphs of bodies drawn as several (a compound's parts); frame_meshes.c: the faces of bodies
+   drawn as a surface (a hull's) */
 PETSC_INTERN PetscErrorCode TalusFramePartsSetUp(TalusOutput, const TalusBodies *);
 PETSC_INTERN PetscErrorCode TalusFramePartsWriteStatics(TalusOutput, TalusH5Writer *, hid_t every);
 PETSC_INTERN PetscErrorCode TalusFramePartsWrite(TalusOutput, TalusH5Writer *, hid_t frame, const TalusBodies *);
+PETSC_INTERN PetscErrorCode TalusFrameMeshesSetUp(TalusOutput, const TalusBodies *);
+PETSC_INTERN PetscErrorCode TalusFrameMeshesWriteStatics(TalusOutput, TalusH5Writer *, hid_t every,
+                                                         const TalusBodies *);
+PETSC_INTERN PetscErrorCode TalusFrameMeshesWrite(TalusOutput, TalusH5Writer *, hid_t frame, const TalusBodies *);
 /* Closes a file of TalusOutputOpenText; a failed close (full disk) stops every rank. */
 PETSC_INTERN PetscErrorCode TalusOutputCloseText(TalusOutput, FILE **, const char name[]);
 PETSC_INTERN void           TalusOutputWriteStatsHeader(TalusOutput);

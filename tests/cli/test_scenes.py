@@ -530,6 +530,24 @@ for ranks in (1, 2):
         first, parts_end = f["frame000000/parts"], {k: last["parts"][k][()] for k in last["parts"]}
         parts_start = {k: first[k][()] for k in first}
         wheel_id = int(f["frame000000/id"][()][np.argmax(f["frame000000/shape"][()] == 6)])
+        faces = {k: f["frame000000/faces"][k][()] for k in f["frame000000/faces"]}
+        triangles = f["every_frame/face_triangles"][()]
+    # frames.h5 draws each hull by its faces: at the start the cube's corners are the scene's, and the triangles
+    # (counterclockwise seen from outside) enclose each hull's volume, by the divergence theorem: the cube's 0.008
+    # m^3, the tetrahedron's 0.0045 m^3, the rock's a positive one; 28 triangles in all, using every corner
+    tri_id = faces["id"][triangles[:, 0]]
+    enclosed = {}
+    for i in set(tri_id):
+        a, b, c = (faces["position"][triangles[tri_id == i, j]] for j in range(3))
+        enclosed[int(i)] = np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6.0
+    cube = np.array([[-0.5 + x, y, 0.001 + z] for x in (0, 0.2) for y in (0, 0.2) for z in (0, 0.2)])
+    cube_rows = faces["position"][faces["id"] == 1]
+    same_corners = len(cube_rows) == 8 and all(np.abs(cube_rows - p).sum(axis=1).min() < 1e-12 for p in cube)
+    check(len(triangles) == 28 and abs(enclosed.get(1, 0) - 0.008) < 1e-12 and abs(enclosed.get(2, 0) - 0.0045) < 1e-12
+          and enclosed.get(3, 0) > 0 and same_corners and set(np.concatenate([triangles.ravel(), [-1]])) - {-1}
+          == set(range(len(faces["id"]))),
+          "the hulls' faces on %d ranks: %d triangles, volumes %s, the cube's corners %s"
+          % (ranks, len(triangles), enclosed, cube_rows))
     # frames.h5 draws the compound wheel by its parts (frameNNNNNN/parts): at the start where the scene put them
     # (turned 90 degrees about x: the part's y is the world's z, its z the world's -y), at the end resting with the
     # wheel on a grouser whose lowest face touches the plane; the same on 1 and 2 ranks
@@ -551,7 +569,7 @@ for ranks in (1, 2):
     check(abs(lowest) < 2e-4 and np.abs(parts_end["velocity"]).max() < 1e-6,
           "the wheel's parts at the end on %d ranks: the lowest grouser's face at z = %g, speeds up to %g"
           % (ranks, lowest, np.abs(parts_end["velocity"]).max()))
-    ends_parts[ranks] = parts_end
+    ends_parts[ranks] = dict(parts_end, triangles=triangles)
     with open(os.path.join(out, "stats.csv")) as f:
         row = list(csv.DictReader(f))[-1]
     z = ends[ranks][:, 2]
@@ -570,9 +588,9 @@ for ranks in (1, 2):
             check(same, "the hulls restarted at 0.2 s do not end where the run does")
 if len(ends) == 2:
     check(np.abs(ends[1] - ends[2]).max() < 1e-6, "the hulls on 2 ranks end %g m from 1 rank" % np.abs(ends[1] - ends[2]).max())
-    check(all(np.array_equal(ends_parts[1][k], ends_parts[2][k]) for k in ("id", "shape"))
+    check(all(np.array_equal(ends_parts[1][k], ends_parts[2][k]) for k in ("id", "shape", "triangles"))
           and np.abs(ends_parts[1]["position"] - ends_parts[2]["position"]).max() < 1e-6,
-          "the wheel's parts on 2 ranks are not those of 1 rank")
+          "the wheel's parts or the hulls' triangles on 2 ranks are not those of 1 rank")
 # a bodies_file reads the hulls and the compound back from the checkpoint (its descriptions with them), on 2 ranks;
 # from frames.h5, which holds no descriptions, they are refused
 REREAD = """name: reread

@@ -15,7 +15,8 @@ Scene: tests/scenes/boxes-and-spheres.yaml (2 spheres, a box turned 30 degrees a
   (strace: one open with O_TRUNC over a run of 11 frames, where it was rewritten at every frame);
 - scripts/view draws it into a PNG with the counts of what it shows;
 - tests/scenes/cylinders.yaml: scripts/view draws its two cylinders along their axes (the bounds of the glyphs);
-- tests/scenes/hulls.yaml: scripts/view draws the compound wheel by its parts (a cylinder and four boxes, their bounds).
+- tests/scenes/hulls.yaml: scripts/view draws the compound wheel by its parts (a cylinder and four boxes, their bounds)
+  and the hulls by their faces.
 """
 import math
 import os
@@ -141,15 +142,17 @@ check(p.returncode == 0 and "moving: 1 spheres, 0 boxes, 3 cylinders" in p.stdou
       and "x -1.6 .. 1.1, y -0.3 .. 0.3, z -0.01206 .. 1.6" in bounds[0],
       "scripts/view of cylinders: %s%s" % (p.stdout[-800:], p.stderr[-800:]))
 # a compound is drawn by its parts: hulls.yaml's wheel (turned 90 degrees about x, centred at y 0.6, z 0.185) as a
-# cylinder of radius 0.15 and half length 0.05 and four box grousers reaching 0.18 from its axis; its three hulls as
-# their boxes
+# cylinder of radius 0.15 and half length 0.05 and four box grousers reaching 0.18 from its axis; its three hulls by
+# their faces (12 + 4 + 12 triangles; the cube's corner at x -0.5, z 0.001)
 hulls = os.path.join(WORK, "hulls")
 p = run_talus(TALUS, [os.path.join(ROOT, "tests", "scenes", "hulls.yaml"), "-o", hulls, "-t_final", "0.01",
                       "-output_every", "10"])
 check(p.returncode == 0, "the hulls: %s" % p.stderr[-500:])
 p = view([hulls, "--screenshot", os.path.join(WORK, "hulls.png"), "--time", "0"])
 found = {kind: [line for line in p.stdout.splitlines() if "moving %s within" % kind in line] for kind in ("cylinders", "boxes")}
-check(p.returncode == 0 and "moving: 0 spheres, 4 boxes, 1 cylinders, 3 hulls" in p.stdout
+faces = [line for line in p.stdout.splitlines() if "hull faces within" in line]
+check(p.returncode == 0 and "moving: 0 spheres, 4 boxes, 1 cylinders" in p.stdout and "28 hull faces" in p.stdout
+      and faces and faces[0].split()[6] == "-0.5" and faces[0].split()[-3] == "0.001"
       and found["cylinders"] and "x -0.15 .. 0.15, y 0.55 .. 0.65, z 0.035 .. 0.335" in found["cylinders"][0]
       and found["boxes"] and "x -0.18 .. 0.18, y 0.55 .. 0.65, z 0.005 .. 0.365" in found["boxes"][0],
       "scripts/view of a compound's parts: %s%s" % (p.stdout[-800:], p.stderr[-800:]))

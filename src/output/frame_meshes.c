@@ -1,0 +1,124 @@
+/*
+ * The faces of bodies that frames.h5 draws as a surface (the shape table's glyph_mesh: a hull's triangulated faces):
+ * every frame's group `faces` holds the corners in the world frame (`position`), each one's velocity (v + w x r), its
+ * body's id and fixed flag, and every_frame/face_triangles the triangles (3 corner rows each, counterclockwise seen
+ * from outside), written once. Rows are in the order of the bodies' slots, each body's corners and triangles in the
+ * order of its description, so a frame is the same on any number of ranks.
+ */
+#include "output_impl.h"
+#include <talus/math3.h>
+
+static void CountMesh(const TalusBodies *b, PetscInt k, PetscInt c[])
+{
+  const TalusShapeOps *ops = &TalusShapeTable[b->shape[k]];
+  const PetscReal     *v;
+  const PetscInt      *t;
+
+  if (ops->glyph_mesh) ops->glyph_mesh(&b->size[3 * k], &c[0], &v, &c[1], &t);
+}
+
+PetscErrorCode TalusFrameMeshesSetUp(TalusOutput out, const TalusBodies *b)
+{
+  PetscFunctionBegin;
+  PetscCall(TalusFrameRowsSetUp(out, b, 2, CountMesh, &out->meshes));
+  PetscFunctionReturn(0);
+}
+
+/* this rank's bodies with faces, and their rows: at[] their places among out->meshes' bodies */
+static PetscErrorCode MeshBodies(TalusOutput out, const TalusBodies *b, PetscInt *n, PetscInt **body, PetscInt **at)
+{
+  PetscFunctionBegin;
+  *n = 0;
+  PetscCall(PetscMalloc2(b->nowned + 1, body, b->nowned + 1, at));
+  for (PetscInt k = 0; k < b->nowned; k++) {
+    PetscInt c[2] = {0, 0}, place;
+    if (!TalusBodiesIsFinite(b, k)) continue;
+    CountMesh(b, k, c);
+    if (c[1] == 0) continue;
+    place = TalusFrameRowsFind(&out->meshes, b->slot[k]);
+    PetscCheck(place >= 0 && out->meshes.first[2 * (place + 1)] - out->meshes.first[2 * place] == c[0], PETSC_COMM_SELF,
+               PETSC_ERR_PLIB, "frames.h5: body %" PetscInt64_FMT " had no faces at the run's start",
+               (PetscInt64)b->id[k]);
+    (*body)[*n] = k, (*at)[(*n)++] = place;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* every_frame/face_triangles, when there are faces: each rank writes its bodies' */
+PetscErrorCode TalusFrameMeshesWriteStatics(TalusOutput out, TalusH5Writer *w, hid_t every, const TalusBodies *b)
+{
+  const PetscInt ntotal = TalusFrameRowsTotal(&out->meshes, 1);
+  PetscInt       nbody, *body, *at, mine = 0, n = 0, *row;
+  int32_t       *corner;
+
+  PetscFunctionBegin;
+  if (ntotal == 0) PetscFunctionReturn(0);
+  PetscCall(MeshBodies(out, b, &nbody, &body, &at));
+  for (PetscInt i = 0; i < nbody; i++) mine += out->meshes.first[2 * at[i] + 3] - out->meshes.first[2 * at[i] + 1];
+  PetscCall(PetscMalloc2(mine + 1, &row, 3 * mine + 1, &corner));
+  for (PetscInt i = 0; i < nbody; i++) {
+    const PetscReal *v;
+    const PetscInt  *t;
+    PetscInt         nv, nt, k = body[i];
+
+    TalusShapeTable[b->shape[k]].glyph_mesh(&b->size[3 * k], &nv, &v, &nt, &t);
+    for (PetscInt f = 0; f < nt; f++, n++) {
+      row[n] = out->meshes.first[2 * at[i] + 1] + f;
+      for (int c = 0; c < 3; c++) corner[3 * n + c] = (int32_t)(out->meshes.first[2 * at[i]] + t[3 * f + c]);
+    }
+  }
+  PetscCall(TalusFramesWriteRows(out, w, every, "face_triangles", H5T_NATIVE_INT32, ntotal, n, row, 3, corner));
+  PetscCall(PetscFree2(row, corner));
+  PetscCall(PetscFree2(body, at));
+  PetscFunctionReturn(0);
+}
+
+/* frameNNNNNN/faces: this rank's bodies' corners at their rows */
+PetscErrorCode TalusFrameMeshesWrite(TalusOutput out, TalusH5Writer *w, hid_t frame, const TalusBodies *b)
+{
+  const PetscInt nvtotal = TalusFrameRowsTotal(&out->meshes, 0);
+  PetscInt       nbody, *body, *at, mine = 0, n = 0, *row;
+  PetscInt64    *id;
+  PetscReal     *pos, *vel;
+  int32_t       *fixed;
+  hid_t          group;
+  char           path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  if (TalusFrameRowsTotal(&out->meshes, 1) == 0) PetscFunctionReturn(0);
+  PetscCall(MeshBodies(out, b, &nbody, &body, &at));
+  for (PetscInt i = 0; i < nbody; i++) mine += out->meshes.first[2 * at[i] + 2] - out->meshes.first[2 * at[i]];
+  PetscCall(PetscMalloc5(mine + 1, &row, mine + 1, &id, 3 * mine + 1, &pos, 3 * mine + 1, &vel, mine + 1, &fixed));
+  for (PetscInt i = 0; i < nbody; i++) {
+    const PetscReal *v;
+    const PetscInt  *t;
+    PetscInt         nv, nt, k = body[i];
+    PetscReal        A[9], w_world[3];
+
+    TalusShapeTable[b->shape[k]].glyph_mesh(&b->size[3 * k], &nv, &v, &nt, &t);
+    TalusQuatToMatrix(&b->quaternion[4 * k], A);
+    TalusBodiesGetAngularVelocityWorld(b, k, w_world);
+    for (PetscInt c = 0; c < nv; c++, n++) {
+      PetscReal offset[3], spin[3];
+      TalusRotate(A, &v[3 * c], offset);
+      TalusCross3(w_world, offset, spin); /* the corner moves with the body: v + w x (R p) */
+      row[n]   = out->meshes.first[2 * at[i]] + c;
+      id[n]    = b->id[k];
+      fixed[n] = (int32_t)(b->fixed[k] != 0);
+      for (int d = 0; d < 3; d++)
+        pos[3 * n + d] = b->position[3 * k + d] + offset[d], vel[3 * n + d] = b->velocity[3 * k + d] + spin[d];
+    }
+  }
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  group = H5Gcreate2(frame, "faces", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(w, group, "faces");
+  PetscCall(TalusH5Agree(w, path));
+  PetscCall(TalusFramesWriteRows(out, w, group, "id", H5T_NATIVE_INT64, nvtotal, n, row, 1, id));
+  PetscCall(TalusFramesWriteRows(out, w, group, "position", H5T_NATIVE_DOUBLE, nvtotal, n, row, 3, pos));
+  PetscCall(TalusFramesWriteRows(out, w, group, "velocity", H5T_NATIVE_DOUBLE, nvtotal, n, row, 3, vel));
+  PetscCall(TalusFramesWriteRows(out, w, group, "fixed", H5T_NATIVE_INT32, nvtotal, n, row, 1, fixed));
+  H5Gclose(group);
+  PetscCall(PetscFree5(row, id, pos, vel, fixed));
+  PetscCall(PetscFree2(body, at));
+  PetscFunctionReturn(0);
+}

@@ -43,6 +43,17 @@ def shape_of(source, lo, hi):
     return Threshold(Input=source, Scalars=["POINTS", "shape"], LowerThreshold=lo, UpperThreshold=hi)
 
 
+def show(source, coloured):
+    """Shows source coloured by speed, or grey."""
+    d = Show(source, view)
+    d.DiffuseColor = [0.6, 0.6, 0.6]
+    if coloured:
+        ColorBy(d, ("POINTS", "speed"))
+    else:
+        d.ColorArrayName = ["POINTS", ""]  # grey, not the first array
+    return d
+
+
 def count(source):
     source.UpdatePipeline(t)
     info = source.GetDataInformation()
@@ -56,19 +67,15 @@ speed = GetColorTransferFunction("speed")
 for group, coloured in ((moving, True), (fixed, False)):
     spheres = shape_of(group, SPHERE, SPHERE)
     if count(spheres)[0]:
-        d = Show(spheres, view)
+        d = show(spheres, coloured)
         d.SetRepresentationType("Point Gaussian")
         d.ShaderPreset = "Sphere"
         d.ScaleByArray = 1
         d.SetScaleArray = ["POINTS", "diameter"]
         d.UseScaleFunction = 0  # the array as it is, not mapped through a transfer function
         d.GaussianRadius = 0.5  # the sprite's radius is GaussianRadius times the array: half the diameter
-        d.DiffuseColor = [0.6, 0.6, 0.6]
         if coloured:
-            ColorBy(d, ("POINTS", "speed"))
             d.SetScalarBarVisibility(view, True)
-        else:
-            d.ColorArrayName = ["POINTS", ""]  # grey, not the first array
     boxes = shape_of(group, BOX, BOX)  # (a hull: its faces, below; a compound: its parts, among the bodies)
     # a cylinder's tensor with its columns y and z swapped: the glyph's axis (y) along the body's z (numpy sees a
     # 9-component tensor transposed, and a result's rows are written as they are: transpose, then reorder)
@@ -85,12 +92,7 @@ for group, coloured in ((moving, True), (fixed, False)):
         glyphs.Scalars = ["POINTS", "speed"]
         glyphs.ColorGlyphs = 1 if coloured else 0  # each body's faces carry its speed
         glyphs.ScaleFactor = 1.0
-        d = Show(glyphs, view)
-        d.DiffuseColor = [0.6, 0.6, 0.6]
-        if coloured:
-            ColorBy(d, ("POINTS", "speed"))
-        else:
-            d.ColorArrayName = ["POINTS", ""]
+        show(glyphs, coloured)
         glyphs.UpdatePipeline(t)
         print("talus view: %s %s within x %.4g .. %.4g, y %.4g .. %.4g, z %.4g .. %.4g"
               % (("moving" if coloured else "fixed", "boxes" if kind == "Box" else "cylinders")
@@ -104,14 +106,8 @@ n = count(faces)[1]
 if n:
     for group, coloured in ((Threshold(Input=faces, Scalars=["POINTS", "fixed"], LowerThreshold=0, UpperThreshold=0), True),
                             (Threshold(Input=faces, Scalars=["POINTS", "fixed"], LowerThreshold=1, UpperThreshold=1), False)):
-        if not count(group)[1]:
-            continue
-        d = Show(group, view)
-        d.DiffuseColor = [0.6, 0.6, 0.6]
-        if coloured:
-            ColorBy(d, ("POINTS", "speed"))
-        else:
-            d.ColorArrayName = ["POINTS", ""]
+        if count(group)[1]:
+            show(group, coloured)
     faces.UpdatePipeline(t)
     print("talus view: hull faces within x %.4g .. %.4g, y %.4g .. %.4g, z %.4g .. %.4g"
           % tuple(faces.GetDataInformation().GetBounds()))

@@ -81,8 +81,6 @@ PetscErrorCode TalusFrameMeshesWrite(TalusOutput out, TalusH5Writer *w, hid_t fr
   PetscInt64    *id;
   PetscReal     *pos, *vel;
   int32_t       *fixed;
-  hid_t          group;
-  char           path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
   if (TalusFrameRowsTotal(&out->meshes, 1) == 0) PetscFunctionReturn(0);
@@ -109,15 +107,15 @@ PetscErrorCode TalusFrameMeshesWrite(TalusOutput out, TalusH5Writer *w, hid_t fr
         pos[3 * n + d] = b->position[3 * k + d] + offset[d], vel[3 * n + d] = b->velocity[3 * k + d] + spin[d];
     }
   }
-  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
-  group = H5Gcreate2(frame, "faces", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  TalusH5Note(w, group, "faces");
-  PetscCall(TalusH5Agree(w, path));
-  PetscCall(TalusFramesWriteRows(out, w, group, "id", H5T_NATIVE_INT64, nvtotal, n, row, 1, id));
-  PetscCall(TalusFramesWriteRows(out, w, group, "position", H5T_NATIVE_DOUBLE, nvtotal, n, row, 3, pos));
-  PetscCall(TalusFramesWriteRows(out, w, group, "velocity", H5T_NATIVE_DOUBLE, nvtotal, n, row, 3, vel));
-  PetscCall(TalusFramesWriteRows(out, w, group, "fixed", H5T_NATIVE_INT32, nvtotal, n, row, 1, fixed));
-  H5Gclose(group);
+  {
+    const TalusFrameDataset sets[] = {
+      {"id",       H5T_NATIVE_INT64,  1, id   },
+      {"position", H5T_NATIVE_DOUBLE, 3, pos  },
+      {"velocity", H5T_NATIVE_DOUBLE, 3, vel  },
+      {"fixed",    H5T_NATIVE_INT32,  1, fixed},
+    };
+    PetscCall(TalusFramesWriteGroup(out, w, frame, "faces", nvtotal, n, row, sizeof(sets) / sizeof(sets[0]), sets));
+  }
   PetscCall(PetscFree5(row, id, pos, vel, fixed));
   PetscCall(PetscFree2(body, at));
   PetscFunctionReturn(0);

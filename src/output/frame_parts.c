@@ -52,8 +52,6 @@ PetscErrorCode TalusFramePartsWrite(TalusOutput out, TalusH5Writer *w, hid_t fra
   PetscReal     *pos, *vel, *omega;
   float         *tensor, *diameter;
   int32_t       *shape, *fixed;
-  hid_t          group;
-  char           path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
   if (nparts == 0) PetscFunctionReturn(0);
@@ -92,19 +90,19 @@ PetscErrorCode TalusFramePartsWrite(TalusOutput out, TalusH5Writer *w, hid_t fra
       fixed[n]    = (int32_t)(b->fixed[k] != 0);
     }
   }
-  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
-  group = H5Gcreate2(frame, "parts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  TalusH5Note(w, group, "parts");
-  PetscCall(TalusH5Agree(w, path));
-  PetscCall(TalusFramesWriteRows(out, w, group, "id", H5T_NATIVE_INT64, nparts, n, row, 1, id));
-  PetscCall(TalusFramesWriteRows(out, w, group, "position", H5T_NATIVE_DOUBLE, nparts, n, row, 3, pos));
-  PetscCall(TalusFramesWriteRows(out, w, group, "velocity", H5T_NATIVE_DOUBLE, nparts, n, row, 3, vel));
-  PetscCall(TalusFramesWriteRows(out, w, group, "angular_velocity", H5T_NATIVE_DOUBLE, nparts, n, row, 3, omega));
-  PetscCall(TalusFramesWriteRows(out, w, group, "shape", H5T_NATIVE_INT32, nparts, n, row, 1, shape));
-  PetscCall(TalusFramesWriteRows(out, w, group, "fixed", H5T_NATIVE_INT32, nparts, n, row, 1, fixed));
-  PetscCall(TalusFramesWriteRows(out, w, group, "diameter", H5T_NATIVE_FLOAT, nparts, n, row, 1, diameter));
-  PetscCall(TalusFramesWriteRows(out, w, group, "shape_tensor", H5T_NATIVE_FLOAT, nparts, n, row, 9, tensor));
-  H5Gclose(group);
+  {
+    const TalusFrameDataset sets[] = {
+      {"id",               H5T_NATIVE_INT64,  1, id      },
+      {"position",         H5T_NATIVE_DOUBLE, 3, pos     },
+      {"velocity",         H5T_NATIVE_DOUBLE, 3, vel     },
+      {"angular_velocity", H5T_NATIVE_DOUBLE, 3, omega   },
+      {"shape",            H5T_NATIVE_INT32,  1, shape   },
+      {"fixed",            H5T_NATIVE_INT32,  1, fixed   },
+      {"diameter",         H5T_NATIVE_FLOAT,  1, diameter},
+      {"shape_tensor",     H5T_NATIVE_FLOAT,  9, tensor  },
+    };
+    PetscCall(TalusFramesWriteGroup(out, w, frame, "parts", nparts, n, row, sizeof(sets) / sizeof(sets[0]), sets));
+  }
   PetscCall(PetscFree5(row, id, pos, vel, omega));
   PetscCall(PetscFree4(tensor, diameter, shape, fixed));
   PetscFunctionReturn(0);

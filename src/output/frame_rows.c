@@ -5,6 +5,50 @@
 #include "output_impl.h"
 #include <talus/math3.h>
 
+/* A group of a frame (or of every_frame) that every rank has made, or the ranks stop together */
+PetscErrorCode TalusFramesCreateGroup(TalusOutput out, TalusH5Writer *w, hid_t parent, const char name[], hid_t *group)
+{
+  char path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  *group = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  TalusH5Note(w, *group, name);
+  PetscCall(TalusH5Agree(w, path));
+  PetscFunctionReturn(0);
+}
+
+/* A group of a frame with these datasets of `total` rows, this rank's n rows at rows[k] */
+PetscErrorCode TalusFramesWriteGroup(TalusOutput out, TalusH5Writer *w, hid_t frame, const char name[], PetscInt total,
+                                     PetscInt n, const PetscInt rows[], size_t nsets, const TalusFrameDataset sets[])
+{
+  hid_t group;
+
+  PetscFunctionBegin;
+  PetscCall(TalusFramesCreateGroup(out, w, frame, name, &group));
+  for (size_t s = 0; s < nsets; s++)
+    PetscCall(
+      TalusFramesWriteRows(out, w, group, sets[s].name, sets[s].type, total, n, rows, sets[s].width, sets[s].data));
+  H5Gclose(group);
+  PetscFunctionReturn(0);
+}
+
+/* the collective write of a dataset made by the caller (a failure noted in w), and the release of its spaces */
+static void WriteAndClose(TalusH5Writer *w, hid_t dset, hid_t type, hid_t memspace, hid_t filespace, const void *data,
+                          const char name[])
+{
+  hid_t xfer = H5Pcreate(H5P_DATASET_XFER);
+
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (dset >= 0) {
+    TalusH5Note(w, H5Dwrite(dset, type, memspace, filespace, xfer, data), name);
+    H5Dclose(dset);
+  }
+  H5Sclose(memspace);
+  H5Sclose(filespace);
+  H5Pclose(xfer);
+}
+
 static hid_t FileType(hid_t memtype)
 {
   if (H5Tequal(memtype, H5T_NATIVE_DOUBLE) > 0) return H5T_IEEE_F64LE;
@@ -23,7 +67,7 @@ PetscErrorCode TalusFramesWriteRows(TalusOutput out, TalusH5Writer *w, hid_t gro
 {
   hsize_t dims[2] = {(hsize_t)total, (hsize_t)width}, count = (hsize_t)(n * width), one = 1;
   hid_t   filespace = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL), memspace, dcpl = H5Pcreate(H5P_DATASET_CREATE),
-        xfer = H5Pcreate(H5P_DATASET_XFER), dset;
+        dset;
   hsize_t         *coords;
   char             path[PETSC_MAX_PATH_LEN];
   const PetscInt64 fill_i64 = -1;
@@ -54,15 +98,8 @@ PetscErrorCode TalusFramesWriteRows(TalusOutput out, TalusH5Writer *w, hid_t gro
     H5Sselect_none(filespace);
     H5Sselect_none(memspace);
   }
-  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
-  if (dset >= 0) {
-    TalusH5Note(w, H5Dwrite(dset, type, memspace, filespace, xfer, data), name);
-    H5Dclose(dset);
-  }
-  H5Sclose(memspace);
-  H5Sclose(filespace);
+  WriteAndClose(w, dset, type, memspace, filespace, data, name);
   H5Pclose(dcpl);
-  H5Pclose(xfer);
   PetscCall(PetscFree(coords));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
   PetscCall(TalusH5Agree(w, path));
@@ -77,7 +114,7 @@ PetscErrorCode TalusFramesWriteVertices(TalusOutput out, TalusH5Writer *w, hid_t
   PetscMPIInt size;
   hsize_t     dims = (hsize_t)total, start, count;
   int32_t    *v;
-  hid_t       filespace, memspace, dset, xfer = H5Pcreate(H5P_DATASET_XFER);
+  hid_t       filespace, memspace, dset;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(out->comm, &size));
@@ -94,14 +131,7 @@ PetscErrorCode TalusFramesWriteVertices(TalusOutput out, TalusH5Writer *w, hid_t
   }
   dset = H5Dcreate2(every, name, H5T_STD_I32LE, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   TalusH5Note(w, dset, name);
-  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
-  if (dset >= 0) {
-    TalusH5Note(w, H5Dwrite(dset, H5T_NATIVE_INT32, memspace, filespace, xfer, v), name);
-    H5Dclose(dset);
-  }
-  H5Sclose(memspace);
-  H5Sclose(filespace);
-  H5Pclose(xfer);
+  WriteAndClose(w, dset, H5T_NATIVE_INT32, memspace, filespace, v, name);
   PetscCall(PetscFree(v));
   PetscFunctionReturn(0);
 }

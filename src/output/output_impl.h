@@ -73,6 +73,17 @@ PETSC_INTERN PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput, TalusSim);
 PETSC_INTERN PetscErrorCode TalusFramesWriteRows(TalusOutput, TalusH5Writer *, hid_t group, const char name[],
                                                  hid_t type, PetscInt total, PetscInt n, const PetscInt rows[],
                                                  PetscInt width, const void *data);
+PETSC_INTERN PetscErrorCode TalusFramesCreateGroup(TalusOutput, TalusH5Writer *, hid_t parent, const char name[],
+                                                   hid_t *);
+typedef struct {
+  const char *name;
+  hid_t       type;
+  PetscInt    width;
+  const void *data;
+} TalusFrameDataset;
+PETSC_INTERN PetscErrorCode TalusFramesWriteGroup(TalusOutput, TalusH5Writer *, hid_t frame, const char name[],
+                                                  PetscInt total, PetscInt n, const PetscInt rows[], size_t nsets,
+                                                  const TalusFrameDataset sets[]);
 PETSC_INTERN PetscErrorCode TalusFramesWriteVertices(TalusOutput, TalusH5Writer *, hid_t every, const char name[],
                                                      PetscInt total);
 PETSC_INTERN void TalusFramesShapeTensor(const PetscReal q[4], TalusShape, const PetscReal size[3], float T[9]);

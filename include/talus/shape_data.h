@@ -26,15 +26,14 @@ typedef struct {
 } TalusShapePart;
 
 typedef struct {
-  TalusShape      shape;         /* TALUS_HULL or TALUS_COMPOUND */
-  PetscInt        n;             /* vertices or parts */
-  PetscReal      *vertex;        /* a hull's 3 n vertices (principal frame); only the hull's corners are kept */
-  PetscInt        nfaces, *face; /* a hull's surface as nfaces triangles, 3 corners each, counterclockwise seen from
-                                         outside (Qhull's triangulated facets; for frames.h5) */
-  TalusShapePart *part;          /* a compound's n parts (principal frame) */
-  PetscReal       volume, inertia[3];       /* at unit density: principal moments about the centroid */
-  PetscReal       radius;                   /* of the ball about the centroid that holds it */
-  PetscReal       extent[3];                /* of the box about the centroid that holds it, along each principal axis */
+  TalusShape      shape;              /* TALUS_HULL or TALUS_COMPOUND */
+  PetscInt        n;                  /* vertices or parts */
+  PetscReal      *vertex;             /* a hull's 3 n vertices (principal frame); only the hull's corners are kept */
+  PetscInt        nfaces, *face;      /* a hull's nfaces triangles (3 corners, outward) */
+  TalusShapePart *part;               /* a compound's n parts (principal frame) */
+  PetscReal       volume, inertia[3]; /* at unit density: principal moments about the centroid */
+  PetscReal       radius;             /* of the ball about the centroid that holds it */
+  PetscReal       extent[3];          /* of the box about the centroid that holds it, along each principal axis */
   PetscReal       centroid[3], rotation[4]; /* the principal frame in the given one */
   /* what was given, to compare entries and to write them to checkpoints */
   PetscInt   ngiven;

@@ -8,7 +8,7 @@ PETSC_INTERN void TalusDescribedMass(const PetscReal size[3], PetscReal density,
 PETSC_INTERN PetscReal   TalusDescribedRadius(const PetscReal size[3]);
 PETSC_INTERN void        TalusDescribedGlyph(const PetscReal size[3], PetscReal extent[3]);
 PETSC_INTERN PetscInt    TalusCompoundGlyphParts(const PetscReal size[3], PetscInt i, TalusShape *shape,
-                                                 PetscReal part_size[3], PetscReal position[3], PetscReal quaternion[4]);
+                                                 PetscReal psize[3], PetscReal position[3], PetscReal q[4]);
 PETSC_INTERN void        TalusHullMesh(const PetscReal size[3], PetscInt *nv, const PetscReal **v, PetscInt *nt,
                                        const PetscInt **t);
 PETSC_INTERN const char *TalusHullCheck(const PetscReal size[3]);

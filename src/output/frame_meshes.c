@@ -31,15 +31,11 @@ static PetscErrorCode MeshBodies(TalusOutput out, const TalusBodies *b, PetscInt
   *n = 0;
   PetscCall(PetscMalloc2(b->nowned + 1, body, b->nowned + 1, at));
   for (PetscInt k = 0; k < b->nowned; k++) {
-    PetscInt c[2] = {0, 0}, place;
-    if (!TalusBodiesIsFinite(b, k)) continue;
+    PetscInt c[2] = {0, 0};
     CountMesh(b, k, c);
     if (c[1] == 0) continue;
-    place = TalusFrameRowsFind(&out->meshes, b->slot[k]);
-    PetscCheck(place >= 0 && out->meshes.first[2 * (place + 1)] - out->meshes.first[2 * place] == c[0], PETSC_COMM_SELF,
-               PETSC_ERR_PLIB, "frames.h5: body %" PetscInt64_FMT " had no faces at the run's start",
-               (PetscInt64)b->id[k]);
-    (*body)[*n] = k, (*at)[(*n)++] = place;
+    PetscCall(TalusFrameRowsPlace(&out->meshes, b, k, c, &(*at)[*n]));
+    (*body)[(*n)++] = k;
   }
   PetscFunctionReturn(0);
 }
@@ -91,20 +87,15 @@ PetscErrorCode TalusFrameMeshesWrite(TalusOutput out, TalusH5Writer *w, hid_t fr
     const PetscReal *v;
     const PetscInt  *t;
     PetscInt         nv, nt, k = body[i];
-    PetscReal        A[9], w_world[3];
+    PetscReal        A[9];
 
     TalusShapeTable[b->shape[k]].glyph_mesh(&b->size[3 * k], &nv, &v, &nt, &t);
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
-    TalusBodiesGetAngularVelocityWorld(b, k, w_world);
     for (PetscInt c = 0; c < nv; c++, n++) {
-      PetscReal offset[3], spin[3];
-      TalusRotate(A, &v[3 * c], offset);
-      TalusCross3(w_world, offset, spin); /* the corner moves with the body: v + w x (R p) */
+      TalusFramesBodyPoint(b, k, A, &v[3 * c], &pos[3 * n], &vel[3 * n]);
       row[n]   = out->meshes.first[2 * at[i]] + c;
       id[n]    = b->id[k];
       fixed[n] = (int32_t)(b->fixed[k] != 0);
-      for (int d = 0; d < 3; d++)
-        pos[3 * n + d] = b->position[3 * k + d] + offset[d], vel[3 * n + d] = b->velocity[3 * k + d] + spin[d];
     }
   }
   {

@@ -13,8 +13,7 @@ static PetscInt GlyphParts(const TalusBodies *b, PetscInt k)
 {
   const TalusShapeOps *ops = &TalusShapeTable[b->shape[k]];
 
-  return ops->glyph_parts && TalusBodiesIsFinite(b, k) ? ops->glyph_parts(&b->size[3 * k], -1, NULL, NULL, NULL, NULL)
-                                                       : 0;
+  return ops->glyph_parts ? ops->glyph_parts(&b->size[3 * k], -1, NULL, NULL, NULL, NULL) : 0;
 }
 
 static void CountParts(const TalusBodies *b, PetscInt k, PetscInt c[])
@@ -33,13 +32,9 @@ PetscErrorCode TalusFramePartsSetUp(TalusOutput out, const TalusBodies *b)
 PetscErrorCode TalusFramePartsWriteStatics(TalusOutput out, TalusH5Writer *w, hid_t every)
 {
   const PetscInt nparts = TalusFrameRowsTotal(&out->parts, 0);
-  char           path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
-  if (nparts == 0) PetscFunctionReturn(0);
-  PetscCall(TalusFramesWriteVertices(out, w, every, "part_vertices", nparts));
-  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
-  PetscCall(TalusH5Agree(w, path));
+  if (nparts > 0) PetscCall(TalusFramesWriteVertices(out, w, every, "part_vertices", nparts));
   PetscFunctionReturn(0);
 }
 
@@ -63,27 +58,19 @@ PetscErrorCode TalusFramePartsWrite(TalusOutput out, TalusH5Writer *w, hid_t fra
     PetscReal A[9], w_world[3];
 
     if (parts == 0) continue;
-    at = TalusFrameRowsFind(&out->parts, b->slot[k]);
-    PetscCheck(at >= 0 && out->parts.first[at + 1] - out->parts.first[at] == parts, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "frames.h5: body %" PetscInt64_FMT " was not drawn by its parts at the run's start",
-               (PetscInt64)b->id[k]);
+    PetscCall(TalusFrameRowsPlace(&out->parts, b, k, &parts, &at));
     TalusQuatToMatrix(&b->quaternion[4 * k], A);
     TalusBodiesGetAngularVelocityWorld(b, k, w_world);
     for (PetscInt i = 0; i < parts; i++, n++) {
       TalusShape s;
-      PetscReal  size[3], offset_body[3], offset[3], q_part[4], q[4], spin[3];
+      PetscReal  size[3], centre[3], q_part[4], q[4];
 
-      TalusShapeTable[b->shape[k]].glyph_parts(&b->size[3 * k], i, &s, size, offset_body, q_part);
-      TalusRotate(A, offset_body, offset);
+      TalusShapeTable[b->shape[k]].glyph_parts(&b->size[3 * k], i, &s, size, centre, q_part);
+      TalusFramesBodyPoint(b, k, A, centre, &pos[3 * n], &vel[3 * n]);
       TalusQuatMultiply(&b->quaternion[4 * k], q_part, q);
-      TalusCross3(w_world, offset, spin); /* the part's centre moves with the body: v + w x (R p) */
       row[n] = out->parts.first[at] + i;
       id[n]  = b->id[k];
-      for (int d = 0; d < 3; d++) {
-        pos[3 * n + d]   = b->position[3 * k + d] + offset[d];
-        vel[3 * n + d]   = b->velocity[3 * k + d] + spin[d];
-        omega[3 * n + d] = w_world[d];
-      }
+      for (int d = 0; d < 3; d++) omega[3 * n + d] = w_world[d];
       TalusFramesShapeTensor(q, s, size, &tensor[9 * n]);
       diameter[n] = (float)(2.0 * TalusShapeTable[s].bounding_radius(size));
       shape[n]    = (int32_t)TalusShapeTable[s].code;

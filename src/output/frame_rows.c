@@ -1,6 +1,7 @@
 /*
- * frames.h5's datasets as frames.c and frame_parts.c write them: rows at given places, written collectively by every
- * rank (parallel HDF5), the Polyvertex connectivity, and a glyph's shape tensor.
+ * frames.h5's datasets as frames.c, frame_parts.c and frame_meshes.c write them: rows at given places, written
+ * collectively by every rank (parallel HDF5), the Polyvertex connectivity, a glyph's shape tensor and a body's points,
+ * and the table of the bodies that have rows of their own in a frame's group.
  */
 #include "output_impl.h"
 #include <talus/math3.h>
@@ -107,7 +108,8 @@ PetscErrorCode TalusFramesWriteRows(TalusOutput out, TalusH5Writer *w, hid_t gro
 }
 
 /* every_frame/NAME = 0, 1, ..., total - 1: the Polyvertex connectivity of every frame (vertices: the bodies'). Each
-   rank writes its share as one hyperslab (no rank holds the whole list: 3e7 bodies are 120 MB). */
+   rank writes its share as one hyperslab (no rank holds the whole list: 3e7 bodies are 120 MB); the ranks agree on
+   the outcome. */
 PetscErrorCode TalusFramesWriteVertices(TalusOutput out, TalusH5Writer *w, hid_t every, const char name[],
                                         PetscInt total)
 {
@@ -115,6 +117,7 @@ PetscErrorCode TalusFramesWriteVertices(TalusOutput out, TalusH5Writer *w, hid_t
   hsize_t     dims = (hsize_t)total, start, count;
   int32_t    *v;
   hid_t       filespace, memspace, dset;
+  char        path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(out->comm, &size));
@@ -133,6 +136,8 @@ PetscErrorCode TalusFramesWriteVertices(TalusOutput out, TalusH5Writer *w, hid_t
   TalusH5Note(w, dset, name);
   WriteAndClose(w, dset, H5T_NATIVE_INT32, memspace, filespace, v, name);
   PetscCall(PetscFree(v));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", out->dir, out->frames_name));
+  PetscCall(TalusH5Agree(w, path));
   PetscFunctionReturn(0);
 }
 
@@ -215,13 +220,33 @@ PetscInt TalusFrameRowsTotal(const TalusFrameRows *rows, PetscInt j)
   return rows->first ? rows->first[rows->width * rows->nbodies + j] : 0;
 }
 
-/* body slot's place among rows->slot, or -1 */
-PetscInt TalusFrameRowsFind(const TalusFrameRows *rows, PetscInt slot)
+/* Body k's place among rows' bodies (*at), checked against its counts c[] now: a body whose rows were not counted at
+   the run's start (a shape that changed) is an error of the program */
+PetscErrorCode TalusFrameRowsPlace(const TalusFrameRows *rows, const TalusBodies *b, PetscInt k, const PetscInt c[],
+                                   PetscInt *at)
 {
-  PetscInt at = -1;
+  PetscBool same;
 
-  if (PetscFindInt(slot, rows->nbodies, rows->slot, &at) || at < 0) return -1;
-  return at;
+  PetscFunctionBegin;
+  PetscCall(PetscFindInt(b->slot[k], rows->nbodies, rows->slot, at));
+  same = (PetscBool)(*at >= 0);
+  for (PetscInt j = 0; same && j < rows->width; j++)
+    same = (PetscBool)(rows->first[rows->width * (*at + 1) + j] - rows->first[rows->width * *at + j] == c[j]);
+  PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "frames.h5: body %" PetscInt64_FMT " does not have the rows it had at the run's start",
+             (PetscInt64)b->id[k]);
+  PetscFunctionReturn(0);
+}
+
+/* Point p of body k (p in the body's frame, A its rotation): where it is and how fast it moves, in the world */
+void TalusFramesBodyPoint(const TalusBodies *b, PetscInt k, const PetscReal A[9], const PetscReal p[3], PetscReal x[3],
+                          PetscReal v[3])
+{
+  PetscReal offset[3];
+
+  TalusRotate(A, p, offset);
+  TalusBodyPointVelocity(b, k, offset, v);
+  for (int d = 0; d < 3; d++) x[d] = b->position[3 * k + d] + offset[d];
 }
 
 PetscErrorCode TalusFrameRowsDestroy(TalusFrameRows *rows)

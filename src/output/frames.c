@@ -180,7 +180,6 @@ PetscErrorCode TalusOutputWriteFrameStatics(TalusOutput out, TalusSim sim)
   TalusH5Note(&w, every, "every_frame");
   PetscCall(TalusH5Agree(&w, path));
   PetscCall(TalusFramesWriteVertices(out, &w, every, "vertices", total));
-  PetscCall(TalusH5Agree(&w, path));
   PetscCall(TalusFramePartsWriteStatics(out, &w, every));
   PetscCall(TalusFrameMeshesWriteStatics(out, &w, every, b));
   PetscCall(WritePlanes(out, &w, every, b, out->nplanes));

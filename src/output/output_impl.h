@@ -90,8 +90,11 @@ PETSC_INTERN void TalusFramesShapeTensor(const PetscReal q[4], TalusShape, const
 PETSC_INTERN PetscErrorCode TalusFrameRowsSetUp(TalusOutput, const TalusBodies *, PetscInt width,
                                                 void (*count)(const TalusBodies *, PetscInt k, PetscInt c[]),
                                                 TalusFrameRows *);
-PETSC_INTERN PetscInt       TalusFrameRowsFind(const TalusFrameRows *, PetscInt slot);
-PETSC_INTERN PetscInt       TalusFrameRowsTotal(const TalusFrameRows *, PetscInt j);
+PETSC_INTERN PetscErrorCode TalusFrameRowsPlace(const TalusFrameRows *, const TalusBodies *, PetscInt k,
+                                                const PetscInt c[], PetscInt *at);
+PETSC_INTERN void     TalusFramesBodyPoint(const TalusBodies *, PetscInt k, const PetscReal A[9], const PetscReal p[3],
+                                           PetscReal x[3], PetscReal v[3]);
+PETSC_INTERN PetscInt TalusFrameRowsTotal(const TalusFrameRows *, PetscInt j);
 PETSC_INTERN PetscErrorCode TalusFrameRowsDestroy(TalusFrameRows *);
 /* frame_parts.c: the glyphs of bodies drawn as several (a compound's parts); frame_meshes.c: the faces of bodies
    drawn as a surface (a hull's) */

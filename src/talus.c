@@ -1,6 +1,7 @@
 /* Start-up and shut-down of talus: PETSc plus the registration of what talus adds to it; the
    error handler of the command. */
 #include <talus/module.h>
+#include <talus/contacts.h>
 
 static PetscBool talus_registered = PETSC_FALSE;
 
@@ -11,7 +12,8 @@ static PetscErrorCode TalusFinalizePackage(void)
   PetscFunctionReturn(0);
 }
 
-/* Registers the solver layer (TalusSolverRegisterAll) and the simulator's log events. Safe to call more than once. */
+/* Registers the solver layer (TalusSolverRegisterAll), the compound's pairs, the simulator's modules and log events.
+   Safe to call more than once. */
 PetscErrorCode TalusRegisterAll(void)
 {
   PetscClassId classid;
@@ -21,6 +23,7 @@ PetscErrorCode TalusRegisterAll(void)
   if (talus_registered) PetscFunctionReturn(0);
   talus_registered = PETSC_TRUE;
   PetscCall(PetscRegisterFinalize(TalusFinalizePackage));
+  PetscCall(TalusCompoundRegisterPairs());
   PetscCall(TalusSimRegisterModules());
   PetscCall(PetscClassIdRegister("talus", &classid));
   PetscCall(PetscLogEventRegister("Collide", classid, &TALUS_EventCollide));

@@ -37,6 +37,9 @@ PETSC_EXTERN PetscBool TalusShapePairSupported(TalusShape, TalusShape);
 /* Narrow phase for one pair: appends the contacts with Phi <= envelope (seed 000's delta_K). */
 PETSC_EXTERN PetscErrorCode TalusCollidePair(const TalusBodies *, PetscInt i, PetscInt j, PetscReal envelope,
                                              TalusContactList *);
+/* The compound's entries of the pair table (every shape with a compound), made from its parts' pairs
+   (compound.c); TalusRegisterAll calls it. */
+PETSC_EXTERN PetscErrorCode TalusCompoundRegisterPairs(void);
 
 /* Broad phase + narrow phase over all bodies: a uniform grid of cells for the finite bodies,
    every finite body against every plane. Contacts come out sorted by (id_a, id_b, feature). */

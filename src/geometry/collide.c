@@ -6,7 +6,7 @@
  * capsules (balls on its segment); convex.c makes the rest (box-box, and boxes, cylinders and
  * capsules with each other). Each routine works in its own natural order (first, second) with n
  * pointing from first to second; the pair table says which routine a pair of shapes takes and in
- * which order. TalusCollidePair then orders the contact by global id as seed 000 requires (n from
+ * which order. Each pair routine then orders its contacts by global id as seed 000 requires (n from
  * the lower index to the higher), flipping n if needed.
  */
 #include "collide_impl.h"
@@ -468,18 +468,18 @@ static PetscErrorCode PlaneBoxPair(const TalusBodies *b, PetscInt first, PetscIn
 
 /*
  * The pair table, indexed by the shapes of (i, j): the routine that appends the pair's contacts, and
- * whether it takes the pair as (j, i). An empty entry is a pair talus cannot collide (box-box); two
- * unbounded shapes (planes) are both fixed and never reach the table.
+ * whether it takes the pair as (j, i). An empty entry is a pair talus cannot collide; two unbounded
+ * shapes (planes) are both fixed and never reach the table. The closed forms and the general routine
+ * are filled in here; a shape whose pairs are made elsewhere registers them at start-up
+ * (TalusCollideRegisterPair: the compound's, compound.c, which calls back into this table for its parts).
  */
-typedef PetscErrorCode (*PairFn)(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope,
-                                 TalusContactList *);
 typedef struct {
-  PairFn    collide;
-  PetscBool swap;
+  TalusPairFn collide;
+  PetscBool   swap;
 } PairEntry;
 
 // clang-format off
-static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
+static PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
   [TALUS_SPHERE][TALUS_SPHERE] = {SphereSpherePair, PETSC_FALSE},
   [TALUS_SPHERE][TALUS_BOX]    = {BoxSpherePair,    PETSC_TRUE},
   [TALUS_SPHERE][TALUS_PLANE]  = {PlaneSpherePair,  PETSC_TRUE},
@@ -518,13 +518,22 @@ static const PairEntry pair_table[TALUS_NSHAPES][TALUS_NSHAPES] = {
 };
 // clang-format on
 
-PetscBool TalusPrimitivePairSupported(TalusShape a, TalusShape b)
+PetscErrorCode TalusCollideRegisterPair(TalusShape a, TalusShape b, TalusPairFn collide, PetscBool swap)
+{
+  PetscFunctionBegin;
+  PetscCheck(a >= 0 && a < TALUS_NSHAPES && b >= 0 && b < TALUS_NSHAPES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "shape codes %d and %d: the pair table has %d shapes", (int)a, (int)b, (int)TALUS_NSHAPES);
+  pair_table[a][b].collide = collide, pair_table[a][b].swap = swap;
+  PetscFunctionReturn(0);
+}
+
+PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
 {
   return (PetscBool)(pair_table[a][b].collide != NULL);
 }
 
-PetscErrorCode TalusCollidePrimitivePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
-                                         TalusContactList *list)
+PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
+                                TalusContactList *list)
 {
   const PairEntry *pair = &pair_table[b->shape[i]][b->shape[j]];
 
@@ -532,9 +541,12 @@ PetscErrorCode TalusCollidePrimitivePair(const TalusBodies *b, PetscInt i, Petsc
   if (b->fixed[i] && b->fixed[j]) PetscFunctionReturn(0); /* nothing can move: no contact to solve */
   PetscCheck(pair->collide, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "bodies %" PetscInt_FMT " and %" PetscInt_FMT
-             " (a %s and a %s) are within reach of each other: %s-%s contact is not supported",
+             " (a %s and a %s) are within reach of each other: %s-%s contact is not supported%s",
              b->id[i], b->id[j], TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name,
-             TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
+             TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name,
+             b->shape[i] == TALUS_COMPOUND || b->shape[j] == TALUS_COMPOUND
+               ? " (a compound's pairs are registered by TalusInitialize or TalusRegisterAll)"
+               : "");
   PetscCall(pair->swap ? pair->collide(b, j, i, envelope, list) : pair->collide(b, i, j, envelope, list));
   PetscFunctionReturn(0);
 }

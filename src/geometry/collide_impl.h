@@ -18,14 +18,10 @@ typedef struct {
 PETSC_INTERN void TalusConvexHits(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope,
                                   TalusHit hits[], PetscInt *nhits);
 
-/* collide.c: whether the pair table has a routine for two shapes that are not compounds, and the contacts of a
-   pair of such bodies (TalusCollidePair dispatches, compound.c) */
-PETSC_INTERN PetscBool      TalusPrimitivePairSupported(TalusShape, TalusShape);
-PETSC_INTERN PetscErrorCode TalusCollidePrimitivePair(const TalusBodies *, PetscInt i, PetscInt j, PetscReal envelope,
-                                                      TalusContactList *);
-/* compound.c: the contacts of a pair of which one or both are compounds: each part's, as the part's own pair
-   routine finds them, in the body's frame */
-PETSC_INTERN PetscErrorCode TalusCompoundPair(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope,
-                                              TalusContactList *);
+/* A pair routine: appends the contacts of (first, second) within the envelope, ordered by global id */
+typedef PetscErrorCode (*TalusPairFn)(const TalusBodies *, PetscInt first, PetscInt second, PetscReal envelope,
+                                      TalusContactList *);
+/* collide.c: the pair table's entry for the shapes (a, b); with swap the routine takes the pair as (j, i) */
+PETSC_INTERN PetscErrorCode TalusCollideRegisterPair(TalusShape a, TalusShape b, TalusPairFn, PetscBool swap);
 
 #endif

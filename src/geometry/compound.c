@@ -5,8 +5,8 @@
  * compliance and the id order of every contact are the real pair's; each contact's offsets are then taken back
  * to the compound's centre and frame. A contact's feature names its parts and the part pair's own feature:
  * (part of the lower-id body x TALUS_MAX_COMPOUND_PARTS + part of the other) x COMPOUND_FEATURES + feature, in
- * the order they are found, as the warm start needs. TalusCollidePair, the narrow phase of any pair, is here:
- * above the pair table, which it and the parts' pairs call.
+ * the order they are found, as the warm start needs. The compound's pairs with every shape are entries of the
+ * pair table (collide.c), registered at start-up; a part, never a compound, takes the table's entry for its shape.
  */
 #include "collide_impl.h"
 #include <talus/shape_data.h>
@@ -56,8 +56,10 @@ static void ToBody(const Side *side, PetscInt p, PetscReal s[3])
   for (int d = 0; d < 3; d++) s[d] = side->e->part[p].position[d] + t[d];
 }
 
-PetscErrorCode TalusCompoundPair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
-                                 TalusContactList *list)
+/* The contacts of a pair of which one or both are compounds: each part's, as the part's own pair routine finds them,
+   in the body's frame (the pair table's entry for a compound with any shape) */
+static PetscErrorCode CompoundPair(const TalusBodies *b, PetscInt first, PetscInt second, PetscReal envelope,
+                                   TalusContactList *list)
 {
   const PetscInt lo = b->id[first] < b->id[second] ? first : second, hi = lo == first ? second : first;
   Side           side[2] = {
@@ -94,7 +96,7 @@ PetscErrorCode TalusCompoundPair(const TalusBodies *b, PetscInt first, PetscInt 
                  "body %" PetscInt_FMT " (a compound) on plane %" PetscInt_FMT
                  ": a compound's part on an elastic foundation (a material's grid) is not supported",
                  b->shape[lo] == TALUS_COMPOUND ? id[0] : id[1], b->shape[lo] == TALUS_COMPOUND ? id[1] : id[0]);
-      PetscCall(TalusCollidePrimitivePair(&view, 0, 1, envelope, &found));
+      PetscCall(TalusCollidePair(&view, 0, 1, envelope, &found));
       for (PetscInt c = 0; c < found.n; c++) {
         TalusContact *contact;
         PetscCall(TalusContactListAppend(list, &contact));
@@ -110,20 +112,12 @@ PetscErrorCode TalusCompoundPair(const TalusBodies *b, PetscInt first, PetscInt 
   PetscFunctionReturn(0);
 }
 
-/* The narrow phase of one pair: a compound's contacts are its parts', every other pair is the pair table's
-   (collide.c) */
-PetscBool TalusShapePairSupported(TalusShape a, TalusShape b)
-{
-  if (a == TALUS_COMPOUND || b == TALUS_COMPOUND) return PETSC_TRUE; /* its parts meet every shape */
-  return TalusPrimitivePairSupported(a, b);
-}
-
-PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, PetscReal envelope,
-                                TalusContactList *list)
+PetscErrorCode TalusCompoundRegisterPairs(void)
 {
   PetscFunctionBegin;
-  if (b->shape[i] == TALUS_COMPOUND || b->shape[j] == TALUS_COMPOUND)
-    PetscCall(TalusCompoundPair(b, i, j, envelope, list));
-  else PetscCall(TalusCollidePrimitivePair(b, i, j, envelope, list));
+  for (int s = 0; s < TALUS_NSHAPES; s++) { /* its parts meet every shape */
+    PetscCall(TalusCollideRegisterPair(TALUS_COMPOUND, (TalusShape)s, CompoundPair, PETSC_FALSE));
+    PetscCall(TalusCollideRegisterPair((TalusShape)s, TALUS_COMPOUND, CompoundPair, PETSC_FALSE));
+  }
   PetscFunctionReturn(0);
 }

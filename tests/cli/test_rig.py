@@ -95,7 +95,11 @@ if p.returncode == 0:
           "wheel-sweep's sweep.csv: %s" % rows)
 for bad, said in ((["--scene", SCENE, "--small"], "give --scene RIG.yaml or --small, not both"),
                   (["--scene", SCENE, "--ranks", "3", "--group", "2"], "a multiple of --group"),
-                  (["--scene", SCENE, "--set", "end_time"], "--set takes PATH=VALUE, got end_time")):
+                  (["--scene", SCENE, "--set", "end_time"], "--set takes PATH=VALUE, got end_time"),
+                  (["--bed", WORK], "--bed places a rig given by --scene RIG.yaml on the bed"),
+                  (["--scene", SCENE, "--bed", WORK], "has no bodies_file for --bed to replace"),
+                  (["--scene", os.path.join(ROOT, "inputs", "wheel-rig", "soil-small.yaml"), "--bed", WORK],
+                   "a bed is a run's output directory, with its frames.h5")):
     p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--out", sweep] + bad, capture_output=True, text=True)
     check(p.returncode != 0 and said in p.stderr, "wheel-sweep %s: %s" % (" ".join(bad), p.stderr[-300:]))
 

@@ -12,7 +12,9 @@ Chrono's and DEM-Engine's wheel rigs; ../shared/terramechanics-anchors.md):
 - with slip it rises (measured +0.13 at slip 0.6), as do the driving torque (0.02 -> 0.25 W r) and the sinkage
   (slip sinkage: 8.9 -> 11.1 mm);
 - the sinkage is that of a wheel in the bed (millimetres to centimetres), not of one resting on it or sunk through;
-- rig.csv's slip is the imposed one.
+- rig.csv's slip is the imposed one;
+- the same rig put on the same bed with --scene soil-small.yaml --bed (how a rig is tried on other beds) runs
+  the slip-0 job's first 0.05 s bit for bit.
 A wheel that did not spin, a torque or a drawbar pull of the wrong sign or sense, or a rig module reading the
 wrong joint fails it.
 """
@@ -54,4 +56,17 @@ if set(rows) == {0.0, 0.6}:
     print("test_rig_soil: slip 0: DP/W %.4f T/(W r) %.4f sinkage %.2f mm; slip 0.6: DP/W %.4f T/(W r) %.4f sinkage %.2f mm"
           % (rolled["dp_over_w"], rolled["torque_over_wr"], 1e3 * rolled["sinkage_m"], slipped["dp_over_w"],
              slipped["torque_over_wr"], 1e3 * slipped["sinkage_m"]))
+if p.returncode == 0:  # the rig on the bed by --bed: the same placement and the same run as --small's
+    onbed = os.path.join(WORK, "onbed")
+    q = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--scene",
+                        os.path.join(ROOT, "inputs", "wheel-rig", "soil-small.yaml"), "--bed",
+                        os.path.join(WORK, "bed", "out", "soil-bin"), "--slips", "0", "--end", "0.05", "--ranks", "1",
+                        "--out", onbed, "--talus", TALUS], capture_output=True, text=True)
+    check(q.returncode == 0, "wheel-sweep --bed: exit %d\n%s%s" % (q.returncode, q.stdout[-800:], q.stderr[-1500:]))
+    placed = [[l for l in r.stdout.splitlines() if "the wheel at z" in l] for r in (p, q)]
+    check(placed[0] and placed[0] == placed[1], "--bed placed the wheel otherwise than --small: %s" % placed)
+    if q.returncode == 0:
+        rig = [open(os.path.join(d, "campaign", "jobs", "slip-0001", "rig.csv")).read().splitlines() for d in (WORK, onbed)]
+        check(len(rig[1]) > 45 and rig[1] == rig[0][:len(rig[1])],
+              "--bed's slip-0 run (%d rows) differs from --small's in its first 0.05 s" % len(rig[1]))
 sys.exit(check.finish())

@@ -541,12 +541,10 @@ PetscErrorCode TalusCollidePair(const TalusBodies *b, PetscInt i, PetscInt j, Pe
   if (b->fixed[i] && b->fixed[j]) PetscFunctionReturn(0); /* nothing can move: no contact to solve */
   PetscCheck(pair->collide, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "bodies %" PetscInt_FMT " and %" PetscInt_FMT
-             " (a %s and a %s) are within reach of each other: %s-%s contact is not supported%s",
+             " (a %s and a %s) are within reach of each other: %s-%s contact is not supported (the pair table has no"
+             " routine for it; the pairs a shape registers at start-up need TalusInitialize or TalusRegisterAll)",
              b->id[i], b->id[j], TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name,
-             TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name,
-             b->shape[i] == TALUS_COMPOUND || b->shape[j] == TALUS_COMPOUND
-               ? " (a compound's pairs are registered by TalusInitialize or TalusRegisterAll)"
-               : "");
+             TalusShapeTable[b->shape[i]].name, TalusShapeTable[b->shape[j]].name);
   PetscCall(pair->swap ? pair->collide(b, j, i, envelope, list) : pair->collide(b, i, j, envelope, list));
   PetscFunctionReturn(0);
 }

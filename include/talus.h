@@ -75,6 +75,22 @@ PETSC_EXTERN PetscErrorCode TaoAPGDGetResidualStep(Tao, PetscReal *);
    solver kept between problems whose size changes anyway, e.g. the time steps of a simulation. */
 PETSC_EXTERN PetscErrorCode TaoAPGDReleaseWorkVectors(Tao);
 
+/* ---------------------------------------------------------------- the residual's norm */
+
+/*
+ * The norm of seed 001 eq. 39's residual that talus's Tao types (apgd, nbgs, ipm, newton_ccp) report and
+ * stop on (-tao_residual_norm): MAX, the largest of the row blocks' 2-norms (a contact's triplet, a
+ * joint's row), so that -tao_gatol bounds every contact whatever their number (the default); 2, the
+ * 2-norm over all rows (seed 001's). TAO's own types are left as they are (their gradient's 2-norm).
+ */
+typedef enum {
+  TAO_RESIDUAL_NORM_MAX,
+  TAO_RESIDUAL_NORM_2
+} TaoResidualNorm;
+PETSC_EXTERN const char *const TaoResidualNorms[];
+PETSC_EXTERN PetscErrorCode    TalusTaoSetResidualNorm(Tao, TaoResidualNorm);
+PETSC_EXTERN PetscErrorCode    TalusTaoGetResidualNorm(Tao, TaoResidualNorm *);
+
 /* ---------------------------------------------------------------- the feasible set */
 
 /*
@@ -96,9 +112,12 @@ PETSC_EXTERN PetscErrorCode TalusFeasibleSetGetLocalSize(const TalusFeasibleSet 
 PETSC_EXTERN PetscErrorCode TalusFeasibleSetProject(const TalusFeasibleSet *, Vec in, Vec out);
 PETSC_EXTERN void           TalusProjectTriplet(PetscReal mu, const PetscReal in[3], PetscReal out[3]);
 /* Seed 001 eq. 39's residual ||r - Pi_K(r - g_d v)|| / g_d of r and u = N r + q, all ranks; v = u, or on
-   the cones De Saxce's u + mu ||u_t|| e_n (desaxce: the Coulomb problem). */
+   the cones De Saxce's u + mu ||u_t|| e_n (desaxce: the Coulomb problem); in the norm given (MAX: the largest
+   cone's or row's). */
 PETSC_EXTERN PetscErrorCode TalusFeasibleSetResidual(const TalusFeasibleSet *, Vec r, Vec u, PetscReal gd,
-                                                     PetscBool desaxce, PetscReal *residual);
+                                                     PetscBool desaxce, TaoResidualNorm, PetscReal *residual);
+/* The norm of a vector of the set's rows: a cone's three rows as one block, every other row alone. */
+PETSC_EXTERN PetscErrorCode TalusFeasibleSetNorm(const TalusFeasibleSet *, Vec v, TaoResidualNorm, PetscReal *norm);
 /* apgd's projection (block size 3): ctx is a TalusFeasibleSet*. */
 PETSC_EXTERN PetscErrorCode TalusFeasibleSetProjectTao(Tao, PetscInt start, PetscInt n, const PetscScalar in[],
                                                        PetscScalar out[], void *ctx);

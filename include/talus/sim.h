@@ -33,6 +33,15 @@ typedef struct {
      the impulse, u~ the velocity the problem's dual condition measures (De Saxce's for Coulomb) and
      N_nn the contact's diagonal entry of N (1 / effective mass); max and RMS over contacts. */
   PetscReal force_residual_max, force_residual_rms;
+  /* the largest over the weight of the contact's lighter dynamic body, and that body's id */
+  PetscReal force_residual_max_over_weight;
+  PetscInt  force_residual_max_body;
+  /* -ccp_force_check: whether this step was checked; then the largest dynamic body's contact-force error
+     against the tight reference, over its weight, that body's id, whether the reference met its tolerance,
+     and its residual */
+  PetscBool force_checked, force_check_converged;
+  PetscReal force_error_max, force_check_residual;
+  PetscInt  force_error_body;
   PetscReal wall_step, wall_collide, wall_assemble, wall_solve, wall_integrate, wall_migrate, wall_ghost;
   /* per-rank spread, for load balance */
   PetscInt  bodies_min, bodies_max, contacts_min, contacts_max;
@@ -83,6 +92,8 @@ PETSC_EXTERN PetscErrorCode TalusSimSetUp(TalusSim);
 /* -ccp_force_rtol: solve each step to the residual rtol |g| h (m/s) instead of -tao_gatol, which keeps
    each body's contact force within about 5 rtol of its weight (docs/solver.md); 0: -tao_gatol's */
 PETSC_EXTERN PetscErrorCode TalusSimSetContactForceTolerance(TalusSim, PetscReal rtol);
+/* the norm the contact solver's tolerance bounds (-tao_residual_norm: the largest contact's, or the 2-norm) */
+PETSC_EXTERN PetscErrorCode TalusSimGetResidualNorm(TalusSim, TaoResidualNorm *);
 /* the contact solver's tolerance (m/s), and -ccp_force_rtol when it set it (else 0) */
 PETSC_EXTERN PetscErrorCode TalusSimGetContactTolerance(TalusSim, PetscReal *tolerance, PetscReal *force_rtol);
 PETSC_EXTERN PetscErrorCode TalusSimSetFromOptions(TalusSim);
@@ -245,6 +256,9 @@ PETSC_EXTERN PetscErrorCode TalusSimRepartition(TalusSim);
  * the partition the run that wrote the snapshot made right after writing it (TalusSimRepartition).
  */
 PETSC_EXTERN PetscErrorCode TalusSimRestore(TalusSim, const TalusSimSnapshot *);
+/* Moves every dynamic finite body by a uniform random vector of [-amplitude, amplitude]^3 drawn from (seed, its id):
+   the same bodies on any number of ranks (src/sim/perturb.c; -perturb_positions) */
+PETSC_EXTERN PetscErrorCode TalusSimPerturbPositions(TalusSim, PetscReal amplitude, PetscInt seed);
 
 /* One step: collide, assemble, solve, integrate. */
 PETSC_EXTERN PetscErrorCode TalusSimStep(TalusSim, TalusStepStats *);

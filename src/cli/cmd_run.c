@@ -9,6 +9,25 @@
 #include "commands.h"
 #include <sys/stat.h>
 
+/* -perturb_positions: a new run's bodies moved by far less than a step's tolerance, for ensembles (perturb.c) */
+static PetscErrorCode Perturb(TalusSim sim)
+{
+  PetscReal amplitude = 0.0;
+  PetscInt  seed      = 0;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Ensembles (scripts/ensemble)", "talus");
+  PetscCall(PetscOptionsReal("-perturb_positions",
+                             "Move every dynamic body of a new run by a random vector of [-EPS, EPS]^3 (m) before the "
+                             "first step (members of an ensemble: EPS 1e-9)",
+                             "TalusSimPerturbPositions", amplitude, &amplitude, NULL));
+  PetscCall(PetscOptionsInt("-perturb_seed", "Seed of -perturb_positions (one per member)", "TalusSimPerturbPositions",
+                            seed, &seed, NULL));
+  PetscOptionsEnd();
+  PetscCall(TalusSimPerturbPositions(sim, amplitude, seed));
+  PetscFunctionReturn(0);
+}
+
 /* The simulation and its scene, from a scene file or from a checkpoint. */
 static PetscErrorCode Load(const TalusRunSpec *spec, TalusSim *sim, TalusScene *scene, char **scene_text)
 {
@@ -35,6 +54,7 @@ static PetscErrorCode Load(const TalusRunSpec *spec, TalusSim *sim, TalusScene *
       PetscCall(PetscStrallocpy(spec->scene_text, scene_text)); /* kept in checkpoints */
     } else PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, spec->scene_file, spec->overrides, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));
+    PetscCall(Perturb(*sim));
   }
   PetscCall(TalusOptionsCheckNumbers(
     PETSC_COMM_WORLD)); /* all options are in: the command line's, the scene's or checkpoint's */
@@ -51,8 +71,9 @@ static PetscErrorCode PrintSolver(TalusSim sim)
   TaoType                   type;
   PetscReal                 tolerance, force_rtol, dt, g[3], screen;
   PetscBool                 scaled;
-  const char               *how;
+  const char               *how, *in;
   const TalusCCPSolverType *solver;
+  TaoResidualNorm           norm;
 
   PetscFunctionBegin;
   PetscCall(TalusSimGetCCP(sim, &ccp));
@@ -62,6 +83,8 @@ static PetscErrorCode PrintSolver(TalusSim sim)
   PetscCall(TalusCCPGetScaling(ccp, &scaled));
   how = scaled ? " (scaled per contact)" : "";
   PetscCall(TalusSimGetContactTolerance(sim, &tolerance, &force_rtol));
+  PetscCall(TalusSimGetResidualNorm(sim, &norm));
+  in = norm == TAO_RESIDUAL_NORM_MAX ? "in every contact" : "over all contacts (2-norm)";
   PetscCall(TalusSimGetTime(sim, NULL, NULL, &dt));
   PetscCall(TalusSimGetGravity(sim, g));
   PetscCall(TalusCCPSolverTypeFind(type, &solver));
@@ -71,11 +94,13 @@ static PetscErrorCode PrintSolver(TalusSim sim)
   else if (force_rtol > 0.0)
     PetscCall(
       PetscPrintf(PETSC_COMM_WORLD,
-                  "talus: contact problem %s by %s%s to the residual %.3g m/s (-ccp_force_rtol %g x |g| %g x h %g)\n",
-                  problem, type, how, (double)tolerance, (double)force_rtol, (double)TalusNorm3(g), (double)dt));
+                  "talus: contact problem %s by %s%s to the residual %.3g m/s %s (-ccp_force_rtol %g x |g| %g x "
+                  "h %g)\n",
+                  problem, type, how, (double)tolerance, in, (double)force_rtol, (double)TalusNorm3(g), (double)dt));
   else
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "talus: contact problem %s by %s%s to the residual %.3g m/s (-tao_gatol)\n",
-                          problem, type, how, (double)tolerance));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "talus: contact problem %s by %s%s to the residual %.3g m/s %s (-tao_gatol)\n", problem, type,
+                          how, (double)tolerance, in));
   PetscCall(TalusSimGetContactScreen(sim, &screen));
   if (screen > 0.0)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,

@@ -83,7 +83,8 @@ const char TalusStatsHeader[] =
   "step,t,bodies,contacts,joints,iterations,residual,kinetic_energy,max_penetration,complementarity_error,wall_"
   "step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,"
   "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max,force_residual_max,force_residual_rms,"
-  "joint_drift,joint_angle_drift,potential_energy,linear_iterations,screened,solves\n";
+  "joint_drift,joint_angle_drift,potential_energy,linear_iterations,screened,solves,force_error_max_over_weight,"
+  "force_error_body,force_check_converged,force_residual_max_over_weight,force_residual_max_body\n";
 
 void TalusOutputWriteStatsHeader(TalusOutput out)
 {
@@ -154,7 +155,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
             ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT
             ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.6e,%.6e,%.6e,%.10e,%" PetscInt_FMT
-            ",%" PetscInt_FMT ",%" PetscInt_FMT "\n",
+            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%" PetscInt_FMT ",%d,%.6e,%" PetscInt_FMT "\n",
             s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual,
             (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error,
             (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve,
@@ -162,7 +163,10 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             (double)s->support_force_over_weight, s->warm_started, s->reason > 0 ? 1 : 0, (double)s->imbalance,
             s->bodies_min, s->bodies_max, s->contacts_min, s->contacts_max, (double)s->force_residual_max,
             (double)s->force_residual_rms, (double)s->joint_drift, (double)s->joint_angle_drift,
-            (double)s->potential_energy, s->linear_iterations, s->screened, s->solves);
+            (double)s->potential_energy, s->linear_iterations, s->screened, s->solves,
+            s->force_checked ? (double)s->force_error_max : (double)NAN, s->force_checked ? s->force_error_body : -1,
+            s->force_checked ? (int)s->force_check_converged : -1, (double)s->force_residual_max_over_weight,
+            s->force_residual_max_body);
   PetscCall(TalusOutputWriteProbes(out, sim)); /* collective */
   for (PetscInt k = 0; k < out->ntables; k++) PetscCall(TalusSimModulesWriteTable(sim, k, out->tables[k], PETSC_FALSE));
   PetscCall(TalusOutputFlushText(out, PETSC_FALSE));
@@ -179,6 +183,18 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
   out->residual_max        = PetscMax(out->residual_max, s->residual);
   out->complementarity_max = PetscMax(out->complementarity_max, s->complementarity_error);
   out->force_residual_max  = PetscMax(out->force_residual_max, s->force_residual_max);
+  if (s->force_residual_max_over_weight > out->force_residual_over_weight_max || out->steps == 1) {
+    out->force_residual_over_weight_max  = s->force_residual_max_over_weight;
+    out->force_residual_over_weight_step = s->step, out->force_residual_over_weight_body = s->force_residual_max_body;
+  }
+  if (s->force_checked) {
+    out->force_checked++;
+    out->force_checked_beyond_1pct += s->force_error_max > 0.01;
+    out->force_check_unconverged += !s->force_check_converged;
+    if (out->force_checked == 1 || s->force_error_max > out->force_error_max)
+      out->force_error_max = s->force_error_max, out->force_error_step = s->step,
+      out->force_error_body = s->force_error_body;
+  }
   out->nonconverged += s->reason > 0 ? 0 : 1;
   if (out->steps == 1) out->rank_bodies_min = s->bodies_min, out->rank_contacts_min = s->contacts_min;
   out->rank_bodies_min   = PetscMin(out->rank_bodies_min, s->bodies_min);

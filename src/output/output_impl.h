@@ -47,11 +47,17 @@ struct _p_TalusOutput {
   PetscInt       progress_steps; /* and after how many steps of this job */
   PetscReal     *frame_times;    /* for frames.xmf */
   /* running totals for summary.json */
-  PetscInt       steps, contacts_max, iterations_max, nonconverged;
-  PetscInt       rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
-  PetscReal      imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
-  PetscReal      contacts_sum, iterations_sum, residual_max, complementarity_max, force_residual_max;
-  PetscReal      screened_sum; /* -contact_screen's pairs left out, summed over the steps */
+  PetscInt  steps, contacts_max, iterations_max, nonconverged;
+  PetscInt  rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
+  PetscReal imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
+  PetscReal contacts_sum, iterations_sum, residual_max, complementarity_max, force_residual_max;
+  PetscReal screened_sum; /* -contact_screen's pairs left out, summed over the steps */
+  /* the largest contact force residual over weight, and the largest checked body force error over weight
+     (-ccp_force_check), each with its step and body; the checked steps, those beyond 1 %, and those whose
+     reference did not converge */
+  PetscReal      force_residual_over_weight_max, force_error_max;
+  PetscInt       force_residual_over_weight_step, force_residual_over_weight_body, force_error_step, force_error_body;
+  PetscInt       force_checked, force_checked_beyond_1pct, force_check_unconverged;
   PetscInt       extra_solves; /* the steps' solves after their first (a screened pair joined) */
   PetscReal      seconds_collide, seconds_assemble, seconds_solve, seconds_integrate, seconds_output;
   PetscReal      seconds_setup; /* this rank's, loading to the first step */

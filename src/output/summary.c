@@ -29,15 +29,17 @@ static json_t *Int(PetscInt n)
 /* The part every status has: which run, how far, its convergence so far. Rank 0 only. */
 static json_t *Common(TalusOutput out, TalusSim sim, TalusRunStatus status)
 {
-  json_t        *root = json_object();
-  PetscReal      t = 0.0, t_final = 0.0, tolerance = 0.0, force_rtol = 0.0;
-  PetscInt       step = 0;
-  PetscMPIInt    size = 1;
-  PetscLogDouble now  = 0.0;
+  json_t         *root = json_object();
+  PetscReal       t = 0.0, t_final = 0.0, tolerance = 0.0, force_rtol = 0.0;
+  PetscInt        step = 0;
+  TaoResidualNorm norm = TAO_RESIDUAL_NORM_2;
+  PetscMPIInt     size = 1;
+  PetscLogDouble  now  = 0.0;
 
   (void)TalusSimGetTime(sim, &t, &t_final, NULL);
   (void)TalusSimGetStep(sim, &step);
   (void)TalusSimGetContactTolerance(sim, &tolerance, &force_rtol); /* the solver exists: the run made it */
+  (void)TalusSimGetResidualNorm(sim, &norm);
   (void)PetscTime(&now);
   (void)MPI_Comm_size(out->comm, &size);
   json_object_set_new(root, "scene", json_string(out->scene.name));
@@ -52,7 +54,8 @@ static json_t *Common(TalusOutput out, TalusSim sim, TalusRunStatus status)
   json_object_set_new(root, "steps", Int(out->steps)); /* by this job (a restart counts from its checkpoint) */
   json_object_set_new(root, "steps_not_converged", Int(out->nonconverged));
   json_object_set_new(root, "residual_max", Real(out->residual_max));
-  json_object_set_new(root, "tolerance", Real(tolerance)); /* the solver's, m/s */
+  json_object_set_new(root, "tolerance", Real(tolerance));                         /* the solver's, m/s */
+  json_object_set_new(root, "residual_norm", json_string(TaoResidualNorms[norm])); /* what the tolerance bounds */
   json_object_set_new(root, "force_rtol", force_rtol > 0.0 ? Real(force_rtol) : json_null());
   json_object_set_new(root, "wall_s", Real(out->start > 0.0 ? now - out->start : 0.0));
   return root;
@@ -158,6 +161,17 @@ PetscErrorCode TalusOutputEnd(TalusOutput out, TalusSim sim, PetscBool stopped)
     json_object_set_new(root, "complementarity_error_max", Real(out->complementarity_max));
     json_object_set_new(root, "support_force_over_weight", Real(out->last.support_force_over_weight));
     json_object_set_new(root, "force_residual_max", Real(out->force_residual_max));
+    json_object_set_new(root, "force_residual_max_over_weight", Real(out->force_residual_over_weight_max));
+    json_object_set_new(root, "force_residual_max_where",
+                        json_pack("{s:I,s:I}", "step", (json_int_t)out->force_residual_over_weight_step, "body",
+                                  (json_int_t)out->force_residual_over_weight_body));
+    if (out->force_checked) /* -ccp_force_check */
+      json_object_set_new(root, "force_check",
+                          json_pack("{s:I,s:f,s:I,s:I,s:I,s:I}", "steps_checked", (json_int_t)out->force_checked,
+                                    "force_error_max_over_weight", (double)out->force_error_max, "step",
+                                    (json_int_t)out->force_error_step, "body", (json_int_t)out->force_error_body,
+                                    "steps_beyond_1pct", (json_int_t)out->force_checked_beyond_1pct,
+                                    "references_not_converged", (json_int_t)out->force_check_unconverged));
     json_object_set_new(rank, "bodies_min", Int(out->rank_bodies_min));
     json_object_set_new(rank, "bodies_max", Int(out->rank_bodies_max));
     json_object_set_new(rank, "contacts_min", Int(out->rank_contacts_min));

@@ -17,6 +17,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->screen        = 2.0; /* separated pairs out of the problem, checked (step_screen.c) */
   (*sim)->builder       = &TalusJacobianBuilderMatrixFree;
   (*sim)->contact_floor = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
+  (*sim)->force_check   = (TalusForceCheck){.rtol = 0.0, .every = 1, .max_it = 20000};
   (*sim)->gravity[2]    = -9.81;
   (*sim)->nreplicated   = PETSC_DETERMINE; /* every body on every rank, unless the scene says */
   PetscCall(TalusBodiesCreate(&(*sim)->bodies));
@@ -197,6 +198,17 @@ PetscErrorCode TalusSimSetContactForceTolerance(TalusSim sim, PetscReal rtol)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode TalusSimGetResidualNorm(TalusSim sim, TaoResidualNorm *norm)
+{
+  Tao tao;
+
+  PetscFunctionBegin;
+  PetscCall(TalusSimSetUp(sim));
+  PetscCall(TalusCCPGetTao(sim->ccp, &tao));
+  PetscCall(TalusTaoGetResidualNorm(tao, norm));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusSimGetContactTolerance(TalusSim sim, PetscReal *tolerance, PetscReal *force_rtol)
 {
   Tao tao;
@@ -280,6 +292,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
                      "Leave out of each step's problem the pairs that would stay apart at the step's start velocities "
                      "with FACTOR (their speeds + |g| h) to spare, checked after the solve (0: every pair)",
                      "TalusSimSetContactScreen", screen, &screen, NULL));
+  PetscCall(TalusSimForceCheckSetFromOptions(sim, PetscOptionsObject));
   PetscCall(TalusSimModulesSetFromOptions(sim, PetscOptionsObject)); /* the joints' -joint_lookahead, ... */
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));

@@ -17,6 +17,13 @@ typedef struct {
   PetscReal beta, sigma;
 } TalusContactFloor;
 
+/* -ccp_force_check (step_force_check.c): the reference solves' tolerance RTOL |g| h (0: no check), every how
+   many steps, their iteration limit */
+typedef struct {
+  PetscReal rtol;
+  PetscInt  every, max_it;
+} TalusForceCheck;
+
 struct _p_TalusSim {
   MPI_Comm         comm;
   PetscMPIInt      rank, size;
@@ -33,6 +40,7 @@ struct _p_TalusSim {
   PetscInt             step;
   PetscBool            anti_relax;
   PetscReal            force_rtol; /* -ccp_force_rtol: the solver's tolerance is force_rtol |g| h (0: -tao_gatol's) */
+  TalusForceCheck      force_check;
   /* the builder of the form of B (jacobian_builder.h): matrix-free, from per-contact records (jacobian_shell.c), or
      assembled (TalusSimSetMatrixFree, -ccp_matrix_free) */
   const struct _TalusJacobianBuilderOps *builder;
@@ -121,10 +129,15 @@ PETSC_INTERN PetscErrorCode TalusSimCheckScreened(TalusSim, TalusStepCCP *, Pets
 #define TALUS_STEP_TOTALS 16
 typedef struct {
   PetscReal sum[TALUS_STEP_TOTALS], max[TALUS_STEP_TOTALS];
+  PetscInt  force_residual_body; /* the id of the body of this rank's largest force residual over weight */
 } TalusStepTotals;
 PETSC_INTERN PetscErrorCode TalusSimContactStatistics(TalusSim, TalusStepCCP *, TalusStepStats *, TalusStepTotals *);
 PETSC_INTERN PetscErrorCode TalusSimReduceStatistics(TalusSim, TalusStepStats *, TalusStepTotals *);
 PETSC_INTERN PetscErrorCode TalusStepCCPDestroy(TalusStepCCP *);
+/* -ccp_force_check (step_force_check.c): its options, inside TalusSimSetFromOptions's block; after a step's solve,
+   with its problem still set, the bodies' force error against a tight reference into stats */
+PETSC_INTERN PetscErrorCode TalusSimForceCheckSetFromOptions(TalusSim, PetscOptionItems *);
+PETSC_INTERN PetscErrorCode TalusSimForceCheck(TalusSim, TalusStepCCP *, TalusStepStats *);
 /* The matrix-free step's body vector kept for the next step's (builder_matrix_free.c); call before the destroy. */
 PETSC_INTERN PetscErrorCode TalusSimKeepBodyVector(TalusSim, TalusStepCCP *);
 /* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_AXIAL or _GENERAL

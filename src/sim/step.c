@@ -124,6 +124,8 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
     PetscCall(TalusTaoGetFailure(tao, &why));
     PetscCheck(!why, sim->comm, PETSC_ERR_NOT_CONVERGED, "step %" PetscInt_FMT ": %s", sim->step + 1, why);
   }
+  PetscCall(
+    TalusSimForceCheck(sim, ccp, stats)); /* -ccp_force_check: against a tight reference, the problem still set */
   PetscCall(TalusStepCCPDestroy(&op.formed));
   /* the solver outlives the step, its problem must not: this step's B and vectors would otherwise
      still be held when the next step builds its own, at the memory peak */

@@ -24,6 +24,7 @@ enum {
 /* and those whose largest counts (a rank's least count as the largest of its negative) */
 enum {
   MAX_FORCE_RESIDUAL,
+  MAX_FORCE_RESIDUAL_OVER_WEIGHT, /* over the weight of the contact's lighter dynamic body */
   MAX_PENETRATION,
   MAX_COMPLEMENTARITY,
   MAX_BODIES,
@@ -46,7 +47,9 @@ _Static_assert(NSUMS <= TALUS_STEP_TOTALS && NMAXIMA <= TALUS_STEP_TOTALS, "Talu
  * and u~ are complementary (any positive step gives the same zeros), with the step 1 / N_nn, the
  * contact's effective mass along its normal, so that e is an impulse: the impulse that would stop
  * the velocity error u~ of this contact alone. Divided by h, a force. u~ = (Phi/h + u_n, u_t) for
- * the relaxed problem, plus mu ||u_t|| on the normal for the Coulomb one.
+ * the relaxed problem, plus mu ||u_t|| on the normal for the Coulomb one. Over the weight of the contact's
+ * lighter dynamic body, it is what the stopping test promises (docs/solver.md, "The stopping test"): the
+ * largest, with that body's id, is where a step's problem is least solved.
  */
 static void ForceResidual(TalusSim sim, const TalusContact *ct, PetscReal rate, const PetscScalar u[3],
                           TalusStepTotals *totals)
@@ -63,6 +66,13 @@ static void ForceResidual(TalusSim sim, const TalusContact *ct, PetscReal rate, 
   e                               = PetscSqrtReal(e) / sim->dt;
   totals->max[MAX_FORCE_RESIDUAL] = PetscMax(totals->max[MAX_FORCE_RESIDUAL], e);
   totals->sum[SUM_FORCE_SQUARES] += e * e;
+  if (sim->gravity_norm > 0.0) {
+    const TalusBodies *b    = sim->bodies;
+    const PetscInt  lighter = b->fixed[ct->a] || (!b->fixed[ct->b] && b->mass[ct->b] < b->mass[ct->a]) ? ct->b : ct->a;
+    const PetscReal over    = e / (b->mass[lighter] * sim->gravity_norm);
+    if (b->mass[lighter] > 0.0 && over > totals->max[MAX_FORCE_RESIDUAL_OVER_WEIGHT])
+      totals->max[MAX_FORCE_RESIDUAL_OVER_WEIGHT] = over, totals->force_residual_body = b->id[lighter];
+  }
 }
 
 /* Complementarity of seed 001 eq. 8 after the step, the load carried by fixed bodies, and the
@@ -78,6 +88,7 @@ PetscErrorCode TalusSimContactStatistics(TalusSim sim, TalusStepCCP *ccp, TalusS
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(totals, sizeof(*totals)));
+  totals->force_residual_body = -1;
   /* every pair of the list, the screened ones too, as the modules left it after the collision (the materials
      module drops seed 004's slack Hertzian contacts) */
   stats->contacts        = sim->contacts.n;
@@ -141,7 +152,7 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
 {
   TalusBodiesSums bodies;
   PetscInt        finite;
-  PetscReal      *sum = totals->sum, *max = totals->max, springs;
+  PetscReal      *sum = totals->sum, *max = totals->max, springs, local_over_weight;
 
   PetscFunctionBegin;
   TalusBodiesSumsLocal(sim->bodies, sim->gravity, sim->dt, &bodies);
@@ -158,7 +169,15 @@ PetscErrorCode TalusSimReduceStatistics(TalusSim sim, TalusStepStats *stats, Tal
   max[MAX_TRAVEL]            = bodies.travel;
   max[MAX_JOINT_DRIFT] = sim->joint_drift[0], max[MAX_JOINT_ANGLE_DRIFT] = sim->joint_drift[1];
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sum, NSUMS, MPIU_REAL, MPIU_SUM, sim->comm));
+  local_over_weight = max[MAX_FORCE_RESIDUAL_OVER_WEIGHT];
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, max, NMAXIMA, MPIU_REAL, MPIU_MAX, sim->comm));
+  /* where the largest is: the body of the rank that holds it (the largest id where ranks tie) */
+  stats->force_residual_max_body = local_over_weight == max[MAX_FORCE_RESIDUAL_OVER_WEIGHT]
+                                   ? totals->force_residual_body
+                                   : -1;
+  if (sim->size > 1)
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &stats->force_residual_max_body, 1, MPIU_INT, MPI_MAX, sim->comm));
+  stats->force_residual_max_over_weight = max[MAX_FORCE_RESIDUAL_OVER_WEIGHT];
   PetscCall(TalusSimModulesEnergy(sim, &springs)); /* the modules' (the springs': their ends from their owners) */
   stats->support_force_over_weight = sum[SUM_WEIGHT] > 0.0 ? sum[SUM_SUPPORT] / sum[SUM_WEIGHT] : 0.0;
   stats->force_residual_max        = max[MAX_FORCE_RESIDUAL];

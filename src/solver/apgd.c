@@ -66,7 +66,7 @@ static PetscErrorCode APGDConfirmConvergence(Tao tao, Vec x, Vec g_x, Vec g_prev
   if (tao->niter == 0) PetscCall(VecCopy(g_x, apgd->g_y));
   *f_x += dr_dot_x;
   PetscCall(APGDTest(tao, x, g_x, &t)); /* only its residual is wanted here */
-  *residual     = PetscSqrtReal(t.residual2);
+  *residual     = t.residual;
   tao->residual = *residual, tao->fc = *f_x;
   if (apgd->best_iteration == tao->niter) apgd->best_residual = *residual; /* x is the best iterate */
   if (*residual > tao->gatol) tao->reason = tao->niter >= tao->max_it ? TAO_DIVERGED_MAXITS : TAO_CONTINUE_ITERATING;
@@ -152,7 +152,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
   PetscCall(VecCopy(g_x, apgd->g_y));
   for (int k = 0; k < 4; k++) apgd->extrapolation_sums[k] = 0.0;
   PetscCall(APGDTest(tao, x, g_x, &t)); /* only its residual is wanted here */
-  residual = PetscSqrtReal(t.residual2);
+  residual = t.residual;
   PetscCall(VecCopy(x, apgd->best));
   apgd->best_residual = residual;
 
@@ -214,7 +214,7 @@ static PetscErrorCode TaoSolve_APGD(Tao tao)
     beta_next  = theta * (1.0 - theta) / (theta * theta + theta_next);
 
     /* Lines 19-23: remember the best iterate (copied during the next pass over x) */
-    residual = PetscSqrtReal(t.residual2);
+    residual = t.residual;
     if (residual < apgd->best_residual) {
       apgd->best_residual  = residual;
       apgd->best_iteration = tao->niter + 1;
@@ -346,6 +346,7 @@ static PetscErrorCode TaoDestroy_APGD(Tao tao)
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetStatistics_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDGetResidualStep_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDReleaseWorkVectors_C", NULL));
+  PetscCall(TalusResidualNormDecompose(tao));
   PetscCall(PetscFree(tao->data));
   PetscFunctionReturn(0);
 }
@@ -356,6 +357,7 @@ static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOpt
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Accelerated projected gradient descent (APGD, seed 001 section 2.3)");
+  PetscCall(TalusResidualNormSetFromOptions(tao, PetscOptionsObject));
   PetscCall(PetscOptionsReal("-tao_apgd_residual_step",
                              "Step g_d of the projected-gradient residual (seed 001 eq. 39); 0: residual_scale / L_0",
                              "TaoAPGDSetResidualStep", apgd->residual_step_option, &apgd->residual_step_option, NULL));
@@ -541,7 +543,8 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   tao->ops->destroy        = TaoDestroy_APGD;
 
   PetscCall(PetscNew(&apgd));
-  tao->data                  = (void *)apgd;
+  tao->data = (void *)apgd;
+  PetscCall(TalusResidualNormCompose(tao));
   apgd->residual_step_option = 0.0;
   apgd->residual_scale       = 1.0e-3;
   apgd->step_growth          = 0.9;

@@ -7,8 +7,10 @@
 #include <petsc/private/taoimpl.h>
 #include <talus.h>
 #include "residual_tolerances.h"
+#include "residual_norm.h"
 
 typedef struct {
+  TalusResidualNormSetting hdr; /* first: the norm the type stops on (residual_norm.h) */
   /* the feasible set, as a projection of blocks of local rows (NULL: the whole space) */
   TaoAPGDProjectionFn       project;
   void                     *project_ctx;
@@ -55,7 +57,7 @@ typedef struct {
 typedef struct {
   PetscReal curvature; /* d.(g(x) - g(y)) = d^T N d: the upper-bound test, lines 9-15 */
   PetscReal step2;     /* ||d||^2 */
-  PetscReal residual2; /* ||x - Pi(x - g_d g(x))||^2 / g_d^2: eq. 39, line 19 */
+  PetscReal residual;  /* ||x - Pi(x - g_d g(x))|| / g_d: eq. 39, line 19, in the type's norm (residual_norm.h) */
   PetscReal gy_dot_d;  /* g(y).d */
   /* from APGDExtrapolate (zero before the first iteration) */
   PetscReal dr_dot_x; /* dr.x_k: the change of f(x_k) when the linear term moves by dr */

@@ -120,12 +120,29 @@ PetscErrorCode TalusFeasibleSetProjectTao(Tao tao, PetscInt start, PetscInt n, c
  * free rows and, on the cones, v = u (the relaxed problem) or De Saxce's u + mu ||u_t|| e_n (the
  * Coulomb problem). Zero exactly at a solution; in velocity units.
  */
+/* this rank's sum of squares and largest block square into sq[0], sq[1]; then the norm over all ranks */
+static PetscErrorCode BlockNormReduce(MPI_Comm comm, TaoResidualNorm norm, const PetscReal sq[2], PetscReal *out)
+{
+  PetscReal v = norm == TAO_RESIDUAL_NORM_MAX ? sq[1] : sq[0];
+
+  PetscFunctionBegin;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &v, 1, MPIU_REAL, norm == TAO_RESIDUAL_NORM_MAX ? MPIU_MAX : MPIU_SUM, comm));
+  *out = PetscSqrtReal(v);
+  PetscFunctionReturn(0);
+}
+
+static inline void AddBlock(PetscReal sq[2], PetscReal block2)
+{
+  sq[0] += block2;
+  sq[1] = PetscMax(sq[1], block2);
+}
+
 PetscErrorCode TalusFeasibleSetResidual(const TalusFeasibleSet *set, Vec r, Vec u, PetscReal gd, PetscBool desaxce,
-                                        PetscReal *residual)
+                                        TaoResidualNorm norm, PetscReal *residual)
 {
   const PetscScalar *x, *v, *mu;
   PetscInt           nc, n;
-  PetscReal          sum = 0.0;
+  PetscReal          sq[2] = {0.0, 0.0};
 
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(r, &n));
@@ -139,19 +156,42 @@ PetscErrorCode TalusFeasibleSetResidual(const TalusFeasibleSet *set, Vec r, Vec 
                          m * PetscSqrtReal(PetscRealPart(v[3 * c + 1] * v[3 * c + 1] + v[3 * c + 2] * v[3 * c + 2]));
     PetscReal y[3] = {PetscRealPart(x[3 * c]) - gd * v0, PetscRealPart(x[3 * c + 1] - gd * v[3 * c + 1]),
                       PetscRealPart(x[3 * c + 2] - gd * v[3 * c + 2])},
-              p[3];
+              p[3], block2 = 0.0;
     ProjectTriplet(PetscRealPart(mu[c]), y, p);
-    for (int k = 0; k < 3; k++) sum += PetscSqr(PetscRealPart(x[3 * c + k]) - p[k]);
+    for (int k = 0; k < 3; k++) block2 += PetscSqr(PetscRealPart(x[3 * c + k]) - p[k]);
+    AddBlock(sq, block2);
   }
   for (PetscInt i = 3 * nc; i < n; i++) {
     PetscReal y = PetscRealPart(x[i] - gd * v[i]);
     if (i < 3 * nc + set->nnonneg_local) y = PetscMax(y, 0.0);
-    sum += PetscSqr(PetscRealPart(x[i]) - y);
+    AddBlock(sq, PetscSqr(PetscRealPart(x[i]) - y));
   }
   PetscCall(VecRestoreArrayRead(set->mu, &mu));
   PetscCall(VecRestoreArrayRead(u, &v));
   PetscCall(VecRestoreArrayRead(r, &x));
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)r)));
-  *residual = PetscSqrtReal(sum) / gd;
+  PetscCall(BlockNormReduce(PetscObjectComm((PetscObject)r), norm, sq, residual));
+  *residual /= gd;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusFeasibleSetNorm(const TalusFeasibleSet *set, Vec v, TaoResidualNorm norm, PetscReal *out)
+{
+  const PetscScalar *a;
+  PetscInt           nc, n;
+  PetscReal          sq[2] = {0.0, 0.0};
+
+  PetscFunctionBegin;
+  if (norm == TAO_RESIDUAL_NORM_2) {
+    PetscCall(VecNorm(v, NORM_2, out));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGetLocalSize(set->mu, &nc));
+  PetscCall(VecGetArrayRead(v, &a));
+  for (PetscInt c = 0; c < nc; c++)
+    AddBlock(sq, PetscRealPart(a[3 * c] * a[3 * c] + a[3 * c + 1] * a[3 * c + 1] + a[3 * c + 2] * a[3 * c + 2]));
+  for (PetscInt i = 3 * nc; i < n; i++) AddBlock(sq, PetscRealPart(a[i] * a[i]));
+  PetscCall(VecRestoreArrayRead(v, &a));
+  PetscCall(BlockNormReduce(PetscObjectComm((PetscObject)v), norm, sq, out));
   PetscFunctionReturn(0);
 }

@@ -59,7 +59,8 @@ static PetscErrorCode IPMResidual(Tao tao, PetscReal *residual)
   PetscCall(VecNorm(ipm->rp, NORM_INFINITY, &ipm->infeasibility));
   PetscCall(VecDot(tao->solution, ipm->v, &rv));
   ipm->complementarity = PetscRealPart(rv) / (ipm->units > 0 ? ipm->units : 1);
-  PetscCall(TalusFeasibleSetResidual(ipm->set, tao->solution, ipm->u, ipm->gd, ipm->coulomb, residual));
+  PetscCall(TalusFeasibleSetResidual(ipm->set, tao->solution, ipm->u, ipm->gd, ipm->coulomb, TalusResidualNormOf(tao),
+                                     residual));
   PetscFunctionReturn(0);
 }
 
@@ -137,7 +138,8 @@ static PetscErrorCode IPMPolish(Tao tao, PetscReal *best)
     PetscCall(TalusFeasibleSetProject(ipm->set, tao->solution, tao->solution));
     PetscCall(MatMult(ipm->W, tao->solution, ipm->u));
     PetscCall(VecAXPY(ipm->u, 1.0, ipm->q));
-    PetscCall(TalusFeasibleSetResidual(ipm->set, tao->solution, ipm->u, ipm->gd, ipm->coulomb, &residual));
+    PetscCall(TalusFeasibleSetResidual(ipm->set, tao->solution, ipm->u, ipm->gd, ipm->coulomb, TalusResidualNormOf(tao),
+                                       &residual));
     PetscCall(PetscInfo(tao, "polishing step %" PetscInt_FMT ": residual %g (from %g)\n", k + 1, (double)residual,
                         (double)*best));
     if (!(residual < *best)) {
@@ -237,7 +239,8 @@ static PetscErrorCode TaoSolve_IPM(Tao tao)
     if (ipm->coulomb) { /* the relaxed problem with this shift solved well enough: shift again */
       PetscCall(VecWAXPY(ipm->rhs, 1.0, ipm->qs, ipm->u)); /* W r + q_s */
       PetscCall(VecAXPY(ipm->rhs, -1.0, ipm->q));
-      PetscCall(TalusFeasibleSetResidual(ipm->set, tao->solution, ipm->rhs, ipm->gd, PETSC_FALSE, &inner));
+      PetscCall(TalusFeasibleSetResidual(ipm->set, tao->solution, ipm->rhs, ipm->gd, PETSC_FALSE,
+                                         TalusResidualNormOf(tao), &inner));
       if (inner <= inner_target || inner <= 0.1 * tao->gatol) restart = PETSC_TRUE;
     }
   }
@@ -261,6 +264,7 @@ static PetscErrorCode TaoSetFromOptions_IPM(Tao tao, PetscOptionItems *PetscOpti
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Interior-point (ipm) options");
+  PetscCall(TalusResidualNormSetFromOptions(tao, PetscOptionsObject));
   PetscCall(PetscOptionsReal("-tao_ipm_step_fraction", "Fraction of the way to the cones' boundary a step goes", "",
                              ipm->step_fraction, &ipm->step_fraction, NULL));
   PetscCall(PetscOptionsReal("-tao_ipm_residual_scale",
@@ -329,6 +333,7 @@ static PetscErrorCode TaoDestroy_IPM(Tao tao)
   PetscCall(MatDestroy(&ipm->W));
   PetscCall(VecDestroy(&ipm->q));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoIPMSetProblem_C", NULL));
+  PetscCall(TalusResidualNormDecompose(tao));
   PetscCall(PetscFree(tao->data));
   PetscFunctionReturn(0);
 }
@@ -382,7 +387,8 @@ PETSC_EXTERN PetscErrorCode TaoCreate_IPM(Tao tao)
   tao->ops->setfromoptions = TaoSetFromOptions_IPM;
   tao->ops->destroy        = TaoDestroy_IPM;
   PetscCall(PetscNew(&ipm));
-  tao->data           = (void *)ipm;
+  tao->data = (void *)ipm;
+  PetscCall(TalusResidualNormCompose(tao));
   ipm->step_fraction  = 0.99;
   ipm->residual_scale = 1.0e-3;
   ipm->inner_fraction = 0.1;

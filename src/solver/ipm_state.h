@@ -5,17 +5,19 @@
 #include <petsc/private/taoimpl.h>
 #include <talus.h>
 #include "lorentz.h"
+#include "residual_norm.h"
 
 typedef struct {
-  Mat                     W;
-  Vec                     q;
-  const TalusFeasibleSet *set;
-  PetscBool               coulomb;
-  PetscReal               step_fraction;  /* of the way to the boundary */
-  PetscReal               residual_scale; /* g_d = residual_scale / max_i W_ii */
-  PetscReal               inner_fraction; /* Coulomb: a relaxed solve ends at this fraction of the start's residual */
-  PetscInt                polish;         /* natural-map steps at the end */
-  KSP                     ksp;
+  TalusResidualNormSetting hdr; /* first: the norm the type stops on (residual_norm.h) */
+  Mat                      W;
+  Vec                      q;
+  const TalusFeasibleSet  *set;
+  PetscBool                coulomb;
+  PetscReal                step_fraction;  /* of the way to the boundary */
+  PetscReal                residual_scale; /* g_d = residual_scale / max_i W_ii */
+  PetscReal                inner_fraction; /* Coulomb: a relaxed solve ends at this fraction of the start's residual */
+  PetscInt                 polish;         /* natural-map steps at the end */
+  KSP                      ksp;
   /* per solve */
   Mat        K0, K;          /* W with room for the diagonal blocks; W + T W_c^2 T */
   Vec        qs, v, u, rp;   /* shifted q, dual slack, W r + q, r_p */

@@ -65,7 +65,8 @@ static PetscErrorCode NBGSResidual(Tao tao, Vec r, PetscReal *residual)
 
   PetscFunctionBegin;
   PetscCall(nb->form->velocity(tao, r));
-  PetscCall(TalusFeasibleSetResidual(nb->set, r, nb->u, nb->residual_step, PETSC_TRUE, residual));
+  PetscCall(
+    TalusFeasibleSetResidual(nb->set, r, nb->u, nb->residual_step, PETSC_TRUE, TalusResidualNormOf(tao), residual));
   PetscFunctionReturn(0);
 }
 
@@ -163,6 +164,7 @@ static PetscErrorCode TaoSetFromOptions_NBGS(Tao tao, PetscOptionItems *PetscOpt
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Nonsmooth block Gauss-Seidel (nbgs) options");
+  PetscCall(TalusResidualNormSetFromOptions(tao, PetscOptionsObject));
   PetscCall(PetscOptionsReal("-tao_nbgs_omega", "Relaxation of each block's update (1: plain Gauss-Seidel)", "",
                              nb->omega, &nb->omega, NULL));
   PetscCall(PetscOptionsReal("-tao_nbgs_interface_omega",
@@ -221,6 +223,7 @@ static PetscErrorCode TaoDestroy_NBGS(Tao tao)
   PetscCall(VecDestroy(&nb->q));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoNBGSSetProblem_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoNBGSGetStates_C", NULL));
+  PetscCall(TalusResidualNormDecompose(tao));
   PetscCall(PetscFree(tao->data));
   PetscFunctionReturn(0);
 }
@@ -281,7 +284,8 @@ PETSC_EXTERN PetscErrorCode TaoCreate_NBGS(Tao tao)
   tao->ops->setfromoptions = TaoSetFromOptions_NBGS;
   tao->ops->destroy        = TaoDestroy_NBGS;
   PetscCall(PetscNew(&nb));
-  tao->data           = (void *)nb;
+  tao->data = (void *)nb;
+  PetscCall(TalusResidualNormCompose(tao));
   nb->omega           = 1.0;
   nb->interface_omega = 0.5;
   nb->residual_scale  = 1.0e-3;

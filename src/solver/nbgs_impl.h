@@ -7,17 +7,19 @@
 #define TALUS_NBGS_IMPL_H
 #include <petsc/private/taoimpl.h>
 #include <talus.h>
+#include "residual_norm.h"
 
 typedef struct _NBGSForm NBGSForm;
 
 typedef struct {
-  Mat                     W;
-  Vec                     q;
-  const TalusFeasibleSet *set;
-  PetscReal               omega;           /* relaxation of each block's update */
-  PetscReal               interface_omega; /* that of blocks coupled to other ranks' (Jacobi) */
-  PetscReal               residual_scale;  /* g_d = residual_scale / max_i W_ii */
-  PetscBool               nncg;            /* nonsmooth nonlinear conjugate gradient acceleration */
+  TalusResidualNormSetting hdr; /* first: the norm the type stops on (residual_norm.h) */
+  Mat                      W;
+  Vec                      q;
+  const TalusFeasibleSet  *set;
+  PetscReal                omega;           /* relaxation of each block's update */
+  PetscReal                interface_omega; /* that of blocks coupled to other ranks' (Jacobi) */
+  PetscReal                residual_scale;  /* g_d = residual_scale / max_i W_ii */
+  PetscBool                nncg;            /* nonsmooth nonlinear conjugate gradient acceleration */
   /* per solve */
   const NBGSForm *form;
   void           *data;          /* the form's */

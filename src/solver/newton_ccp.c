@@ -123,6 +123,7 @@ static PetscErrorCode TaoSetFromOptions_NewtonCCP(Tao tao, PetscOptionItems *Pet
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Newton on the compliant contact problem (newton_ccp) options");
+  PetscCall(TalusResidualNormSetFromOptions(tao, PetscOptionsObject));
   PetscCall(PetscOptionsReal("-tao_newton_ls_rtol",
                              "The exact line search stops when |phi'(alpha)| is this fraction of |phi'(0)|", "",
                              nt->ls_rtol, &nt->ls_rtol, NULL));
@@ -215,6 +216,7 @@ static PetscErrorCode TaoDestroy_NewtonCCP(Tao tao)
   PetscCall(VecDestroy(&nt->q));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoNewtonCCPSetProblem_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)tao, "TaoAPGDReleaseWorkVectors_C", NULL));
+  PetscCall(TalusResidualNormDecompose(tao));
   PetscCall(PetscFree(tao->data));
   PetscFunctionReturn(0);
 }
@@ -243,7 +245,8 @@ PETSC_EXTERN PetscErrorCode TaoCreate_NewtonCCP(Tao tao)
   tao->ops->setfromoptions = TaoSetFromOptions_NewtonCCP;
   tao->ops->destroy        = TaoDestroy_NewtonCCP;
   PetscCall(PetscNew(&nt));
-  tao->data     = (void *)nt;
+  tao->data = (void *)nt;
+  PetscCall(TalusResidualNormCompose(tao));
   nt->ls_rtol   = 1.0e-3;
   nt->ls_max_it = 40;
   PetscCall(NewtonCCPCreateKSP(tao, PETSC_FALSE));

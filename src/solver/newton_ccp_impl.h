@@ -4,10 +4,12 @@
 #define TALUS_NEWTON_CCP_IMPL_H
 #include <petsc/private/taoimpl.h>
 #include <talus.h>
+#include "residual_norm.h"
 
 #define NEWTON_CCP_MAX_COLUMNS 12
 
 typedef struct {
+  TalusResidualNormSetting hdr; /* first: the norm the type stops on (residual_norm.h) */
   /* the problem (TaoNewtonCCPSetProblem): N = B diag(inverse_mass) B^T, R = E, linear term q */
   Mat                     B;
   Vec                     inverse_mass, E, q;

@@ -267,7 +267,7 @@ PetscErrorCode NewtonCCPEvaluate(Tao tao, PetscReal *f, PetscReal *residual)
      u = N gamma + q + E gamma and the velocity for which gamma is the exact projection (seed 001 eq. 39's units) */
   PetscCall(VecPointwiseMult(nt->work, nt->inverse_mass, nt->grad));
   PetscCall(MatMult(nt->B, nt->work, nt->w));
-  PetscCall(VecNorm(nt->w, NORM_2, residual));
+  PetscCall(TalusFeasibleSetNorm(nt->set, nt->w, TalusResidualNormOf(tao), residual)); /* a cone's rows as one block */
   PetscFunctionReturn(0);
 }
 

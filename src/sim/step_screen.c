@@ -4,7 +4,7 @@
  * The envelope keeps every pair that could close within the step at the fastest body's speed
  * (seed 000 sec. 1), so on a bed at rest a third of the contacts are pairs that stay apart: their
  * linear term q_n = Phi / h + u_n(v_free) is large and positive, their impulse zero, yet apgd pays for
- * their rows in every product and pass (docs/solver.md, "Where the filling's time goes").
+ * their rows in every product and pass (docs/notes/2026-11-solver-measurements.md, "Where the filling's time goes").
  *
  * Before the assembly a pair leaves the problem when it is apart (Phi > 0) and its estimated q_n,
  * from the velocities at the step's start and gravity's change over the step, exceeds the margin

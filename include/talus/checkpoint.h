@@ -17,9 +17,11 @@
    the same, by runs whose contacts have the near-rigid floor (before 7: -contact_near_rigid 0
    -contact_friction_sigma 0); 8: the same, by runs whose apgd solves the problem scaled per contact
    unless told not to and confirms a convergence with the Coulomb problem's linear term updated at the
-   last iterate (before 8: -ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0). All earlier
-   versions are still read (without what they lack). */
-#define TALUS_CHECKPOINT_VERSION 9
+   last iterate (before 8: -ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0); 9: the same, by runs
+   that leave pairs that stay apart out of a step's problem (before 9: -contact_screen 0); 10: the same, by
+   runs whose solvers stop when every contact meets the tolerance (before 10: -tao_residual_norm 2). All
+   earlier versions are still read (without what they lack). */
+#define TALUS_CHECKPOINT_VERSION 10
 /* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
    wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
 #define TALUS_EXIT_RESUBMIT 75

@@ -434,6 +434,8 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
     PetscCall(TalusOptionsInsertUnlessGiven("-ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0", origin));
   /* and before format 9, by runs that solved every pair in the envelope (no screening, step_screen.c) */
   if (version < 9) PetscCall(TalusOptionsInsertUnlessGiven("-contact_screen 0", origin));
+  /* and before format 10, by runs whose solvers stopped on the 2-norm of the residual over all contacts */
+  if (version < 10) PetscCall(TalusOptionsInsertUnlessGiven("-tao_residual_norm 2", origin));
   PetscCall(PetscFree(options));
   PetscFunctionReturn(0);
 }

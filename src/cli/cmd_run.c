@@ -9,25 +9,6 @@
 #include "commands.h"
 #include <sys/stat.h>
 
-/* -perturb_positions: a new run's bodies moved by far less than a step's tolerance, for ensembles (perturb.c) */
-static PetscErrorCode Perturb(TalusSim sim)
-{
-  PetscReal amplitude = 0.0;
-  PetscInt  seed      = 0;
-
-  PetscFunctionBegin;
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Ensembles (scripts/ensemble)", "talus");
-  PetscCall(PetscOptionsReal("-perturb_positions",
-                             "Move every dynamic body of a new run by a random vector of [-EPS, EPS]^3 (m) before the "
-                             "first step (members of an ensemble: EPS 1e-9)",
-                             "TalusSimPerturbPositions", amplitude, &amplitude, NULL));
-  PetscCall(PetscOptionsInt("-perturb_seed", "Seed of -perturb_positions (one per member)", "TalusSimPerturbPositions",
-                            seed, &seed, NULL));
-  PetscOptionsEnd();
-  PetscCall(TalusSimPerturbPositions(sim, amplitude, seed));
-  PetscFunctionReturn(0);
-}
-
 /* The simulation and its scene, from a scene file or from a checkpoint. */
 static PetscErrorCode Load(const TalusRunSpec *spec, TalusSim *sim, TalusScene *scene, char **scene_text)
 {
@@ -54,7 +35,6 @@ static PetscErrorCode Load(const TalusRunSpec *spec, TalusSim *sim, TalusScene *
       PetscCall(PetscStrallocpy(spec->scene_text, scene_text)); /* kept in checkpoints */
     } else PetscCall(TalusSceneLoad(PETSC_COMM_WORLD, spec->scene_file, spec->overrides, *sim, scene));
     PetscCall(TalusSimSetDomain(*sim, scene->domain_min, scene->domain_max));
-    PetscCall(Perturb(*sim));
   }
   PetscCall(TalusOptionsCheckNumbers(
     PETSC_COMM_WORLD)); /* all options are in: the command line's, the scene's or checkpoint's */

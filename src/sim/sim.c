@@ -259,7 +259,9 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
 {
   PetscReal dt = sim->dt, t_final = sim->t_final, envelope = sim->envelope, force_rtol = sim->force_rtol;
   PetscReal beta = sim->contact_floor.beta, sigma = sim->contact_floor.sigma, screen = sim->screen;
-  PetscBool matrix_free = (PetscBool)(sim->builder == &TalusJacobianBuilderMatrixFree);
+  PetscBool matrix_free  = (PetscBool)(sim->builder == &TalusJacobianBuilderMatrixFree);
+  PetscReal perturb      = 0.0;
+  PetscInt  perturb_seed = 0;
 
   PetscFunctionBegin;
   PetscOptionsBegin(sim->comm, NULL, "Time stepping (seed 000 eq. 9)", "TalusSim");
@@ -295,6 +297,12 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
                      "with FACTOR (their speeds + |g| h) to spare, checked after the solve (0: every pair)",
                      "TalusSimSetContactScreen", screen, &screen, NULL));
   PetscCall(TalusSimForceCheckSetFromOptions(sim, PetscOptionsObject));
+  PetscCall(PetscOptionsReal("-perturb_positions",
+                             "Move every dynamic body of a new run by a random vector of [-EPS, EPS]^3 (m) before the "
+                             "first step (members of an ensemble, scripts/ensemble: EPS 1e-9)",
+                             "TalusSimPerturbPositions", perturb, &perturb, NULL));
+  PetscCall(PetscOptionsInt("-perturb_seed", "Seed of -perturb_positions (one per member)", "TalusSimPerturbPositions",
+                            perturb_seed, &perturb_seed, NULL));
   PetscCall(TalusSimModulesSetFromOptions(sim, PetscOptionsObject)); /* the joints' -joint_lookahead, ... */
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));
@@ -304,6 +312,12 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(TalusSimSetContactFloor(sim, beta, sigma));
   PetscCall(TalusSimSetContactScreen(sim, screen));
   PetscCall(TalusSimSetMatrixFree(sim, matrix_free));
+  PetscCheck(perturb >= 0.0, sim->comm, PETSC_ERR_USER_INPUT,
+             "-perturb_positions must be a length >= 0 (m; 1e-9 for an ensemble's members), got %g", (double)perturb);
+  if (!sim->perturbed) { /* once, on a new run's bodies (the scene's, loaded before) */
+    PetscCall(TalusSimPerturbPositions(sim, perturb, perturb_seed));
+    sim->perturbed = (PetscBool)(perturb > 0.0);
+  }
   PetscCall(TalusDecompSetFromOptions(sim->decomp));
   PetscFunctionReturn(0);
 }

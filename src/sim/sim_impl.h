@@ -41,6 +41,7 @@ struct _p_TalusSim {
   PetscBool            anti_relax;
   PetscReal            force_rtol; /* -ccp_force_rtol: the solver's tolerance is force_rtol |g| h (0: -tao_gatol's) */
   TalusForceCheck      force_check;
+  PetscBool            perturbed; /* -perturb_positions done (or a restart's bodies, which it moved already) */
   /* the builder of the form of B (jacobian_builder.h): matrix-free, from per-contact records (jacobian_shell.c), or
      assembled (TalusSimSetMatrixFree, -ccp_matrix_free) */
   const struct _TalusJacobianBuilderOps *builder;

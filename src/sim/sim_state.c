@@ -62,6 +62,7 @@ PetscErrorCode TalusSimRestore(TalusSim sim, const TalusSimSnapshot *snap)
   PetscFunctionBegin;
   PetscCheck(b->n == 0 && !sim->distributed, sim->comm, PETSC_ERR_ORDER,
              "a snapshot is loaded into a new, empty simulation");
+  sim->perturbed = PETSC_TRUE; /* a restart's bodies are the run's: -perturb_positions moved them at its start */
   for (PetscInt m = 0; m < snap->nmaterials; m++) {
     PetscCall(
       TalusBodiesAddMaterial(b, snap->materials[m].name, snap->materials[m].mu, snap->materials[m].density, NULL));

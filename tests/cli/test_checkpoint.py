@@ -117,10 +117,10 @@ for ranks in (1, 2):
 # from this scene with -t_final 0.2 -checkpoint_every 20 -output_every 5) still restarts, and goes on
 # bit for bit as the run that never stopped (on 1 rank, as it was written), with the rigid contact rows its
 # run had (a file before format 7 restarts with -contact_near_rigid 0 -contact_friction_sigma 0, before 8 with
-# -ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0, before 9 with -contact_screen 0)
+# -ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0, before 9 with -contact_screen 0, before 10 with -tao_residual_norm 2)
 fixture = os.path.join(ROOT, "tests", "fixtures", "ckpt-format1-filling125-step20.h5")
 rigid = ["-contact_near_rigid", "0", "-contact_friction_sigma", "0",
-         "-ccp_scale", "0", "-ccp_scale_residual", "0", "-tao_apgd_confirm", "0", "-contact_screen", "0"]
+         "-ccp_scale", "0", "-ccp_scale_residual", "0", "-tao_apgd_confirm", "0", "-contact_screen", "0", "-tao_residual_norm", "2"]
 if ok(run(["-restart", fixture, "-o", out("format1"), "-t_final", "0.4", "-checkpoint_every", "20"]), "restart from the format-1 fixture") \
         and ok(run([SCENE, "-o", out("full-rigid"), "-t_final", "0.4", "-checkpoint_every", "20"] + rigid), "full-rigid"):
     compare(ckpt("full-rigid", 40), ckpt("format1", 40), "format-1 checkpoint restarted vs never stopped")
@@ -303,7 +303,7 @@ def check_rows(path, first_column, expected, what):
     check(got == expected, "%s: %s's rows are not each step once: %s" % (what, path, got if len(got) < 20 else got[:5] + ["..."]))
 
 
-for k, (ranks, after) in enumerate(((None, 2500), (None, 7000), (2, 3000), (2, 9000))):
+for k, (ranks, after) in enumerate(((None, 3200), (None, 8800), (2, 3800), (2, 11300))):
     name = "kill9-%d" % k
     killed = kill9([SCENE, "-o", out(name), "-t_final", "1.5", "-checkpoint_every", "7", "-output_every", "0", "-probe", "10"], ranks, after)
     check(killed not in (0, 1), "%s: the run ended (exit %d) before it was killed" % (name, killed))
@@ -543,7 +543,7 @@ refuse(SCENE, "not a readable HDF5 file")
 
 # ------------------------------------------------------------------ talus info, options
 p = run(["info", good])
-check(p.returncode == 0 and "talus checkpoint, format version 9" in p.stdout and "joints: 0" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
+check(p.returncode == 0 and "talus checkpoint, format version 10" in p.stdout and "joints: 0" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
 p = run(["info", os.path.join(out("full-np1"), "frames.h5")])
 check(p.returncode == 0 and "frames: 9" in p.stdout and "bodies per frame: 125" in p.stdout, "talus info FRAMES:\n" + p.stdout + p.stderr)
 p = run(["info", SCENE])

@@ -7,8 +7,9 @@ inputs/wheel-rig/rigid-ground.yaml: a smooth wheel (r 0.157 m) under 80 N spun a
 mu 0.5, its carriage driven at (1 - slip) w r. On rigid ground a wheel that slips slides: its drawbar pull is
 mu W in the direction of the slip and its driving torque mu W r; one that rolls (slip 0) needs neither. Over the
 last 0.2 s of 0.5 s:
-- slip 0.3, 0 and -0.3 (braking): rig.csv's slip is the imposed one (1e-6), DP/W and T/(W r) are 0.5, 0 and
-  -0.5 (1e-3), the sinkage is the near-rigid floor's (below 1e-5 m);
+- slip 0.3, 0 and -0.3 (braking): rig.csv's slip is the imposed one (1e-6), DP/W is 0.5, 0 and -0.5 (1e-3; at
+  slip 0 1e-2, where the sticking contact's friction is statically indeterminate), T/(W r) equals DP/W (1e-3),
+  the sinkage is the near-rigid floor's (below 1e-5 m);
 - slip 0.3 on 2 ranks: the same means (1e-8);
 - a wheel that starts inside the ground is refused, naming it and its position;
 - measured slip (rigid-ground-pull.yaml): under a ramped resisting force the wheel rolls and pulls it, then slips;
@@ -42,6 +43,11 @@ def means(out):
     return {k: sum(float(r[k]) for r in rows) / len(rows) for k in rows[0] if k != "t"} if rows else {}
 
 
+# At slip 0 the wheel's spin and the carriage's speed are both prescribed and the contact sticks: its friction
+# is statically indeterminate (the two drivers take any F and F r), so DP/W is whatever the solver's iterate
+# holds within the tolerance: -0.0002 with the 2-norm test, -0.005 with the max norm (issue 54). Sliding, it is
+# mu exactly.
+BAND = {0.3: 1e-3, -0.3: 1e-3, 0.0: 1e-2}
 results = {}
 for slip, ranks in ((0.3, 1), (0.0, 1), (-0.3, 1), (0.3, 2)):
     out = os.path.join(WORK, "slip%g-np%d" % (slip, ranks))
@@ -51,8 +57,8 @@ for slip, ranks in ((0.3, 1), (0.0, 1), (-0.3, 1), (0.3, 2)):
         continue
     m = results[(slip, ranks)] = means(out)
     expect = MU * (slip > 0) - MU * (slip < 0)
-    check(abs(m["slip"] - slip) < 1e-6 and abs(m["dp_over_w"] - expect) < 1e-3 and abs(m["torque_over_wr"] - expect) < 1e-3
-          and abs(m["sinkage_m"]) < 1e-5,
+    check(abs(m["slip"] - slip) < 1e-6 and abs(m["dp_over_w"] - expect) < BAND[slip]
+          and abs(m["torque_over_wr"] - m["dp_over_w"]) < 1e-3 and abs(m["sinkage_m"]) < 1e-5,
           "slip %g on %d ranks: slip %.8f, DP/W %.6f, T/(W r) %.6f (expected %g), sinkage %g m"
           % (slip, ranks, m["slip"], m["dp_over_w"], m["torque_over_wr"], expect, m["sinkage_m"]))
 if (0.3, 1) in results and (0.3, 2) in results:
@@ -91,7 +97,7 @@ if p.returncode == 0:
     with open(os.path.join(sweep, "sweep.csv")) as f:
         rows = list(csv.DictReader(f))
     check(len(rows) == 3 and all(k in rows[0] for k in ("slip", "dp_over_w", "torque_over_wr", "sinkage_m"))
-          and all(abs(float(r["dp_over_w"]) - MU * ((s > 0) - (s < 0))) < 1e-3 for r, s in zip(rows, (-0.3, 0.0, 0.3))),
+          and all(abs(float(r["dp_over_w"]) - MU * ((s > 0) - (s < 0))) < BAND[s] for r, s in zip(rows, (-0.3, 0.0, 0.3))),
           "wheel-sweep's sweep.csv: %s" % rows)
 for bad, said in ((["--scene", SCENE, "--small"], "give --scene RIG.yaml or --small, not both"),
                   (["--scene", SCENE, "--ranks", "3", "--group", "2"], "a multiple of --group"),

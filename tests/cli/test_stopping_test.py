@@ -136,7 +136,7 @@ with h5py.File(os.path.join(a, "frames.h5"), "r") as fa, h5py.File(os.path.join(
 check(0 < moved <= 2e-9, "two members' first frames differ by %g m, not by up to 2e-9" % moved)
 check(same_frames(a, a2), "a member is not the same on 1 and 2 ranks")
 for bad in ("-1", "inf"):
-    refused([PILE, "-t_final", "0.1", "-perturb_positions", bad, "-o", os.path.join(WORK, "bad")], ["perturbation"])
+    refused([PILE, "-t_final", "0.1", "-perturb_positions", bad, "-o", os.path.join(WORK, "bad")], ["-perturb_positions"])
 
 # ------------------------------------------------------------------ scripts/ensemble
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

@@ -116,6 +116,9 @@ typedef struct {
 /* A finite body (not an unbounded, replicated shape such as a plane): it has a bounding radius, a
    slot among the finite bodies and, unless fixed, velocity dofs. */
 PETSC_EXTERN PetscBool TalusBodiesIsFinite(const TalusBodies *, PetscInt k);
+/* Moves every dynamic finite body by a uniform random vector of [-amplitude, amplitude]^3 drawn from (seed, its id):
+   the same bodies on any number of ranks (src/geometry/body_perturb.c; -perturb_positions, ensembles) */
+PETSC_EXTERN PetscErrorCode TalusBodiesPerturbPositions(TalusBodies *, PetscReal amplitude, PetscInt seed);
 
 PETSC_EXTERN PetscErrorCode TalusBodiesCreate(TalusBodies **);
 PETSC_EXTERN void           TalusBodiesPack(const TalusBodies *, PetscInt k, TalusBodyRecord *);

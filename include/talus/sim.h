@@ -37,10 +37,9 @@ typedef struct {
   PetscReal force_residual_max_over_weight;
   PetscInt  force_residual_max_body;
   /* -ccp_force_check: whether this step was checked; then the largest dynamic body's contact-force error
-     against the tight reference, over its weight, that body's id, whether the reference met its tolerance,
-     and its residual */
+     against the tight reference, over its weight, that body's id, whether the reference met its tolerance */
   PetscBool force_checked, force_check_converged;
-  PetscReal force_error_max, force_check_residual;
+  PetscReal force_error_max;
   PetscInt  force_error_body;
   PetscReal wall_step, wall_collide, wall_assemble, wall_solve, wall_integrate, wall_migrate, wall_ghost;
   /* per-rank spread, for load balance */
@@ -256,9 +255,6 @@ PETSC_EXTERN PetscErrorCode TalusSimRepartition(TalusSim);
  * the partition the run that wrote the snapshot made right after writing it (TalusSimRepartition).
  */
 PETSC_EXTERN PetscErrorCode TalusSimRestore(TalusSim, const TalusSimSnapshot *);
-/* Moves every dynamic finite body by a uniform random vector of [-amplitude, amplitude]^3 drawn from (seed, its id):
-   the same bodies on any number of ranks (src/sim/perturb.c; -perturb_positions) */
-PETSC_EXTERN PetscErrorCode TalusSimPerturbPositions(TalusSim, PetscReal amplitude, PetscInt seed);
 
 /* One step: collide, assemble, solve, integrate. */
 PETSC_EXTERN PetscErrorCode TalusSimStep(TalusSim, TalusStepStats *);

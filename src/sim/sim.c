@@ -300,9 +300,9 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCall(PetscOptionsReal("-perturb_positions",
                              "Move every dynamic body of a new run by a random vector of [-EPS, EPS]^3 (m) before the "
                              "first step (members of an ensemble, scripts/ensemble: EPS 1e-9)",
-                             "TalusSimPerturbPositions", perturb, &perturb, NULL));
-  PetscCall(PetscOptionsInt("-perturb_seed", "Seed of -perturb_positions (one per member)", "TalusSimPerturbPositions",
-                            perturb_seed, &perturb_seed, NULL));
+                             "TalusBodiesPerturbPositions", perturb, &perturb, NULL));
+  PetscCall(PetscOptionsInt("-perturb_seed", "Seed of -perturb_positions (one per member)",
+                            "TalusBodiesPerturbPositions", perturb_seed, &perturb_seed, NULL));
   PetscCall(TalusSimModulesSetFromOptions(sim, PetscOptionsObject)); /* the joints' -joint_lookahead, ... */
   PetscOptionsEnd();
   PetscCall(TalusSimSetTimeStep(sim, dt));
@@ -315,7 +315,7 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
   PetscCheck(perturb >= 0.0, sim->comm, PETSC_ERR_USER_INPUT,
              "-perturb_positions must be a length >= 0 (m; 1e-9 for an ensemble's members), got %g", (double)perturb);
   if (!sim->perturbed) { /* once, on a new run's bodies (the scene's, loaded before) */
-    PetscCall(TalusSimPerturbPositions(sim, perturb, perturb_seed));
+    PetscCall(TalusBodiesPerturbPositions(sim->bodies, perturb, perturb_seed));
     sim->perturbed = (PetscBool)(perturb > 0.0);
   }
   PetscCall(TalusDecompSetFromOptions(sim->decomp));

@@ -64,7 +64,7 @@ PetscErrorCode TalusSimForceCheck(TalusSim sim, TalusStepCCP *ccp, TalusStepStat
   TalusForceCheck   *fc = &sim->force_check;
   Tao                tao;
   Vec                shipped;
-  PetscReal          gatol, grtol, gttol, largest, residual;
+  PetscReal          gatol, grtol, gttol, largest;
   PetscInt           max_it, id;
   TaoConvergedReason reason;
   struct {
@@ -85,7 +85,7 @@ PetscErrorCode TalusSimForceCheck(TalusSim sim, TalusStepCCP *ccp, TalusStepStat
   PetscCall(TaoSetTolerances(tao, fc->rtol * sim->gravity_norm * sim->dt, grtol, gttol));
   PetscCall(TaoSetMaximumIterations(tao, fc->max_it));
   PetscCall(TalusCCPSolve(sim->ccp, ccp->gamma)); /* from the run's solution */
-  PetscCall(TaoGetSolutionStatus(tao, NULL, NULL, &residual, NULL, NULL, &reason));
+  PetscCall(TaoGetSolutionStatus(tao, NULL, NULL, NULL, NULL, NULL, &reason));
   PetscCall(TaoSetTolerances(tao, gatol, grtol, gttol));
   PetscCall(TaoSetMaximumIterations(tao, max_it));
   PetscCall(VecAYPX(ccp->gamma, -1.0, shipped)); /* r_ref - r */
@@ -99,6 +99,5 @@ PetscErrorCode TalusSimForceCheck(TalusSim sim, TalusStepCCP *ccp, TalusStepStat
   stats->force_error_max       = (PetscReal)where.value;
   stats->force_error_body      = id;
   stats->force_check_converged = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
-  stats->force_check_residual  = residual;
   PetscFunctionReturn(0);
 }

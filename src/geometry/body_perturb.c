@@ -5,7 +5,7 @@
  * chaos of the scene, not a change of the code (issue 54).
  */
 #include <stdint.h>
-#include "sim_impl.h"
+#include <talus/bodies.h>
 
 /* splitmix64 (Steele, Lea & Flood 2014): a well-mixed 64-bit value from a counter, so that a body's
    perturbation depends on (seed, id, axis) only, the same on any number of ranks */
@@ -17,12 +17,10 @@ static uint64_t SplitMix64(uint64_t x)
   return x ^ (x >> 31);
 }
 
-PetscErrorCode TalusSimPerturbPositions(TalusSim sim, PetscReal amplitude, PetscInt seed)
+PetscErrorCode TalusBodiesPerturbPositions(TalusBodies *b, PetscReal amplitude, PetscInt seed)
 {
-  TalusBodies *b = sim->bodies;
-
   PetscFunctionBegin;
-  PetscCheck(amplitude >= 0.0 && !PetscIsInfOrNanReal(amplitude), sim->comm, PETSC_ERR_ARG_OUTOFRANGE,
+  PetscCheck(amplitude >= 0.0 && !PetscIsInfOrNanReal(amplitude), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "the perturbation of the positions must be a finite length >= 0 (m), got %g", (double)amplitude);
   if (amplitude == 0.0) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < b->n; k++) {

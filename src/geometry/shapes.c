@@ -291,11 +291,13 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
                   .check_size = TalusHullCheck, .size_hint = "", .curvature = BoxCurvature,
                   .glyph_extent = TalusDescribedGlyph, .glyph_mesh = TalusHullMesh, .support = TalusHullSupport,
                   .support_set = TalusHullSupportSet},
-  /* not convex: its contacts are its parts' (compound.c), so it has no support function of its own */
+  /* not convex: its contacts are its parts' (compound.c), so it has no support set; its support (the furthest of
+     its parts') is for what asks how far a body reaches (the rig's sinkage) */
   [TALUS_COMPOUND] = {.name = "compound", .code = 6, .size_key = "parts", .size_len = 0, .finite = PETSC_TRUE,
                       .mass_properties = TalusDescribedMass, .bounding_radius = TalusDescribedRadius,
                       .check_size = TalusCompoundCheck, .size_hint = "", .curvature = BoxCurvature,
-                      .glyph_extent = TalusDescribedGlyph, .glyph_parts = TalusCompoundGlyphParts},
+                      .glyph_extent = TalusDescribedGlyph, .glyph_parts = TalusCompoundGlyphParts,
+                      .support = TalusCompoundSupport},
 };
 /* clang-format on */
 

@@ -12,6 +12,7 @@ last 0.2 s of 0.5 s:
   the sinkage is the near-rigid floor's (below 1e-5 m);
 - slip 0.3 on 2 ranks: the same means (1e-8);
 - a wheel that starts inside the ground is refused, naming it and its position;
+- a compound wheel (a rim and a hub) slides as the cylinder does (DP/W mu, the floor's sinkage) on 1 and 2 ranks;
 - measured slip (rigid-ground-pull.yaml): under a ramped resisting force the wheel rolls and pulls it, then slips;
 - a rig that is not one is refused before the first step, naming the option: a wheel without an angle driver,
   a carriage without a linear driver;
@@ -74,6 +75,26 @@ for option, value, fault in (("-rig_wheel", "2", "-rig_wheel 2: no angle driver 
 p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "sunk"), "-set", "bodies.3.position=[0, 0, 0.1472]", "-overwrite"])
 check(p.returncode == 1 and 'bodies 0 (a plane) and 3 (the cylinder "wheel") overlap by 0.0098' in p.stderr
       and "its position" in p.stderr and "step 1" not in p.stdout, "a wheel inside the ground: %s" % p.stderr[-400:])
+
+# a compound wheel (a rim with a hub inside it, docs/terramechanics.md's grousered wheel without grousers): the rig
+# finds how far it reaches below its axle from its parts (a SIGSEGV before the first step once) and slides as the
+# cylinder does, DP/W mu and a sinkage of the floor's, on 1 and 2 ranks
+with open(SCENE) as f:
+    text = f.read()
+cylinder = "shape: cylinder, radius: 0.157, half_length: 0.0825, mass: 4,"
+check(cylinder in text, "rigid-ground.yaml's wheel is not %r" % cylinder)
+compound_scene = os.path.join(WORK, "compound-wheel.yaml")
+with open(compound_scene, "w") as f:
+    f.write(text.replace(cylinder, "shape: compound, mass: 4, parts: [{shape: cylinder, radius: 0.157, half_length: "
+                         "0.0825}, {shape: box, half_extents: [0.05, 0.05, 0.09]}],"))
+for ranks in (1, 2):
+    out = os.path.join(WORK, "compound-np%d" % ranks)
+    p = run_talus(TALUS, [compound_scene, "-o", out, "-set", "joints.1.motion.rate=%.10g" % (0.7 * OMEGA * R)], ranks=ranks)
+    check(p.returncode == 0, "a compound wheel on %d ranks: exit %d %s" % (ranks, p.returncode, p.stderr[-400:]))
+    if p.returncode == 0:
+        m = means(out)
+        check(abs(m["dp_over_w"] - MU) < 1e-3 and abs(m["sinkage_m"]) < 1e-5,
+              "a compound wheel on %d ranks: DP/W %.6f (expected %g), sinkage %g m" % (ranks, m["dp_over_w"], MU, m["sinkage_m"]))
 
 # measured slip (inputs/wheel-rig/rigid-ground-pull.yaml): the carriage free on its rail under a force ramping to 60 N
 # over 1 s; while the force is below mu W the wheel rolls and pulls it (DP = 60 t to 0.2 N: the force is taken at the

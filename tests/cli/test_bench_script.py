@@ -11,7 +11,8 @@ Usage: test_bench_script.py TALUS TALUS_BENCH SOURCE_ROOT WORK_DIR
 - a run that fails (a talus that exits with an error) stops with one error naming the command,
   exit status 1, and writes no results;
 - the solver benchmarks (solve/PROBLEM/SOLVER) run every solver on a shipped FCLib problem and on a
-  problem given in TALUS_BENCH_PROBLEMS, and report their counters.
+  problem given in TALUS_BENCH_PROBLEMS, and report their counters;
+- scripts/compare-dem refuses an -output_every of its own (it writes the two frames it reads) before it runs.
 """
 import json
 import os
@@ -100,5 +101,12 @@ p = bench("--bodies", "8", "--steps", "1", "--ranks", "1", "--converge-bodies", 
 check(p.returncode == 1 and "bench: error: exit status" in p.stderr and "/bin/false" in p.stderr and "Traceback" not in p.stderr,
       "failing talus: exit %d, %r" % (p.returncode, p.stderr[-500:]))
 check(not any(f.startswith("failed") for f in os.listdir(work)), "a failed run wrote results")
+
+# ------------------------------------------------------------------ scripts/compare-dem's refusals
+for options in (["--", "-output_every", "0"], ["--baseline-options", "-output_every 0"]):
+    p = subprocess.run([os.path.join(ROOT, "scripts", "compare-dem"), "--talus", TALUS, "--out", os.path.join(work, "dem")] + options,
+                       capture_output=True, text=True, env=ENV, timeout=120)
+    check(p.returncode == 1 and "-output_every is set by compare-dem" in p.stderr and "Traceback" not in p.stderr
+          and not os.path.exists(os.path.join(work, "dem")), "compare-dem %s: exit %d, %r" % (options, p.returncode, p.stderr[-300:]))
 
 sys.exit(check.finish())

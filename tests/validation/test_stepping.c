@@ -238,7 +238,7 @@ static PetscErrorCode RestingBox(void)
  * The near-rigid floor (-contact_near_rigid beta, -contact_friction_sigma sigma; contact_kind.c): a
  * sphere at rest on a plane (w_n = 1/m) carries m g h with E = beta^2 / (4 pi^2 m), so it rests at
  * the depth h^2 g beta^2 / (4 pi^2), whatever its mass; a head-on impact rebounds by a few per cent
- * (implicit Euler's damping of a spring of period h / beta), momentum kept; a box on an incline below
+ * (implicit Euler's damping of a spring of period beta h), momentum kept; a box on an incline below
  * its friction angle creeps at the sigma scale, and not at all with sigma = 0.
  */
 static PetscErrorCode NearRigidFloor(PetscReal beta)

@@ -38,18 +38,33 @@ static PetscErrorCode RigCreate(TalusSim sim, void *state)
 
 static PetscErrorCode RigSetFromOptions(TalusSim sim, void *state, PetscOptionItems *PetscOptionsObject)
 {
-  Rig *rig = (Rig *)state;
+  Rig      *rig = (Rig *)state;
+  PetscBool wheel_set, carriage_set;
+  MPI_Comm  comm;
 
   PetscFunctionBegin;
-  (void)sim;
+  PetscCall(TalusSimGetComm(sim, &comm));
   PetscCall(PetscOptionsInt("-rig_wheel", "A single-wheel rig's wheel: its body id (rig.csv, docs/terramechanics.md)",
-                            "", rig->wheel, &rig->wheel, NULL));
+                            "", rig->wheel, &rig->wheel, &wheel_set));
   PetscCall(PetscOptionsInt("-rig_carriage", "The rig's carriage: its body id, moved along x by a linear driver", "",
-                            rig->carriage, &rig->carriage, NULL));
+                            rig->carriage, &rig->carriage, &carriage_set));
   PetscCall(PetscOptionsReal("-rig_surface", "The height of the soil's surface, from which sinkage is measured (m)", "",
                              rig->surface, &rig->surface, NULL));
   PetscCall(PetscOptionsReal("-rig_load", "The rig's vertical load W (N; 0: the weight of the wheel and its post)", "",
                              rig->load, &rig->load, NULL));
+  /* refused before anything runs: a rig that cannot mean anything (issue 55) */
+  PetscCheck(!wheel_set || rig->wheel >= 0, comm, PETSC_ERR_USER_INPUT,
+             "-rig_wheel must be a body id (>= 0), got %" PetscInt_FMT, rig->wheel);
+  PetscCheck(!carriage_set || rig->carriage >= 0, comm, PETSC_ERR_USER_INPUT,
+             "-rig_carriage must be a body id (>= 0), got %" PetscInt_FMT, rig->carriage);
+  PetscCheck(!carriage_set || rig->wheel >= 0, comm, PETSC_ERR_USER_INPUT,
+             "-rig_carriage %" PetscInt_FMT " without -rig_wheel: a rig is measured at its wheel; give both",
+             rig->carriage);
+  PetscCheck(!wheel_set || rig->carriage >= 0, comm, PETSC_ERR_USER_INPUT,
+             "-rig_wheel %" PetscInt_FMT " without -rig_carriage: the drawbar pull is the carriage's; give both",
+             rig->wheel);
+  PetscCheck(rig->load >= 0.0 && PetscIsNormalReal(rig->load + 1.0), comm, PETSC_ERR_USER_INPUT,
+             "-rig_load must be a force >= 0 (N; 0: the weight of the wheel and its post), got %g", (double)rig->load);
   PetscFunctionReturn(0);
 }
 

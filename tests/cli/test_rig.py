@@ -15,7 +15,8 @@ last 0.2 s of 0.5 s:
 - a compound wheel (a rim and a hub) slides as the cylinder does (DP/W mu, the floor's sinkage) on 1 and 2 ranks;
 - measured slip (rigid-ground-pull.yaml): under a ramped resisting force the wheel rolls and pulls it, then slips;
 - a rig that is not one is refused before the first step, naming the option: a wheel without an angle driver,
-  a carriage without a linear driver;
+  a carriage without a linear driver; a negative id or load, a carriage without a wheel and a wheel without a
+  carriage;
 - scripts/wheel-sweep --scene on the same scene, slips -0.3, 0, 0.3 through the campaign server on 2 ranks:
   sweep.csv has the columns slip, dp_over_w, torque_over_wr, sinkage_m and the same means, and sweep.png is
   written; --scene with --small, ranks that jobs of --group ranks do not fill, a --set without a value are refused.
@@ -70,6 +71,15 @@ for option, value, fault in (("-rig_wheel", "2", "-rig_wheel 2: no angle driver 
                              ("-rig_carriage", "3", "-rig_carriage 3: no linear driver has that body as its second (B)")):
     p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "bad"), option, value, "-overwrite"])
     check(p.returncode == 1 and fault in p.stderr and "step 1" not in p.stdout, "%s %s: %s" % (option, value, p.stderr[-300:]))
+# options that cannot mean a rig, refused before the first step (issue 55): on the rig, and alone on a scene without one
+PLAIN = os.path.join(ROOT, "tests", "scenes", "filling-125.yaml")
+for scene, options, fault in ((SCENE, ["-rig_wheel", "-2"], "-rig_wheel must be a body id (>= 0), got -2"),
+                              (SCENE, ["-rig_carriage", "-1"], "-rig_carriage must be a body id (>= 0), got -1"),
+                              (SCENE, ["-rig_load", "-80"], "-rig_load must be a force >= 0"),
+                              (PLAIN, ["-rig_carriage", "1"], "-rig_carriage 1 without -rig_wheel"),
+                              (PLAIN, ["-rig_wheel", "3"], "-rig_wheel 3 without -rig_carriage")):
+    p = run_talus(TALUS, [scene, "-o", os.path.join(WORK, "bad"), "-overwrite"] + options)
+    check(p.returncode == 1 and fault in p.stderr and "step 1" not in p.stdout, "%s: %s" % (options, p.stderr[-300:]))
 
 # a wheel that starts inside its ground (1 cm down) is refused before the first step, naming it and the field to move
 p = run_talus(TALUS, [SCENE, "-o", os.path.join(WORK, "sunk"), "-set", "bodies.3.position=[0, 0, 0.1472]", "-overwrite"])

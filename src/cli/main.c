@@ -80,9 +80,10 @@ static PetscBool TakeArgument(int *argc, char **argv, const char *const names[])
 /*
  * Takes every "OPTION PATH=VALUE" out of argv (PETSc's options database keeps one value a name, and
  * -set and -sweep are given many times) into "PATH=VALUE" lines (malloc'd; NULL when there is none).
- * An OPTION with no value after it is left in *bad.
+ * An OPTION with no value after it is left in *bad; a value that holds a line break (which the lines would read
+ * as two changes) in *broken.
  */
-static char *TakeRepeated(int *argc, char **argv, const char option[], const char **bad)
+static char *TakeRepeated(int *argc, char **argv, const char option[], const char **bad, const char **broken)
 {
   char  *all  = NULL;
   size_t len  = 0;
@@ -96,6 +97,11 @@ static char *TakeRepeated(int *argc, char **argv, const char option[], const cha
     }
     if (k + 1 >= *argc || argv[k + 1][0] == 0 || (argv[k + 1][0] == '-' && !strchr(argv[k + 1], '='))) {
       *bad = argv[k];
+      continue;
+    }
+    if (strpbrk(argv[k + 1], "\n\r")) {
+      if (!*broken) *broken = argv[k + 1];
+      k++;
       continue;
     }
     {
@@ -114,11 +120,14 @@ static char *TakeRepeated(int *argc, char **argv, const char option[], const cha
   return all;
 }
 
-/* -set or -sweep with no PATH=VALUE after it, -set where no scene file is read, -sweep but in submit */
-static PetscErrorCode CheckOverrides(const char bad[], const char overrides[], PetscBool reads_scene,
-                                     const char sweeps[], PetscBool submit)
+/* -set or -sweep with no PATH=VALUE after it or with a line break in it, -set where no scene file is read, -sweep
+   but in submit */
+static PetscErrorCode CheckOverrides(const char bad[], const char broken[], const char overrides[],
+                                     PetscBool reads_scene, const char sweeps[], PetscBool submit)
 {
   PetscFunctionBegin;
+  PetscCheck(!broken, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
+             "-set or -sweep %s: a value may not hold a line break (it would be read as two changes)", broken);
   PetscCheck(!bad, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
              "%s needs PATH=VALUE after it (e.g. %s materials.rough.mu=%s)", bad, bad,
              bad && strcmp(bad, "-set") ? "0.1,0.2,0.3" : "0.3");
@@ -184,9 +193,9 @@ int main(int argc, char **argv)
   static const char *const help_names[]    = {"-help", "--help", "-h", NULL};
   const PetscBool          version         = TakeArgument(&argc, argv, version_names),
                   asked_help               = TakeArgument(&argc, argv, help_names);
-  const char *bad_set = NULL, *bad_sweep = NULL;
-  char       *overrides = TakeRepeated(&argc, argv, "-set", &bad_set);
-  char       *sweeps    = TakeRepeated(&argc, argv, "-sweep", &bad_sweep);
+  const char *bad_set = NULL, *bad_sweep = NULL, *broken = NULL;
+  char       *overrides = TakeRepeated(&argc, argv, "-set", &bad_set, &broken);
+  char       *sweeps    = TakeRepeated(&argc, argv, "-sweep", &bad_sweep, &broken);
 
   const TalusSubcommand *command    = argc >= 2 ? TalusSubcommandFind(argv[1]) : NULL;
   const PetscBool        serve      = (PetscBool)(command && command->splits_world);
@@ -223,7 +232,7 @@ int main(int argc, char **argv)
     if (!ierr && (has_scene || has_restart))
       ierr = CheckArguments(argc, argv, command ? PetscMin(argc - 1, command->npositional) : (has_scene ? 1 : 0));
     if (!ierr)
-      ierr = CheckOverrides(bad_set ? bad_set : bad_sweep, overrides,
+      ierr = CheckOverrides(bad_set ? bad_set : bad_sweep, broken, overrides,
                             (PetscBool)(has_scene && (!command || command->overrides)), sweeps,
                             (PetscBool)(command && command->sweeps));
     if (!ierr && command) {

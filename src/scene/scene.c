@@ -139,8 +139,7 @@ static PetscErrorCode ReadFrictionPairs(SceneReader *r, yaml_node_t *list, Talus
   if (list->type != YAML_SEQUENCE_NODE)
     SceneError(r, list, "friction_pairs must be a list of {materials: [a, b], mu}, got %s", SceneNodeKind(list));
   PetscCall(PetscMalloc1(nm * nm, &b->mu_pair));
-  for (PetscInt i = 0; i < nm; i++)
-    for (PetscInt j = 0; j < nm; j++) b->mu_pair[i * nm + j] = PetscMin(b->materials[i].mu, b->materials[j].mu);
+  for (PetscInt i = 0; i < nm * nm; i++) b->mu_pair[i] = -1.0; /* not given (yet): a second would silently win */
   for (yaml_node_item_t *it = list->data.sequence.items.start; it < list->data.sequence.items.top; it++) {
     yaml_node_t *p = yaml_document_get_node(&r->doc, *it), *node, *names[2];
     PetscInt     idx[2], k = 0;
@@ -159,8 +158,14 @@ static PetscErrorCode ReadFrictionPairs(SceneReader *r, yaml_node_t *list, Talus
     PetscCall(SceneRequireKey(r, p, "mu", "a friction pair", &node));
     PetscCall(SceneGetNumber(r, node, "mu", &mu));
     if (mu < 0.0) SceneError(r, node, "friction coefficient mu must be >= 0, got %g", (double)mu);
+    if (b->mu_pair[idx[0] * nm + idx[1]] >= 0.0)
+      SceneError(r, p, "the friction pair of materials \"%s\" and \"%s\" is given twice: give each pair once",
+                 b->materials[idx[0]].name, b->materials[idx[1]].name);
     b->mu_pair[idx[0] * nm + idx[1]] = b->mu_pair[idx[1] * nm + idx[0]] = mu;
   }
+  for (PetscInt i = 0; i < nm; i++) /* the pairs not given: the lower of the two materials' mu */
+    for (PetscInt j = 0; j < nm; j++)
+      if (b->mu_pair[i * nm + j] < 0.0) b->mu_pair[i * nm + j] = PetscMin(b->materials[i].mu, b->materials[j].mu);
   PetscFunctionReturn(0);
 }
 

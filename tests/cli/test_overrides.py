@@ -116,6 +116,9 @@ BAD = [
     (["-set", "materials..mu=1"], "an empty key in the path"),
     (["-set", "time_step=-1"], "-set time_step=-1: time_step must be positive"),
     (["-set"], "-set needs PATH=VALUE after it"),
+    (["-set", "end_time=0.01\nmaterials.grain.mu=0.9"], "a value may not hold a line break"),
+    (["-set", "friction_pairs=[{materials: [grain, grain], mu: 0.3}, {materials: [grain, grain], mu: 0.5}]"],
+     'the friction pair of materials "grain" and "grain" is given twice'),
 ]
 for k, (extra, expected) in enumerate(BAD):
     out = os.path.join(WORK, "bad-%02d" % k)

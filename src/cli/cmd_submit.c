@@ -39,6 +39,9 @@ static PetscErrorCode SplitSweep(const char sweep[], PetscInt *n, const char **s
     PetscCheck(v > from, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-sweep %s: an empty value in the list", sweep);
     PetscCheck(*n < max, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT, "-sweep %s: more than %" PetscInt_FMT " values", sweep,
                max);
+    for (PetscInt k = 0; k < *n; k++) /* the same value twice would make the same job twice */
+      PetscCheck(len[k] != (size_t)(v - from) || strncmp(start[k], from, len[k]), PETSC_COMM_WORLD,
+                 PETSC_ERR_USER_INPUT, "-sweep %s: the value %.*s is given twice", sweep, (int)len[k], start[k]);
     start[*n] = from, len[(*n)++] = (size_t)(v - from);
     if (!*v) break;
   }

@@ -357,6 +357,7 @@ for args, ranks, expect in (
         (["serve", CAMPAIGN, "-serve_group_size", "3"], 2, "must divide the 2 ranks"),
         (["serve", CAMPAIGN, "-serve_group_size", "two"], 2, "-serve_group_size"),
         (["serve", a_file], 1, "is a file, not a directory"),
+        (["serve", os.path.join(WORK, "no-such-campaign")], 1, "no-such-campaign does not exist: make it"),
         (["serve", CAMPAIGN, "-o", "x"], 1, "does not take -o"),
         (["serve", CAMPAIGN, "-walltime", "soon"], 1, "-walltime soon"),
         (["serve", CAMPAIGN, "-walltime", "1:00", "-walltime_margin", "60"], 1, "leaves no time to run jobs"),
@@ -365,5 +366,6 @@ for args, ranks, expect in (
     p = run_talus(TALUS, args, ranks)
     check(p.returncode != 0 and expect in p.stderr and "Abort" not in p.stderr + p.stdout,
           "%s: exit %d, expected the error \"%s\":\n%s" % (" ".join(args), p.returncode, expect, p.stderr[-800:]))
+check(not os.path.exists(os.path.join(WORK, "no-such-campaign")), "talus serve made the campaign it was given")
 
 sys.exit(check.finish())

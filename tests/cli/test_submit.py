@@ -87,6 +87,7 @@ open(afile, "w").close()
 BAD = [
     (["submit", CAMPAIGN, SCENE, "-sweep", "materials.rough.mu="], "give PATH=V1,V2,... (at least one value)"),
     (["submit", CAMPAIGN, SCENE, "-sweep", "materials.rough.mu=0.1,,0.3"], "an empty value in the list"),
+    (["submit", CAMPAIGN, SCENE, "-sweep", "materials.rough.mu=0.1,0.3,0.1"], "the value 0.1 is given twice"),
     (["submit", CAMPAIGN, SCENE, "-sweep", "materials.sand.mu=0.1,0.2"], "the scene has no \"sand\" there"),
     (["submit", CAMPAIGN, SCENE, "-sweep", "materials.rough.mu=0.1,-1", "-sweep", "end_time=1,2"],
      "materials.rough.mu=-1: friction coefficient mu must be >= 0"),

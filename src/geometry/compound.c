@@ -9,7 +9,6 @@
  * pair table (collide.c), registered at start-up; a part, never a compound, takes the table's entry for its shape.
  */
 #include "collide_impl.h"
-#include "shape_data_ops.h"
 #include <talus/shape_data.h>
 #include <talus/math3.h>
 #include <talus/relaxation.h>
@@ -43,28 +42,6 @@ static void Place(const TalusBodies *b, const Side *s, PetscInt p, TalusBodies *
     for (int d = 0; d < 3; d++)
       view->size[3 * v + d] = part->size[d], view->position[3 * v + d] = b->position[3 * k + d] + offset[d];
     TalusQuatMultiply(&b->quaternion[4 * k], part->quaternion, &view->quaternion[4 * v]);
-  }
-}
-
-/* A compound's furthest point along d (the shape table's support: what asks how far a body reaches, such as the
-   rig's sinkage): its furthest part's, the support of a union being the largest of its parts' */
-void TalusCompoundSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3])
-{
-  const TalusShapeData *e    = TalusShapeDataGet((PetscInt)size[0]);
-  PetscReal             best = -PETSC_MAX_REAL;
-
-  for (PetscInt i = 0; i < e->n; i++) {
-    const TalusShapePart *part = &e->part[i];
-    PetscReal             R[9], dl[3], pl[3], q[3];
-    TalusQuatToMatrix(part->quaternion, R);
-    TalusRotateBack(R, d, dl);
-    TalusShapeTable[part->shape].support(part->size, dl, pl);
-    TalusRotate(R, pl, q);
-    for (int k = 0; k < 3; k++) q[k] += part->position[k];
-    if (TalusDot3(q, d) > best) {
-      best = TalusDot3(q, d);
-      for (int k = 0; k < 3; k++) p[k] = q[k];
-    }
   }
 }
 

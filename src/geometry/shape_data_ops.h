@@ -13,7 +13,6 @@ PETSC_INTERN void        TalusHullMesh(const PetscReal size[3], PetscInt *nv, co
                                        const PetscInt **t);
 PETSC_INTERN const char *TalusHullCheck(const PetscReal size[3]);
 PETSC_INTERN const char *TalusCompoundCheck(const PetscReal size[3]);
-PETSC_INTERN void        TalusCompoundSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3]);
 PETSC_INTERN void        TalusHullSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3]);
 PETSC_INTERN PetscInt    TalusHullSupportSet(const PetscReal size[3], const PetscReal d[3], PetscReal tol,
                                              PetscReal p[][3], PetscInt id[]);

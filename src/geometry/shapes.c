@@ -259,6 +259,8 @@ static PetscBool PlaneCurvature(const PetscReal size[3], PetscReal *curvature)
   return PETSC_TRUE;
 }
 
+static void CompoundSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3]);
+
 /* Indexed by TalusShape. The codes are stored in checkpoints: a code is never changed or reused. */
 /* One shape a block, its fields in the order of TalusShapeOps */
 /* clang-format off */
@@ -297,7 +299,7 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
                       .mass_properties = TalusDescribedMass, .bounding_radius = TalusDescribedRadius,
                       .check_size = TalusCompoundCheck, .size_hint = "", .curvature = BoxCurvature,
                       .glyph_extent = TalusDescribedGlyph, .glyph_parts = TalusCompoundGlyphParts,
-                      .support = TalusCompoundSupport},
+                      .support = CompoundSupport},
 };
 /* clang-format on */
 
@@ -336,4 +338,27 @@ void TalusShapeMassProperties(TalusShape shape, const PetscReal size[3], PetscRe
                               PetscReal inertia[3])
 {
   TalusShapeTable[shape].mass_properties(size, density, mass, inertia);
+}
+
+/* A compound's furthest point along d (what asks how far a body reaches, such as the rig's sinkage): its furthest
+   part's, the support of a union being the largest of its parts'. Here, beside the table its parts' supports are
+   read from. */
+static void CompoundSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3])
+{
+  const TalusShapeData *e    = TalusShapeDataGet((PetscInt)size[0]);
+  PetscReal             best = -PETSC_MAX_REAL;
+
+  for (PetscInt i = 0; i < e->n; i++) {
+    const TalusShapePart *part = &e->part[i];
+    PetscReal             R[9], dl[3], pl[3], q[3];
+    TalusQuatToMatrix(part->quaternion, R);
+    TalusRotateBack(R, d, dl);
+    TalusShapeTable[part->shape].support(part->size, dl, pl);
+    TalusRotate(R, pl, q);
+    for (int k = 0; k < 3; k++) q[k] += part->position[k];
+    if (TalusDot3(q, d) > best) {
+      best = TalusDot3(q, d);
+      for (int k = 0; k < 3; k++) p[k] = q[k];
+    }
+  }
 }

@@ -181,6 +181,14 @@ PetscErrorCode SceneShapeOf(SceneReader *r, yaml_node_t *map, PetscInt body, Pet
   }
   ops     = &TalusShapeTable[*shape];
   size[0] = size[1] = size[2] = 0.0;
+  for (int s = 0; s < 2 * TALUS_NSHAPES; s++) { /* another shape's size key: a mistake, not a key to ignore */
+    const char  *key = s % 2 ? TalusShapeTable[s / 2].size_key2 : TalusShapeTable[s / 2].size_key;
+    yaml_node_t *other;
+    if (!key || !strcmp(key, ops->size_key) || (ops->size_key2 && !strcmp(key, ops->size_key2))) continue;
+    if ((other = SceneLookup(r, map, key)))
+      SceneError(r, other, "%sa %s takes %s%s%s, not %s", who, ops->name, ops->size_key, ops->size_key2 ? " and " : "",
+                 ops->size_key2 ? ops->size_key2 : "", key);
+  }
   PetscCall(SceneRequireKey(r, map, ops->size_key, ops->name, &size_node));
   if (ops->size_len == 0) { /* a description: a hull's vertices, a compound's parts */
     PetscCall(SceneReadDescription(r, size_node, *shape, body, size));

@@ -119,6 +119,11 @@ BAD = [
     (["-set", "end_time=0.01\nmaterials.grain.mu=0.9"], "a value may not hold a line break"),
     (["-set", "friction_pairs=[{materials: [grain, grain], mu: 0.3}, {materials: [grain, grain], mu: 0.5}]"],
      'the friction pair of materials "grain" and "grain" is given twice'),
+    # another shape's size key is a mistake, not a key to ignore (issue 55)
+    (["-set", "bodies=[{shape: sphere, radius: 1, half_length: 2, position: [0, 0, 5]}]"],
+     "a sphere takes radius, not half_length"),
+    (["-set", "bodies=[{shape: compound, position: [0, 0, 5], parts: [{shape: sphere, radius: 0.1, half_extents: [1, 1, 1]}]}]"],
+     "body 0, part 0: a sphere takes radius, not half_extents"),
 ]
 for k, (extra, expected) in enumerate(BAD):
     out = os.path.join(WORK, "bad-%02d" % k)

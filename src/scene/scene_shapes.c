@@ -6,6 +6,9 @@
  * include/talus/shape_data.h, and a refused one is reported at its line, naming the body and the field.
  */
 #include "scene_reader.h"
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <talus/shape_data.h>
 #include <talus/math3.h>
 
@@ -23,20 +26,28 @@ PetscErrorCode SceneRotationOf(SceneReader *r, yaml_node_t *node, PetscReal q[4]
 }
 
 /* A text file of points, three numbers a line (commas or blanks between them; '#' starts a comment), read on
-   every rank (the table must be the same on all) */
+   every rank (the table must be the same on all). A regular file only, read up to one point more than a hull
+   takes: a directory, a device or a pipe (which may never end) is refused before it is read. */
 static PetscErrorCode ReadPointsFile(SceneReader *r, yaml_node_t *node, const char path[], PetscInt *n,
                                      PetscReal **points)
 {
-  FILE    *fp = fopen(path, "r");
-  char     line[1024];
-  PetscInt capacity = 64, lineno = 0;
+  struct stat st;
+  FILE       *fp;
+  char        line[1024];
+  PetscInt    capacity = 64, lineno = 0;
 
   PetscFunctionBegin;
-  if (!fp) SceneError(r, node, "vertices file \"%s\" cannot be opened", path);
+  if (stat(path, &st) != 0) SceneError(r, node, "vertices file \"%s\" cannot be opened: %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    SceneError(r, node, "vertices file \"%s\" is %s, not a file of points", path,
+               S_ISDIR(st.st_mode) ? "a directory" : "not a regular file (a device or a pipe)");
+  fp = fopen(path, "r");
+  if (!fp) SceneError(r, node, "vertices file \"%s\" cannot be opened: %s", path, strerror(errno));
   *n = 0;
   PetscCall(PetscMalloc1(3 * capacity, points));
   while (fgets(line, sizeof(line), fp)) {
     double x[3];
+    int    used = 0;
     char  *hash = strchr(line, '#'), *p = line;
     lineno++;
     if (hash) *hash = 0;
@@ -44,9 +55,17 @@ static PetscErrorCode ReadPointsFile(SceneReader *r, yaml_node_t *node, const ch
       if (*c == ',') *c = ' ';
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
     if (!*p) continue;
-    if (sscanf(p, "%lf %lf %lf", &x[0], &x[1], &x[2]) != 3) {
+    if (sscanf(p, "%lf %lf %lf %n", &x[0], &x[1], &x[2], &used) != 3 || p[used]) {
       fclose(fp);
-      SceneError(r, node, "vertices file \"%s\", line %d: expected three numbers x y z", path, (int)lineno);
+      PetscCall(PetscFree(*points));
+      SceneError(r, node, "vertices file \"%s\", line %d: expected three numbers x y z%s", path, (int)lineno,
+                 used && p[used] ? ", got more" : "");
+    }
+    if (*n > TALUS_MAX_HULL_VERTICES) {
+      fclose(fp);
+      PetscCall(PetscFree(*points));
+      SceneError(r, node, "vertices file \"%s\": more than %d points (a hull takes 4 to %d vertices)", path,
+                 TALUS_MAX_HULL_VERTICES, TALUS_MAX_HULL_VERTICES);
     }
     if (*n == capacity) {
       PetscReal *grown;

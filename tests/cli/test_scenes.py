@@ -244,7 +244,8 @@ cases = [
     ("material without name", GOOD.replace("{name: grain, mu: 0.3}", "{mu: 0.3}"), 7, "a material needs \"name\""),
     ("domain without max", GOOD.replace("max: [5, 5, 10]}", "}").replace(", }", "}"), 5, "domain needs \"max\""),
     ("body without shape", GOOD.replace("{shape: sphere, radius: 0.5,", "{radius: 0.5,"), 10, "a body needs \"shape\""),
-    ("sphere with half extents", extra_body("{shape: sphere, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4]}"), 11, "sphere needs \"radius\""),
+    ("sphere with half extents", extra_body("{shape: sphere, half_extents: [1, 1, 1], mass: 1, position: [0, 0, 4]}"), 11, "a sphere takes radius, not half_extents"),
+    ("sphere without radius", extra_body("{shape: sphere, mass: 1, position: [0, 0, 4]}"), 11, "sphere needs \"radius\""),
     ("lattice without radius", generator("lattice: {mass: 1, origin: [0, 0, 3], spacing: 1, count: [2, 2, 2]}"), 12, "a generator needs \"radius\""),
     ("unknown generator", generator("grid: {radius: 0.2}"), 12, "unknown key \"grid\" in a generator (expected one of: lattice, random_fill)"),
     ("material twice", GOOD.replace("  - {name: grain, mu: 0.3}", "  - {name: grain, mu: 0.3}\n  - {name: grain, mu: 0.5}"), 8, "material \"grain\" is defined twice"),
@@ -275,6 +276,15 @@ cases = [
      "a vertex [x, y, z] must have 3 numbers, it has 2"),
     ("hull file missing", extra_body("{shape: hull, vertices: {file: no-such.xyz}, position: [0, 0, 4]}"), 11,
      "no-such.xyz\" cannot be opened"),
+    # vertices files that are not files of points, or hold more than points (written below; issue 55)
+    ("hull file a directory", extra_body("{shape: hull, vertices: {file: points-dir}, position: [0, 0, 4]}"), 11,
+     "points-dir\" is a directory, not a file of points"),
+    ("hull file a device", extra_body("{shape: hull, vertices: {file: /dev/zero}, position: [0, 0, 4]}"), 11,
+     "\"/dev/zero\" is not a regular file (a device or a pipe)"),
+    ("hull file of four columns", extra_body("{shape: hull, vertices: {file: points-4.xyz}, position: [0, 0, 4]}"), 11,
+     "points-4.xyz\", line 2: expected three numbers x y z, got more"),
+    ("hull file too long", extra_body("{shape: hull, vertices: {file: points-many.xyz}, position: [0, 0, 4]}"), 11,
+     "points-many.xyz\": more than 1024 points"),
     ("compound part of no volume", extra_body("{shape: compound, position: [0, 0, 4], parts: [{shape: sphere, radius: 0.5}, {shape: cylinder, radius: 0, half_length: 1}]}"), 11,
      "body 2, part 1: radius and half_length must be positive, got 0"),
     ("compound plane part", extra_body("{shape: compound, position: [0, 0, 4], parts: [{shape: plane, normal: [0, 0, 1]}]}"), 11,
@@ -307,6 +317,11 @@ if layers * 1e8 <= 2.6e8:
     cases.append(("lattice beyond memory", generator("lattice: {radius: 0.4, mass: 1, origin: [0, 0, 3], spacing: 1, count: [10000, 10000, %d]}" % layers), 12, "GB a rank (about 2200 B a body while stepping)"))
 else:
     print("lattice beyond memory: skipped (this machine's %.0f GB hold what the indices can count)" % (memory / 1e9))
+os.makedirs(os.path.join(WORK, "points-dir"), exist_ok=True)
+with open(os.path.join(WORK, "points-4.xyz"), "w") as f:
+    f.write("0 0 0\n1 0 0 1\n0 1 0\n0 0 1\n")
+with open(os.path.join(WORK, "points-many.xyz"), "w") as f:
+    f.write("".join("%d 0 0\n" % k for k in range(2000)))
 files = []
 for label, text, line, expected in cases:
     files.append(os.path.join(WORK, "bad-scene-%s.yaml" % label.replace(" ", "-")))

@@ -73,7 +73,7 @@ PetscErrorCode APGDProjectInPlace(Tao tao, Vec x)
 }
 
 /*
- * One chunk of APGDExtrapolate (below); the sums are accumulated in registers and added to sums[]
+ * One chunk of APGDExtrapolate (below); the sums are accumulated in 8 lanes (apgd_wide.h) and added to sums[]
  * once per chunk (through memory every entry, they made the pass latency-bound).
  */
 static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscReal step, PetscBool trial,
@@ -83,21 +83,21 @@ static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscRe
                              PetscReal sums[4])
 {
   const PetscReal a = 1.0 + beta, b = -beta;
-  PetscReal       s[4] = {0.0, 0.0, 0.0, 0.0}, s0, s1, s2, s3;
-  /* 8 rows at a time where the processor can (apgd_wide.c: the same bits); the stream stores stay here */
+  PetscReal       s[4][APGD_SUM_LANES] = {{0.0}};
+  /* 8 or 4 rows at a time where the processor can (apgd_wide.c: the same bits); the stream stores stay here */
   const PetscInt wide = stream ? 0
                                : APGDExtrapolateRowsWide(m, beta, step, trial, dr, xv, xpv, gxv, gpv, yv, gyv, bv, s);
 
-  s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
   for (PetscInt i = wide; i < m; i++) {
     const PetscScalar shift = dr ? dr[i] : 0.0;
     const PetscScalar gx = gxv[i] + shift, gp = gpv[i] + shift, gy = a * gx + b * gp, y = a * xv[i] + b * xpv[i];
     const PetscReal   e = PetscRealPart(xv[i] - xpv[i]);
+    const PetscInt    l = i & (APGD_SUM_LANES - 1);
     if (!((start + i) & 7)) APGD_PREFETCH(xv, i), APGD_PREFETCH(xpv, i), APGD_PREFETCH(gxv, i), APGD_PREFETCH(gpv, i);
-    s0 += PetscRealPart(shift * xv[i]);
-    s1 += PetscRealPart(gx) * e;
-    s2 += PetscRealPart(gx - gp) * e;
-    s3 += PetscRealPart(gy) * e;
+    s[0][l] += PetscRealPart(shift * xv[i]);
+    s[1][l] += PetscRealPart(gx) * e;
+    s[2][l] += PetscRealPart(gx - gp) * e;
+    s[3][l] += PetscRealPart(gy) * e;
     if (dr) gxv[i] = gx; /* stored shifted; unchanged otherwise: no write-back */
     if (stream) {        /* write-only streams, read again only after the product with N */
       TalusStreamStore(&gyv[i], gy);
@@ -106,7 +106,7 @@ static void ExtrapolateChunk(PetscInt m, PetscInt start, PetscReal beta, PetscRe
     if (bv) bv[i] = xv[i];
     if (trial) xpv[i] = y - step * gy; /* x_prev[i] was read above */
   }
-  sums[0] += s0, sums[1] += s1, sums[2] += s2, sums[3] += s3;
+  for (int k = 0; k < 4; k++) sums[k] += APGDLaneTotal(s[k]);
 }
 
 /*
@@ -229,24 +229,24 @@ PetscErrorCode APGDTrial(Tao tao, PetscReal step, Vec x_out)
   PetscFunctionReturn(0);
 }
 
-/* One chunk of APGDTest (below), w the chunk's Pi(x - g_d g(x)); sums kept in registers. */
+/* One chunk of APGDTest (below), w the chunk's Pi(x - g_d g(x)); sums in 8 lanes, as ExtrapolateChunk's. */
 static void TestChunk(PetscInt m, PetscInt start, const PetscScalar *restrict xv, const PetscScalar *restrict gv,
                       const PetscScalar *restrict yv, const PetscScalar *restrict gyv, const PetscScalar *restrict w,
                       PetscReal sums[4])
 {
-  PetscReal      s[4] = {0.0, 0.0, 0.0, 0.0}, s0, s1, s2, s3;
-  const PetscInt wide = APGDTestRowsWide(m, xv, gv, yv, gyv, w, s); /* 8 rows at a time where the processor can */
+  PetscReal      s[4][APGD_SUM_LANES] = {{0.0}};
+  const PetscInt wide = APGDTestRowsWide(m, xv, gv, yv, gyv, w, s); /* 8 or 4 rows at a time where the processor can */
 
-  s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
   for (PetscInt i = wide; i < m; i++) {
     const PetscReal d = PetscRealPart(xv[i] - yv[i]), r = PetscRealPart(xv[i] - w[i]);
+    const PetscInt  l = i & (APGD_SUM_LANES - 1);
     if (!((start + i) & 7)) APGD_PREFETCH(yv, i), APGD_PREFETCH(gyv, i);
-    s0 += d * PetscRealPart(gv[i] - gyv[i]);
-    s1 += d * d;
-    s2 += r * r;
-    s3 += d * PetscRealPart(gyv[i]);
+    s[0][l] += d * PetscRealPart(gv[i] - gyv[i]);
+    s[1][l] += d * d;
+    s[2][l] += r * r;
+    s[3][l] += d * PetscRealPart(gyv[i]);
   }
-  sums[0] += s0, sums[1] += s1, sums[2] += s2, sums[3] += s3;
+  for (int k = 0; k < 4; k++) sums[k] += APGDLaneTotal(s[k]);
 }
 
 /* The largest square of a block's residual in a chunk of the test's pass, x - w the residual's rows

@@ -2,11 +2,9 @@
  * apgd's fused passes (apgd_kernels.c) on 8 rows at a time with AVX-512, or 4 with AVX2, chosen at run time by what
  * the processor has (TalusSIMDWidth). Each row's arithmetic is the scalar code's, operation for operation (no fused
  * multiply-adds: C17 mode contracts nothing and the intrinsics are explicit). The sums of the pass are the scalar
- * code's too: the rows' terms are formed in the lanes and then added to each sum one row after the other, so the
- * order of the additions, and every bit of the result, is the same (tests/unit/test_apgd_frictional.c runs a problem
- * both ways). Those additions, a chain of one a row for each sum, now bound the passes: 8 partial sums took a
- * sixth off the filling's solve, but with another rounding the compaction's run left its band (docs/solver.md,
- * "Vector kernels"), so the order stays the scalar one.
+ * code's too: both keep 8 lanes a sum, row i of a chunk in lane i mod 8 (apgd_wide.h), so every bit of the result
+ * is the same (tests/unit/test_apgd_frictional.c runs a problem both ways), and no addition waits on the row before
+ * it (one running sum a pass made the passes latency-bound).
  */
 #include "apgd_wide.h"
 #include <talus.h>
@@ -53,7 +51,7 @@
 
 PetscInt APGDExtrapolateRowsWide(PetscInt m, PetscReal beta, PetscReal step, PetscBool trial, const PetscScalar *dr,
                                  const PetscScalar *xv, PetscScalar *xpv, PetscScalar *gxv, const PetscScalar *gpv,
-                                 PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4])
+                                 PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4][APGD_SUM_LANES])
 {
   const PetscInt width = TalusSIMDWidth(); /* AVX-512 (8 lanes), else AVX2 (4), else none */
   return width == 8 ? ExtrapolateRows8(m, beta, step, trial, dr, xv, xpv, gxv, gpv, yv, gyv, bv, s)
@@ -62,7 +60,7 @@ PetscInt APGDExtrapolateRowsWide(PetscInt m, PetscReal beta, PetscReal step, Pet
 }
 
 PetscInt APGDTestRowsWide(PetscInt m, const PetscScalar *xv, const PetscScalar *gv, const PetscScalar *yv,
-                          const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4])
+                          const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4][APGD_SUM_LANES])
 {
   const PetscInt width = TalusSIMDWidth(); /* AVX-512 (8 lanes), else AVX2 (4), else none */
   return width == 8 ? TestRows8(m, xv, gv, yv, gyv, w, s) : width == 4 ? TestRows4(m, xv, gv, yv, gyv, w, s) : 0;
@@ -94,7 +92,7 @@ PetscInt APGDWeightResidualsWide(PetscInt m, const PetscScalar *xv, const PetscS
 
 PetscInt APGDExtrapolateRowsWide(PetscInt m, PetscReal beta, PetscReal step, PetscBool trial, const PetscScalar *dr,
                                  const PetscScalar *xv, PetscScalar *xpv, PetscScalar *gxv, const PetscScalar *gpv,
-                                 PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4])
+                                 PetscScalar *yv, PetscScalar *gyv, PetscScalar *bv, PetscReal s[4][APGD_SUM_LANES])
 {
   (void)m, (void)beta, (void)step, (void)trial, (void)dr, (void)xv, (void)xpv, (void)gxv, (void)gpv, (void)yv;
   (void)gyv, (void)bv, (void)s;
@@ -102,7 +100,7 @@ PetscInt APGDExtrapolateRowsWide(PetscInt m, PetscReal beta, PetscReal step, Pet
 }
 
 PetscInt APGDTestRowsWide(PetscInt m, const PetscScalar *xv, const PetscScalar *gv, const PetscScalar *yv,
-                          const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4])
+                          const PetscScalar *gyv, const PetscScalar *w, PetscReal s[4][APGD_SUM_LANES])
 {
   (void)m, (void)xv, (void)gv, (void)yv, (void)gyv, (void)w, (void)s;
   return 0;

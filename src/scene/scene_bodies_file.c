@@ -230,6 +230,20 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
       snprintf(what, sizeof(what), "row %d: the position is not finite", (int)(offset + k));
       TalusH5Fault(&h, "%s", what);
     }
+    if (has_q) { /* a zero or NaN turn is no orientation (it was taken as none, or reached the solver as NaN) */
+      const PetscReal qq = q[4 * k] * q[4 * k] + q[4 * k + 1] * q[4 * k + 1] + q[4 * k + 2] * q[4 * k + 2] +
+                           q[4 * k + 3] * q[4 * k + 3];
+      if (!(qq > 1e-24) || PetscIsInfOrNanReal(qq)) {
+        snprintf(what, sizeof(what), "row %d: the quaternion is zero or not finite", (int)(offset + k));
+        TalusH5Fault(&h, "%s", what);
+      }
+    }
+    for (int d = 0; d < 3; d++) /* a NaN speed was blamed on the solver's operator, steps later */
+      if ((has_v && PetscIsInfOrNanReal(v[3 * k + d])) || ((has_w || has_omega) && PetscIsInfOrNanReal(w[3 * k + d]))) {
+        snprintf(what, sizeof(what), "row %d: the velocity or the angular velocity is not finite", (int)(offset + k));
+        TalusH5Fault(&h, "%s", what);
+        break;
+      }
   }
   {
     PetscErrorCode ierr = TalusH5Verdict(&h);

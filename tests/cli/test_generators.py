@@ -215,7 +215,20 @@ if p.returncode == 0:
         g = f.create_group("bodies")
         g["position"], g["size"] = np.zeros((4, 3)), np.ones((4, 3))
         g["shape"], g["id"] = np.zeros(4, dtype=np.int32), -np.ones(4, dtype=np.int64)
+    # rows that cannot be a body's state: a zero turn, a NaN speed (issue 55), named by their row
+    broken = {}
+    for label, key, value in (("zero quaternion", "quaternion", np.zeros(4)), ("NaN velocity", "velocity", np.array([0, np.nan, 0]))):
+        broken[label] = os.path.join(WORK, "broken-%s.h5" % key)
+        with h5py.File(broken[label], "w") as f:
+            g = f.create_group("bodies")
+            g["position"] = np.array([[0.0, 0.0, 1.0 + k] for k in range(3)])
+            g["size"], g["shape"] = np.full((3, 3), 0.1), np.zeros(3, dtype=np.int32)
+            rows = np.tile(np.array([1.0, 0, 0, 0]) if key == "quaternion" else np.zeros(3), (3, 1))
+            rows[1] = value
+            g[key] = rows
     BAD_FILES = [
+        ("zero quaternion", "bodies_file: {file: %s, mass: 1}" % broken["zero quaternion"], "row 1: the quaternion is zero or not finite"),
+        ("NaN velocity", "bodies_file: {file: %s, mass: 1}" % broken["NaN velocity"], "row 1: the velocity or the angular velocity is not finite"),
         ("all rows empty", "bodies_file: {file: %s, mass: 1}" % empty, "all 4 rows of group bodies are empty"),
         ("no such file", "bodies_file: {file: %s, mass: 1}" % os.path.join(WORK, "nothing.h5"), "No such file or directory"),
         ("not HDF5", "bodies_file: {file: %s, mass: 1}" % os.path.join(ROOT, "README.md"), "not a readable HDF5 file"),

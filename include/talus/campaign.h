@@ -50,8 +50,9 @@ typedef struct {
 /* ------------------------------------------------------------------ the queue (campaign_queue.c) */
 
 /* CAMPAIGN and CAMPAIGN/queue, made if absent (collective: rank 0 makes them, every rank gets the
-   verdict); an error when CAMPAIGN is a file or cannot be written */
-PETSC_EXTERN PetscErrorCode TalusCampaignMakeQueue(MPI_Comm, const char campaign[]);
+   verdict); an error when CAMPAIGN is a file or cannot be written, and, unless make_campaign (talus submit),
+   when CAMPAIGN does not exist (a server does not make one: a mistyped name ran nothing and exited 0) */
+PETSC_EXTERN PetscErrorCode TalusCampaignMakeQueue(MPI_Comm, const char campaign[], PetscBool make_campaign);
 /* Writes a job to CAMPAIGN/queue/NAME-k.json for the first free k from *next on (*next moves past
    it); its id in id. Written under a temporary name and linked: never half a file, never an id
    taken twice, even by two submits at once. */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-PetscErrorCode TalusCampaignMakeQueue(MPI_Comm comm, const char campaign[])
+PetscErrorCode TalusCampaignMakeQueue(MPI_Comm comm, const char campaign[], PetscBool make_campaign)
 {
   struct stat st;
   PetscMPIInt rank;
@@ -21,7 +21,12 @@ PetscErrorCode TalusCampaignMakeQueue(MPI_Comm comm, const char campaign[])
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscSNPrintf(queue, sizeof(queue), "%s/queue", campaign));
   if (rank == 0) {
-    if (stat(campaign, &st) == 0 && !S_ISDIR(st.st_mode))
+    const PetscBool exists = (PetscBool)(stat(campaign, &st) == 0);
+    if (!exists && !make_campaign)
+      PetscCall(PetscSNPrintf(fault, sizeof(fault),
+                              "campaign %s does not exist: make it and its jobs with talus submit %s SCENE.yaml",
+                              campaign, campaign));
+    else if (exists && !S_ISDIR(st.st_mode))
       PetscCall(PetscSNPrintf(fault, sizeof(fault),
                               "campaign %s is a file, not a directory: give a directory (made if absent)", campaign));
     else if (mkdir(campaign, 0777) != 0 && errno != EEXIST)

@@ -20,7 +20,6 @@
 #include <talus/checkpoint.h>
 #include <talus/options.h>
 #include "commands.h"
-#include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -373,15 +372,7 @@ static PetscErrorCode ServerSetUp(Server *s, int argc, char **argv, PetscInt gro
   s->group = world_rank / s->size, s->ngroups = world_size / s->size;
   PetscCall(PetscOptionsHasHelp(NULL, help));
   if (*help) PetscFunctionReturn(0); /* the server's options are listed; the jobs' are each scene's */
-  { /* a server does not make a campaign (a mistyped name ran nothing and exited 0): talus submit does */
-    struct stat st;
-    int         missing = s->rank == 0 ? stat(s->campaign, &st) != 0 : 0;
-    PetscCallMPI(MPI_Bcast(&missing, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-    PetscCheck(!missing, PETSC_COMM_WORLD, PETSC_ERR_USER_INPUT,
-               "campaign %s does not exist: make it and its jobs with talus submit %s SCENE.yaml", s->campaign,
-               s->campaign);
-  }
-  PetscCall(TalusCampaignMakeQueue(PETSC_COMM_WORLD, s->campaign)); /* checks it can be written */
+  PetscCall(TalusCampaignMakeQueue(PETSC_COMM_WORLD, s->campaign, PETSC_FALSE)); /* it exists and can be written */
   PetscCall(TalusOptionsGetRunOptions(&s->job_options));
   PetscCall(TalusOptionsCheckUnused(PETSC_COMM_WORLD)); /* the server's (the jobs' are checked per job) */
   if (world_rank == 0) {

@@ -100,7 +100,7 @@ PetscErrorCode TalusCommandSubmit(int argc, char **argv, const char overrides[],
              "the sweeps make %" PetscInt_FMT " jobs: more than 100,000 in one submit", njobs);
   PetscCall(TalusSceneReadText(PETSC_COMM_WORLD, scene_file, &text));
   PetscCall(PetscMalloc1((overrides ? strlen(overrides) : 0) + (sweeps ? strlen(sweeps) : 0) + 2, &lines));
-  PetscCall(TalusCampaignMakeQueue(PETSC_COMM_WORLD, campaign));
+  PetscCall(TalusCampaignMakeQueue(PETSC_COMM_WORLD, campaign, PETSC_TRUE));
   for (int pass = 0; pass < 2; pass++) /* every job read (refused before any is written), then written */
     for (PetscInt j = 0; j < njobs; j++) {
       PetscInt   k = j, point[MAX_SWEEPS];

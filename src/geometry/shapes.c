@@ -356,9 +356,8 @@ static void CompoundSupport(const PetscReal size[3], const PetscReal d[3], Petsc
     TalusShapeTable[part->shape].support(part->size, dl, pl);
     TalusRotate(R, pl, q);
     for (int k = 0; k < 3; k++) q[k] += part->position[k];
-    if (TalusDot3(q, d) > best) {
-      best = TalusDot3(q, d);
-      for (int k = 0; k < 3; k++) p[k] = q[k];
-    }
+    if (TalusDot3(q, d) <= best) continue;
+    best = TalusDot3(q, d);
+    for (int k = 0; k < 3; k++) p[k] = q[k];
   }
 }

@@ -167,10 +167,16 @@ PetscErrorCode SceneReadDescription(SceneReader *r, yaml_node_t *node, TalusShap
   PetscFunctionReturn(0);
 }
 
+/* The size keys of every shape, s in [0, 2 TALUS_NSHAPES): shape s / 2's first (even s) or second; NULL for none */
+static const char *SizeKey(int s)
+{
+  return s % 2 ? TalusShapeTable[s / 2].size_key2 : TalusShapeTable[s / 2].size_key;
+}
+
 void SceneAddSizeKeys(const char *keys[], PetscInt n)
 {
   for (int s = 0; s < 2 * TALUS_NSHAPES; s++) {
-    const char *key  = s % 2 ? TalusShapeTable[s / 2].size_key2 : TalusShapeTable[s / 2].size_key;
+    const char *key  = SizeKey(s);
     PetscBool   seen = (PetscBool)!key;
     for (PetscInt k = 0; k < n && !seen; k++) seen = (PetscBool)!strcmp(keys[k], key);
     if (!seen) keys[n++] = key;
@@ -201,7 +207,7 @@ PetscErrorCode SceneShapeOf(SceneReader *r, yaml_node_t *map, PetscInt body, Pet
   ops     = &TalusShapeTable[*shape];
   size[0] = size[1] = size[2] = 0.0;
   for (int s = 0; s < 2 * TALUS_NSHAPES; s++) { /* another shape's size key: a mistake, not a key to ignore */
-    const char  *key = s % 2 ? TalusShapeTable[s / 2].size_key2 : TalusShapeTable[s / 2].size_key;
+    const char  *key = SizeKey(s);
     yaml_node_t *other;
     if (!key || !strcmp(key, ops->size_key) || (ops->size_key2 && !strcmp(key, ops->size_key2))) continue;
     if ((other = SceneLookup(r, map, key)))

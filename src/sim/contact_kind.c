@@ -152,10 +152,10 @@ static void ContactDiagonal(const TalusBodies *b, const void *block, PetscScalar
 /* The near-rigid floor (after Castro et al. 2022, SAP sec. V): a normal row's E at least
    beta^2 w_n / (4 pi^2), w_n its diagonal entry of N (1 / w_n is the contact's effective mass), so
    that the row is at softest a spring K = 1 / (h^2 E) of period beta h on that mass (at beta 1 one
-   step: implicit Euler does not follow it), so the contact stays near-rigid (a body on a plane sinks h^2 g beta^2 / (4 pi^2)
-   under its weight, 25 um at h = 0.01; an impact rebounds by about 2 % of its speed, implicit Euler's
-   damping of a spring it cannot follow), while N + E's eigenvalues are bounded below and first-order
-   solvers converge in iterations that do not grow with a pile's height. SAP floors all three rows
+   step: implicit Euler does not follow it), so the contact stays near-rigid (a body on a plane sinks
+   h^2 g beta^2 / (4 pi^2) under its weight, 25 um at h = 0.01; an impact rebounds by about 2 % of its
+   speed, implicit Euler's damping of a spring it cannot follow), while N + E's eigenvalues are bounded
+   below and first-order solvers converge in iterations that do not grow with a pile's height. SAP floors all three rows
    with one w (the block's trace / 3); each row's own diagonal keeps a sphere's period beta h where
    its tangents' rotational inertia would make the normal row 2.7 times softer. The tangents get
    sigma w_t, w_t the mean of their two diagonal entries (one value for both, so that the friction

@@ -19,13 +19,19 @@ last 0.2 s of 0.5 s:
   carriage;
 - scripts/wheel-sweep --scene on the same scene, slips -0.3, 0, 0.3 through the campaign server on 2 ranks:
   sweep.csv has the columns slip, dp_over_w, torque_over_wr, sinkage_m and the same means, and sweep.png is
-  written; --scene with --small, ranks that jobs of --group ranks do not fill, a --set without a value are refused.
+  written; --scene with --small, ranks that jobs of --group ranks do not fill, a --set without a value are refused,
+  as are a missing scene, an --out that is a file, a driver without a rate, a rig without the rig's options, a bed
+  whose frames are not HDF5 and one too narrow for its surface estimate (one line each, "wheel-sweep: error:",
+  exit status 2).
 """
 import csv
 import os
 import shutil
 import subprocess
 import sys
+
+import h5py
+import yaml
 
 from clitest import Checks
 from clitest import run as run_talus
@@ -130,6 +136,48 @@ if p.returncode == 0:
     check(len(rows) == 3 and all(k in rows[0] for k in ("slip", "dp_over_w", "torque_over_wr", "sinkage_m"))
           and all(abs(float(r["dp_over_w"]) - MU * ((s > 0) - (s < 0))) < BAND[s] for r, s in zip(rows, (-0.3, 0.0, 0.3))),
           "wheel-sweep's sweep.csv: %s" % rows)
+# the bad rigs and beds of a careful user (issue 55, class 2): one line each, "wheel-sweep: error:", exit status 2
+with open(SCENE) as f:
+    rigid = yaml.safe_load(f)
+SOIL = os.path.join(ROOT, "inputs", "wheel-rig", "soil-small.yaml")
+
+
+def variant(name, change, base=None):
+    s = yaml.safe_load(yaml.safe_dump(base or rigid))
+    change(s)
+    path = os.path.join(WORK, name + ".yaml")
+    with open(path, "w") as f:
+        yaml.safe_dump(s, f)
+    return path
+
+
+def no_rate(s):
+    next(j for j in s["joints"] if j["type"] == "angle_driver")["motion"] = {}
+
+
+not_file = os.path.join(WORK, "a-file")
+open(not_file, "w").write("not a directory\n")
+not_h5 = os.path.join(WORK, "bed-not-h5")
+os.makedirs(not_h5, exist_ok=True)
+open(os.path.join(not_h5, "frames.h5"), "w").write("not HDF5\n")
+narrow = os.path.join(WORK, "bed-narrow")  # three grains under the wheel, 2 cm across: no grain 5 cm from a side
+os.makedirs(narrow, exist_ok=True)
+with h5py.File(os.path.join(narrow, "frames.h5"), "w") as f:
+    g = f.create_group("frame_00000")
+    g["position"] = [[-0.15, 0.0, 0.008], [-0.14, 0.0, 0.008], [-0.13, 0.0, 0.008]]
+    g["diameter"] = [0.016, 0.016, 0.016]
+for bad, said in ((["--scene", os.path.join(WORK, "missing.yaml")], "is not a file"),
+                  (["--scene", SCENE, "--out", not_file], "is a file, not a directory"),
+                  (["--scene", variant("no-rate", no_rate)], "has no constant motion.rate"),
+                  (["--scene", variant("no-options", lambda s: s.pop("options"))], "has no rig_wheel option"),
+                  (["--scene", SOIL, "--bed", not_h5], "cannot read the bed's frames"),
+                  (["--scene", SOIL, "--bed", narrow], "too narrow for its surface estimate")):
+    out = [] if "--out" in bad else ["--out", sweep]
+    p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep")] + out + bad + ["--talus", os.path.abspath(TALUS)],
+                       capture_output=True, text=True)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("wheel-sweep: error:") and said in lines[0],
+          "wheel-sweep %s: exit %d, %s" % (" ".join(bad), p.returncode, p.stderr[-600:]))
 for bad, said in ((["--scene", SCENE, "--small"], "give --scene RIG.yaml or --small, not both"),
                   (["--scene", SCENE, "--ranks", "3", "--group", "2"], "a multiple of --group"),
                   (["--scene", SCENE, "--set", "end_time"], "--set takes PATH=VALUE, got end_time"),

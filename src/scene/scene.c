@@ -303,7 +303,7 @@ static PetscErrorCode ReadBodies(SceneReader *r, yaml_node_t *root, TalusSim sim
   for (PetscInt k = 0; !ierr && k < ngen; first += (PetscInt)g[k++].count)
     if (!r->check_only) ierr = SceneGenerate(r, &g[k], first, b);
   if (!ierr && has_file && !r->check_only) {
-    ierr         = SceneReadBodiesFileRows(r, &file, first, b);
+    ierr         = SceneReadBodiesFileRows(r, &file, scene, first, b);
     g[ngen].node = file.node;
     for (int d = 0; d < 3; d++) g[ngen].box_lo[d] = file.box_lo[d], g[ngen].box_hi[d] = file.box_hi[d];
     if (!ierr) ierr = CheckGeneratorsApart(r, ngen + 1, g);

@@ -167,7 +167,8 @@ PetscErrorCode SceneReadBodiesFile(SceneReader *r, yaml_node_t *map, TalusBodies
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, PetscInt first_id, TalusBodies *b)
+PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, const TalusScene *scene, PetscInt first_id,
+                                       TalusBodies *b)
 {
   const PetscInt total = (PetscInt)f->rows;
   TalusH5Reader  h;
@@ -179,8 +180,10 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
   PetscBool      has_q, has_v, has_w, has_omega, has_id, has_fixed, found;
   hid_t          g = -1;
   PetscInt       ndescribed, *described;
+  PetscReal      extent = 0.0; /* the domain's largest side */
 
   PetscFunctionBegin;
+  for (int d = 0; d < 3; d++) extent = PetscMax(extent, scene->domain_max[d] - scene->domain_min[d]);
   ReaderInit(r, f, &h, action, sizeof(action));
   offset = (PetscInt)((long long)total * h.rank / h.size);
   count  = (PetscInt)((long long)total * (h.rank + 1) / h.size) - offset;
@@ -225,6 +228,18 @@ PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, Petsc
         (why = TalusShapeTable[s].check_size(&size[3 * k]))) {
       snprintf(what, sizeof(what), "row %d: %s", (int)(offset + k), why);
       TalusH5Fault(&h, "%s", what);
+    } else if (!h.bad && TalusShapeTable[s].size_len > 0 && !(has_fixed && fixed[k])) {
+      /* a dynamic body that could not fit the domain: a size in other units (mm for m), or a row not a body's */
+      const PetscReal reach = TalusShapeTable[s].bounding_radius(&size[3 * k]);
+      if (PetscIsInfOrNanReal(reach)) {
+        snprintf(what, sizeof(what), "row %d: a %s whose size is not finite", (int)(offset + k),
+                 TalusShapeTable[s].name);
+        TalusH5Fault(&h, "%s", what);
+      } else if (!(reach <= 0.5 * extent)) {
+        snprintf(what, sizeof(what), "row %d: a %s of bounding radius %g m, larger than the domain (%g m across)",
+                 (int)(offset + k), TalusShapeTable[s].name, (double)reach, (double)extent);
+        TalusH5Fault(&h, "%s", what);
+      }
     }
     if (PetscIsInfOrNanReal(x[3 * k]) || PetscIsInfOrNanReal(x[3 * k + 1]) || PetscIsInfOrNanReal(x[3 * k + 2])) {
       snprintf(what, sizeof(what), "row %d: the position is not finite", (int)(offset + k));

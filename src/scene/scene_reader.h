@@ -119,8 +119,8 @@ typedef struct {
 /* The file checked and its rows counted (collective); then this rank's slice of the rows read into b,
    ids from first_id in row order over the ranks */
 PETSC_INTERN PetscErrorCode SceneReadBodiesFile(SceneReader *r, yaml_node_t *map, TalusBodies *b, SceneBodiesFile *f);
-PETSC_INTERN PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, PetscInt first_id,
-                                                    TalusBodies *b);
+PETSC_INTERN PetscErrorCode SceneReadBodiesFileRows(SceneReader *r, SceneBodiesFile *f, const TalusScene *scene,
+                                                    PetscInt first_id, TalusBodies *b);
 
 /* scene_generators.c: a generator checked and counted; then the spheres of it this rank makes, with ids
    from first_id (the same for every number of ranks) */

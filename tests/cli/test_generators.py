@@ -226,7 +226,18 @@ if p.returncode == 0:
             rows = np.tile(np.array([1.0, 0, 0, 0]) if key == "quaternion" else np.zeros(3), (3, 1))
             rows[1] = value
             g[key] = rows
+    for label, radius in (("huge sphere", 1e20), ("infinite sphere", np.inf)):  # a size in other units, or no size
+        broken[label] = os.path.join(WORK, "broken-%s.h5" % label.replace(" ", "-"))
+        with h5py.File(broken[label], "w") as f:
+            g = f.create_group("bodies")
+            g["position"] = np.array([[0.0, 0.0, 1.0 + k] for k in range(3)])
+            g["size"], g["shape"] = np.full((3, 3), 0.1), np.zeros(3, dtype=np.int32)
+            g["size"][2, 0] = radius
     BAD_FILES = [
+        ("huge sphere", "bodies_file: {file: %s, mass: 1}" % broken["huge sphere"],
+         "row 2: a sphere of bounding radius 1e+20 m, larger than the domain"),
+        ("infinite sphere", "bodies_file: {file: %s, mass: 1}" % broken["infinite sphere"],
+         "row 2: a sphere whose size is not finite"),
         ("zero quaternion", "bodies_file: {file: %s, mass: 1}" % broken["zero quaternion"], "row 1: the quaternion is zero or not finite"),
         ("NaN velocity", "bodies_file: {file: %s, mass: 1}" % broken["NaN velocity"], "row 1: the velocity or the angular velocity is not finite"),
         ("all rows empty", "bodies_file: {file: %s, mass: 1}" % empty, "all 4 rows of group bodies are empty"),

@@ -123,9 +123,14 @@ static PetscErrorCode ExpectRefused(PetscInt index, const char why[], const char
 
 static PetscErrorCode Refusals(void)
 {
-  const PetscReal three[9]     = {0, 0, 0, 1, 0, 0, 0, 1, 0};
-  const PetscReal flat[15]     = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.5, 0.5, 0};
-  const PetscReal inside[15]   = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.1, 0.1, 0.1};
+  const PetscReal three[9]   = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  const PetscReal flat[15]   = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.5, 0.5, 0};
+  const PetscReal inside[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.1, 0.1, 0.1};
+  /* an L-shaped prism (its cross-section 2 x 2 less the square [1, 2] x [1, 2]): its inner corner (1, 1, +-0.5) lies
+     on the hull's end faces, so it ran as its hull; and a vertex given twice */
+  const PetscReal prism[36]    = {0, 0, -0.5, 2, 0, -0.5, 2, 1, -0.5, 1, 1, -0.5, 1, 2, -0.5, 0, 2, -0.5,
+                                  0, 0, 0.5,  2, 0, 0.5,  2, 1, 0.5,  1, 1, 0.5,  1, 2, 0.5,  0, 2, 0.5};
+  const PetscReal twice[15]    = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0};
   TalusShapePart  no_volume[2] = {
      {.shape = TALUS_CYLINDER, .size = {0.1, 0.1, 0}, .quaternion = {1, 0, 0, 0}},
      {.shape = TALUS_CYLINDER, .size = {0, 0.1, 0},   .quaternion = {1, 0, 0, 0}}
@@ -143,6 +148,11 @@ static PetscErrorCode Refusals(void)
   PetscCall(ExpectRefused(index, why, "span no volume", "5 vertices in a plane"));
   PetscCall(TalusShapeDataAddHull(5, inside, &index, why, sizeof(why)));
   PetscCall(ExpectRefused(index, why, "vertex 4 (0.1, 0.1, 0.1) lies inside the hull", "a vertex inside"));
+  PetscCall(TalusShapeDataAddHull(12, prism, &index, why, sizeof(why)));
+  PetscCall(ExpectRefused(index, why, "vertex 3 (1., 1., -0.5) lies on the hull's surface and is none of its corners",
+                          "an L-shaped prism"));
+  PetscCall(TalusShapeDataAddHull(5, twice, &index, why, sizeof(why)));
+  PetscCall(ExpectRefused(index, why, "vertex 4 repeats vertex 1", "a vertex twice"));
   PetscCall(TalusShapeDataAddCompound(2, no_volume, &index, why, sizeof(why)));
   PetscCall(ExpectRefused(index, why, "part 1 (a cylinder) has no volume", "a part of radius 0"));
   PetscCall(TalusShapeDataAddCompound(1, plane, &index, why, sizeof(why)));

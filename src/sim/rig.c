@@ -69,11 +69,12 @@ static PetscErrorCode RigSetFromOptions(TalusSim sim, void *state, PetscOptionIt
 }
 
 /* Bodies' states wherever they are owned (collective, one reduction): position, velocity, angular velocity (world),
-   mass, and how far the body reaches below its centre (its shape's furthest point down: a round wheel's radius) */
+   mass, how far the body reaches below its centre (its shape's furthest point down: a round wheel's radius), and
+   whether it is fixed (1) */
 typedef struct {
-  PetscReal x[3], v[3], w[3], mass, reach;
+  PetscReal x[3], v[3], w[3], mass, reach, fixed;
 } BodyState;
-#define STATE_SIZE 11
+#define STATE_SIZE 12
 
 static PetscErrorCode GetBodyStates(TalusSim sim, PetscInt n, const PetscInt ids[], BodyState states[])
 {
@@ -97,14 +98,14 @@ static PetscErrorCode GetBodyStates(TalusSim sim, PetscInt n, const PetscInt ids
         TalusRotateBack(A, down, dl);
         TalusShapeTable[b->shape[k]].support(&b->size[3 * k], dl, pl);
         TalusRotate(A, pl, pw);
-        m[9] = b->mass[k], m[10] = -pw[2];
+        m[9] = b->mass[k], m[10] = -pw[2], m[11] = b->fixed[k] ? 1.0 : 0.0;
       }
   if (distributed) PetscCall(MPIU_Allreduce(mine, all, STATE_SIZE * n, MPIU_REAL, MPIU_SUM, comm));
   else PetscCall(PetscArraycpy(all, mine, STATE_SIZE * n)); /* before the first step every rank holds every body */
   for (PetscInt i = 0; i < n; i++) {
     const PetscReal *a = &all[STATE_SIZE * i];
     for (int d = 0; d < 3; d++) states[i].x[d] = a[d], states[i].v[d] = a[3 + d], states[i].w[d] = a[6 + d];
-    states[i].mass = a[9], states[i].reach = a[10];
+    states[i].mass = a[9], states[i].reach = a[10], states[i].fixed = a[11];
   }
   PetscFunctionReturn(0);
 }
@@ -140,6 +141,10 @@ static PetscErrorCode FindRig(TalusSim sim, Rig *rig)
     const PetscInt ids[2] = {rig->wheel, post};
     PetscCall(GetBodyStates(sim, post == TALUS_WORLD ? 1 : 2, ids, s));
   }
+  PetscCheck(s[0].fixed == 0.0, comm, PETSC_ERR_USER_INPUT,
+             "-rig_wheel %" PetscInt_FMT ": that body is fixed (or prescribed), so no force turns it and rig.csv's "
+             "drawbar pull and torque would mean nothing: the rig's wheel must be free (drop its fixed)",
+             rig->wheel);
   if (post == TALUS_WORLD) s[1].mass = 0.0;
   PetscCall(TalusSimGetGravity(sim, g));
   rig->radius = s[0].reach;

@@ -15,8 +15,8 @@ last 0.2 s of 0.5 s:
 - a compound wheel (a rim and a hub) slides as the cylinder does (DP/W mu, the floor's sinkage) on 1 and 2 ranks;
 - measured slip (rigid-ground-pull.yaml): under a ramped resisting force the wheel rolls and pulls it, then slips;
 - a rig that is not one is refused before the first step, naming the option: a wheel without an angle driver,
-  a carriage without a linear driver; a negative id or load, a carriage without a wheel and a wheel without a
-  carriage;
+  a carriage without a linear driver; a negative id or load, a fixed wheel, a carriage without a wheel and a wheel
+  without a carriage;
 - scripts/wheel-sweep --scene on the same scene, slips -0.3, 0, 0.3 through the campaign server on 2 ranks:
   sweep.csv has the columns slip, dp_over_w, torque_over_wr, sinkage_m and the same means, and sweep.png is
   written; --scene with --small, ranks that jobs of --group ranks do not fill, a --set without a value are refused,
@@ -82,6 +82,7 @@ PLAIN = os.path.join(ROOT, "tests", "scenes", "filling-125.yaml")
 for scene, options, fault in ((SCENE, ["-rig_wheel", "-2"], "-rig_wheel must be a body id (>= 0), got -2"),
                               (SCENE, ["-rig_carriage", "-1"], "-rig_carriage must be a body id (>= 0), got -1"),
                               (SCENE, ["-rig_load", "-80"], "-rig_load must be a force >= 0"),
+                              (SCENE, ["-set", "bodies.3.fixed=true"], "-rig_wheel 3: that body is fixed"),
                               (PLAIN, ["-rig_carriage", "1"], "-rig_carriage 1 without -rig_wheel"),
                               (PLAIN, ["-rig_wheel", "3"], "-rig_wheel 3 without -rig_carriage")):
     p = run_talus(TALUS, [scene, "-o", os.path.join(WORK, "bad"), "-overwrite"] + options)

@@ -269,6 +269,13 @@ PETSC_EXTERN PetscErrorCode TalusCCPMakeOperator(TalusCCP, TalusCCPOperatorMaker
 PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);
+/* -ccp_finish's solver (NULL: none) and whether the last solve's answer is its own (then its iterations, residual
+   and reason are TaoGetSolutionStatus's on it) */
+PETSC_EXTERN PetscErrorCode TalusCCPGetFinish(TalusCCP, Tao *finish, PetscBool *used);
+/* The last solve's iterations (both solvers'), residual and reason (the finisher's where its answer is kept), and
+   the finisher's sweeps among the iterations */
+PETSC_EXTERN PetscErrorCode TalusCCPGetSolveStatus(TalusCCP, PetscInt *iterations, PetscReal *residual,
+                                                   TaoConvergedReason *, PetscInt *finish_iterations);
 /* Lets go of the problem (operator, linear term, feasible set: the caller's objects and what they
    hold) and of the solver's work vectors, and keeps the solver and its settings, e.g. between the
    time steps of a simulation. */

@@ -19,6 +19,7 @@ typedef struct {
   PetscInt           bodies, contacts, joints, warm_started;
   PetscReal          joint_drift, joint_angle_drift; /* largest joint violation before the step: m, rad */
   PetscInt           iterations;
+  PetscInt           finish_iterations; /* -ccp_finish's sweeps (its answer kept), included in iterations, else 0 */
   PetscInt           linear_iterations; /* the Krylov iterations of the solver's linear systems (newton_ccp), else 0 */
   PetscInt           screened;          /* the contacts left out of the problem as apart (-contact_screen) */
   PetscInt           solves;            /* the problem's solves: 1, more when a screened pair would have closed */

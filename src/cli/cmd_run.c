@@ -81,6 +81,19 @@ static PetscErrorCode PrintSolver(TalusSim sim)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "talus: contact problem %s by %s%s to the residual %.3g m/s %s (-tao_gatol)\n", problem, type,
                           how, (double)tolerance, in));
+  {
+    Tao finish;
+    PetscCall(TalusCCPGetFinish(ccp, &finish, NULL));
+    if (finish) {
+      PetscInt max_it;
+      PetscCall(TaoGetType(finish, &type));
+      PetscCall(TaoGetMaximumIterations(finish, &max_it));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "talus: a solve that stops short of the tolerance goes on with %s, to the same residual, "
+                            "at most %" PetscInt_FMT " sweeps (-ccp_finish; stats.csv's finish_iterations)\n",
+                            type, max_it));
+    }
+  }
   PetscCall(TalusSimGetContactScreen(sim, &screen));
   if (screen > 0.0)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,

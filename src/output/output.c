@@ -84,7 +84,8 @@ const char TalusStatsHeader[] =
   "step_s,collide_s,assemble_s,solve_s,integrate_s,migrate_s,ghost_s,support_force_over_weight,warm_started,"
   "converged,imbalance,bodies_min,bodies_max,contacts_min,contacts_max,force_residual_max,force_residual_rms,"
   "joint_drift,joint_angle_drift,potential_energy,linear_iterations,screened,solves,force_error_max_over_weight,"
-  "force_error_body,force_check_converged,force_residual_max_over_weight,force_residual_max_body\n";
+  "force_error_body,force_check_converged,force_residual_max_over_weight,force_residual_max_body,"
+  "finish_iterations\n";
 
 void TalusOutputWriteStatsHeader(TalusOutput out)
 {
@@ -155,7 +156,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             "%" PetscInt_FMT ",%.10g,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT
             ",%.6e,%.10e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e,%.8f,%" PetscInt_FMT ",%d,%.4f,%" PetscInt_FMT
             ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%.6e,%.6e,%.6e,%.10e,%" PetscInt_FMT
-            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%" PetscInt_FMT ",%d,%.6e,%" PetscInt_FMT "\n",
+            ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6e,%" PetscInt_FMT ",%d,%.6e,%" PetscInt_FMT ",%" PetscInt_FMT "\n",
             s->step, (double)s->t, s->bodies, s->contacts, s->joints, s->iterations, (double)s->residual,
             (double)s->kinetic_energy, (double)s->max_penetration, (double)s->complementarity_error,
             (double)s->wall_step, (double)s->wall_collide, (double)s->wall_assemble, (double)s->wall_solve,
@@ -166,7 +167,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
             (double)s->potential_energy, s->linear_iterations, s->screened, s->solves,
             s->force_checked ? (double)s->force_error_max : (double)NAN, s->force_checked ? s->force_error_body : -1,
             s->force_checked ? (int)s->force_check_converged : -1, (double)s->force_residual_max_over_weight,
-            s->force_residual_max_body);
+            s->force_residual_max_body, s->finish_iterations);
   PetscCall(TalusOutputWriteProbes(out, sim)); /* collective */
   for (PetscInt k = 0; k < out->ntables; k++) PetscCall(TalusSimModulesWriteTable(sim, k, out->tables[k], PETSC_FALSE));
   PetscCall(TalusOutputFlushText(out, PETSC_FALSE));
@@ -196,6 +197,7 @@ PetscErrorCode TalusOutputStep(TalusOutput out, TalusSim sim, const TalusStepSta
       out->force_error_body = s->force_error_body;
   }
   out->nonconverged += s->reason > 0 ? 0 : 1;
+  out->finished += s->finish_iterations > 0 ? 1 : 0;
   if (out->steps == 1) out->rank_bodies_min = s->bodies_min, out->rank_contacts_min = s->contacts_min;
   out->rank_bodies_min   = PetscMin(out->rank_bodies_min, s->bodies_min);
   out->rank_bodies_max   = PetscMax(out->rank_bodies_max, s->bodies_max);

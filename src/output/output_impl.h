@@ -48,6 +48,7 @@ struct _p_TalusOutput {
   PetscReal     *frame_times;    /* for frames.xmf */
   /* running totals for summary.json */
   PetscInt  steps, contacts_max, iterations_max, nonconverged;
+  PetscInt  finished; /* steps whose answer is -ccp_finish's */
   PetscInt  rank_bodies_min, rank_bodies_max, rank_contacts_min, rank_contacts_max;
   PetscReal imbalance_max, seconds_migrate, seconds_ghost, bytes_per_product_sum, ghost_bytes_sum;
   PetscReal contacts_sum, iterations_sum, residual_max, complementarity_max, force_residual_max;

@@ -53,6 +53,7 @@ static json_t *Common(TalusOutput out, TalusSim sim, TalusRunStatus status)
   json_object_set_new(root, "t_target", Real(t_final));
   json_object_set_new(root, "steps", Int(out->steps)); /* by this job (a restart counts from its checkpoint) */
   json_object_set_new(root, "steps_not_converged", Int(out->nonconverged));
+  json_object_set_new(root, "steps_finished", Int(out->finished)); /* answered by -ccp_finish's solver */
   json_object_set_new(root, "residual_max", Real(out->residual_max));
   json_object_set_new(root, "tolerance", Real(tolerance));                         /* the solver's, m/s */
   json_object_set_new(root, "residual_norm", json_string(TaoResidualNorms[norm])); /* what the tolerance bounds */

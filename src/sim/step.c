@@ -118,7 +118,9 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
   stats->bytes_per_product = ccp->bytes_per_product;
   PetscCall(TalusCCPGetTao(sim->ccp, &tao));
   PetscCall(TaoGetLinearSolveIterations(tao, &stats->linear_iterations)); /* TaoSolve counts from 0 */
-  PetscCall(TaoGetSolutionStatus(tao, &stats->iterations, NULL, &stats->residual, NULL, NULL, &stats->reason));
+  /* with -ccp_finish, a solve that stopped short goes on: the answer's residual and reason are then the finisher's */
+  PetscCall(
+    TalusCCPGetSolveStatus(sim->ccp, &stats->iterations, &stats->residual, &stats->reason, &stats->finish_iterations));
   { /* a solver with no partial answer (a pivoting one) that failed stops the run */
     const char *why;
     PetscCall(TalusTaoGetFailure(tao, &why));
@@ -139,7 +141,7 @@ static PetscErrorCode Solve(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *sta
 static PetscErrorCode SolveScreened(TalusSim sim, TalusStepCCP *ccp, TalusStepStats *stats,
                                     PetscLogDouble *wall_assemble)
 {
-  PetscInt iterations = 0, linear_iterations = 0, joined;
+  PetscInt iterations = 0, finish_iterations = 0, linear_iterations = 0, joined;
 
   PetscFunctionBegin;
   *wall_assemble = 0.0;
@@ -154,6 +156,7 @@ static PetscErrorCode SolveScreened(TalusSim sim, TalusStepCCP *ccp, TalusStepSt
     if (total > 0) PetscCall(Solve(sim, ccp, stats));
     else stats->reason = TAO_CONVERGED_GATOL;
     iterations += stats->iterations, linear_iterations += stats->linear_iterations;
+    finish_iterations += stats->finish_iterations;
     PetscCall(TalusStepCCPVelocities(ccp));
     PetscCall(TalusSimCheckScreened(sim, ccp, &joined));
     if (!joined) break;
@@ -163,7 +166,8 @@ static PetscErrorCode SolveScreened(TalusSim sim, TalusStepCCP *ccp, TalusStepSt
     PetscCall(TalusStepCCPDestroy(ccp));
   }
   stats->iterations = iterations, stats->linear_iterations = linear_iterations;
-  stats->screened = sim->contacts.n - sim->contacts_active;
+  stats->finish_iterations = finish_iterations;
+  stats->screened          = sim->contacts.n - sim->contacts_active;
   PetscFunctionReturn(0);
 }
 

@@ -43,9 +43,17 @@ struct _p_TalusCCP {
   char            *type_name;
   TalusCCPOps      ops;
   Tao              tao;
+  Tao              finish;      /* -ccp_finish: the solver that goes on where tao stopped short (ccp_finish.c) */
+  PetscBool        finish_used; /* and the answer is its own */
   char            *prefix;
   PetscBool        setup;
 };
+
+/* -ccp_finish (ccp_finish.c): its option inside the problem's options, the finishing Tao's own after the problem's
+   Tao's; the finish of a solve that stopped short (r in the problem's units) */
+PETSC_INTERN PetscErrorCode TalusCCPFinishSetFromOptions(TalusCCP, PetscOptionItems *);
+PETSC_INTERN PetscErrorCode TalusCCPFinishSetUpFromOptions(TalusCCP);
+PETSC_INTERN PetscErrorCode TalusCCPFinishSolve(TalusCCP, Vec r);
 
 /* -simd (simd.c), read with the problem's options */
 PETSC_INTERN PetscErrorCode TalusSIMDSetFromOptions(MPI_Comm);

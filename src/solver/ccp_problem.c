@@ -146,6 +146,7 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
                              "With -ccp_scale, apgd measures its residual in the problem's units, weighting the scaled "
                              "one by 1 / d (false: in the scaled units, as talus did before checkpoint format 8)",
                              "", ccp->scale_residual, &ccp->scale_residual, NULL));
+  PetscCall(TalusCCPFinishSetFromOptions(ccp, PetscOptionsObject));
   PetscOptionsEnd();
   PetscCall(TalusSIMDSetFromOptions(ccp->comm));
   if (scale_set) PetscCall(TalusCCPSetScaling(ccp, scale));
@@ -173,6 +174,7 @@ PetscErrorCode TalusCCPSetFromOptions(TalusCCP ccp)
   }
   /* the Tao type against the variant and -ccp_scale: now, not at the first solve */
   PetscCall(TalusCCPCheckSolver(ccp, NULL));
+  PetscCall(TalusCCPFinishSetUpFromOptions(ccp));
   PetscFunctionReturn(0);
 }
 
@@ -218,7 +220,8 @@ PetscErrorCode TalusCCPReset(TalusCCP ccp)
   PetscFunctionReturn(0);
 }
 
-/* Solves the CCP; r holds the warm start on entry and the solution (for apgd the best iterate) on exit. */
+/* Solves the CCP; r holds the warm start on entry and the solution (for apgd the best iterate) on exit; a solve
+   that stopped short of its tolerance goes on with -ccp_finish's solver. */
 PetscErrorCode TalusCCPSolve(TalusCCP ccp, Vec r)
 {
   PetscFunctionBegin;
@@ -228,6 +231,7 @@ PetscErrorCode TalusCCPSolve(TalusCCP ccp, Vec r)
   PetscCall(TaoSetSolution(ccp->tao, r));
   PetscCall(TaoSolve(ccp->tao));
   if (ccp->scaling) PetscCall(VecPointwiseMult(r, r, ccp->scaling));
+  PetscCall(TalusCCPFinishSolve(ccp, r));
   PetscFunctionReturn(0);
 }
 
@@ -304,6 +308,21 @@ PetscErrorCode TalusCCPCheck(TalusCCP ccp, Vec r, TalusCCPChecks *checks)
   PetscFunctionReturn(0);
 }
 
+/* The last solve's answer: its iterations (both solvers'), residual and reason (the finisher's where its answer is
+   kept), and the finisher's sweeps in them (0: none) */
+PetscErrorCode TalusCCPGetSolveStatus(TalusCCP ccp, PetscInt *iterations, PetscReal *residual,
+                                      TaoConvergedReason *reason, PetscInt *finish_iterations)
+{
+  PetscInt its, sweeps = 0;
+
+  PetscFunctionBegin;
+  PetscCall(TaoGetSolutionStatus(ccp->tao, &its, NULL, residual, NULL, NULL, reason));
+  if (ccp->finish_used) PetscCall(TaoGetSolutionStatus(ccp->finish, &sweeps, NULL, residual, NULL, NULL, reason));
+  if (iterations) *iterations = its + sweeps;
+  if (finish_iterations) *finish_iterations = sweeps;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode TalusCCPGetTao(TalusCCP ccp, Tao *tao)
 {
   PetscFunctionBegin;
@@ -335,6 +354,12 @@ PetscErrorCode TalusCCPView(TalusCCP ccp, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(TaoView(ccp->tao, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
+    if (ccp->finish) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  a solve that stops short is finished by (-ccp_finish):\n"));
+      PetscCall(PetscViewerASCIIPushTab(viewer));
+      PetscCall(TaoView(ccp->finish, viewer));
+      PetscCall(PetscViewerASCIIPopTab(viewer));
+    }
   } else if (isstring) {
     PetscCall(PetscViewerStringSPrintf(viewer, "TalusCCP %s, %" PetscInt_FMT " rows, Tao %s", ccp->type_name, n,
                                        tao_type ? tao_type : "(none)"));
@@ -355,6 +380,7 @@ PetscErrorCode TalusCCPDestroy(TalusCCP *ccp)
   PetscCall(VecDestroy(&(*ccp)->factor_inverse_mass));
   PetscCall(VecDestroy(&(*ccp)->factor_E));
   PetscCall(TaoDestroy(&(*ccp)->tao));
+  PetscCall(TaoDestroy(&(*ccp)->finish));
   PetscCall(PetscFree((*ccp)->type_name));
   PetscCall(PetscFree((*ccp)->prefix));
   PetscCall(PetscFree(*ccp));

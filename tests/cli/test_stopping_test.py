@@ -12,6 +12,9 @@ Usage: test_stopping_test.py TALUS SOURCE_ROOT WORK_DIR
   ranks has every body's contact force within 1 % of its weight of a reference 200 times tighter, at the
   shipped -ccp_force_rtol 0.002 with the max norm; a checked run is the same run as an unchecked one;
   summary.json counts the checked steps; bad values of its options and a scene without gravity are refused;
+- -ccp_finish nbgs: steps apgd leaves above the tolerance (at 3 iterations) are finished to it on 1 and 2 ranks,
+  counted in stats.csv (finish_iterations) and summary.json (steps_finished); a finish bounded at one sweep leaves
+  some unconverged, with one sweep a solve; a bad choice, a relaxed problem and nbgs finishing nbgs are refused;
 - -perturb_positions: members differ, the same member is the same on 1 and 2 ranks, bad values refused;
 - scripts/ensemble: members, figures (mean, spread) and ensemble.json; its refusals are one line with
   "error" naming the argument.
@@ -126,6 +129,40 @@ with open(still, "w") as f:
             "  - {shape: sphere, radius: 0.5, mass: 1, position: [1.0, 0, 0]}\n")
 refused([still, "-ccp_force_check", "1e-5", "-tao_gatol", "1e-8", "-o", os.path.join(WORK, "bad")],
         ["-ccp_force_check", "gravity"])
+
+# ------------------------------------------------------------------ -ccp_finish
+# apgd stopped at 3 iterations leaves steps above the tolerance; nbgs goes on from its answer and meets it, on 1 and 2
+# ranks: no step unconverged, finish_iterations counted in iterations and summary.json's steps_finished; with its
+# sweeps bounded at 1 it cannot always (a step keeps the better answer: the one sweep's, where it lowered the residual)
+_, capped, s_capped, _ = stepped("capped", ["-tao_max_it", "3"], t_final="0.5")
+check(s_capped.get("steps_not_converged", 0) > 10 and s_capped.get("steps_finished") == 0,
+      "apgd at 3 iterations: %s steps unconverged, %s finished" %
+      (s_capped.get("steps_not_converged"), s_capped.get("steps_finished")))
+for ranks in (1, 2):
+    p, rows, summary, _ = stepped("finish-%d" % ranks, ["-tao_max_it", "3", "-ccp_finish", "nbgs"], ranks=ranks,
+                                  t_final="0.5")
+    finished = [r for r in rows if int(r["finish_iterations"]) > 0]
+    check("goes on with nbgs" in p.stdout,
+          "%d ranks: the start line does not say -ccp_finish:\n%s" % (ranks, p.stdout[:900]))
+    check(summary.get("steps_not_converged") == 0 and len(finished) == summary.get("steps_finished") and
+          len(finished) >= s_capped.get("steps_not_converged", 0) // 2,
+          "%d ranks, -ccp_finish nbgs: %s unconverged, %s finished (%d rows), %s unconverged without it" %
+          (ranks, summary.get("steps_not_converged"), summary.get("steps_finished"), len(finished),
+           s_capped.get("steps_not_converged")))
+    check(all(float(r["residual"]) <= 1.0001 * 0.002 * G * H and int(r["iterations"]) > int(r["finish_iterations"])
+              for r in finished), "%d ranks: a finished step above the tolerance, or its sweeps not in its iterations"
+          % ranks)
+_, rows, summary, _ = stepped("finish-short", ["-tao_max_it", "3", "-ccp_finish", "nbgs", "-ccp_finish_tao_max_it",
+                                               "1"], t_final="0.5")
+bounded = [int(r["finish_iterations"]) / int(r["solves"]) for r in rows if int(r["finish_iterations"]) > 0]
+check(summary.get("steps_not_converged", 0) > 0 and bounded and max(bounded) <= 1 and
+      len(bounded) == summary.get("steps_finished"),
+      "the finish bounded at one sweep: %s steps unconverged, sweeps %s" %
+      (summary.get("steps_not_converged"), bounded))
+for bad, words in ((["-ccp_finish", "lemke"], ["-ccp_finish", "nbgs"]),
+                   (["-ccp_finish", "nbgs", "-ccp_problem", "relaxed"], ["-ccp_finish", "Coulomb"]),
+                   (["-ccp_finish", "nbgs", "-tao_type", "nbgs"], ["-ccp_finish", "-tao_max_it"])):
+    refused([PILE, "-t_final", "0.1", "-o", os.path.join(WORK, "bad")] + bad, words)
 
 # ------------------------------------------------------------------ members of an ensemble
 _, _, _, a = stepped("member-a", ["-perturb_positions", "1e-9", "-perturb_seed", "1"], t_final="0.3")

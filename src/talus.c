@@ -95,9 +95,11 @@ PetscErrorCode TalusErrorHandler(MPI_Comm comm, int line, const char *fun, const
   if (!mess || !mess[0]) PetscErrorMessage(n, &text, NULL);
   else text = mess;
   if (text) snprintf(talus_error_message, sizeof(talus_error_message), "%s", text);
-  if (IsUserError(n)) {
+  if (IsUserError(n) && size == world) {
     if (world_rank == 0) fprintf(stderr, "talus: error: %s\n", text);
-  } else if (world > 1)
+  } else if (IsUserError(n)) /* one rank's (its bodies'): the others do not know of it, so it says itself */
+    fprintf(stderr, "talus: error on rank %d: %s\n", world_rank, text);
+  else if (world > 1)
     fprintf(stderr, "talus: error on rank %d: %s (in %s at %s:%d)\n", world_rank, text, fun, file, line);
   else fprintf(stderr, "talus: error: %s (in %s at %s:%d)\n", text, fun, file, line);
   fflush(stderr);

@@ -105,7 +105,7 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
   Keyed      *cells;
   PetscInt    nfinite = 0, cap = 0, n = 0, cursor[5] = {0, 0, 0, 0, 0};
   PetscInt64 *coord, low_prev[5] = {-1, -1, -1, -1, -1};
-  PetscReal   rmax = 0.0, cell, *radius; /* the bounding radii, -1 for a plane */
+  PetscReal   rmax = 0.0, cell, *radius, corner[3]; /* the bounding radii, -1 for a plane */
 
   PetscFunctionBegin;
   *pairs = NULL;
@@ -115,14 +115,21 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
     if (radius[k] >= 0.0) rmax = PetscMax(rmax, radius[k]);
   cell = 2.0 * rmax + envelope;
   if (!(cell > 0.0)) cell = 1.0;
+  /* cells counted from the bodies' lowest corner, not the origin: a rank whose bodies are all small (its cell theirs)
+     may hold them far from the origin; the pairs found, sorted by ids, are the same */
+  for (int d = 0; d < 3; d++) corner[d] = PETSC_MAX_REAL;
+  for (PetscInt k = 0; k < b->n; k++)
+    for (int d = 0; d < 3 && radius[k] >= 0.0; d++) corner[d] = PetscMin(corner[d], b->position[3 * k + d]);
   for (PetscInt k = 0; k < b->n; k++) {
     PetscInt64 ix[3];
     if (radius[k] < 0.0) continue;
     for (int d = 0; d < 3; d++) {
-      const PetscReal x = PetscFloorReal(b->position[3 * k + d] / cell);
+      const PetscReal x = PetscFloorReal((b->position[3 * k + d] - corner[d]) / cell);
       PetscCheck(PetscAbsReal(x) < (PetscReal)((PetscInt64)1 << 20) - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-                 "body %" PetscInt_FMT " at %g is too far from the origin for the collision grid (cell %g)", b->id[k],
-                 (double)b->position[3 * k + d], (double)cell);
+                 "body %" PetscInt_FMT " at %g m is %g cells of the collision grid from the lowest body, past its "
+                 "2^20: a cell is the largest body's diameter and the envelope (%g m here), so the bodies are too "
+                 "small for how far apart they are (sizes in other units than their positions?)",
+                 b->id[k], (double)b->position[3 * k + d], (double)PetscAbsReal(x), (double)cell);
       ix[d] = (PetscInt64)x;
     }
     cells[nfinite].key = CellKey(ix[0], ix[1], ix[2]);

@@ -11,6 +11,7 @@
 #include "h5io.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The innermost message of HDF5's error stack: what actually went wrong. */
@@ -316,7 +317,11 @@ PetscErrorCode TalusH5Open(TalusH5Reader *r)
 
   PetscFunctionBegin;
   r->file = -1, r->fd = -1;
-  if (r->rank == 0) exists = access(r->path, R_OK) == 0 ? 1 : -errno;
+  if (r->rank == 0) {
+    struct stat st;
+    exists = access(r->path, R_OK) == 0 ? 1 : -errno;
+    if (exists == 1 && stat(r->path, &st) == 0 && S_ISDIR(st.st_mode)) exists = -EISDIR; /* before MPI-IO reads it */
+  }
   PetscCallMPI(MPI_Bcast(&exists, 1, MPI_INT, 0, r->comm));
   if (exists != 1) TalusH5Fault(r, "%s", strerror(-exists));
   r->bad = exists != 1;

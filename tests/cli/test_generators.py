@@ -242,6 +242,7 @@ if p.returncode == 0:
         ("NaN velocity", "bodies_file: {file: %s, mass: 1}" % broken["NaN velocity"], "row 1: the velocity or the angular velocity is not finite"),
         ("all rows empty", "bodies_file: {file: %s, mass: 1}" % empty, "all 4 rows of group bodies are empty"),
         ("no such file", "bodies_file: {file: %s, mass: 1}" % os.path.join(WORK, "nothing.h5"), "No such file or directory"),
+        ("a directory", "bodies_file: {file: %s, mass: 1}" % WORK, "Is a directory"),
         ("not HDF5", "bodies_file: {file: %s, mass: 1}" % os.path.join(ROOT, "README.md"), "not a readable HDF5 file"),
         ("frame beyond", "bodies_file: {file: %s, mass: 1, frame: 9}" % sources["frames"], "frame 9 asked for, and the file's frames are 0 to 3"),
         ("group without positions", "bodies_file: {file: %s, mass: 1, group: every_frame}" % sources["frames"], "no dataset position in group every_frame"),

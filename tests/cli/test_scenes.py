@@ -655,4 +655,26 @@ check(p.returncode == 0 and p.stdout.count("Usage:") == 1, "talus -help: exit %d
 p = run(["ccp", os.path.join(ROOT, "inputs", "fclib", "Capsules-i125-1213.hdf5"), "-help"])
 check(p.returncode == 0 and "not solving" in p.stdout and "solver      " not in p.stdout, "talus ccp FILE -help solved the problem:\n%s" % p.stdout[-800:])
 
+# a hull 1e-14 m across 4 m up runs on 1 and 2 ranks alike: the rank that held it alone once counted its grid's
+# cells (its size) from the origin, failed, and left the other waiting forever
+tiny = os.path.join(WORK, "tiny-hull.yaml")
+with open(tiny, "w") as f:
+    f.write(extra_body("{shape: hull, vertices: [[0, 0, 0], [1e-14, 0, 0], [0, 1e-14, 0], [0, 0, 1e-14]], "
+                       "mass: 1, position: [0, 0, 4]}"))
+for ranks in (1, 2):
+    p = run([tiny, "-o", os.path.join(WORK, "tiny-out"), "-overwrite"], ranks)
+    check(p.returncode == 0, "a hull 1e-14 m across on %d ranks: exit %d\n%s" % (ranks, p.returncode, p.stderr[-600:]))
+# two spheres 1e-12 m across 1 m apart (sizes in other units): refused with why, on 2 ranks too (an error of each
+# rank's own ends the job instead of leaving it waiting)
+apart = os.path.join(WORK, "tiny-apart.yaml")
+with open(apart, "w") as f:
+    f.write("name: apart\ngravity: [0, 0, -9.81]\ntime_step: 0.01\nend_time: 0.02\nmaterials:\n  - {name: m, mu: 0.3}\n"
+            "bodies:\n  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 0]}\n"
+            "  - {shape: sphere, radius: 1e-12, mass: 1, position: [0, 0, 2]}\n"
+            "  - {shape: sphere, radius: 1e-12, mass: 1, position: [0, 0, 3]}\n")
+for ranks in (1, 2):
+    p = run([apart, "-o", os.path.join(WORK, "tiny-out"), "-overwrite", "-envelope", "0"], ranks)
+    check(p.returncode == 1 and "too small for how far apart they are" in p.stderr,
+          "two spheres 1e-12 m across on %d ranks: exit %d\n%s" % (ranks, p.returncode, p.stderr[-600:]))
+
 sys.exit(check.finish())

@@ -269,9 +269,8 @@ PETSC_EXTERN PetscErrorCode TalusCCPMakeOperator(TalusCCP, TalusCCPOperatorMaker
 PETSC_EXTERN PetscErrorCode TalusCCPSetFromOptions(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSetUp(TalusCCP);
 PETSC_EXTERN PetscErrorCode TalusCCPSolve(TalusCCP, Vec r);
-/* -ccp_finish's solver (NULL: none) and whether the last solve's answer is its own (then its iterations, residual
-   and reason are TaoGetSolutionStatus's on it) */
-PETSC_EXTERN PetscErrorCode TalusCCPGetFinish(TalusCCP, Tao *finish, PetscBool *used);
+/* -ccp_finish's solver (NULL: none) */
+PETSC_EXTERN PetscErrorCode TalusCCPGetFinish(TalusCCP, Tao *finish);
 /* The last solve's iterations (both solvers'), residual and reason (the finisher's where its answer is kept), and
    the finisher's sweeps among the iterations */
 PETSC_EXTERN PetscErrorCode TalusCCPGetSolveStatus(TalusCCP, PetscInt *iterations, PetscReal *residual,
@@ -409,6 +408,8 @@ PETSC_EXTERN PetscErrorCode TalusErrorHandler(MPI_Comm, int, const char *, const
                                               const char *, void *);
 
 PETSC_EXTERN PetscBool TalusErrorWasCollective(void);
+/* On several ranks, ends the job after an error (ierr non-zero) that was not raised on every rank together */
+PETSC_EXTERN void TalusAbortUnlessCollective(PetscErrorCode ierr);
 /* The first line of the last error the handler saw ("" if none): for summary.json's "error". */
 PETSC_EXTERN const char *TalusErrorLastMessage(void);
 

@@ -81,6 +81,17 @@ PetscBool TalusErrorWasCollective(void)
   return talus_error_collective;
 }
 
+/* After an error (ierr) that not every rank raised, the others wait in a collective call that this rank will not
+   make, and so would any collective clean-up of this rank's: on several ranks the job ends here. */
+void TalusAbortUnlessCollective(PetscErrorCode ierr)
+{
+  PetscMPIInt size = 1;
+
+  if (!ierr || talus_error_collective) return;
+  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  if (size > 1) MPI_Abort(PETSC_COMM_WORLD, 1);
+}
+
 PetscErrorCode TalusErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
                                  PetscErrorType p, const char *mess, void *ctx)
 {

@@ -83,7 +83,7 @@ static PetscErrorCode PrintSolver(TalusSim sim)
                           how, (double)tolerance, in));
   {
     Tao finish;
-    PetscCall(TalusCCPGetFinish(ccp, &finish, NULL));
+    PetscCall(TalusCCPGetFinish(ccp, &finish));
     if (finish) {
       PetscInt max_it;
       PetscCall(TaoGetType(finish, &type));
@@ -254,13 +254,9 @@ PetscErrorCode TalusRun(const TalusRunSpec *spec, int *exit_status)
 {
   Run            run  = {0};
   PetscErrorCode ierr = RunExecute(spec, &run, exit_status);
-  PetscMPIInt    size;
 
   PetscFunctionBegin;
-  /* an error of one rank's (a body of its own too small for the grid) leaves the others in the step's next collective
-     call, and the clean-up's collective closing of the files would wait for them: end the job here instead */
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  if (ierr && size > 1 && !TalusErrorWasCollective()) MPI_Abort(PETSC_COMM_WORLD, 1);
+  TalusAbortUnlessCollective(ierr); /* before the clean-up's collective closing of the files (one rank's error) */
   PetscCall(RunDestroy(&run));
   PetscCall(ierr);
   PetscFunctionReturn(0);

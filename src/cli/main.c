@@ -187,7 +187,6 @@ static PetscErrorCode PrintVersion(void)
 int main(int argc, char **argv)
 {
   PetscErrorCode           ierr;
-  PetscMPIInt              size;
   int                      status          = 0;
   static const char *const version_names[] = {"-version", "--version", NULL};
   static const char *const help_names[]    = {"-help", "--help", "-h", NULL};
@@ -248,8 +247,7 @@ int main(int argc, char **argv)
   if (ierr) {
     /* A collective error has reached every rank; anything else may leave ranks waiting in a
        collective call, so on several ranks abort the job rather than hang it. */
-    MPI_Comm_size(PETSC_COMM_WORLD, &size);
-    if (size > 1 && !TalusErrorWasCollective()) MPI_Abort(PETSC_COMM_WORLD, 1);
+    TalusAbortUnlessCollective(ierr);
     free(overrides), free(sweeps);
     PetscPopErrorHandler();
     TalusFinalize();

@@ -111,15 +111,16 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
   *pairs = NULL;
   PetscCall(PetscMalloc3(b->n, &cells, 3 * b->n, &coord, b->n, &radius));
   TalusBodiesBoundingRadii(b, radius);
-  for (PetscInt k = 0; k < b->n; k++)
-    if (radius[k] >= 0.0) rmax = PetscMax(rmax, radius[k]);
-  cell = 2.0 * rmax + envelope;
-  if (!(cell > 0.0)) cell = 1.0;
   /* cells counted from the bodies' lowest corner, not the origin: a rank whose bodies are all small (its cell theirs)
      may hold them far from the origin; the pairs found, sorted by ids, are the same */
   for (int d = 0; d < 3; d++) corner[d] = PETSC_MAX_REAL;
-  for (PetscInt k = 0; k < b->n; k++)
-    for (int d = 0; d < 3 && radius[k] >= 0.0; d++) corner[d] = PetscMin(corner[d], b->position[3 * k + d]);
+  for (PetscInt k = 0; k < b->n; k++) {
+    if (radius[k] < 0.0) continue;
+    rmax = PetscMax(rmax, radius[k]);
+    for (int d = 0; d < 3; d++) corner[d] = PetscMin(corner[d], b->position[3 * k + d]);
+  }
+  cell = 2.0 * rmax + envelope;
+  if (!(cell > 0.0)) cell = 1.0;
   for (PetscInt k = 0; k < b->n; k++) {
     PetscInt64 ix[3];
     if (radius[k] < 0.0) continue;

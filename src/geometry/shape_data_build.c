@@ -128,45 +128,40 @@ static PetscErrorCode HullOf(TalusShapeData *e, PetscInt n, const PetscReal give
   exitcode = qh_new_qhull(qh, 3, (int)n, points, False, (char *)"qhull Qt", NULL, quiet);
   if (exitcode) PetscCall(PetscSNPrintf(why, why_size, "its vertices span no volume (they lie in a plane or a line)"));
   else {
-    PetscInt       ncorner = 0, inside = -1, surface = -1;
+    PetscInt       ncorner = 0, stray = -1, twin = -1;
+    PetscReal      outermost                             = -PETSC_MAX_REAL;
     FORALLvertices corner[qh_pointid(qh, vertex->point)] = PETSC_TRUE;
-    /* a point that is no corner lies on the hull's surface or inside it: inside (by more than a millionth of the
-       hull's size from every face) means the given body is not convex; on a face, that it may not be either (a
-       prism's inner corners lie on the hull's end faces: it ran as its hull), so it is refused too */
-    for (PetscInt i = 0; i < n && inside < 0; i++) {
-      PetscReal outermost = -PETSC_MAX_REAL;
-      if (corner[i]) continue;
+    /* every given point must be a corner: one that is not lies inside the hull (by more than a millionth of the
+       hull's size from every face: the body is not convex), repeats a corner, or lies on the surface (a prism's
+       inner corners lie on the hull's end faces: it ran as its hull) */
+    for (PetscInt i = 0; i < n && stray < 0; i++)
+      if (!corner[i]) stray = i;
+    if (stray >= 0) {
+      const PetscReal *p = &given[3 * stray];
       FORALLfacets
       {
         realT dist;
-        qh_distplane(qh, &points[3 * i], facet, &dist);
+        qh_distplane(qh, &points[3 * stray], facet, &dist);
         outermost = PetscMax(outermost, dist);
       }
-      if (outermost < -1e-6 * scale) inside = i;
-      else if (surface < 0) surface = i;
-    }
-    PetscInt twin = -1; /* a corner the surface point repeats */
-    for (PetscInt j = 0; surface >= 0 && j < n && twin < 0; j++) {
-      PetscReal d[3] = {given[3 * j] - given[3 * surface], given[3 * j + 1] - given[3 * surface + 1],
-                        given[3 * j + 2] - given[3 * surface + 2]};
-      if (j != surface && corner[j] && TalusNorm3(d) <= 1e-12 * scale) twin = j;
-    }
-    if (inside < 0 && twin >= 0)
-      PetscCall(PetscSNPrintf(why, why_size, "vertex %" PetscInt_FMT " repeats vertex %" PetscInt_FMT, surface, twin));
-    else if (inside < 0 && surface >= 0)
-      PetscCall(PetscSNPrintf(why, why_size,
-                              "vertex %" PetscInt_FMT " (%g, %g, %g) lies on the hull's surface and is none of its "
-                              "corners: a hull's vertices must be the corners of a convex body (a body with an inner "
-                              "corner, such as an L-shaped prism, is a compound of convex parts)",
-                              surface, (double)given[3 * surface], (double)given[3 * surface + 1],
-                              (double)given[3 * surface + 2]));
-    else if (inside >= 0)
-      PetscCall(PetscSNPrintf(why, why_size,
-                              "vertex %" PetscInt_FMT " (%g, %g, %g) lies inside the hull of the others: a hull's "
-                              "vertices must be the corners of a convex body",
-                              inside, (double)given[3 * inside], (double)given[3 * inside + 1],
-                              (double)given[3 * inside + 2]));
-    if (inside < 0 && surface < 0) {
+      for (PetscInt j = 0; j < n && twin < 0; j++) {
+        const PetscReal d[3] = {given[3 * j] - p[0], given[3 * j + 1] - p[1], given[3 * j + 2] - p[2]};
+        if (corner[j] && TalusNorm3(d) <= 1e-12 * scale) twin = j;
+      }
+      if (outermost < -1e-6 * scale)
+        PetscCall(PetscSNPrintf(why, why_size,
+                                "vertex %" PetscInt_FMT " (%g, %g, %g) lies inside the hull of the others: a hull's "
+                                "vertices must be the corners of a convex body",
+                                stray, (double)p[0], (double)p[1], (double)p[2]));
+      else if (twin >= 0)
+        PetscCall(PetscSNPrintf(why, why_size, "vertex %" PetscInt_FMT " repeats vertex %" PetscInt_FMT, stray, twin));
+      else
+        PetscCall(PetscSNPrintf(why, why_size,
+                                "vertex %" PetscInt_FMT " (%g, %g, %g) lies on the hull's surface and is none of its "
+                                "corners: a hull's vertices must be the corners of a convex body (a body with an "
+                                "inner corner, such as an L-shaped prism, is a compound of convex parts)",
+                                stray, (double)p[0], (double)p[1], (double)p[2]));
+    } else {
       for (PetscInt i = 0; i < n; i++) ncorner += corner[i];
       e->n = ncorner;
       for (int k = 0; k < 3; k++) o[k] = qh->vertex_list->point[k];

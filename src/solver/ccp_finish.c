@@ -18,20 +18,6 @@
 
 #define FINISH_MAX_IT_DEFAULT 1000
 
-/* The finishing Tao, with its prefix and default limit; its options are read after the problem's Tao's */
-static PetscErrorCode CreateFinish(TalusCCP ccp, Tao *finish)
-{
-  char prefix[256];
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%sccp_finish_", ccp->prefix ? ccp->prefix : ""));
-  PetscCall(TaoCreate(ccp->comm, finish));
-  PetscCall(TaoSetType(*finish, TAONBGS));
-  PetscCall(TaoSetOptionsPrefix(*finish, prefix));
-  PetscCall(TaoSetMaximumIterations(*finish, FINISH_MAX_IT_DEFAULT));
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode TalusCCPFinishSetFromOptions(TalusCCP ccp, PetscOptionItems *PetscOptionsObject)
 {
   const char *const choices[] = {"none", TAONBGS};
@@ -45,7 +31,14 @@ PetscErrorCode TalusCCPFinishSetFromOptions(TalusCCP ccp, PetscOptionItems *Pets
                               "light body under a heavy one; options -ccp_finish_tao_*)",
                               "", choices, 2, choices[choice], &choice, &set));
   if (set && choice == 0) PetscCall(TaoDestroy(&ccp->finish));
-  if (set && choice == 1 && !ccp->finish) PetscCall(CreateFinish(ccp, &ccp->finish));
+  if (set && choice == 1 && !ccp->finish) { /* its options are read after the problem's Tao's */
+    char prefix[256];
+    PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%sccp_finish_", ccp->prefix ? ccp->prefix : ""));
+    PetscCall(TaoCreate(ccp->comm, &ccp->finish));
+    PetscCall(TaoSetType(ccp->finish, TAONBGS));
+    PetscCall(TaoSetOptionsPrefix(ccp->finish, prefix));
+    PetscCall(TaoSetMaximumIterations(ccp->finish, FINISH_MAX_IT_DEFAULT));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -90,7 +83,8 @@ PetscErrorCode TalusCCPFinishSolve(TalusCCP ccp, Vec r)
   if (!ccp->finish) PetscFunctionReturn(0);
   PetscCall(TaoGetSolutionStatus(ccp->tao, NULL, NULL, &first, NULL, NULL, &reason));
   if (reason > 0) PetscFunctionReturn(0);
-  /* the first solver's tolerance now (the force check changes it for its reference); its norm is set with the options */
+  /* the first solver's tolerance now (the force check changes it for its reference); its norm is set with the
+     options */
   PetscCall(TaoGetTolerances(ccp->tao, &gatol, &grtol, &gttol));
   PetscCall(TaoSetTolerances(ccp->finish, gatol, grtol, gttol));
   PetscCall(TaoNBGSSetProblem(ccp->finish, ccp->user_N, ccp->user_q, &ccp->user_set));
@@ -109,15 +103,10 @@ PetscErrorCode TalusCCPFinishSolve(TalusCCP ccp, Vec r)
   PetscFunctionReturn(0);
 }
 
-/*@
-  TalusCCPGetFinish - the finishing solver (-ccp_finish), or NULL, and whether the last solve's answer is its own
-
-  Its iterations, residual and reason are then those of TaoGetSolutionStatus on it.
-@*/
-PetscErrorCode TalusCCPGetFinish(TalusCCP ccp, Tao *finish, PetscBool *used)
+/* The finishing solver (-ccp_finish), or NULL; TalusCCPGetSolveStatus says whether the last answer is its own */
+PetscErrorCode TalusCCPGetFinish(TalusCCP ccp, Tao *finish)
 {
   PetscFunctionBegin;
-  if (finish) *finish = ccp->finish;
-  if (used) *used = ccp->finish_used;
+  *finish = ccp->finish;
   PetscFunctionReturn(0);
 }

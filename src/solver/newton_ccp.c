@@ -2,7 +2,7 @@
  * The Tao type newton_ccp: the compliant (regularised) relaxed contact problem solved in its primal form,
  * the body velocities, by Newton's method with an exact line search (newton_ccp_model.c; Drake's SAP).
  * Where apgd and nbgs iterate on the impulses and stall on the ill-conditioned N of a settled pile
- * (docs/solver.md), the primal problem is smooth and strongly convex (M > 0), its Hessian M + B^T G B is
+ * (docs/solver-types.md), the primal problem is smooth and strongly convex (M > 0), its Hessian M + B^T G B is
  * sparse over the contact graph, and a few Newton steps reach the tolerance whatever the pile's height:
  * the work moves into the linear solves, which go through KSP (CG by default) so that the
  * preconditioner is the user's choice (-tao_newton_pc_type gamg, hypre, bjacobi, icc, cholesky).

@@ -1,9 +1,13 @@
 /*
  * Broad phase: which pairs of bodies may touch. Finite bodies (spheres, boxes) go into a uniform
- * grid of cells no smaller than the largest bounding diameter plus the envelope, so that any two
+ * grid of cells no smaller than the largest gridded bounding diameter plus the envelope, so that any two
  * bodies within reach lie in the same or in adjacent cells; the cells are found by sorting the
  * bodies by cell key, not by allocating the grid, so the domain needs no bounds. Planes are few
- * and infinite: every finite body is tested against every plane.
+ * and infinite: every finite body is tested against every plane. So are the few bodies far larger than
+ * the rest (a rig's wheel, carriage and post over 10^4 clumps: a grid sized for the wheel put the whole bin
+ * in 2 x 2 cells, and half of each step's collision went to testing every clump against every other): a
+ * body whose bounding radius exceeds LARGE_RADIUS times the mean is tested against every finite body
+ * instead of being gridded (when there are at most LARGE_MAX of them). The pairs found are the same either way (each pair once, by the same test).
  *
  * Both sorts (bodies by cell, pairs by body ids) are radix sorts of 64-bit keys, and the
  * neighbour cells are found by cursors that only move forward, so the broad phase is a few
@@ -12,6 +16,11 @@
  */
 #include <talus/contacts.h>
 #include <talus/math3.h>
+
+/* A body whose bounding radius is more than this many times the mean of the finite bodies' is not gridded */
+#define LARGE_RADIUS 4.0
+/* ... unless there are more of them than this: then every body is gridded, as the largest one needs */
+#define LARGE_MAX 64
 
 /* A 64-bit key with a payload: a body and its cell, or a pair of bodies and their ids. */
 typedef struct {
@@ -103,27 +112,38 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
     {1, 1,  -1}
   };
   Keyed      *cells;
-  PetscInt    nfinite = 0, cap = 0, n = 0, cursor[5] = {0, 0, 0, 0, 0};
+  PetscInt    nfinite = 0, nlarge = 0, cap = 0, n = 0, cursor[5] = {0, 0, 0, 0, 0}, *large;
   PetscInt64 *coord, low_prev[5] = {-1, -1, -1, -1, -1};
-  PetscReal   rmax = 0.0, cell, *radius, corner[3]; /* the bounding radii, -1 for a plane */
+  PetscReal   rmax = 0.0, rsum = 0.0, rlarge, cell, *radius, corner[3]; /* the bounding radii, -1 for a plane */
 
   PetscFunctionBegin;
   *pairs = NULL;
-  PetscCall(PetscMalloc3(b->n, &cells, 3 * b->n, &coord, b->n, &radius));
+  PetscCall(PetscMalloc4(b->n, &cells, 3 * b->n, &coord, b->n, &radius, b->n, &large));
   TalusBodiesBoundingRadii(b, radius);
-  /* cells counted from the bodies' lowest corner, not the origin: a rank whose bodies are all small (its cell theirs)
-     may hold them far from the origin; the pairs found, sorted by ids, are the same */
+  for (PetscInt k = 0; k < b->n; k++)
+    if (radius[k] >= 0.0) rsum += radius[k], nfinite++;
+  rlarge = nfinite ? LARGE_RADIUS * rsum / nfinite : 0.0;
+  for (PetscInt k = 0; k < b->n; k++) nlarge += (radius[k] > rlarge);
+  if (nlarge > LARGE_MAX) rlarge = PETSC_MAX_REAL; /* not few: one grid for all (each large one scans every body) */
+  nlarge = 0;
+  /* cells counted from the gridded bodies' lowest corner, not the origin: a rank whose bodies are all small (its cell
+     theirs) may hold them far from the origin; the pairs found, sorted by ids, are the same */
   for (int d = 0; d < 3; d++) corner[d] = PETSC_MAX_REAL;
   for (PetscInt k = 0; k < b->n; k++) {
     if (radius[k] < 0.0) continue;
+    if (radius[k] > rlarge) {
+      large[nlarge++] = k;
+      continue;
+    }
     rmax = PetscMax(rmax, radius[k]);
     for (int d = 0; d < 3; d++) corner[d] = PetscMin(corner[d], b->position[3 * k + d]);
   }
   cell = 2.0 * rmax + envelope;
   if (!(cell > 0.0)) cell = 1.0;
+  nfinite = 0;
   for (PetscInt k = 0; k < b->n; k++) {
     PetscInt64 ix[3];
-    if (radius[k] < 0.0) continue;
+    if (radius[k] < 0.0 || radius[k] > rlarge) continue;
     for (int d = 0; d < 3; d++) {
       const PetscReal x = PetscFloorReal((b->position[3 * k + d] - corner[d]) / cell);
       PetscCheck(PetscAbsReal(x) < (PetscReal)((PetscInt64)1 << 20) - 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
@@ -164,6 +184,17 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
       }
     }
   }
+  /* every large body against every other finite body (a pair of two large ones once) */
+  for (PetscInt l = 0; l < nlarge; l++) {
+    const PetscInt i = large[l];
+    for (PetscInt j = 0; j < b->n; j++) {
+      PetscReal reach, d2 = 0.0;
+      if (j == i || radius[j] < 0.0 || (radius[j] > rlarge && j < i)) continue;
+      reach = radius[i] + radius[j] + envelope;
+      for (int d = 0; d < 3; d++) d2 += PetscSqr(b->position[3 * i + d] - b->position[3 * j + d]);
+      if (d2 <= reach * reach) PetscCall(AppendPair(b, i, j, &n, &cap, pairs));
+    }
+  }
   /* every finite body against every plane, within its bounding radius plus the envelope */
   for (PetscInt p = 0; p < b->n; p++) {
     if (radius[p] >= 0.0) continue;
@@ -177,7 +208,7 @@ static PetscErrorCode SortedPairs(const TalusBodies *b, PetscReal envelope, Pets
       if (height <= radius[k] + envelope) PetscCall(AppendPair(b, p, k, &n, &cap, pairs));
     }
   }
-  PetscCall(PetscFree3(cells, coord, radius));
+  PetscCall(PetscFree4(cells, coord, radius, large));
   PetscCall(RadixSort(n, *pairs));
   *npairs = n;
   PetscFunctionReturn(0);

@@ -483,8 +483,10 @@ static PetscErrorCode CheckSphereBox(void)
   PetscFunctionReturn(0);
 }
 
-/* Broad phase: exactly the pairs whose bounding spheres come within the envelope. */
-static PetscErrorCode CheckBroadPhase(void)
+/* Broad phase: exactly the pairs whose bounding spheres come within the envelope, also with a few bodies far
+   larger than the rest (tested against every body, not gridded: a rig's wheel over its grains; two of them close
+   enough to touch each other) and with many (all gridded again). */
+static PetscErrorCode CheckBroadPhase(PetscInt nlarge)
 {
   TalusBodies    *b;
   TestRng         rng;
@@ -497,9 +499,9 @@ static PetscErrorCode CheckBroadPhase(void)
   PetscCall(NewBodies(&b));
   TestRngSeed(&rng, 99);
   for (PetscInt k = 0; k < n; k++) {
-    const PetscReal r[3] = {0.1 + 0.4 * TestRngUniform(&rng), 0, 0};
-    const PetscReal x[3] = {-8 + 16 * TestRngUniform(&rng), -8 + 16 * TestRngUniform(&rng),
-                            -3 + 6 * TestRngUniform(&rng)};
+    const PetscReal r[3] = {k < nlarge ? 2.0 + TestRngUniform(&rng) : 0.1 + 0.4 * TestRngUniform(&rng), 0, 0};
+    PetscReal x[3] = {-8 + 16 * TestRngUniform(&rng), -8 + 16 * TestRngUniform(&rng), -3 + 6 * TestRngUniform(&rng)};
+    if (k < PetscMin(nlarge, 2)) x[0] = k ? 1.0 : -1.0, x[1] = x[2] = 0.0; /* two large ones 2 apart, radii >= 2 */
     PetscCall(TalusBodiesAdd(b, k, TALUS_SPHERE, r, 1.0, 0, PETSC_FALSE, x, NULL));
   }
   PetscCall(TalusBroadPhasePairs(b, envelope, &npairs, &pairs));
@@ -517,8 +519,10 @@ static PetscErrorCode CheckBroadPhase(void)
         if (!found[i * n + j]) missing++;
       }
     }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  broad phase: %" PetscInt_FMT " pairs, brute force %" PetscInt_FMT "\n",
-                        npairs, nbrute));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  broad phase, %" PetscInt_FMT " large bodies: %" PetscInt_FMT
+                        " pairs, brute force %" PetscInt_FMT "\n",
+                        nlarge, npairs, nbrute));
   CHECK(missing == 0 && npairs == nbrute,
         "broad phase found %" PetscInt_FMT " pairs, brute force %" PetscInt_FMT ", missing %" PetscInt_FMT, npairs,
         nbrute, missing);
@@ -836,7 +840,9 @@ int main(int argc, char **argv)
   PetscCall(CheckSpheres());
   PetscCall(CheckPlaneSphereAndBox());
   PetscCall(CheckSphereBox());
-  PetscCall(CheckBroadPhase());
+  PetscCall(CheckBroadPhase(0));
+  PetscCall(CheckBroadPhase(5));
+  PetscCall(CheckBroadPhase(100));
   PetscCall(CheckContactOrder());
   PetscCall(CheckConvexPairs());
   PetscCall(CheckCylinders());

@@ -7,12 +7,13 @@
  * the rest (a rig's wheel, carriage and post over 10^4 clumps: a grid sized for the wheel put the whole bin
  * in 2 x 2 cells, and half of each step's collision went to testing every clump against every other): a
  * body whose bounding radius exceeds LARGE_RADIUS times the mean is tested against every finite body
- * instead of being gridded (when there are at most LARGE_MAX of them). The pairs found are the same either way (each pair once, by the same test).
+ * instead of being gridded (when there are at most LARGE_MAX of them). The pairs found are the same either way
+ * (each pair once, by the same test).
  *
  * Both sorts (bodies by cell, pairs by body ids) are radix sorts of 64-bit keys, and the
  * neighbour cells are found by cursors that only move forward, so the broad phase is a few
  * sequential sweeps: comparison sorts and a binary search per neighbour cell cost cache misses
- * that grow with the bed (docs/performance.md).
+ * that grow with the bed (docs/notes/2026-11-performance-records.md).
  */
 #include <talus/contacts.h>
 #include <talus/math3.h>

@@ -481,7 +481,7 @@ PetscErrorCode TalusH5ReadDataset(TalusH5Reader *r, const char name[], TalusH5Va
  * Asks the kernel to start reading this rank's rows of a column now (posix_fadvise WILLNEED on
  * their byte range: contiguous datasets have a file address): the table is then read block by
  * block from 12 places of the file at once, which sequential readahead serves less well (about
- * 10 % faster reads of a 10^6-body checkpoint from the disk, docs/performance.md).
+ * 10 % faster reads of a 10^6-body checkpoint from the disk, docs/notes/2026-11-performance-records.md).
  */
 static void Prefetch(TalusH5Reader *r, Column *c, PetscInt first, PetscInt rows)
 {

@@ -197,8 +197,9 @@ static PetscErrorCode ReadOptions(SceneReader *r, yaml_node_t *map)
 
 /*
  * What the scene will hold, before it is made: bodies beyond the 32-bit indices, or more than this
- * node's memory holds while stepping (about TALUS_BYTES_PER_BODY a body; docs/performance.md measures
- * 1.9 to 2.2 KB at 10^6), are refused with both numbers. Each rank makes and keeps its share only.
+ * node's memory holds while stepping (about TALUS_BYTES_PER_BODY a body;
+ * docs/notes/2026-11-performance-records.md measures 1.9 to 2.2 KB at 10^6), are refused with both numbers.
+ * Each rank makes and keeps its share only.
  */
 #define TALUS_BYTES_PER_BODY 2200.0
 

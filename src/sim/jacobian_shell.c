@@ -34,7 +34,7 @@
 #include <petscbt.h>
 
 /* Software prefetch of the records 32 contacts (2-3 KB) ahead: without it the two products wait on
-   memory (docs/performance.md). Prefetching past the end of the array is harmless. */
+   memory (docs/notes/2026-11-performance-records.md). Prefetching past the end of the array is harmless. */
 #define JACOBIAN_AHEAD 32
 static inline void PrefetchRecord(const PetscReal *R)
 {

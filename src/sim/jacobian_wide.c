@@ -144,7 +144,7 @@ static PetscInt AxialRun(PetscInt n, const char *kind)
 }
 
 /* a group's transposed records (8 cache lines) 4 groups ahead: without it the products wait on memory when the
-   records do not fit in the caches (docs/performance.md); prefetching past the end is harmless */
+   records do not fit in the caches (docs/notes/2026-11-performance-records.md); prefetching past the end is harmless */
 static inline void PrefetchGroup(const PetscReal *J, PetscInt c)
 {
   UNROLL for (int line = 0; line < 8; line++) _mm_prefetch((const char *)&J[8 * (c + 32) + 8 * line], _MM_HINT_T0);

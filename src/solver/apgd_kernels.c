@@ -17,7 +17,7 @@
  * The projection and the linear-term update work on blocks of local rows (TaoAPGDProjectionFn), so
  * each pass hands them a chunk that is still in cache. A chunk is a whole number of blocks of about
  * 384 rows: 3 KB per vector, so the eight streams of a pass stay in the first-level cache
- * (docs/performance.md, "Measurements behind the code's choices").
+ * (docs/notes/2026-11-performance-records.md, "Measurements behind the code's choices").
  */
 #include "apgd_impl.h"
 #include "stream_store.h"
@@ -26,7 +26,7 @@
 #define APGD_CHUNK 384
 
 /* Software prefetch, one cache line per stream every 8 entries, 1 KB ahead: with five or six streams
-   per pass the hardware prefetchers alone leave the memory latency exposed (docs/performance.md).
+   per pass the hardware prefetchers alone leave the memory latency exposed (docs/notes/2026-11-performance-records.md).
    Prefetching past the end of an array is harmless. */
 #define APGD_AHEAD          128
 #define APGD_PREFETCH(v, i) __builtin_prefetch(&(v)[(i) + APGD_AHEAD])
@@ -295,7 +295,7 @@ PetscErrorCode APGDTest(Tao tao, Vec x, Vec g_x, APGDTestSums *sums)
   for (PetscInt s = 0; s < n; s += chunk) {
     const PetscInt m = PetscMin(chunk, n - s);
     /* by lines of 8 entries, the prefetches between them, instead of testing the index for them at
-       every entry: this pass is the one where the test showed (docs/performance.md) */
+       every entry: this pass is the one where the test showed (docs/notes/2026-11-performance-records.md) */
     for (PetscInt i0 = APGDResidualPointsWide(m, g_d, &xv[s], &gv[s], w); i0 < m; i0 += 8) {
       const PetscInt end = PetscMin(i0 + 8, m);
       APGD_PREFETCH(xv, s + i0), APGD_PREFETCH(gv, s + i0);

@@ -65,6 +65,9 @@ typedef struct {
   void (*support)(const PetscReal size[3], const PetscReal d[3], PetscReal p[3]);
   PetscInt (*support_set)(const PetscReal size[3], const PetscReal d[3], PetscReal tol, PetscReal p[][3],
                           PetscInt id[]);
+  /* NULL, or whether the point x (the body's frame) lies in the shape: for a compound's union volume, which counts
+     its parts' overlaps once (src/geometry/compound_overlap.c) */
+  PetscBool (*contains)(const PetscReal size[3], const PetscReal x[3]);
 } TalusShapeOps;
 #define TALUS_MAX_SUPPORT_POINTS 16
 

@@ -320,6 +320,13 @@ PetscErrorCode TalusShapeDataAddCompound(PetscInt n, const TalusShapePart part[]
       }
     }
   }
+  { /* the union's: what the parts share counted once */
+    PetscReal shared, shared_first[3], shared_S[9];
+    PetscCall(TalusCompoundOverlap(n, part, &shared, shared_first, shared_S));
+    e->volume -= shared;
+    for (int k = 0; k < 3; k++) first[k] -= shared_first[k];
+    for (int k = 0; k < 9; k++) S[k] -= shared_S[k];
+  }
   PetscCall(FinishMassProperties(e, first, S));
   for (PetscInt i = 0; i < n; i++) {
     TalusShapePart *p          = &e->part[i];

@@ -11,5 +11,9 @@ PETSC_INTERN PetscErrorCode TalusShapeDataAppend(TalusShape, PetscInt n, PetscIn
                                                  TalusShapeData **entry);
 /* the appended entry counted (its number in *index), or dropped (*index -1) */
 PETSC_INTERN PetscErrorCode TalusShapeDataKeep(TalusShapeData *, PetscBool keep, PetscInt *index);
+/* the moments (volume, first, second about the given origin) that the parts' sum counts more than once where they
+   overlap (compound_overlap.c): the union's are the sum's less these */
+PETSC_INTERN PetscErrorCode TalusCompoundOverlap(PetscInt n, const TalusShapePart part[], PetscReal *volume,
+                                                 PetscReal first[3], PetscReal S[9]);
 
 #endif

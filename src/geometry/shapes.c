@@ -261,6 +261,28 @@ static PetscBool PlaneCurvature(const PetscReal size[3], PetscReal *curvature)
 
 static void CompoundSupport(const PetscReal size[3], const PetscReal d[3], PetscReal p[3]);
 
+/* Points inside the shapes a compound's parts may be (the body's frame; a cylinder's and a capsule's axis is z) */
+static PetscBool SphereContains(const PetscReal size[3], const PetscReal x[3])
+{
+  return (PetscBool)(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] <= size[0] * size[0]);
+}
+
+static PetscBool BoxContains(const PetscReal size[3], const PetscReal x[3])
+{
+  return (PetscBool)(PetscAbsReal(x[0]) <= size[0] && PetscAbsReal(x[1]) <= size[1] && PetscAbsReal(x[2]) <= size[2]);
+}
+
+static PetscBool CylinderContains(const PetscReal size[3], const PetscReal x[3])
+{
+  return (PetscBool)(x[0] * x[0] + x[1] * x[1] <= size[0] * size[0] && PetscAbsReal(x[2]) <= size[1]);
+}
+
+static PetscBool CapsuleContains(const PetscReal size[3], const PetscReal x[3])
+{
+  const PetscReal beyond = PetscMax(PetscAbsReal(x[2]) - size[1], 0.0); /* from the segment along z */
+  return (PetscBool)(x[0] * x[0] + x[1] * x[1] + beyond * beyond <= size[0] * size[0]);
+}
+
 /* Indexed by TalusShape. The codes are stored in checkpoints: a code is never changed or reused. */
 /* One shape a block, its fields in the order of TalusShapeOps */
 /* clang-format off */
@@ -268,11 +290,11 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
   [TALUS_SPHERE] = {.name = "sphere", .code = 0, .size_key = "radius", .size_len = 1, .finite = PETSC_TRUE,
                     .mass_properties = SphereMass, .bounding_radius = SphereRadius, .check_size = SphereCheck,
                     .size_hint = "", .curvature = SphereCurvature, .glyph_extent = SphereGlyph,
-                    .support = SphereSupport, .support_set = SphereSupportSet},
+                    .support = SphereSupport, .support_set = SphereSupportSet, .contains = SphereContains},
   [TALUS_BOX]    = {.name = "box", .code = 1, .size_key = "half_extents", .size_len = 3, .finite = PETSC_TRUE,
                     .mass_properties = BoxMass, .bounding_radius = BoxRadius, .check_size = BoxCheck,
                     .size_hint = "", .curvature = BoxCurvature, .glyph_extent = AxesGlyph, .foundation = PETSC_TRUE,
-                    .support = BoxSupport, .support_set = BoxSupportSet},
+                    .support = BoxSupport, .support_set = BoxSupportSet, .contains = BoxContains},
   [TALUS_PLANE]  = {.name = "plane", .code = 2, .size_key = "normal", .size_len = 3, .finite = PETSC_FALSE,
                     .mass_properties = PlaneMass, .bounding_radius = PlaneRadius, .check_size = PlaneCheck,
                     .size_hint = "; a normal is a direction: e.g. [0, 0, 1]", .canonical_size = PlaneUnitNormal,
@@ -281,12 +303,14 @@ const TalusShapeOps TalusShapeTable[TALUS_NSHAPES] = {
   [TALUS_CYLINDER] = {.name = "cylinder", .code = 3, .size_key = "radius", .size_len = 2, .size_key2 = "half_length",
                       .finite = PETSC_TRUE, .mass_properties = CylinderMass, .bounding_radius = CylinderRadius,
                       .check_size = CylinderCheck, .size_hint = "", .curvature = BoxCurvature,
-                      .glyph_extent = CylinderGlyph, .support = CylinderSupport, .support_set = CylinderSupportSet},
+                      .glyph_extent = CylinderGlyph, .support = CylinderSupport, .support_set = CylinderSupportSet,
+                      .contains = CylinderContains},
   /* its side is round (no single curvature for Hertz's law) */
   [TALUS_CAPSULE] = {.name = "capsule", .code = 4, .size_key = "radius", .size_len = 2, .size_key2 = "half_length",
                      .finite = PETSC_TRUE, .mass_properties = CapsuleMass, .bounding_radius = CapsuleRadius,
                      .check_size = CylinderCheck, .size_hint = "", .curvature = BoxCurvature,
-                     .glyph_extent = CapsuleGlyph, .support = CapsuleSupport, .support_set = CapsuleSupportSet},
+                     .glyph_extent = CapsuleGlyph, .support = CapsuleSupport, .support_set = CapsuleSupportSet,
+                     .contains = CapsuleContains},
   /* a hull's faces are flat and its contacts at corners and edges (no curvature, as a box's) */
   [TALUS_HULL] = {.name = "hull", .code = 5, .size_key = "vertices", .size_len = 0, .finite = PETSC_TRUE,
                   .mass_properties = TalusDescribedMass, .bounding_radius = TalusDescribedRadius,

@@ -38,6 +38,20 @@ static void Describe(SceneReader *r, const TalusBodies *b, PetscInt k, char text
   else snprintf(text, len, "%d (a %s)", (int)b->id[k], TalusShapeTable[b->shape[k]].name);
 }
 
+/* The size of the numbers a gap between bodies i and j is computed from: their finite positions and reaches */
+static PetscReal RoundingScale(const TalusBodies *b, PetscInt i, PetscInt j)
+{
+  PetscReal scale = 0.0;
+
+  for (int s = 0; s < 2; s++) {
+    const PetscInt  k     = s ? j : i;
+    const PetscReal reach = TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]);
+    if (reach >= 0.0 && !PetscIsInfReal(reach)) scale = PetscMax(scale, reach); /* a plane reaches everywhere */
+    for (int d = 0; d < 3; d++) scale = PetscMax(scale, PetscAbsReal(b->position[3 * k + d]));
+  }
+  return scale;
+}
+
 /* Bodies i and j of b (not both fixed) as a fault with key, unless they may start where they are */
 static PetscErrorCode PairFault(SceneReader *r, TalusBodies *b, PetscInt i, PetscInt j, PetscReal tolerance, long key,
                                 long *fault, char msg[], size_t len)
@@ -61,7 +75,9 @@ static PetscErrorCode PairFault(SceneReader *r, TalusBodies *b, PetscInt i, Pets
   PetscCall(TalusCollidePair(b, i, j, 0.0, &list));
   for (PetscInt c = 0; c < list.n; c++) deepest = PetscMin(deepest, list.c[c].phi);
   PetscCall(TalusContactListDestroy(&list));
-  if (!(deepest < -tolerance)) PetscFunctionReturn(0);
+  /* a gap computed from coordinates of size S is only known to a few eps S: two bodies 1e20 m across that touch
+     "overlap" by 1e4 m of rounding, which is no overlap to report */
+  if (!(deepest < -(tolerance + 64.0 * PETSC_MACHINE_EPSILON * RoundingScale(b, i, j)))) PetscFunctionReturn(0);
   *fault = key;
   Describe(r, b, b->id[i] == lo ? i : j, first, sizeof(first));
   Describe(r, b, b->id[i] == lo ? j : i, second, sizeof(second));

@@ -216,7 +216,13 @@ PetscErrorCode SceneShapeOf(SceneReader *r, yaml_node_t *map, PetscInt body, Pet
   }
   PetscCall(SceneRequireKey(r, map, ops->size_key, ops->name, &size_node));
   if (ops->size_len == 0) { /* a description: a hull's vertices, a compound's parts */
+    PetscReal reach;
     PetscCall(SceneReadDescription(r, size_node, *shape, body, size));
+    /* SI units, as a size below: a body reaching beyond 1e12 m overflows its mass and inertia, and its gaps are
+       rounded by metres (a hull 1e20 m across "overlapped" a plane it touched by 24,576 m) */
+    if (!((reach = ops->bounding_radius(size)) <= 1e12))
+      SceneError(r, size_node, "%sthe %s reaches %g m from its centroid, beyond 1e12 (talus works in SI units)", who,
+                 ops->name, (double)reach);
     PetscFunctionReturn(0);
   }
   if (ops->size_len == 3) PetscCall(SceneGetVector(r, size_node, ops->size_key, 3, size));

@@ -676,5 +676,21 @@ for ranks in (1, 2):
     p = run([apart, "-o", os.path.join(WORK, "tiny-out"), "-overwrite", "-envelope", "0"], ranks)
     check(p.returncode == 1 and "too small for how far apart they are" in p.stderr,
           "two spheres 1e-12 m across on %d ranks: exit %d\n%s" % (ranks, p.returncode, p.stderr[-600:]))
+# a hull 1e20 m across is beyond the SI sizes talus takes (once it "overlapped" the plane it touched by 24,576 m of
+# rounding); a sphere touching a plane 1e11 m from the origin starts where it is (its gap, -3e-6 m, is rounding: the
+# coordinates are known to 1.5e-5 m there)
+huge = os.path.join(WORK, "huge-hull.yaml")
+with open(huge, "w") as f:
+    f.write(extra_body("{shape: hull, vertices: [[0, 0, 0], [1e20, 0, 0], [0, 1e20, 0], [0, 0, 1e20]], mass: 1}"))
+p = run([huge, "-o", os.path.join(WORK, "huge-out"), "-overwrite"])
+check(p.returncode == 1 and "the hull reaches" in p.stderr and "beyond 1e12" in p.stderr and "overlap" not in p.stderr,
+      "a hull 1e20 m across: exit %d\n%s" % (p.returncode, p.stderr[-600:]))
+far = os.path.join(WORK, "far-sphere.yaml")
+with open(far, "w") as f:
+    f.write("name: far\ngravity: [0, 0, -9.81]\ntime_step: 0.01\nend_time: 0.02\nmaterials:\n  - {name: m, mu: 0.3}\n"
+            "bodies:\n  - {shape: plane, normal: [0, 0, 1], position: [0, 0, 1e11]}\n"
+            "  - {shape: sphere, radius: 0.7, mass: 1, position: [0, 0, 100000000000.7]}\n")
+p = run([far, "-o", os.path.join(WORK, "far-out"), "-overwrite"])
+check(p.returncode == 0, "a sphere on a plane 1e11 m from the origin: exit %d\n%s" % (p.returncode, p.stderr[-600:]))
 
 sys.exit(check.finish())

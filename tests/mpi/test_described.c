@@ -280,10 +280,70 @@ static PetscErrorCode WheelRests(void)
   PetscFunctionReturn(0);
 }
 
+/* A compound weighs its union, its parts' overlaps counted once (issue 55, class 6), against closed forms: the
+   shipped two-sphere clump (radius 6 mm, centres 9 mm apart: the lens, two caps of height r - d/2, is 4.3 % of the
+   parts' sum), two and three coincident spheres (one sphere), a sphere inside a box (the box) */
+static PetscErrorCode UnionMassProperties(void)
+{
+  const PetscReal r = 0.006, d = 0.009, c = r - d / 2, sphere = 4.0 / 3.0 * PETSC_PI * r * r * r;
+  /* the lens's volume and its moment about the line of the centres: two caps of height c */
+  const PetscReal lens         = PETSC_PI * (4 * r + d) * (2 * r - d) * (2 * r - d) / 12.0,
+                  lens_axial   = 2.0 * PETSC_PI * c * c * c / 30.0 * (20 * r * r - 15 * r * c + 3 * c * c);
+  const PetscReal clump_volume = 2 * sphere - lens, clump_axial = 2 * 0.4 * sphere * r * r - lens_axial;
+  TalusShapePart  parts[3];
+  PetscInt        index;
+  char            why[256];
+
+  PetscFunctionBegin;
+  for (int p = 0; p < 3; p++)
+    parts[p] = (TalusShapePart){
+      .shape = TALUS_SPHERE, .size = {r,  0, 0},
+           .quaternion = { 1, 0, 0, 0}
+    };
+  parts[0].position[0] = -d / 2, parts[1].position[0] = d / 2;
+  PetscCall(TalusShapeDataAddCompound(2, parts, &index, why, sizeof(why)));
+  CHECK(index >= 0, "the clump is refused: %s", why);
+  if (index >= 0) {
+    const TalusShapeData *e = TalusShapeDataGet(index);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "  the two-sphere clump's union: volume off by %.2e, axial moment by %.2e\n",
+                          (double)(e->volume / clump_volume - 1), (double)(e->inertia[0] / clump_axial - 1)));
+    /* principal moments sorted: the axial one is the smallest */
+    CHECK(PetscAbsReal(e->volume - clump_volume) < 2e-5 * clump_volume &&
+            PetscAbsReal(e->inertia[0] - clump_axial) < 1e-4 * clump_axial && TalusNorm3(e->centroid) < 1e-12,
+          "the two-sphere clump: volume %.10g (union %.10g, the parts' sum %.10g), axial moment %.10g (%.10g)",
+          (double)e->volume, (double)clump_volume, (double)(2 * sphere), (double)e->inertia[0], (double)clump_axial);
+  }
+  for (PetscInt n = 2; n <= 3; n++) {
+    parts[0].position[0] = parts[1].position[0] = 0.0;
+    PetscCall(TalusShapeDataAddCompound(n, parts, &index, why, sizeof(why)));
+    if (index >= 0) {
+      const TalusShapeData *e = TalusShapeDataGet(index);
+      CHECK(PetscAbsReal(e->volume - sphere) < 2e-4 * sphere &&
+              PetscAbsReal(e->inertia[2] - 0.4 * sphere * r * r) < 4e-4 * 0.4 * sphere * r * r,
+            "%" PetscInt_FMT " coincident spheres: volume %.10g, moment %.10g (one sphere: %.10g, %.10g)", n,
+            (double)e->volume, (double)e->inertia[2], (double)sphere, (double)(0.4 * sphere * r * r));
+    }
+  }
+  parts[1] = (TalusShapePart){
+    .shape = TALUS_BOX, .size = {2 * r, 2 * r, 2 * r},
+         .quaternion = { 1,    0,     0,     0}
+  };
+  PetscCall(TalusShapeDataAddCompound(2, parts, &index, why, sizeof(why)));
+  if (index >= 0) {
+    const TalusShapeData *e   = TalusShapeDataGet(index);
+    const PetscReal       box = 64 * r * r * r;
+    CHECK(PetscAbsReal(e->volume - box) < 1e-4 * box, "a sphere inside a box: volume %.10g, the box's %.10g",
+          (double)e->volume, (double)box);
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(TalusInitialize(&argc, &argv, NULL));
   PetscCall(MassProperties());
+  PetscCall(UnionMassProperties());
   PetscCall(Refusals());
   PetscCall(HullRests(TALUS_PLANE, "a hull on a plane"));
   PetscCall(HullRests(TALUS_BOX, "a hull on a box"));

@@ -63,7 +63,7 @@ typedef struct {
   PetscErrorCode (*table_row)(TalusSim, void *state, FILE *file, PetscBool header);
 } TalusSimModuleOps;
 
-/* Registers talus's own modules (TalusRegisterAll calls it; src/sim/modules.c) */
+/* Registers talus's own modules (TalusRegisterAll calls it; src/sim/modules/modules.c) */
 PETSC_EXTERN PetscErrorCode TalusSimRegisterModules(void);
 /* Registers a module (the record must outlive the program: a static one); a name given twice is refused. */
 PETSC_EXTERN PetscErrorCode TalusSimModuleRegister(const TalusSimModuleOps *);

@@ -2,7 +2,7 @@
  * The probes' files (docs/outputs.md): probe-ID.csv for -probe ID (one body's state and the force
  * and torque its contacts and joints exert on it) and probe-group.csv for -probe_group ID,ID,...
  * (a group's centre of mass and the force and torque of the contacts and joints with bodies outside
- * it, about that centre). Both come from the simulator's watches (src/sim/probe.c); rank 0 writes.
+ * it, about that centre). Both come from the simulator's watches (src/sim/modules/probe.c); rank 0 writes.
  */
 #include "output_impl.h"
 

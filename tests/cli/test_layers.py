@@ -8,7 +8,8 @@ Usage: test_layers.py TALUS SOURCE_ROOT WORK_DIR    (the build directory is TALU
 - a made-up build of three files refused with each fault named: src/sim/a.c calling src/scene/b.c (a
   layer above it), src/scene/b.c and src/scene/c.c calling each other (a circle), and a file in a
   folder the layers do not order;
-- a build directory without the objects refused with what to build.
+- a build directory without the objects refused with what to build;
+- a module (src/sim/modules/) that includes the core's private header refused, with its file and line.
 """
 import os
 import shutil
@@ -33,6 +34,17 @@ r = layers(os.path.dirname(os.path.abspath(TALUS)))
 check(r.returncode == 0 and "no circle, every use downward" in r.stdout, "the build keeps its layers: %s" %
       (r.stdout + r.stderr).strip()[-2000:])
 print(r.stdout.strip())
+
+
+# a module that includes the core's private header is named with its line
+fake_root = os.path.join(WORK, "root")
+os.makedirs(os.path.join(fake_root, "src", "sim", "modules"))
+with open(os.path.join(fake_root, "src", "sim", "modules", "sneaky.c"), "w") as f:
+    f.write('#include "../modules.h"\n#include "../sim_impl.h"\n')
+r = subprocess.run([CHECK, os.path.dirname(os.path.abspath(TALUS)), fake_root], capture_output=True, text=True,
+                   timeout=300)
+check(r.returncode == 1 and "src/sim/modules/sneaky.c:2 includes the core's private header" in r.stdout,
+      "a module including sim_impl.h is refused: %s" % (r.stdout + r.stderr).strip()[-600:])
 
 
 def build_fake(files):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The single-wheel rig's table, rig.csv (src/sim/rig.c, docs/terramechanics.md), on rigid ground.
+"""The single-wheel rig's table, rig.csv (src/sim/modules/rig.c, docs/terramechanics.md), on rigid ground.
 
 Usage: test_rig.py TALUS SOURCE_ROOT WORK_DIR
 

@@ -15,7 +15,7 @@
  *   the driving torque T: the angle driver's torque on the wheel about its axis, and T / (W r);
  *   sinkage: -rig_surface less the wheel's lowest point (its centre less r).
  */
-#include "modules.h"
+#include "../modules.h"
 
 typedef struct {
   PetscInt  wheel, carriage;     /* body ids (-1: no rig) */

@@ -7,7 +7,7 @@
  * group's centre of mass. It works the same for moving, fixed and prescribed bodies, and whatever
  * form B takes.
  */
-#include "modules.h"
+#include "../modules.h"
 
 /* one watch: its ids (sorted) and what the last step measured */
 typedef struct {

@@ -3,8 +3,8 @@
  * named by handle (1, 2, ...) from drivers' motions, prescribed motions and loads. The module owns
  * them (its state); everything else reads them through TalusSimGetTables.
  */
-#include "modules.h"
-#include "../io/h5section.h"
+#include "../modules.h"
+#include "../../io/h5section.h"
 
 typedef struct {
   PetscInt    n;

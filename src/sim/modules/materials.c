@@ -6,7 +6,7 @@
  * no force this step leave the list. The materials themselves are the bodies' (include/talus/bodies.h); this
  * module owns only the knowledge that they were checked.
  */
-#include "modules.h"
+#include "../modules.h"
 
 typedef struct {
   PetscBool checked;

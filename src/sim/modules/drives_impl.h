@@ -1,7 +1,7 @@
 /* The drives module's state (drives.c), shared with its checkpoint section (drives_section.c) alone. */
 #ifndef TALUS_DRIVES_IMPL_H
 #define TALUS_DRIVES_IMPL_H
-#include "modules.h"
+#include "../modules.h"
 
 /* the drives, the same on every rank; the arrays grow one by one by the Add functions */
 typedef struct {

@@ -5,7 +5,7 @@
  * rank reads them all back and checks each as strictly as a scene's.
  */
 #include "drives_impl.h"
-#include "../io/h5section.h"
+#include "../../io/h5section.h"
 #include <stddef.h>
 
 #define DRIVE_FIELD(type, name, integer, member, width) \

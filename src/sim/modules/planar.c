@@ -14,8 +14,8 @@
  * velocities and inverse-mass records are made planar in its body_space op, and jacobian_shell.c
  * removes the normal part of M^-1's linear rows (TalusJacobianSetPlanar).
  */
-#include "modules.h"
-#include "../io/h5section.h"
+#include "../modules.h"
+#include "../../io/h5section.h"
 #include <stddef.h>
 
 /* The module's state: the planar bodies (the same on every rank), and this step's owned ones: their

@@ -7,9 +7,9 @@
  * every joint row are shared by all ranks after each step: the next step's warm start (seed 001)
  * wherever its bodies have migrated, and what outputs and checkpoints write.
  */
-#include "modules.h"
-#include "../grow.h"
-#include "../io/h5section.h"
+#include "../modules.h"
+#include "../../grow.h"
+#include "../../io/h5section.h"
 #include <stddef.h>
 
 /* The module's state: the joints and their rows' last impulses (the same on every rank), the pairs they

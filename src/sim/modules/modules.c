@@ -2,7 +2,7 @@
  * The registration of talus's own modules (include/talus/module.h), by TalusRegisterAll: a new
  * module is its file and one line here. The order is the order of their hooks within a step.
  */
-#include "modules.h"
+#include "../modules.h"
 
 PetscErrorCode TalusSimRegisterModules(void)
 {

@@ -44,9 +44,9 @@ static PetscReal RoundingScale(const TalusBodies *b, PetscInt i, PetscInt j)
   PetscReal scale = 0.0;
 
   for (int s = 0; s < 2; s++) {
-    const PetscInt  k     = s ? j : i;
-    const PetscReal reach = TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]);
-    if (reach >= 0.0 && !PetscIsInfReal(reach)) scale = PetscMax(scale, reach); /* a plane reaches everywhere */
+    const PetscInt k = s ? j : i;
+    if (TalusShapeTable[b->shape[k]].finite) /* a plane reaches everywhere */
+      scale = PetscMax(scale, TalusShapeTable[b->shape[k]].bounding_radius(&b->size[3 * k]));
     for (int d = 0; d < 3; d++) scale = PetscMax(scale, PetscAbsReal(b->position[3 * k + d]));
   }
   return scale;

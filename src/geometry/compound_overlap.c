@@ -43,22 +43,22 @@ static PetscBool PartContains(const Parts *P, PetscInt p, const PetscReal x[3])
   PetscReal             d[3], local[3];
 
   for (int k = 0; k < 3; k++) d[k] = x[k] - part->position[k];
-  for (int k = 0; k < 3; k++) local[k] = A[k] * d[0] + A[3 + k] * d[1] + A[6 + k] * d[2]; /* A^T d */
+  TalusRotateBack(A, d, local);
   return TalusShapeTable[part->shape].contains(part->size, local);
 }
 
 /* How many times more than once the parts hold x, if its two lowest-numbered parts are i and j; else 0 */
 static PetscInt Excess(const Parts *P, PetscInt i, PetscInt j, const PetscReal x[3])
 {
-  PetscInt holding = 0, lowest[2] = {-1, -1};
+  PetscInt holding = 2;
 
   if (!PartContains(P, i, x) || !PartContains(P, j, x)) return 0;
-  for (PetscInt p = 0; p < P->n; p++)
-    if (PartContains(P, p, x)) {
-      if (holding < 2) lowest[holding] = p;
-      holding++;
-    }
-  return lowest[0] == i && lowest[1] == j ? holding - 1 : 0;
+  for (PetscInt p = 0; p < P->n; p++) {
+    if (p == i || p == j || !PartContains(P, p, x)) continue;
+    if (p < j) return 0; /* a lower pair than (i, j) holds x: counted there */
+    holding++;
+  }
+  return holding - 1;
 }
 
 /* The moments of the excess over the box [lo, lo + h] by the midpoint rule on sub^3 cells (the second moments with

@@ -18,6 +18,7 @@ Scene: tests/scenes/boxes-and-spheres.yaml (2 spheres, a box turned 30 degrees a
 - tests/scenes/hulls.yaml: scripts/view draws the compound wheel by its parts (a cylinder and four boxes, their bounds)
   and the hulls by their faces.
 """
+import atexit
 import math
 import os
 import shutil
@@ -49,9 +50,34 @@ xmf = os.path.join(out, "frames.xmf")
 PV_ENV = {k: v for k, v in ENV.items() if k != "MALLOC_PERTURB_"}
 
 
+def start_x_server():
+    """One Xvfb for every drawing of this test, its display number read back through -displayfd (so it is known
+    to be up before the first pvpython; -noreset, as a server that resets when its last client leaves refuses
+    the next pvpython its window). xvfb-run -a per call started a server each time, and twice in a row in a
+    CI run ParaView found none (vtkXOpenGLRenderWindow::CreateAWindow aborted); the display is not talus's."""
+    if os.environ.get("DISPLAY") or not shutil.which("Xvfb"):
+        return None
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+                               "-noreset"],
+                              pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    with os.fdopen(read_end) as f:
+        number = f.readline().strip()
+    if not number.isdigit():
+        server.kill()
+        return None
+    PV_ENV["DISPLAY"] = ":" + number
+    return server
+
+
+X_SERVER = start_x_server()
+atexit.register(lambda: X_SERVER and X_SERVER.kill())
+
+
 def pvpython(script, env):
     cmd = ["pvpython", script]
-    if not os.environ.get("DISPLAY") and shutil.which("xvfb-run"):
+    if not env.get("DISPLAY", PV_ENV.get("DISPLAY")) and shutil.which("xvfb-run"):
         cmd = ["xvfb-run", "-a"] + cmd
     return subprocess.run(cmd, capture_output=True, text=True, env=dict(PV_ENV, **env), timeout=300)
 
@@ -95,13 +121,15 @@ png = os.path.join(WORK, "view.png")
 
 
 def view(args):
-    """scripts/view, once more when the X server that xvfb-run started could not be reached (ParaView
-    aborts in vtkXOpenGLRenderWindow::CreateAWindow; seen once in a CI run, the display is not talus's)."""
+    """scripts/view on the test's X server, again (up to twice, waiting longer each time) when ParaView could not
+    open a window on it (it aborts in vtkXOpenGLRenderWindow::CreateAWindow)."""
     cmd = [os.path.join(ROOT, "scripts", "view")] + args
     p = subprocess.run(cmd, capture_output=True, text=True, env=PV_ENV, timeout=300)
-    if p.returncode != 0 and "CreateAWindow" in p.stdout + p.stderr:
-        print("test_view: the X server could not be reached; scripts/view run again")
-        time.sleep(2)
+    for wait in (2, 8):
+        if p.returncode == 0 or "CreateAWindow" not in p.stdout + p.stderr:
+            break
+        print("test_view: ParaView could not open a window on the X server; scripts/view run again in %d s" % wait)
+        time.sleep(wait)
         p = subprocess.run(cmd, capture_output=True, text=True, env=PV_ENV, timeout=300)
     return p
 

@@ -14,6 +14,7 @@
  *   - the whole space (plain accelerated gradient descent).
  */
 #include "apgd_impl.h"
+#include "reproducible_sum.h"
 
 /*
  * Line 6: L_0 = ||N (x_0 - xhat_0)|| / ||x_0 - xhat_0|| with xhat_0 = x_0 + 1 (the paper's gamma_0 = 0,
@@ -36,7 +37,9 @@ static PetscErrorCode APGDEstimateLipschitz(Tao tao, Vec x, Vec g_x, PetscReal *
   PetscCall(VecShift(apgd->y, 1.0));
   PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_hat, apgd->g_y));
   PetscCall(VecAYPX(apgd->g_y, -1.0, g_x));
-  PetscCall(VecNorm(apgd->g_y, NORM_2, &num));
+  /* not VecNorm: its sum of the ranks' partial sums differs in the last bit between rank counts, and 1/L is the
+     step of every iteration after (reproducible_sum.c) */
+  PetscCall(TalusVecNormReproducible(apgd->g_y, &num));
   *L = num / PetscSqrtReal((PetscReal)n);
   /* N = 0 (no coupling) or a non-finite estimate: any positive L is a valid start, backtracking fixes it */
   if (!(*L > 0.0) || PetscIsInfOrNanReal(*L)) *L = 1.0;

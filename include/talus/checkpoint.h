@@ -21,7 +21,7 @@
    that leave pairs that stay apart out of a step's problem (before 9: -contact_screen 0); 10: the same, by
    runs whose solvers stop when every contact meets the tolerance (before 10: -tao_residual_norm 2). All
    earlier versions are still read (without what they lack). */
-#define TALUS_CHECKPOINT_VERSION 10
+#define TALUS_CHECKPOINT_VERSION 11
 /* Exit status of a run that stopped after writing a checkpoint because of a signal or of its
    wall-clock limit: "not finished, run again from last.h5" (sysexits.h's EX_TEMPFAIL). */
 #define TALUS_EXIT_RESUBMIT 75

@@ -436,6 +436,10 @@ PetscErrorCode TalusCheckpointFileInsertOptions(MPI_Comm comm, const char path[]
   if (version < 9) PetscCall(TalusOptionsInsertUnlessGiven("-contact_screen 0", origin));
   /* and before format 10, by runs whose solvers stopped on the 2-norm of the residual over all contacts */
   if (version < 10) PetscCall(TalusOptionsInsertUnlessGiven("-tao_residual_norm 2", origin));
+  /* and before format 11, by runs whose sums were grouped by the ranks (apgd's L_0 by VecNorm, a body's contact terms
+     as the ranks' partial sums, joining pairs after the problem): the same bits as they had */
+  if (version < 11)
+    PetscCall(TalusOptionsInsertUnlessGiven("-tao_apgd_reproducible_lipschitz 0 -contact_rank_order 0", origin));
   PetscCall(PetscFree(options));
   PetscFunctionReturn(0);
 }

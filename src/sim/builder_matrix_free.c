@@ -187,6 +187,7 @@ static PetscErrorCode MatrixFreeEnd(TalusJacobianBuilder *jb, TalusStepCCP *ccp)
   PetscCall(TalusJacobianCreateShell(rows, columns, jb->nblocks[TALUS_BLOCK_CONE], jb->nblocks[TALUS_BLOCK_ROW],
                                      sim->ndynamic, sim->jacobian_slot, sim->jacobian_kind, sim->jacobian,
                                      sim->joint_record_slot, sim->joint_record, sim->inverse_mass, &ccp->B));
+  if (sim->rank_order) PetscCall(TalusJacobianSetFaces(ccp->B, sim->contacts.c, sim->body_vector_ghosts));
   {
     const TalusSimBodySpace space = {.B = ccp->B}; /* the modules' changes of M^-1 (planar bodies) */
     PetscCall(TalusSimModulesBodySpace(sim, &space));

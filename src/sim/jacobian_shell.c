@@ -25,12 +25,15 @@
  *
  * The body-space vectors are ghosted (VecCreateGhostBlock, block 6): slots [0, nd) are this
  * rank's dynamic bodies, the following ones the other ranks' bodies that its contacts touch. B v
- * refreshes the ghosts first (VecGhostUpdate forward); B^T g accumulates into owned and ghost
- * slots, then adds the ghosts' sums to their owners (VecGhostUpdate reverse): the same messages
- * as the assembled matrix's scatters.
+ * refreshes the ghosts first (VecGhostUpdate forward); B^T g accumulates into owned slots, and the
+ * bodies with contacts on other ranks are summed again in the contacts' order from every rank's terms
+ * (jacobian_faces.c: the same bits on any number of ranks); the free rows' parts for ghosts are then
+ * added to their owners (VecGhostUpdate reverse, where a row reaches a ghost).
  */
 #include "sim_impl.h"
 #include "jacobian_wide.h"
+#include "jacobian_record.h"
+#include "jacobian_faces.h"
 #include <petscbt.h>
 
 /* Software prefetch of the records 32 contacts (2-3 KB) ahead: without it the two products wait on
@@ -63,6 +66,10 @@ typedef struct {
   PetscInt         nplanar;            /* owned slots of bodies that move in a plane (planar.c) */
   const PetscInt  *planar_slot;
   const PetscReal *planar_normal; /* 3 per planar slot */
+  /* on more than one rank, the bodies whose contacts lie on several ranks (jacobian_faces.c), and whether a free
+     row touches a ghost on any rank (else B^T g's reverse scatter has nothing to add) */
+  TalusJacobianFaces faces;
+  PetscBool          rows_reach_ghosts;
 } JacobianShell;
 
 enum {
@@ -105,27 +112,6 @@ void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const Pe
     for (int k = 0; k < 3; k++) s += A[3 * row[e] + k] * A[3 * col[e] + k] / inertia[k];
     minv[1 + e] = s;
   }
-}
-
-/* One contact's record unpacked into scalars (kept in registers: writing small arrays on the stack
-   and reading them back as vectors stalls store forwarding). */
-typedef struct {
-  PetscReal n0, n1, n2, t0, t1, t2, w0, w1, w2; /* frame rows n, t, w = n x t */
-  PetscReal a0, a1, a2, b0, b1, b2;             /* world-frame lever arms S_a, S_b */
-} Contact;
-
-static inline Contact Unpack(const PetscReal *restrict R, char kind)
-{
-  Contact c;
-
-  c.n0 = R[0], c.n1 = R[1], c.n2 = R[2], c.t0 = R[3], c.t1 = R[4], c.t2 = R[5];
-  c.w0 = c.n1 * c.t2 - c.n2 * c.t1, c.w1 = c.n2 * c.t0 - c.n0 * c.t2, c.w2 = c.n0 * c.t1 - c.n1 * c.t0;
-  if (kind == TALUS_JACOBIAN_AXIAL) {
-    const PetscReal la = R[6], lb = R[7];
-    c.a0 = la * c.n0, c.a1 = la * c.n1, c.a2 = la * c.n2;
-    c.b0 = lb * c.n0, c.b1 = lb * c.n1, c.b2 = lb * c.n2;
-  } else c.a0 = R[6], c.a1 = R[7], c.a2 = R[8], c.b0 = R[9], c.b1 = R[10], c.b2 = R[11];
-  return c;
 }
 
 static PetscErrorCode LocalForm(Vec v, Vec *local)
@@ -411,14 +397,22 @@ static PetscErrorCode JacobianMultTransposeScaled(Mat B, Vec d, Vec g, Vec y)
   for (PetscInt u = 0; u < ctx->nuntouched; u++) PetscCall(PetscArrayzero(&yv[6 * ctx->untouched[u]], 6));
   if (nlocal > 6 * ctx->nslots) PetscCall(PetscArrayzero(&yv[6 * ctx->nslots], nlocal - 6 * ctx->nslots));
   if (d) PetscCall(VecGetArrayRead(d, &dv));
+  if (ctx->faces) PetscCall(TalusJacobianFacesBegin(ctx->faces, ctx->J, ctx->kind, dv, gv));
   ScatterContacts(ctx->n, ctx->slot, ctx->kind, ctx->J, ctx->wide, ctx->first, dv, gv, yv);
+  if (ctx->faces) { /* the face bodies' sums in one rank's order; the ghosts' contact terms went with them */
+    PetscCall(TalusJacobianFacesEnd(ctx->faces, ctx->J, ctx->kind, dv, gv, yv));
+    if (ctx->nslots > ctx->ndynamic)
+      PetscCall(PetscArrayzero(&yv[6 * ctx->ndynamic], 6 * (ctx->nslots - ctx->ndynamic)));
+  }
   ScatterRows(ctx->nrows, ctx->row_slot, ctx->row_J, dv ? dv + 3 * ctx->n : NULL, gv + 3 * ctx->n, yv);
   if (d) PetscCall(VecRestoreArrayRead(d, &dv));
   PetscCall(VecRestoreArray(yl, &yv));
   PetscCall(VecRestoreArrayRead(g, &gv));
   PetscCall(VecGhostRestoreLocalForm(y, &yl));
-  PetscCall(VecGhostUpdateBegin(y, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecGhostUpdateEnd(y, ADD_VALUES, SCATTER_REVERSE));
+  if (!ctx->faces || ctx->rows_reach_ghosts) { /* the ghosts' partial sums to their owners */
+    PetscCall(VecGhostUpdateBegin(y, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecGhostUpdateEnd(y, ADD_VALUES, SCATTER_REVERSE));
+  }
   PetscCall(PetscLogFlops(51.0 * ctx->n + 24.0 * ctx->nrows));
   PetscFunctionReturn(0);
 }
@@ -641,6 +635,7 @@ static PetscErrorCode JacobianDestroy(Mat B)
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatMultTransposeScaled_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "TalusMatGetBlockRows_C", NULL));
   PetscCall(PetscFree2(ctx->first, ctx->untouched));
+  PetscCall(TalusJacobianFacesDestroy(&ctx->faces));
   PetscCall(PetscFree(ctx->offset));
   PetscCall(PetscFree(ctx->wide));
   PetscCall(PetscFree(ctx)); /* the records are the caller's (kept from step to step) */
@@ -654,6 +649,28 @@ PetscErrorCode TalusJacobianSetPlanar(Mat B, PetscInt n, const PetscInt slot[], 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(B, &ctx));
   ctx->nplanar = n, ctx->planar_slot = slot, ctx->planar_normal = normal;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode TalusJacobianSetFaces(Mat B, const TalusContact *contacts, const PetscInt *ghost_block)
+{
+  JacobianShell *ctx;
+  MPI_Comm       comm;
+  PetscMPIInt    size;
+  PetscLayout    columns;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(B, &ctx));
+  PetscCall(PetscObjectGetComm((PetscObject)B, &comm));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(TalusJacobianFacesDestroy(&ctx->faces));
+  if (size == 1) PetscFunctionReturn(0);
+  PetscCall(MatGetLayouts(B, NULL, &columns));
+  PetscCall(TalusJacobianFacesCreate(comm, columns, ctx->n, ctx->slot, ctx->kind, contacts, ctx->ndynamic, ghost_block,
+                                     &ctx->faces));
+  ctx->rows_reach_ghosts = PETSC_FALSE;
+  for (PetscInt e = 0; e < 2 * ctx->nrows; e++) ctx->rows_reach_ghosts |= ctx->row_slot[e] >= ctx->ndynamic;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ctx->rows_reach_ghosts, 1, MPIU_BOOL, MPI_LOR, comm));
   PetscFunctionReturn(0);
 }
 

@@ -15,6 +15,7 @@ PetscErrorCode TalusSimCreate(MPI_Comm comm, TalusSim *sim)
   (*sim)->envelope      = 0.0;
   (*sim)->anti_relax    = PETSC_TRUE;
   (*sim)->screen        = 2.0; /* separated pairs out of the problem, checked (step_screen.c) */
+  (*sim)->rank_order    = PETSC_TRUE;
   (*sim)->builder       = &TalusJacobianBuilderMatrixFree;
   (*sim)->contact_floor = (TalusContactFloor){.beta = 1.0, .sigma = 0.0};
   (*sim)->force_check   = (TalusForceCheck){.rtol = 0.0, .every = 1, .max_it = 20000};
@@ -296,6 +297,12 @@ PetscErrorCode TalusSimSetFromOptions(TalusSim sim)
                      "Leave out of each step's problem the pairs that would stay apart at the step's start velocities "
                      "with FACTOR (their speeds + |g| h) to spare, checked after the solve (0: every pair)",
                      "TalusSimSetContactScreen", screen, &screen, NULL));
+  PetscCall(
+    PetscOptionsBool("-contact_rank_order",
+                     "Add each body's contact terms in the contacts' order on any number of ranks, the screened "
+                     "pairs that join a problem merged into it: the same bits on any number of ranks (false: "
+                     "the ranks' partial sums, as runs before checkpoint format 11)",
+                     "", sim->rank_order, &sim->rank_order, NULL));
   PetscCall(TalusSimForceCheckSetFromOptions(sim, PetscOptionsObject));
   PetscCall(PetscOptionsReal("-perturb_positions",
                              "Move every dynamic body of a new run by a random vector of [-EPS, EPS]^3 (m) before the "

@@ -32,8 +32,9 @@ struct _p_TalusSim {
   /* the first contacts_active of them are the step's problem; the others, separated pairs screened out of it
      (step_screen.c), carry no impulse */
   PetscInt             contacts_active;
-  PetscReal            screen;  /* -contact_screen: the screening margin's factor (0: every contact in the problem) */
-  TalusContactHistory *history; /* last step's contacts, for warm starts (sorted) */
+  PetscReal            screen; /* -contact_screen: the screening margin's factor (0: every contact in the problem) */
+  PetscBool            rank_order; /* -contact_rank_order: B^T g's sums and the joined pairs in one rank's order */
+  TalusContactHistory *history;    /* last step's contacts, for warm starts (sorted) */
   PetscInt             nhistory, history_capacity;
   PetscReal            gravity[3], dt, t, t_final, envelope;
   PetscReal            gravity_norm; /* |g|, kept with gravity (TalusSimSetGravity): the step reads it often */
@@ -158,6 +159,10 @@ PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayo
                                                      PetscInt nrows, PetscInt ndynamic, const PetscInt *slot,
                                                      const char *kind, const PetscReal *J, const PetscInt *row_slot,
                                                      const PetscReal *row_J, const PetscReal *minv, Mat *B);
+/* Collective: B^T g of the bodies whose contacts lie on several ranks added in one rank's order, the same bits on
+   any number of ranks (jacobian_faces.c): the contacts of B's blocks (for their order) and the ghost slots' global
+   block indices; nothing on one rank */
+PETSC_INTERN PetscErrorCode TalusJacobianSetFaces(Mat B, const TalusContact *contacts, const PetscInt *ghost_block);
 /* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
 PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
 

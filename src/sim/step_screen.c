@@ -15,7 +15,8 @@
  * the check below makes the answer exact whatever it is, and the margin only decides how often a
  * step is solved twice (never in the 500 steps of inputs/filling-1k.yaml at the default 2, once at 1; 27 times
  * in the compaction's 4,000 at 2, 66 at 1: docs/solver.md). The screened
- * contacts stay in the list, after the problem's (contacts_active), with zero impulse.
+ * contacts stay in the list, after the problem's (contacts_active), with zero impulse; the problem's stay in the
+ * contacts' order (id_a, id_b, feature), the joining ones merged into it.
  *
  * After the solve each screened pair is checked against v+: zero impulse is its exact solution of
  * the full problem when its velocity u = b + B v+ is in the dual cone of its friction cone, that is
@@ -71,18 +72,40 @@ PetscErrorCode TalusSimGetContactScreen(TalusSim sim, PetscReal *factor)
   PetscFunctionReturn(0);
 }
 
-/* Moves the contacts flagged in move[] (indices from first on) to just after the problem's, keeping the order of
-   both parts; the problem grows by their number. scratch has room for those not flagged. */
-static void JoinProblem(TalusContactList *list, PetscInt first, const PetscBool move[], TalusContact scratch[],
-                        PetscInt *active)
+/* the contacts' order, (id_a, id_b, feature): TalusFindContacts's */
+static PetscBool ContactBefore(const TalusContact *x, const TalusContact *y)
 {
-  PetscInt moved = 0, kept = 0, c = first;
+  if (x->id_a != y->id_a) return (PetscBool)(x->id_a < y->id_a);
+  if (x->id_b != y->id_b) return (PetscBool)(x->id_b < y->id_b);
+  return (PetscBool)(x->feature < y->feature);
+}
 
-  while (c < list->n && move[c - first]) c++, moved++; /* those in place already (a packed bed: all) */
-  for (; c < list->n; c++)
-    if (move[c - first]) list->c[first + moved++] = list->c[c];
-    else scratch[kept++] = list->c[c];
-  for (PetscInt k = 0; k < kept; k++) list->c[first + moved + k] = scratch[k];
+/* Moves the contacts flagged in move[] (indices from first on) into the problem, merged into its order (the
+   contacts' order, so that a body's terms of B^T g are added in the same order on any number of ranks:
+   jacobian_faces.c), and the others after it in their order; the problem grows by their number. scratch has room
+   for those not flagged, and with first > 0 for all from first on. */
+static void JoinProblem(TalusContactList *list, PetscInt first, const PetscBool move[], PetscBool merge,
+                        TalusContact scratch[], PetscInt *active)
+{
+  const PetscInt rest  = list->n - first;
+  PetscInt       moved = 0, kept = 0, c = first;
+
+  if (first == 0 || !merge) { /* the first screening: the kept ones move forward in order (a packed bed: none); or,
+                                 before checkpoint format 11, the joining ones after the problem */
+    while (c < list->n && move[c - first]) c++, moved++;
+    for (; c < list->n; c++)
+      if (move[c - first]) list->c[first + moved++] = list->c[c];
+      else scratch[kept++] = list->c[c];
+    for (PetscInt k = 0; k < kept; k++) list->c[first + moved + k] = scratch[k];
+    *active = first + moved;
+    return;
+  }
+  for (; c < list->n; c++) /* the joining ones at the front of scratch, the others at its back */
+    if (move[c - first]) scratch[moved++] = list->c[c];
+    else scratch[rest - 1 - kept++] = list->c[c];
+  for (PetscInt i = first - 1, j = moved - 1, k = first + moved - 1; j >= 0; k--) /* merged from the back */
+    list->c[k] = i >= 0 && ContactBefore(&scratch[j], &list->c[i]) ? list->c[i--] : scratch[j--];
+  for (PetscInt k = 0; k < kept; k++) list->c[first + moved + k] = scratch[rest - 1 - k];
   *active = first + moved;
 }
 
@@ -111,7 +134,7 @@ PetscErrorCode TalusSimScreenContacts(TalusSim sim)
   }
   if (nscreened) { /* room for the screened only: the list is not copied whole every step */
     PetscCall(PetscMalloc1(nscreened, &scratch));
-    JoinProblem(list, 0, keep, scratch, &sim->contacts_active);
+    JoinProblem(list, 0, keep, PETSC_FALSE, scratch, &sim->contacts_active);
     PetscCall(PetscFree(scratch));
   }
   PetscCall(PetscFree(keep));
@@ -139,7 +162,7 @@ PetscErrorCode TalusSimCheckScreened(TalusSim sim, TalusStepCCP *ccp, PetscInt *
   PetscCall(VecGhostUpdateEnd(ccp->v_plus, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecGhostGetLocalForm(ccp->v_plus, &local));
   PetscCall(VecGetArrayRead(local, &vl));
-  PetscCall(PetscMalloc2(nscreened, &join, nscreened, &scratch));
+  PetscCall(PetscMalloc2(nscreened, &join, nscreened, &scratch)); /* JoinProblem's room for them all */
   for (PetscInt c = first; c < list->n; c++) {
     const TalusContact *ct = &list->c[c];
     PetscScalar         u[3];
@@ -153,7 +176,7 @@ PetscErrorCode TalusSimCheckScreened(TalusSim sim, TalusStepCCP *ccp, PetscInt *
   PetscCall(MPIU_Allreduce(&njoin, joined, 1, MPIU_INT, MPI_SUM, sim->comm));
   if (*joined) {
     PetscCall(TalusSimSetImpulses(sim, ccp)); /* the problem's impulses: the next solve's warm start */
-    JoinProblem(list, first, join, scratch, &sim->contacts_active);
+    JoinProblem(list, first, join, sim->rank_order, scratch, &sim->contacts_active);
   }
   PetscCall(PetscFree2(join, scratch));
   PetscFunctionReturn(0);

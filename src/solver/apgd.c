@@ -38,8 +38,9 @@ static PetscErrorCode APGDEstimateLipschitz(Tao tao, Vec x, Vec g_x, PetscReal *
   PetscCall(TaoComputeObjectiveAndGradient(tao, apgd->y, &f_hat, apgd->g_y));
   PetscCall(VecAYPX(apgd->g_y, -1.0, g_x));
   /* not VecNorm: its sum of the ranks' partial sums differs in the last bit between rank counts, and 1/L is the
-     step of every iteration after (reproducible_sum.c) */
-  PetscCall(TalusVecNormReproducible(apgd->g_y, &num));
+     step of every iteration after (reproducible_sum.c); VecNorm only where a checkpoint's run used it */
+  if (apgd->reproducible_lipschitz) PetscCall(TalusVecNormReproducible(apgd->g_y, &num));
+  else PetscCall(VecNorm(apgd->g_y, NORM_2, &num));
   *L = num / PetscSqrtReal((PetscReal)n);
   /* N = 0 (no coupling) or a non-finite estimate: any positive L is a valid start, backtracking fixes it */
   if (!(*L > 0.0) || PetscIsInfOrNanReal(*L)) *L = 1.0;
@@ -370,6 +371,10 @@ static PetscErrorCode TaoSetFromOptions_APGD(Tao tao, PetscOptionItems *PetscOpt
   PetscCall(PetscOptionsReal("-tao_apgd_lipschitz",
                              "Initial Lipschitz estimate L_0; <= 0 estimates it from N (x0 - (x0 + 1)) (line 6)", "",
                              apgd->lipschitz0, &apgd->lipschitz0, NULL));
+  PetscCall(PetscOptionsBool("-tao_apgd_reproducible_lipschitz",
+                             "Sum L_0's 2-norm exactly, the same bits on any number of ranks (false: VecNorm, as runs "
+                             "before checkpoint format 11)",
+                             "", apgd->reproducible_lipschitz, &apgd->reproducible_lipschitz, NULL));
   PetscCall(PetscOptionsReal("-tao_apgd_step_growth",
                              "Factor applied to L after each iteration so the step can grow (line 31)", "",
                              apgd->step_growth, &apgd->step_growth, NULL));
@@ -548,16 +553,17 @@ PETSC_EXTERN PetscErrorCode TaoCreate_APGD(Tao tao)
   PetscCall(PetscNew(&apgd));
   tao->data = (void *)apgd;
   PetscCall(TalusResidualNormCompose(tao));
-  apgd->residual_step_option = 0.0;
-  apgd->residual_scale       = 1.0e-3;
-  apgd->step_growth          = 0.9;
-  apgd->backtrack            = 2.0;
-  apgd->max_backtracks       = 60;
-  apgd->restart              = PETSC_TRUE;
-  apgd->reuse_gradients      = PETSC_TRUE;
-  apgd->confirm              = PETSC_TRUE;
-  apgd->best_residual        = PETSC_INFINITY;
-  apgd->block_size           = 1;
+  apgd->residual_step_option   = 0.0;
+  apgd->residual_scale         = 1.0e-3;
+  apgd->reproducible_lipschitz = PETSC_TRUE;
+  apgd->step_growth            = 0.9;
+  apgd->backtrack              = 2.0;
+  apgd->max_backtracks         = 60;
+  apgd->restart                = PETSC_TRUE;
+  apgd->reuse_gradients        = PETSC_TRUE;
+  apgd->confirm                = PETSC_TRUE;
+  apgd->best_residual          = PETSC_INFINITY;
+  apgd->block_size             = 1;
 
   TalusTaoSetResidualTolerances(tao);
 

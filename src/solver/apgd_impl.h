@@ -24,12 +24,13 @@ typedef struct {
   PetscReal residual_step;        /* g_d of seed 001 eq. 39 in use */
   PetscReal residual_step_option; /* as given; <= 0 means residual_scale / L_0 */
   PetscReal residual_scale;
-  PetscReal step_growth;     /* factor applied to L after every iteration (line 31: 0.9) */
-  PetscReal backtrack;       /* factor applied to L when the upper bound fails (line 12: 2) */
-  PetscInt  max_backtracks;  /* per iteration, before giving up with a line-search failure */
-  PetscBool restart;         /* gradient-based restart (lines 27-30) */
-  PetscBool reuse_gradients; /* gradient at the extrapolated point from those at the iterates */
-  PetscReal lipschitz0;      /* user-given initial L; <= 0 means estimate it (line 6) */
+  PetscReal step_growth;            /* factor applied to L after every iteration (line 31: 0.9) */
+  PetscReal backtrack;              /* factor applied to L when the upper bound fails (line 12: 2) */
+  PetscInt  max_backtracks;         /* per iteration, before giving up with a line-search failure */
+  PetscBool restart;                /* gradient-based restart (lines 27-30) */
+  PetscBool reuse_gradients;        /* gradient at the extrapolated point from those at the iterates */
+  PetscReal lipschitz0;             /* user-given initial L; <= 0 means estimate it (line 6) */
+  PetscBool reproducible_lipschitz; /* its 2-norm summed exactly (the same bits on any number of ranks) or by VecNorm */
   PetscInt  stagnation;      /* stop when the best residual has not fallen by 1 % in this many iterations (0: never) */
   Vec       residual_weight; /* per row, or NULL: eq. 39's residual measured as ||weight .* (x - Pi(..))|| / g_d */
   PetscBool confirm;         /* confirm a convergence with the linear term updated at the iterate (apgd.c) */

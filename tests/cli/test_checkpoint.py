@@ -117,10 +117,12 @@ for ranks in (1, 2):
 # from this scene with -t_final 0.2 -checkpoint_every 20 -output_every 5) still restarts, and goes on
 # bit for bit as the run that never stopped (on 1 rank, as it was written), with the rigid contact rows its
 # run had (a file before format 7 restarts with -contact_near_rigid 0 -contact_friction_sigma 0, before 8 with
-# -ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0, before 9 with -contact_screen 0, before 10 with -tao_residual_norm 2)
+# -ccp_scale 0 -ccp_scale_residual 0 -tao_apgd_confirm 0, before 9 with -contact_screen 0, before 10 with -tao_residual_norm 2, before 11 with
+# -tao_apgd_reproducible_lipschitz 0 -contact_rank_order 0)
 fixture = os.path.join(ROOT, "tests", "fixtures", "ckpt-format1-filling125-step20.h5")
 rigid = ["-contact_near_rigid", "0", "-contact_friction_sigma", "0",
-         "-ccp_scale", "0", "-ccp_scale_residual", "0", "-tao_apgd_confirm", "0", "-contact_screen", "0", "-tao_residual_norm", "2"]
+         "-ccp_scale", "0", "-ccp_scale_residual", "0", "-tao_apgd_confirm", "0", "-contact_screen", "0", "-tao_residual_norm", "2",
+         "-tao_apgd_reproducible_lipschitz", "0", "-contact_rank_order", "0"]
 if ok(run(["-restart", fixture, "-o", out("format1"), "-t_final", "0.4", "-checkpoint_every", "20"]), "restart from the format-1 fixture") \
         and ok(run([SCENE, "-o", out("full-rigid"), "-t_final", "0.4", "-checkpoint_every", "20"] + rigid), "full-rigid"):
     compare(ckpt("full-rigid", 40), ckpt("format1", 40), "format-1 checkpoint restarted vs never stopped")
@@ -543,7 +545,7 @@ refuse(SCENE, "not a readable HDF5 file")
 
 # ------------------------------------------------------------------ talus info, options
 p = run(["info", good])
-check(p.returncode == 0 and "talus checkpoint, format version 10" in p.stdout and "joints: 0" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
+check(p.returncode == 0 and "talus checkpoint, format version 11" in p.stdout and "joints: 0" in p.stdout and "step: 40" in p.stdout and "bodies: 125" in p.stdout, "talus info CHECKPOINT:\n" + p.stdout + p.stderr)
 p = run(["info", os.path.join(out("full-np1"), "frames.h5")])
 check(p.returncode == 0 and "frames: 9" in p.stdout and "bodies per frame: 125" in p.stdout, "talus info FRAMES:\n" + p.stdout + p.stderr)
 p = run(["info", SCENE])

@@ -92,7 +92,7 @@ for scene, tag, joints in ((PENDULUM, "pendulum", 2), (CONVEYOR, "conveyor", 1),
         check(r.returncode == 0, "%s with checkpoints on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
         ckpt = os.path.join(out, "checkpoints")
         info = run_talus(TALUS, ["info", os.path.join(ckpt, "last.h5")])
-        check("joints: %d" % joints in info.stdout and "format version 10" in info.stdout, "talus info: %s" % info.stdout[:400])
+        check("joints: %d" % joints in info.stdout and "format version 11" in info.stdout, "talus info: %s" % info.stdout[:400])
         again = os.path.join(WORK, "%s-restart-np%d" % (tag, ranks))
         r = run_talus(TALUS, ["-restart", os.path.join(ckpt, "ckpt-00000200.h5"), "-o", again], ranks=ranks)
         check(r.returncode == 0, "%s restart on %d ranks: %s" % (tag, ranks, r.stderr[-400:]))
@@ -160,7 +160,7 @@ for tag, name, edit, fault in SECTION_FAULTS:
 # tests/scenes/links.yaml with -checkpoint_every 100: joints, a driver, a prescribed body, a load and a spring)
 # still restarts, with seed 000's joint and contact rows as its run had (-joint_lookahead 0, which a file before
 # format 6 implies, -contact_near_rigid 0 -contact_friction_sigma 0, before format 7, and -ccp_scale_residual 0
-# -tao_apgd_confirm 0, before format 8, and -contact_screen 0, before format 9, and -tao_residual_norm 2, before format 10; links.yaml asks for -ccp_scale
+# -tao_apgd_confirm 0, before format 8, and -contact_screen 0, before format 9, and -tao_residual_norm 2, before format 10, and -tao_apgd_reproducible_lipschitz 0 -contact_rank_order 0, before 11; links.yaml asks for -ccp_scale
 # itself), and reaches step 200 bit for bit as
 # the run that never stopped
 LINKS = os.path.join(ROOT, "tests", "scenes", "links.yaml")
@@ -168,7 +168,8 @@ FORMAT2 = os.path.join(ROOT, "tests", "fixtures", "ckpt-format2-links-step100.h5
 whole, again = os.path.join(WORK, "links-whole"), os.path.join(WORK, "links-format2")
 r = run_talus(TALUS, [LINKS, "-checkpoint_every", "100", "-joint_lookahead", "0", "-contact_near_rigid", "0",
                       "-contact_friction_sigma", "0", "-ccp_scale_residual", "0", "-tao_apgd_confirm", "0",
-                      "-contact_screen", "0", "-tao_residual_norm", "2", "-o", whole])
+                      "-contact_screen", "0", "-tao_residual_norm", "2", "-tao_apgd_reproducible_lipschitz", "0",
+                      "-contact_rank_order", "0", "-o", whole])
 check(r.returncode == 0, "links.yaml: %s" % r.stderr[-400:])
 r2 = run_talus(TALUS, ["-restart", FORMAT2, "-o", again])
 check(r2.returncode == 0, "restart from the format-2 fixture: %s" % r2.stderr[-400:])

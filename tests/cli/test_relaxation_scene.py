@@ -86,12 +86,14 @@ def fixture_restarts(scene, fixture, name, keys):
     checkpoint (an h5py file), or None when a run failed. The fixtures predate format 6: their runs had seed
     000's joint and contact rows and an unscaled apgd stopping on a stale linear term, which their restarts keep
     (-joint_lookahead 0, -contact_near_rigid 0 -contact_friction_sigma 0, -ccp_scale 0 -ccp_scale_residual 0
-    -tao_apgd_confirm 0, -contact_screen 0, -tao_residual_norm 2),
+    -tao_apgd_confirm 0, -contact_screen 0, -tao_residual_norm 2, -tao_apgd_reproducible_lipschitz 0
+    -contact_rank_order 0),
     so the whole run has them too."""
     whole, again = os.path.join(WORK, name + "-whole"), os.path.join(WORK, name + "-fixture")
     r = run_talus(TALUS, [scene, "-checkpoint_every", "100", "-joint_lookahead", "0", "-contact_near_rigid", "0",
                           "-contact_friction_sigma", "0", "-ccp_scale", "0", "-ccp_scale_residual", "0",
-                          "-tao_apgd_confirm", "0", "-contact_screen", "0", "-tao_residual_norm", "2", "-o", whole])
+                          "-tao_apgd_confirm", "0", "-contact_screen", "0", "-tao_residual_norm", "2",
+                          "-tao_apgd_reproducible_lipschitz", "0", "-contact_rank_order", "0", "-o", whole])
     check(r.returncode == 0, "%s: %s" % (scene, r.stderr[-400:]))
     r2 = run_talus(TALUS, ["-restart", fixture, "-o", again])
     check(r2.returncode == 0, "restart from %s: %s" % (fixture, r2.stderr[-400:]))

@@ -8,7 +8,7 @@ mu 0.5, its carriage driven at (1 - slip) w r. On rigid ground a wheel that slip
 mu W in the direction of the slip and its driving torque mu W r; one that rolls (slip 0) needs neither. Over the
 last 0.2 s of 0.5 s:
 - slip 0.3, 0 and -0.3 (braking): rig.csv's slip is the imposed one (1e-6), DP/W is 0.5, 0 and -0.5 (1e-3; at
-  slip 0 1e-2, where the sticking contact's friction is statically indeterminate), T/(W r) equals DP/W (1e-3),
+  slip 0 within a tenth of mu, where the sticking contact's friction is statically indeterminate), T/(W r) equals DP/W (1e-3),
   the sinkage is the near-rigid floor's (below 1e-5 m);
 - slip 0.3 on 2 ranks: the same means (1e-8);
 - a wheel that starts inside the ground is refused, naming it and its position;
@@ -52,10 +52,11 @@ def means(out):
 
 
 # At slip 0 the wheel's spin and the carriage's speed are both prescribed and the contact sticks: its friction
-# is statically indeterminate (the two drivers take any F and F r), so DP/W is whatever the solver's iterate
-# holds within the tolerance: -0.0002 with the 2-norm test, -0.005 with the max norm (issue 54). Sliding, it is
-# mu exactly.
-BAND = {0.3: 1e-3, -0.3: 1e-3, 0.0: 1e-2}
+# is statically indeterminate (the two drivers take any F and F r), so DP/W is whatever the solver's iterates
+# walk to, step by step, within the tolerance: -0.0002 with the 2-norm test, -0.005 with the max norm (issue 54),
+# -0.027 once the first Lipschitz estimate changed in its last bit (reproducible_sum.c). What statics fixes is
+# checked: T = DP r, and a force well inside the cone (a tenth of mu). Sliding, it is mu exactly.
+BAND = {0.3: 1e-3, -0.3: 1e-3, 0.0: 0.1 * MU}
 results = {}
 for slip, ranks in ((0.3, 1), (0.0, 1), (-0.3, 1), (0.3, 2)):
     out = os.path.join(WORK, "slip%g-np%d" % (slip, ranks))

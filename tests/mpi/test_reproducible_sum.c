@@ -1,8 +1,9 @@
 /*
  * TalusVecNormReproducible (src/solver/reproducible_sum.c; issue 55, item 2) on 1-4 ranks: the same bits for the
  * same global entries in three layouts of this run and in one rank's sequential copy of them (so on any number of
- * ranks: each run of the test compares its layouts with the one-rank copy), within 2 ulps of a long double sum's (VecNorm's plain sum is 9 ulps off); a zero
- * vector's 0, NaN for a NaN entry, and no overflow or loss for entries near the largest and the smallest doubles.
+ * ranks: each run of the test compares its layouts with the one-rank copy), within 2 ulps of a long double sum's
+ * (VecNorm's plain sum is 9 ulps off); a zero vector's 0, NaN for a NaN entry, and no overflow or loss for
+ * entries near the largest and the smallest doubles.
  */
 #include "../common/check.h"
 #include <math.h>

@@ -139,7 +139,7 @@ PetscErrorCode TalusJacobianFacesCreate(MPI_Comm comm, PetscLayout columns, Pets
       KeyOf(&contacts[c], en->key);
       en->b_side = (char)side, en->source = c, en->offset = offset, en->face = face_of[s];
     }
-  qsort(f->entry, (size_t)nentries, sizeof(FaceEntry), CompareEntries);
+  if (nentries) qsort(f->entry, (size_t)nentries, sizeof(FaceEntry), CompareEntries); /* qsort takes no NULL */
   for (PetscInt k = 0, face = 0; face <= f->nface; face++) {
     while (k < nentries && f->entry[k].face < face) k++;
     f->face_start[face] = k;

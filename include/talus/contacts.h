@@ -66,6 +66,14 @@ typedef struct {
   PetscReal impulse[3];
 } TalusContactHistory;
 
+/* The contacts' order (TalusFindContacts's): (id_a, id_b, feature) of one against another's, < 0, 0 or > 0 */
+static inline int TalusContactKeyCompare(PetscInt id_a, PetscInt id_b, PetscInt feature, PetscInt other_a,
+                                         PetscInt other_b, PetscInt other_feature)
+{
+  if (id_a != other_a) return id_a < other_a ? -1 : 1;
+  if (id_b != other_b) return id_b < other_b ? -1 : 1;
+  return (feature > other_feature) - (feature < other_feature);
+}
 /* Orders histories by (id_a, id_b, feature), the order TalusFindContacts gives contacts. */
 PETSC_EXTERN int TalusContactHistoryCompare(const void *, const void *);
 /* The histories of the list's contacts (each owned by its lower-id dynamic body), in its order, into *history (grown

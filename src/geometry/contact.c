@@ -26,9 +26,7 @@ void TalusContactJacobian(const TalusBodies *bodies, const TalusContact *c, Pets
 int TalusContactHistoryCompare(const void *x, const void *y)
 {
   const TalusContactHistory *a = (const TalusContactHistory *)x, *b = (const TalusContactHistory *)y;
-  if (a->id_a != b->id_a) return a->id_a < b->id_a ? -1 : 1;
-  if (a->id_b != b->id_b) return a->id_b < b->id_b ? -1 : 1;
-  return (a->feature > b->feature) - (a->feature < b->feature);
+  return TalusContactKeyCompare(a->id_a, a->id_b, a->feature, b->id_a, b->id_b, b->feature);
 }
 
 PetscErrorCode TalusContactsRecordHistory(const TalusBodies *bodies, const TalusContactList *list,

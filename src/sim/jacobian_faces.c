@@ -40,9 +40,7 @@ static int CompareEntries(const void *x, const void *y)
   const FaceEntry *a = (const FaceEntry *)x, *b = (const FaceEntry *)y;
 
   if (a->face != b->face) return a->face < b->face ? -1 : 1;
-  for (int k = 0; k < 3; k++)
-    if (a->key[k] != b->key[k]) return a->key[k] < b->key[k] ? -1 : 1;
-  return 0;
+  return TalusContactKeyCompare(a->key[0], a->key[1], a->key[2], b->key[0], b->key[1], b->key[2]);
 }
 
 static void KeyOf(const TalusContact *c, PetscInt key[3])

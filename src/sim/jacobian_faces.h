@@ -4,7 +4,8 @@
  */
 #ifndef TALUS_JACOBIAN_FACES_H
 #define TALUS_JACOBIAN_FACES_H
-#include "sim_impl.h"
+#include <petscsf.h>
+#include <talus/contacts.h>
 
 typedef struct _TalusJacobianFaces *TalusJacobianFaces;
 

@@ -1,6 +1,7 @@
 /*
- * Private to jacobian_shell.c and jacobian_faces.c: a contact's record of the matrix-free B unpacked, and its
- * part of B^T g for one of its bodies, in the operations of the products (the same bits wherever it is computed).
+ * Private to jacobian_shell.c and jacobian_faces.c (the core's B, hence sim_impl.h's record lengths): a contact's
+ * record of the matrix-free B (jacobian_record.c makes it) unpacked, and its part of B^T g for one of its bodies,
+ * in the operations of the products (the same bits wherever it is computed).
  */
 #ifndef TALUS_JACOBIAN_RECORD_H
 #define TALUS_JACOBIAN_RECORD_H

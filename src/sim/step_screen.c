@@ -72,26 +72,24 @@ PetscErrorCode TalusSimGetContactScreen(TalusSim sim, PetscReal *factor)
   PetscFunctionReturn(0);
 }
 
-/* the contacts' order, (id_a, id_b, feature): TalusFindContacts's */
+/* x before y in the contacts' order */
 static PetscBool ContactBefore(const TalusContact *x, const TalusContact *y)
 {
-  if (x->id_a != y->id_a) return (PetscBool)(x->id_a < y->id_a);
-  if (x->id_b != y->id_b) return (PetscBool)(x->id_b < y->id_b);
-  return (PetscBool)(x->feature < y->feature);
+  return (PetscBool)(TalusContactKeyCompare(x->id_a, x->id_b, x->feature, y->id_a, y->id_b, y->feature) < 0);
 }
 
 /* Moves the contacts flagged in move[] (indices from first on) into the problem, merged into its order (the
    contacts' order, so that a body's terms of B^T g are added in the same order on any number of ranks:
-   jacobian_faces.c), and the others after it in their order; the problem grows by their number. scratch has room
-   for those not flagged, and with first > 0 for all from first on. */
+   jacobian_faces.c) with merge, else after it; the others after them in their order; the problem grows by their
+   number. scratch has room for those not flagged, and with merge for all from first on. */
 static void JoinProblem(TalusContactList *list, PetscInt first, const PetscBool move[], PetscBool merge,
                         TalusContact scratch[], PetscInt *active)
 {
   const PetscInt rest  = list->n - first;
   PetscInt       moved = 0, kept = 0, c = first;
 
-  if (first == 0 || !merge) { /* the first screening: the kept ones move forward in order (a packed bed: none); or,
-                                 before checkpoint format 11, the joining ones after the problem */
+  if (!merge) { /* the first screening (the kept ones move forward in order; a packed bed: none), or, before
+                   checkpoint format 11, the joining ones after the problem */
     while (c < list->n && move[c - first]) c++, moved++;
     for (; c < list->n; c++)
       if (move[c - first]) list->c[first + moved++] = list->c[c];

@@ -3,10 +3,12 @@
 
 Usage: test_rig_soil.py TALUS SOURCE_ROOT WORK_DIR
 
-scripts/wheel-sweep --small --slips 0,0.6 --end 0.3: the 10^4-grain bed of inputs/wheel-rig/soil-bin.yaml settled,
+scripts/wheel-sweep --small --slips 0,0.6 --end 0.2: the 10^4-grain bed of inputs/wheel-rig/soil-bin.yaml settled,
 then Ding 2011's smooth wheel (80 N, r 0.157 m) of inputs/wheel-rig/soil-small.yaml on it at slips 0 and 0.6
-through the campaign server on 2 ranks, the means over 0.15-0.3 s. What every rig on sand shows (Ding 2011,
-Chrono's and DEM-Engine's wheel rigs; ../shared/terramechanics-anchors.md):
+through the campaign server on 2 ranks, the means over 0.1-0.2 s (0.2 s, not 0.3: a third less of the suite's
+longest test; one run measured over 0.1-0.2 s DP/W -0.098 and +0.125, T/(W r) 0.040 and 0.18, sinkage 7.4 and 8.6 mm
+at slips 0 and 0.6, against -0.135, +0.089, 0.010, 0.186, 7.3 and 9.0 mm over 0.15-0.3 s). What every rig on sand
+shows (Ding 2011, Chrono's and DEM-Engine's wheel rigs; ../shared/terramechanics-anchors.md):
 - at slip 0 the drawbar pull is negative (the wheel pushes a bow wave: rolling resistance), by more than its
   noise (measured -0.11 with a standard deviation of 0.03 over the window);
 - with slip it rises (measured +0.13 at slip 0.6), as do the driving torque (0.02 -> 0.25 W r) and the sinkage
@@ -14,7 +16,7 @@ Chrono's and DEM-Engine's wheel rigs; ../shared/terramechanics-anchors.md):
 - the sinkage is that of a wheel in the bed (millimetres to centimetres), not of one resting on it or sunk through;
 - rig.csv's slip is the imposed one;
 - the same rig put on the same bed with --scene soil-small.yaml --bed (how a rig is tried on other beds) runs
-  the slip-0 job's first 0.05 s bit for bit.
+  the slip-0 job's first 0.03 s bit for bit.
 A wheel that did not spin, a torque or a drawbar pull of the wrong sign or sense, or a rig module reading the
 wrong joint fails it.
 """
@@ -32,7 +34,7 @@ shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 check = Checks("talus_rig_soil")
 
-p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--small", "--slips", "0,0.6", "--end", "0.3",
+p = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--small", "--slips", "0,0.6", "--end", "0.2",
                     "--ranks", "2", "--out", WORK, "--talus", TALUS], capture_output=True, text=True)
 check(p.returncode == 0 and os.path.exists(os.path.join(WORK, "sweep.png")),
       "wheel-sweep --small: exit %d\n%s%s" % (p.returncode, p.stdout[-800:], p.stderr[-1500:]))
@@ -60,13 +62,13 @@ if p.returncode == 0:  # the rig on the bed by --bed: the same placement and the
     onbed = os.path.join(WORK, "onbed")
     q = subprocess.run([os.path.join(ROOT, "scripts", "wheel-sweep"), "--scene",
                         os.path.join(ROOT, "inputs", "wheel-rig", "soil-small.yaml"), "--bed",
-                        os.path.join(WORK, "bed", "out", "soil-bin"), "--slips", "0", "--end", "0.05", "--ranks", "1",
+                        os.path.join(WORK, "bed", "out", "soil-bin"), "--slips", "0", "--end", "0.03", "--ranks", "1",
                         "--out", onbed, "--talus", TALUS], capture_output=True, text=True)
     check(q.returncode == 0, "wheel-sweep --bed: exit %d\n%s%s" % (q.returncode, q.stdout[-800:], q.stderr[-1500:]))
     placed = [[l for l in r.stdout.splitlines() if "the wheel at z" in l] for r in (p, q)]
     check(placed[0] and placed[0] == placed[1], "--bed placed the wheel otherwise than --small: %s" % placed)
     if q.returncode == 0:
         rig = [open(os.path.join(d, "campaign", "jobs", "slip-0001", "rig.csv")).read().splitlines() for d in (WORK, onbed)]
-        check(len(rig[1]) > 45 and rig[1] == rig[0][:len(rig[1])],
-              "--bed's slip-0 run (%d rows) differs from --small's in its first 0.05 s" % len(rig[1]))
+        check(len(rig[1]) > 25 and rig[1] == rig[0][:len(rig[1])],
+              "--bed's slip-0 run (%d rows) differs from --small's in its first 0.03 s" % len(rig[1]))
 sys.exit(check.finish())

@@ -3,7 +3,8 @@
  * when both arms lie along the normal (axial), else 12; a body's M^-1 in the world frame (jacobian_shell.c's header
  * says how the products use them).
  */
-#include "sim_impl.h"
+#include "jacobian_shell.h"
+#include <talus/math3.h>
 
 /* lambda with S = lambda n to rounding, or PETSC_FALSE */
 static PetscBool AlongNormal(const PetscReal S[3], const PetscReal n[3], PetscReal *lambda)

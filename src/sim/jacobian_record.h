@@ -1,11 +1,11 @@
 /*
- * Private to jacobian_shell.c and jacobian_faces.c (the core's B, hence sim_impl.h's record lengths): a contact's
+ * Private to jacobian_shell.c and jacobian_faces.c (the core's B, hence jacobian_shell.h's record lengths): a contact's
  * record of the matrix-free B (jacobian_record.c makes it) unpacked, and its part of B^T g for one of its bodies,
  * in the operations of the products (the same bits wherever it is computed).
  */
 #ifndef TALUS_JACOBIAN_RECORD_H
 #define TALUS_JACOBIAN_RECORD_H
-#include "sim_impl.h"
+#include "jacobian_shell.h"
 
 /* One contact's record unpacked into scalars (kept in registers: writing small arrays on the stack
    and reading them back as vectors stalls store forwarding). */

@@ -9,6 +9,7 @@
 #include "../grow.h"
 #include <decomp.h>
 #include "modules.h"
+#include "jacobian_shell.h"
 
 /* The regularisation floor of contact rows (contact_kind.c, ContactFloor; after Drake's SAP, Castro et
    al. 2022): a normal row's E at least beta^2 w_n / (4 pi^2), a tangent's at least sigma w_t, w the
@@ -142,30 +143,6 @@ PETSC_INTERN PetscErrorCode TalusSimForceCheckSetFromOptions(TalusSim, PetscOpti
 PETSC_INTERN PetscErrorCode TalusSimForceCheck(TalusSim, TalusStepCCP *, TalusStepStats *);
 /* The matrix-free step's body vector kept for the next step's (builder_matrix_free.c); call before the destroy. */
 PETSC_INTERN PetscErrorCode TalusSimKeepBodyVector(TalusSim, TalusStepCCP *);
-/* The matrix-free B (jacobian_shell.c): per contact a record of TALUS_JACOBIAN_AXIAL or _GENERAL
-   doubles (its kind), two body slots; after the contacts' rows, nrows free rows of TALUS_JACOBIAN_ROW
-   doubles and two body slots each; per owned dynamic body TALUS_INVERSE_MASS doubles of M^-1 in the
-   world frame. The arrays stay the caller's and must outlive B. */
-#define TALUS_JACOBIAN_AXIAL   8
-#define TALUS_JACOBIAN_GENERAL 12
-/* A free row's record (a joint's): its row of B for each side, linear then angular, world frame. */
-#define TALUS_JACOBIAN_ROW 12
-/* Writes contact's record from its frame and world-frame lever arms; returns its kind (length). */
-PETSC_INTERN char TalusJacobianRecord(const PetscReal frame[9], const PetscReal arm_a[3], const PetscReal arm_b[3],
-                                      PetscReal J[TALUS_JACOBIAN_GENERAL]);
-PETSC_INTERN void TalusInverseMassRecord(PetscReal mass, const PetscReal inertia[3], const PetscReal A[9],
-                                         PetscReal minv[TALUS_INVERSE_MASS]);
-PETSC_INTERN PetscErrorCode TalusJacobianCreateShell(PetscLayout rows, PetscLayout columns, PetscInt ncontacts,
-                                                     PetscInt nrows, PetscInt ndynamic, const PetscInt *slot,
-                                                     const char *kind, const PetscReal *J, const PetscInt *row_slot,
-                                                     const PetscReal *row_J, const PetscReal *minv, Mat *B);
-/* Collective: B^T g of the bodies whose contacts lie on several ranks added in one rank's order, the same bits on
-   any number of ranks (jacobian_faces.c): the contacts of B's blocks (for their order) and the ghost slots' global
-   block indices; nothing on one rank */
-PETSC_INTERN PetscErrorCode TalusJacobianSetFaces(Mat B, const TalusContact *contacts, const PetscInt *ghost_block);
-/* v <- M^-1 v for a body-space vector of the matrix-free B (a TalusInverseMassFn: ctx is B) */
-PETSC_INTERN PetscErrorCode TalusJacobianApplyInverseMass(Vec v, void *B);
-
 /* linked.c (besides what modules.h declares): the other ranks that need an owned body as a ghost
    because a link they keep reaches it: n pairs (owned body, rank), sorted by body */
 PETSC_INTERN PetscErrorCode TalusSimLinkedGhostRequests(TalusSim, PetscInt *n, PetscInt **body, PetscMPIInt **rank);
